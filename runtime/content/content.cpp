@@ -1,0 +1,577 @@
+#include "content/content.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "base/error.hpp"
+#include "base/text.hpp"
+#include "content/toml_read.hpp"
+
+namespace rb {
+
+const AttributeDef* Ruleset::attribute(std::string_view name) const {
+  for (const auto& a : attributes)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+int Ruleset::die(std::string_view name) const {
+  for (std::size_t i = 0; i < dice.size(); ++i)
+    if (sym_name(dice[i].name) == name) return static_cast<int>(i);
+  return -1;
+}
+bool Ruleset::has_kind(std::string_view k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
+bool Ruleset::has_scope(std::string_view s) const { return std::find(scopes.begin(), scopes.end(), s) != scopes.end(); }
+const DecisionDef* Ruleset::decision(std::string_view name) const {
+  for (const auto& d : decisions)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const PackInfo* Content::pack(std::string_view id) const {
+  for (const auto& p : packs)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+int Content::find_record(std::string_view ref, std::string_view kind) const {
+  if (ref.find(':') != std::string_view::npos) {
+    auto it = record_index.find(std::string(ref));
+    return it == record_index.end() || records[static_cast<std::size_t>(it->second)].removed ? -1 : it->second;
+  }
+  std::string k(kind), n(ref);
+  if (auto slash = ref.find('/'); slash != std::string_view::npos) {
+    k = std::string(ref.substr(0, slash));
+    n = std::string(ref.substr(slash + 1));
+  }
+  int found = -1;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    if (r.removed || sym_name(r.name) != n || (!k.empty() && sym_name(r.kind) != k)) continue;
+    if (found >= 0)
+      throw ContentError("", 0, "the short name '" + std::string(ref) + "' is ambiguous: it names both '" +
+                                    records[static_cast<std::size_t>(found)].id + "' and '" + r.id +
+                                    "'; write the full id");
+    found = static_cast<int>(i);
+  }
+  return found;
+}
+
+int Content::require_record(std::string_view ref, std::string_view kind, const std::string& file, int line) const {
+  int r;
+  try {
+    r = find_record(ref, kind);
+  } catch (const ContentError& e) {
+    throw ContentError(file, line, e.what());
+  }
+  if (r >= 0) return r;
+  std::vector<std::string> ids;
+  for (const auto& rec : records)
+    if (!rec.removed && (kind.empty() || sym_name(rec.kind) == kind)) {
+      ids.push_back(std::string(sym_name(rec.kind)) + "/" + std::string(sym_name(rec.name)));
+    }
+  std::string what = kind.empty() ? "record" : std::string(kind);
+  throw ContentError(file, line, "unknown " + what + " '" + std::string(ref) + "'" + did_you_mean(ref, ids));
+}
+
+namespace {
+
+// ---------------------------------------------------------------- ruleset.toml
+
+AttrType parse_attr_type(const TomlFile& f, const toml::node& n, const std::string& type) {
+  if (type == "int") return AttrType::integer;
+  if (type == "bool") return AttrType::boolean;
+  if (type == "symbol") return AttrType::symbol;
+  f.fail(n, "attribute type '" + type + "' is not one of: int, bool, symbol");
+}
+
+std::vector<std::pair<std::string, std::string>> string_pairs(const TomlFile& f, const toml::table& t, std::string_view key) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const toml::table* m = f.table(t, key))
+    for (auto&& [k, v] : *m) {
+      if (!v.is_string()) f.fail(v, "'" + std::string(key) + "." + std::string(k.str()) + "' must be a string");
+      out.emplace_back(std::string(k.str()), std::string(v.as_string()->get()));
+    }
+  return out;
+}
+
+Ruleset load_ruleset(const fs::path& dir) {
+  const fs::path file = dir / "ruleset.toml";
+  if (!fs::exists(file)) throw ContentError(file.string(), 0, "no ruleset here (expected a ruleset.toml)");
+  TomlFile f(file.string());
+  const toml::table& t = f.root();
+  f.expect_keys(t, {"id", "name", "base_pack", "kinds", "scopes", "attributes", "dice", "windows", "decisions",
+                    "procedures", "setup", "policies", "report"},
+                "ruleset.toml");
+  Ruleset r;
+  r.dir = dir;
+  r.id = *f.string(t, "id", true);
+  r.name = f.string(t, "name").value_or(r.id);
+  r.base_pack = f.string(t, "base_pack").value_or("");
+  r.kinds = f.strings(t, "kinds");
+  if (std::find(r.kinds.begin(), r.kinds.end(), "player") == r.kinds.end()) r.kinds.insert(r.kinds.begin(), "player");
+  r.scopes = f.strings(t, "scopes");
+  if (const toml::table* attrs = f.table(t, "attributes")) {
+    for (auto&& [k, v] : *attrs) {
+      AttributeDef a;
+      a.name = std::string(k.str());
+      if (v.is_string()) {
+        a.type = parse_attr_type(f, v, std::string(v.as_string()->get()));
+      } else if (v.is_table()) {
+        const toml::table& at = *v.as_table();
+        f.expect_keys(at, {"type", "doc"}, "attribute '" + a.name + "'");
+        a.type = parse_attr_type(f, v, f.string(at, "type", true).value());
+        a.doc = f.string(at, "doc").value_or("");
+      } else {
+        f.fail(v, "attribute '" + a.name + "' must be a type name (\"int\", \"bool\", \"symbol\") or a table");
+      }
+      a.slot = static_cast<int>(r.attributes.size());
+      if (a.slot >= kMaxAttributes) f.fail(v, "too many attributes (at most " + std::to_string(kMaxAttributes) + ")");
+      r.attributes.push_back(std::move(a));
+    }
+  }
+  if (const toml::table* dice = f.table(t, "dice")) {
+    for (auto&& [k, v] : *dice) {
+      if (!v.is_table()) f.fail(v, "dice." + std::string(k.str()) + " must be a table");
+      const toml::table& dt = *v.as_table();
+      const std::string where = "[dice." + std::string(k.str()) + "]";
+      f.expect_keys(dt, {"sides", "labels", "faces"}, where);
+      DieType d;
+      d.name = sym(k.str());
+      auto faces = f.strings(dt, "faces");
+      if (!faces.empty()) {
+        for (const auto& face : faces) d.faces.push_back(sym(face)), d.labels.push_back(face);
+        d.sides = static_cast<int>(faces.size());
+        if (dt.get("sides") && *f.integer(dt, "sides") != d.sides)
+          f.fail(*dt.get("sides"), where + ": 'sides' is " + std::to_string(*f.integer(dt, "sides")) + " but " +
+                                       std::to_string(d.sides) + " faces are listed");
+      } else {
+        auto sides = f.integer(dt, "sides", true);
+        if (*sides < 2 || *sides > 1000) f.fail(*dt.get("sides"), where + ": 'sides' must be between 2 and 1000");
+        d.sides = static_cast<int>(*sides);
+        for (int i = 1; i <= d.sides; ++i) d.values.push_back(i), d.labels.push_back(std::to_string(i));
+        auto labels = f.strings(dt, "labels");
+        if (!labels.empty()) {
+          if (static_cast<int>(labels.size()) != d.sides)
+            f.fail(*dt.get("labels"), where + ": 'labels' must list one label for each of the " +
+                                          std::to_string(d.sides) + " sides");
+          d.labels = labels;
+        }
+      }
+      r.dice.push_back(std::move(d));
+    }
+  }
+  for (auto& [name, doc] : string_pairs(f, t, "windows")) r.windows.push_back({name, doc});
+  for (auto& [name, doc] : string_pairs(f, t, "decisions")) r.decisions.push_back({name, doc});
+  for (auto& [name, path] : string_pairs(f, t, "procedures")) {
+    if (!fs::exists(dir / path)) f.fail(f.line_of(*f.table(t, "procedures"), name), "procedure file '" + path + "' does not exist");
+    r.procedures.emplace_back(name, dir / path);
+  }
+  if (auto s = f.string(t, "setup")) r.setup = dir / *s;
+  if (auto p = f.string(t, "policies")) r.policies = dir / *p;
+  if (const toml::table* reports = f.table(t, "report")) {
+    for (auto&& [k, v] : *reports) {
+      if (!v.is_table()) f.fail(v, "report." + std::string(k.str()) + " must be a table");
+      const toml::table& rt = *v.as_table();
+      f.expect_keys(rt, {"outcomes", "means", "probabilities", "distributions", "survivors", "survivor_kind", "survivor_location", "sides", "ci95"},
+                    "[report." + std::string(k.str()) + "]");
+      ReportDef rep;
+      rep.outcomes = f.strings(rt, "outcomes");
+      rep.means = string_pairs(f, rt, "means");
+      rep.probabilities = string_pairs(f, rt, "probabilities");
+      rep.distributions = string_pairs(f, rt, "distributions");
+      rep.survivors = f.string(rt, "survivors").value_or("");
+      rep.survivor_kind = f.string(rt, "survivor_kind").value_or("unit");
+      rep.survivor_location = f.string(rt, "survivor_location").value_or("");
+      rep.sides = f.strings(rt, "sides");
+      rep.ci95 = f.strings(rt, "ci95");
+      r.reports.emplace(std::string(k.str()), std::move(rep));
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- pack.toml
+
+std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::string_view key, const fs::path& dir,
+                                 std::string_view ext) {
+  std::vector<fs::path> out;
+  for (const std::string& entry : f.strings(t, key)) {
+    const fs::path p = dir / entry;
+    if (entry.find("..") != std::string::npos || fs::path(entry).is_absolute())
+      f.fail(f.line_of(t, key), "'" + entry + "' must be a path inside the pack");
+    if (fs::is_directory(p)) {
+      std::vector<fs::path> found;
+      for (const auto& e : fs::recursive_directory_iterator(p))
+        if (e.is_regular_file() && e.path().extension() == ext) found.push_back(e.path());
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(p)) {
+      out.push_back(p);
+    } else {
+      f.fail(f.line_of(t, key), "'" + entry + "' listed in '" + std::string(key) + "' does not exist in the pack");
+    }
+  }
+  return out;
+}
+
+PackInfo read_pack(const fs::path& dir) {
+  const fs::path file = dir / "pack.toml";
+  if (!fs::exists(file)) throw ContentError(file.string(), 0, "not a pack (expected a pack.toml)");
+  TomlFile f(file.string());
+  const toml::table& t = f.root();
+  f.expect_keys(t, {"id", "name", "version", "ruleset", "depends", "optional_depends", "conflicts", "data", "scripts",
+                    "tests", "description"},
+                "pack.toml");
+  PackInfo p;
+  p.dir = dir;
+  p.id = *f.string(t, "id", true);
+  for (char c : p.id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
+      f.fail(*t.get("id"), "pack id '" + p.id + "' may hold only letters, digits, '-' and '_'");
+  p.name = f.string(t, "name").value_or(p.id);
+  p.version = f.string(t, "version").value_or("0");
+  p.ruleset = *f.string(t, "ruleset", true);
+  p.depends = f.strings(t, "depends");
+  p.optional_depends = f.strings(t, "optional_depends");
+  p.conflicts = f.strings(t, "conflicts");
+  p.data = list_files(f, t, "data", dir, ".toml");
+  p.scripts = list_files(f, t, "scripts", dir, ".lua");
+  if (auto tests = f.string(t, "tests")) p.tests = dir / *tests;
+  else if (fs::is_directory(dir / "tests")) p.tests = dir / "tests";
+  return p;
+}
+
+// ---------------------------------------------------------------- records
+
+struct PendingRef {
+  std::string ref, kind, file;
+  int line;
+  std::int32_t* out;
+};
+
+class PackLoader {
+ public:
+  PackLoader(Content& c) : c_(c) {}
+
+  void load_data(const PackInfo& pack, int pack_order, const fs::path& file) {
+    TomlFile f(file.string());
+    std::vector<std::string> allowed = c_.ruleset.kinds;
+    for (const char* k : {"override", "remove", "modifier", "hook"}) allowed.emplace_back(k);
+    f.expect_keys(f.root(), allowed, file.filename().string() + " (top-level keys are record kinds or override, remove, modifier, hook)");
+    for (auto&& [k, v] : f.root()) {
+      const std::string key(k.str());
+      if (key == "override") {
+        if (!v.is_table()) f.fail(v, "'override' must be a table of record ids");
+        for (auto&& [id, fields] : *v.as_table()) {
+          if (!fields.is_table()) f.fail(fields, "override of '" + std::string(id.str()) + "' must be a table");
+          const int r = c_.require_record(id.str(), {}, f.path(), TomlFile::line(fields));
+          Record& rec = c_.records[static_cast<std::size_t>(r)];
+          read_fields(f, *fields.as_table(), rec, "override of '" + rec.id + "'");
+          rec.changed_by = pack.id;
+        }
+      } else if (key == "remove") {
+        for (const std::string& id : f.strings(f.root(), "remove")) {
+          const int r = c_.require_record(id, {}, f.path(), f.line_of(f.root(), "remove"));
+          c_.records[static_cast<std::size_t>(r)].removed = true;
+          c_.records[static_cast<std::size_t>(r)].changed_by = pack.id;
+        }
+      } else if (key == "modifier") {
+        for_each_table(f, v, "modifier", [&](const toml::table& t) { read_modifier(f, pack, t); });
+      } else if (key == "hook") {
+        for_each_table(f, v, "hook", [&](const toml::table& t) { read_hook(f, pack, pack_order, t); });
+      } else {
+        if (!v.is_table()) f.fail(v, "'" + key + "' must be a table of records ([" + key + ".name])");
+        for (auto&& [name, fields] : *v.as_table()) {
+          if (!fields.is_table()) f.fail(fields, "record '" + key + "." + std::string(name.str()) + "' must be a table");
+          Record rec;
+          rec.kind = sym(key);
+          rec.name = sym(name.str());
+          rec.pack = rec.changed_by = pack.id;
+          rec.id = pack.id + ":" + key + "/" + std::string(name.str());
+          rec.file = f.path();
+          rec.line = TomlFile::line(fields);
+          if (c_.record_index.count(rec.id)) f.fail(fields, "record '" + rec.id + "' is defined twice in pack '" + pack.id + "'");
+          read_fields(f, *fields.as_table(), rec, "[" + key + "." + std::string(name.str()) + "]");
+          c_.record_index.emplace(rec.id, static_cast<int>(c_.records.size()));
+          c_.records.push_back(std::move(rec));
+        }
+      }
+    }
+  }
+
+  void resolve() {
+    for (const PendingRef& p : pending_) *p.out = c_.require_record(p.ref, p.kind, p.file, p.line);
+    for (const auto& [effect, ref, file, line] : pending_activations_) {
+      int found = -1;
+      for (std::size_t i = 0; i < c_.modifiers.size(); ++i) {
+        const std::string& id = c_.modifiers[i].id;
+        if (id == ref || (id.size() > ref.size() && id.compare(id.size() - ref.size(), ref.size(), ref) == 0 &&
+                          id[id.size() - ref.size() - 1] == ':'))
+          found = static_cast<int>(i);
+      }
+      if (found < 0) {
+        std::vector<std::string> ids;
+        for (const auto& m : c_.modifiers) ids.push_back(m.id);
+        throw ContentError(file, line, "effect activates unknown modifier '" + ref + "'" + did_you_mean(ref, ids));
+      }
+      c_.effects[static_cast<std::size_t>(effect)].activate = found;
+    }
+  }
+
+  std::vector<PendingRef> hook_sources;  // resolved by the engine too (hook.source)
+
+ private:
+  template <class F>
+  void for_each_table(const TomlFile& f, const toml::node& v, const std::string& what, F&& fn) {
+    if (!v.is_array()) f.fail(v, "'" + what + "' must be an array of tables ([[" + what + "]])");
+    for (const toml::node& e : *v.as_array()) {
+      if (!e.is_table()) f.fail(e, "each [[" + what + "]] must be a table");
+      fn(*e.as_table());
+    }
+  }
+
+  void read_fields(const TomlFile& f, const toml::table& t, Record& rec, const std::string& where) {
+    for (auto&& [k, v] : t) {
+      const std::string key(k.str());
+      if (key == "name" || key == "text" || key == "description") {
+        if (!v.is_string()) f.fail(v, "'" + key + "' in " + where + " must be a string");
+        rec.text[key] = std::string(v.as_string()->get());
+        continue;
+      }
+      const AttributeDef* a = c_.ruleset.attribute(key);
+      if (!a) {
+        std::vector<std::string> names{"name", "text", "description"};
+        for (const auto& at : c_.ruleset.attributes) names.push_back(at.name);
+        f.fail(v, "unknown key '" + key + "' in " + where + did_you_mean(key, names) +
+                      " (records take the attributes declared in ruleset.toml)");
+      }
+      const auto slot = static_cast<std::size_t>(a->slot);
+      switch (a->type) {
+        case AttrType::integer:
+          if (!v.is_integer()) f.fail(v, "'" + key + "' in " + where + " must be an integer, not " + toml_type_name(v));
+          rec.attr[slot] = static_cast<std::int32_t>(v.as_integer()->get());
+          break;
+        case AttrType::boolean:
+          if (!v.is_boolean()) f.fail(v, "'" + key + "' in " + where + " must be true or false, not " + toml_type_name(v));
+          rec.attr[slot] = v.as_boolean()->get() ? 1 : 0;
+          break;
+        case AttrType::symbol:
+          if (!v.is_string()) f.fail(v, "'" + key + "' in " + where + " must be a string, not " + toml_type_name(v));
+          rec.attr[slot] = static_cast<std::int32_t>(sym(std::string_view(v.as_string()->get())));
+          break;
+      }
+      rec.has.set(slot);
+    }
+  }
+
+  void read_modifier(const TomlFile& f, const PackInfo& pack, const toml::table& t) {
+    f.expect_keys(t, {"id", "source", "activated", "purpose", "units", "role", "location", "delta", "dice", "text"},
+                  "[[modifier]]");
+    ModifierDef m;
+    m.id = pack.id + ":" + *f.string(t, "id", true);
+    m.pack = pack.id;
+    m.file = f.path();
+    m.line = TomlFile::line(t);
+    m.activated = f.boolean(t, "activated").value_or(false);
+    if (auto p = f.string(t, "purpose")) m.purpose = sym(*p);
+    for (const auto& u : f.strings(t, "units")) m.units.push_back(sym(u));
+    if (auto r = f.string(t, "role")) m.role = sym(*r);
+    if (const toml::table* loc = f.table(t, "location"))
+      for (auto&& [k, v] : *loc) {
+        const AttributeDef* a = c_.ruleset.attribute(k.str());
+        if (!a) {
+          std::vector<std::string> names;
+          for (const auto& at : c_.ruleset.attributes) names.push_back(at.name);
+          f.fail(v, "unknown attribute '" + std::string(k.str()) + "' in modifier location" + did_you_mean(k.str(), names));
+        }
+        std::int32_t value = 0;
+        if (v.is_string()) value = static_cast<std::int32_t>(sym(std::string_view(v.as_string()->get())));
+        else if (v.is_integer()) value = static_cast<std::int32_t>(v.as_integer()->get());
+        else if (v.is_boolean()) value = v.as_boolean()->get() ? 1 : 0;
+        else f.fail(v, "modifier location values must be strings, integers or booleans");
+        m.location.emplace_back(a->slot, value);
+      }
+    m.delta = static_cast<std::int32_t>(f.integer(t, "delta").value_or(0));
+    m.dice = static_cast<std::int32_t>(f.integer(t, "dice").value_or(0));
+    if (m.delta == 0 && m.dice == 0) f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta' or 'dice'");
+    c_.modifiers.push_back(std::move(m));
+    if (auto s = f.string(t, "source"))
+      pending_.push_back({*s, "", f.path(), f.line_of(t, "source"), &c_.modifiers.back().source});
+  }
+
+  void read_hook(const TomlFile& f, const PackInfo& pack, int pack_order, const toml::table& t) {
+    f.expect_keys(t, {"id", "window", "source", "optional", "limit", "priority", "discard", "effect", "text"}, "[[hook]]");
+    HookDef h;
+    h.id = pack.id + ":" + *f.string(t, "id", true);
+    h.pack = pack.id;
+    h.file = f.path();
+    h.line = TomlFile::line(t);
+    h.pack_order = pack_order;
+    h.registration = registration_++;
+    const std::string window = *f.string(t, "window", true);
+    h.window = -1;
+    window_names_.push_back({window, f.path(), f.line_of(t, "window")});
+    h.optional = f.boolean(t, "optional").value_or(false);
+    h.discard = f.boolean(t, "discard").value_or(false);
+    h.priority = static_cast<int>(f.integer(t, "priority").value_or(0));
+    if (auto l = f.string(t, "limit")) {
+      if (!c_.ruleset.has_scope(*l))
+        f.fail(f.line_of(t, "limit"), "limit '" + *l + "' is not a scope of the ruleset" + did_you_mean(*l, c_.ruleset.scopes));
+      h.limit = sym(*l);
+    }
+    h.use_key = sym("used:" + h.id);
+    const toml::table* e = f.table(t, "effect");
+    if (!e) f.fail(t, "a [[hook]] in TOML needs an 'effect' (or write the hook in Lua)");
+    f.expect_keys(*e, {"activate", "until", "counter", "delta"}, "hook effect");
+    EffectDef eff;
+    if (auto u = f.string(*e, "until")) {
+      if (!c_.ruleset.has_scope(*u)) f.fail(f.line_of(*e, "until"), "'until' must be a scope of the ruleset" + did_you_mean(*u, c_.ruleset.scopes));
+      eff.until = sym(*u);
+    }
+    if (auto c = f.string(*e, "counter")) eff.counter = sym(*c), eff.counter_delta = static_cast<std::int32_t>(f.integer(*e, "delta").value_or(1));
+    h.effect = static_cast<int>(c_.effects.size());
+    if (auto a = f.string(*e, "activate")) pending_activations_.push_back({h.effect, *a, f.path(), f.line_of(*e, "activate")});
+    c_.effects.push_back(eff);
+    if (auto s = f.string(t, "source")) h.source_name = *s;
+    c_.hooks.push_back(std::move(h));
+    if (!c_.hooks.back().source_name.empty())
+      pending_.push_back({c_.hooks.back().source_name, "", f.path(), f.line_of(t, "source"), &c_.hooks.back().source});
+  }
+
+ public:
+  struct WindowRef {
+    std::string name, file;
+    int line;
+  };
+  std::vector<WindowRef> window_names_;
+
+ private:
+  Content& c_;
+  std::vector<PendingRef> pending_;
+  std::vector<std::tuple<int, std::string, std::string, int>> pending_activations_;
+  int registration_ = 0;
+};
+
+}  // namespace
+
+std::map<std::string, fs::path> discover_packs(const LoadRequest& request) {
+  std::map<std::string, fs::path> found;
+  std::vector<fs::path> dirs{request.root / "content"};
+  dirs.insert(dirs.end(), request.search.begin(), request.search.end());
+  for (const fs::path& d : dirs) {
+    if (!fs::is_directory(d)) continue;
+    std::vector<fs::path> subs;
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.is_directory() && fs::exists(e.path() / "pack.toml")) subs.push_back(e.path());
+    if (fs::exists(d / "pack.toml")) subs.push_back(d);
+    std::sort(subs.begin(), subs.end());
+    for (const auto& s : subs) {
+      TomlFile f((s / "pack.toml").string());
+      auto id = f.string(f.root(), "id", true);
+      if (auto it = found.find(*id); it != found.end() && fs::weakly_canonical(it->second) != fs::weakly_canonical(s))
+        throw ContentError((s / "pack.toml").string(), 0, "pack id '" + *id + "' is also used by " + it->second.string());
+      found.emplace(*id, s);
+    }
+  }
+  return found;
+}
+
+std::shared_ptr<const Content> load_content(const LoadRequest& request) {
+  auto content = std::make_shared<Content>();
+  Content& c = *content;
+  std::map<std::string, PackInfo> available;
+  for (const auto& [id, dir] : discover_packs(request)) available.emplace(id, read_pack(dir));
+
+  // the packs asked for: ids, or folders (which may be outside the search path)
+  std::vector<std::string> wanted;
+  for (const std::string& p : request.packs) {
+    if (p.find('/') != std::string::npos || p.find('\\') != std::string::npos || p.rfind('.', 0) == 0) {
+      PackInfo info = read_pack(fs::path(p));
+      if (auto it = available.find(info.id); it != available.end() && fs::weakly_canonical(it->second.dir) != fs::weakly_canonical(info.dir))
+        throw ContentError((fs::path(p) / "pack.toml").string(), 0, "pack id '" + info.id + "' is also used by " + it->second.dir.string());
+      wanted.push_back(info.id);
+      available.insert_or_assign(info.id, std::move(info));
+    } else {
+      if (!available.count(p)) {
+        std::vector<std::string> ids;
+        for (const auto& [id, _] : available) ids.push_back(id);
+        throw ContentError("", 0, "no pack with id '" + p + "'" + did_you_mean(p, ids) + " (searched " + (request.root / "content").string() + ")");
+      }
+      wanted.push_back(p);
+    }
+  }
+  std::string ruleset_id = request.ruleset;
+  if (ruleset_id.empty() && !wanted.empty()) ruleset_id = available.at(wanted.front()).ruleset;
+  if (ruleset_id.empty()) throw UsageError("no ruleset: name one, or a pack");
+  const fs::path ruleset_dir = request.root / "scripts" / ruleset_id;
+  if (!fs::is_directory(ruleset_dir)) throw ContentError("", 0, "no ruleset '" + ruleset_id + "' (expected " + ruleset_dir.string() + "/ruleset.toml)");
+  c.ruleset = load_ruleset(ruleset_dir);
+  if (c.ruleset.id != ruleset_id)
+    throw ContentError((ruleset_dir / "ruleset.toml").string(), 0, "ruleset id '" + c.ruleset.id + "' does not match its folder '" + ruleset_id + "'");
+  if (!c.ruleset.base_pack.empty()) wanted.insert(wanted.begin(), c.ruleset.base_pack);
+  if (request.all_packs)
+    for (const auto& [id, p] : available)
+      if (p.ruleset == ruleset_id) wanted.push_back(id);
+
+  // the closure over required dependencies
+  std::map<std::string, const PackInfo*> chosen;
+  std::vector<std::string> todo(wanted.rbegin(), wanted.rend());
+  while (!todo.empty()) {
+    std::string id = todo.back();
+    todo.pop_back();
+    if (chosen.count(id)) continue;
+    const PackInfo& p = available.at(id);
+    if (p.ruleset != ruleset_id)
+      throw ContentError((p.dir / "pack.toml").string(), 0, "pack '" + id + "' is for ruleset '" + p.ruleset + "', not '" + ruleset_id + "'");
+    chosen.emplace(id, &p);
+    for (const std::string& d : p.depends) {
+      if (!available.count(d))
+        throw ContentError((p.dir / "pack.toml").string(), 0, "pack '" + id + "' depends on '" + d + "', which is missing");
+      todo.push_back(d);
+    }
+  }
+  for (const auto& [id, p] : chosen)
+    for (const std::string& x : p->conflicts)
+      if (chosen.count(x))
+        throw ContentError((p->dir / "pack.toml").string(), 0, "pack '" + id + "' conflicts with '" + x + "'; load only one of them");
+
+  // topological order, ties broken by id (std::set keeps the ready packs sorted)
+  std::map<std::string, std::set<std::string>> after;  // pack -> the packs it waits for
+  for (const auto& [id, p] : chosen) {
+    after[id];
+    for (const auto& d : p->depends) after[id].insert(d);
+    for (const auto& d : p->optional_depends)
+      if (chosen.count(d)) after[id].insert(d);
+  }
+  std::set<std::string> ready;
+  for (const auto& [id, deps] : after)
+    if (deps.empty()) ready.insert(id);
+  while (!ready.empty()) {
+    const std::string id = *ready.begin();
+    ready.erase(ready.begin());
+    c.packs.push_back(*chosen.at(id));
+    for (auto& [other, deps] : after)
+      if (deps.erase(id) && deps.empty()) ready.insert(other);
+  }
+  if (c.packs.size() != chosen.size()) {
+    std::string cycle;
+    for (const auto& [id, deps] : after)
+      if (!deps.empty()) cycle += (cycle.empty() ? "" : ", ") + id;
+    throw ContentError("", 0, "dependency cycle among packs: " + cycle);
+  }
+
+  PackLoader loader(c);
+  for (std::size_t i = 0; i < c.packs.size(); ++i)
+    for (const fs::path& file : c.packs[i].data) loader.load_data(c.packs[i], static_cast<int>(i), file);
+  loader.resolve();
+  // windows named by declarative hooks must be declared
+  EventBus check;
+  for (const auto& w : c.ruleset.windows) check.declare(w);
+  for (std::size_t i = 0; i < c.hooks.size(); ++i) {
+    const auto& ref = loader.window_names_[i];
+    c.hooks[i].window = check.require(ref.name, ref.file, ref.line);
+  }
+  return content;
+}
+
+}  // namespace rb

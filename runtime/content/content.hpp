@@ -1,0 +1,157 @@
+// content/content: what a ruleset and its packs declare, loaded from TOML and frozen. A ruleset
+// (scripts/<game>/ruleset.toml) declares entity kinds, attributes, die types, windows, decisions,
+// scopes and its procedures; a pack (content/<pack>/pack.toml) adds records (units, cards,
+// technologies...), declarative modifiers and hooks, and Lua scripts. Records get namespaced
+// ids ("ti4-base:unit/cruiser"); short names ("unit/cruiser", or "cruiser" where the kind is
+// known) resolve among the loaded packs and an ambiguous one is an error. Packs load in
+// topological order of their dependencies, ties broken by id. A pack may override or remove
+// another pack's records; each record remembers the pack that last changed it.
+// Loading never half-succeeds: any problem is a ContentError naming file, line and expectation.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/symbols.hpp"
+#include "dice/dice.hpp"
+#include "events/events.hpp"
+#include "state/state.hpp"
+
+namespace rb {
+
+namespace fs = std::filesystem;
+
+enum class AttrType { integer, boolean, symbol };
+
+struct AttributeDef {
+  std::string name;
+  AttrType type = AttrType::integer;
+  int slot = 0;
+  std::string doc;
+};
+
+struct DecisionDef {
+  std::string name;
+  std::string doc;
+};
+
+// How `simulate` summarises runs of a procedure (see sim/).
+struct ReportDef {
+  std::vector<std::string> outcomes;                          // categorical outcome names
+  std::vector<std::pair<std::string, std::string>> means;     // json key -> metric
+  std::vector<std::pair<std::string, std::string>> probabilities;  // json key -> 0/1 metric
+  std::vector<std::pair<std::string, std::string>> distributions;  // json key -> metric
+  std::string survivors;       // json key for the per-side unit-type counts ("" for none)
+  std::string survivor_kind;   // kind of entity counted
+  std::string survivor_location;  // role of the location where counted units start ("" any)
+  std::vector<std::string> sides;  // roles whose survivors are counted
+  std::vector<std::string> ci95;   // means that also get a 95% interval
+};
+
+struct Ruleset {
+  std::string id, name, base_pack;
+  fs::path dir;
+  std::vector<std::string> kinds;
+  std::vector<std::string> scopes;
+  std::vector<AttributeDef> attributes;
+  std::vector<DieType> dice;
+  std::vector<WindowDef> windows;
+  std::vector<DecisionDef> decisions;
+  std::vector<std::pair<std::string, fs::path>> procedures;  // name -> Lua file
+  fs::path setup;     // Lua: builds the start state from a scenario
+  fs::path policies;  // Lua: the default decision heuristics
+  std::map<std::string, ReportDef> reports;  // procedure -> report
+
+  const AttributeDef* attribute(std::string_view name) const;
+  int die(std::string_view name) const;  // index or -1
+  bool has_kind(std::string_view k) const;
+  bool has_scope(std::string_view s) const;
+  const DecisionDef* decision(std::string_view name) const;
+};
+
+struct Record {
+  std::string id;    // "ti4-base:unit/cruiser"
+  std::string pack;  // the pack that defined it
+  std::string changed_by;  // the pack that last changed it (override)
+  Sym kind = kNoSym;
+  Sym name = kNoSym;  // short name: "cruiser"
+  std::string file;
+  int line = 0;
+  std::array<std::int32_t, kMaxAttributes> attr{};
+  std::bitset<kMaxAttributes> has;  // which attributes it sets
+  std::map<std::string, std::string> text;  // free text fields: name, text
+  bool removed = false;
+};
+
+// "+delta to each die" and "+dice per unit" for rolls of a purpose, as data.
+struct ModifierDef {
+  std::string id;
+  std::string pack, file;
+  int line = 0;
+  std::int32_t source = -1;  // live while the owner holds this record; -1: a rule
+  bool activated = false;    // only while an effect switched it on (State::modifiers)
+  Sym purpose = kNoSym;      // kNoSym: every roll
+  std::vector<Sym> units;    // unit types it applies to; empty: all
+  Sym role = kNoSym;         // only for the player with this role
+  std::vector<std::pair<int, std::int32_t>> location;  // rolling unit's location attributes
+  std::int32_t delta = 0;
+  std::int32_t dice = 0;
+};
+
+// A declarative hook effect.
+struct EffectDef {
+  int activate = -1;  // modifier to switch on for the owner
+  Sym until = kNoSym;  // scope it lasts for
+  Sym counter = kNoSym;  // counter to add to on the owner
+  std::int32_t counter_delta = 0;
+};
+
+struct PackInfo {
+  std::string id, name, version, ruleset;
+  fs::path dir;
+  std::vector<std::string> depends, optional_depends, conflicts;
+  std::vector<fs::path> data;     // TOML files, in load order
+  std::vector<fs::path> scripts;  // Lua files, in load order
+  fs::path tests;                 // rules tests folder ("" if none)
+};
+
+struct Content {
+  Ruleset ruleset;
+  std::vector<PackInfo> packs;  // load order
+  std::vector<Record> records;
+  std::vector<ModifierDef> modifiers;
+  std::vector<EffectDef> effects;
+  std::vector<HookDef> hooks;  // declarative hooks from TOML (apply = -1, effect >= 0)
+
+  // Resolves "pack:kind/name", "kind/name", or "name" with `kind` given. -1 when unknown;
+  // throws ContentError when ambiguous.
+  int find_record(std::string_view ref, std::string_view kind = {}) const;
+  // Like find_record but throws a ContentError naming the closest id when unknown.
+  int require_record(std::string_view ref, std::string_view kind, const std::string& file, int line) const;
+  const PackInfo* pack(std::string_view id) const;
+
+  std::unordered_map<std::string, int> record_index;  // full id -> record
+};
+
+struct LoadRequest {
+  fs::path root;                       // the repository: scripts/ and content/ live here
+  std::vector<fs::path> search;        // more folders that hold packs
+  std::string ruleset;                 // "" : taken from the first pack
+  std::vector<std::string> packs;      // ids, or paths to pack folders
+  bool all_packs = false;              // every pack found for the ruleset
+};
+
+// Loads a ruleset and packs. Throws ContentError.
+std::shared_ptr<const Content> load_content(const LoadRequest& request);
+
+// Every pack folder found under root/content and the search folders (id -> folder).
+std::map<std::string, fs::path> discover_packs(const LoadRequest& request);
+
+}  // namespace rb

@@ -1,0 +1,105 @@
+// dice/dice: die types from data, pools of rolled dice and the random stream. A die type is
+// numeric (TI4's d10: faces 1..10, where the face printed "0" reads 10) or faced (X-Wing's attack
+// die: hit x3, crit, focus x2, blank x2). A pool is the dice of one roll; each die remembers its
+// owner unit and player, the purpose of the roll, its face, its threshold and modifier, how
+// often it was rerolled and whether an ability changed it. The dice are the only randomness of a
+// run: each run draws from its own PCG stream derived from (seed, run index), and tests queue
+// forced results that are consumed in order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <pcg_random.hpp>
+
+#include "base/symbols.hpp"
+#include "state/state.hpp"
+
+namespace rb {
+
+struct DieType {
+  Sym name = kNoSym;
+  int sides = 0;
+  std::vector<Sym> faces;          // faced dice: the name of each face (repeats allowed)
+  std::vector<std::int32_t> values;  // numeric dice: the value each face reads
+  std::vector<std::string> labels;   // what each face shows ("0" for the d10's 10)
+  bool numeric() const { return faces.empty(); }
+  // The face index showing `value` (numeric) or named `face` (faced); -1 if none.
+  int face_of_value(std::int32_t value) const;
+  int face_of_name(Sym face) const;
+};
+
+inline constexpr std::uint8_t kNoRerollLimit = 0xFF;
+
+struct Die {
+  std::int16_t type = 0;     // index into the ruleset's die types
+  std::int16_t face = 0;     // index into that type's faces
+  std::int32_t value = 0;    // numeric: the face's value; faced: 0
+  std::int16_t threshold = 0;  // numeric: a hit when value + modifier >= threshold (0: none)
+  std::int16_t modifier = 0;   // sum of the modifiers applied to this die
+  EntityId unit = kNoEntity;   // the unit that rolled it
+  EntityId player = kNoEntity;
+  Sym purpose = kNoSym;        // "combat", "anti_fighter_barrage", "attack", ...
+  std::uint8_t rerolls = 0;
+  std::uint8_t reroll_limit = kNoRerollLimit;
+  bool changed = false;        // an ability set its face
+  bool cancelled = false;      // removed from counting (cancelled result)
+
+  bool hit() const { return !cancelled && threshold > 0 && value + modifier >= threshold; }
+};
+
+// The random source of one run.
+class DiceStream {
+ public:
+  struct Forced {
+    std::int32_t value = 0;  // numeric forced result
+    Sym face = kNoSym;       // faced forced result
+  };
+
+  void seed(std::uint64_t seed, std::uint64_t run) {
+    rng_ = pcg32(seed, run);
+    forced_.clear();
+    next_forced_ = 0;
+  }
+  void force(std::vector<Forced> results, bool strict) {
+    forced_ = std::move(results);
+    next_forced_ = 0;
+    strict_ = strict;
+  }
+  std::size_t forced_left() const { return forced_.size() - next_forced_; }
+  std::size_t forced_used() const { return next_forced_; }
+
+  // Rolls a face index of `type`: the next forced result if one is queued, else random.
+  // Throws ScriptError when a forced result does not fit the die, or when strict forcing runs
+  // out of results.
+  int roll(const DieType& type);
+
+  // Uniform integer in [0, bound) and in [0, 1): the sandbox's math.random.
+  std::uint32_t below(std::uint32_t bound) { return rng_(bound); }
+  double uniform() { return static_cast<double>(rng_()) / 4294967296.0; }
+
+ private:
+  pcg32 rng_;
+  std::vector<Forced> forced_;
+  std::size_t next_forced_ = 0;
+  bool strict_ = false;
+};
+
+// The dice of one roll.
+class Pool {
+ public:
+  std::vector<Die> dice;
+
+  void clear() { dice.clear(); }
+  std::size_t size() const { return dice.size(); }
+  // Dice that are hits against their thresholds.
+  int hits() const;
+  // Dice (not cancelled) showing the named face.
+  int count(const std::vector<DieType>& types, Sym face) const;
+};
+
+// Sets a die to a rolled face of its type.
+void set_face(Die& d, const DieType& type, int face);
+
+}  // namespace rb

@@ -1,0 +1,82 @@
+#include "events/events.hpp"
+
+#include <algorithm>
+
+#include "base/error.hpp"
+#include "base/text.hpp"
+
+namespace rb {
+
+int EventBus::declare(WindowDef w) {
+  if (window_index_.count(w.name)) throw ContentError("", 0, "window '" + w.name + "' is declared twice");
+  const int i = static_cast<int>(windows_.size());
+  window_index_.emplace(w.name, i);
+  windows_.push_back(std::move(w));
+  by_window_.emplace_back();
+  return i;
+}
+
+int EventBus::find(std::string_view name) const {
+  auto it = window_index_.find(std::string(name));
+  return it == window_index_.end() ? -1 : it->second;
+}
+
+int EventBus::require(std::string_view name, const std::string& file, int line) const {
+  const int i = find(name);
+  if (i >= 0) return i;
+  std::vector<std::string> names;
+  for (const auto& w : windows_) names.push_back(w.name);
+  throw ContentError(file, line, "unknown window '" + std::string(name) + "'" + did_you_mean(name, names));
+}
+
+int EventBus::add(HookDef h) {
+  if (frozen_) throw ContentError(h.file, h.line, "hook '" + h.id + "' registered after loading ended (registrations are frozen)");
+  if (hook_index_.count(h.id)) throw ContentError(h.file, h.line, "hook id '" + h.id + "' is already registered");
+  const int i = static_cast<int>(hooks_.size());
+  hook_index_.emplace(h.id, i);
+  auto& list = by_window_[static_cast<std::size_t>(h.window)];
+  hooks_.push_back(std::move(h));
+  list.push_back(i);
+  std::stable_sort(list.begin(), list.end(), [this](int a, int b) {
+    const HookDef& x = hooks_[static_cast<std::size_t>(a)];
+    const HookDef& y = hooks_[static_cast<std::size_t>(b)];
+    if (x.priority != y.priority) return x.priority > y.priority;
+    if (x.pack_order != y.pack_order) return x.pack_order < y.pack_order;
+    return x.registration < y.registration;
+  });
+  return i;
+}
+
+void EventBus::collect(const State& state, std::span<const int> windows, EntityId active,
+                       std::vector<Firing>& out) const {
+  out.clear();
+  for (int w : windows) {
+    for (int hi : by_window_[static_cast<std::size_t>(w)]) {
+      const HookDef& h = hooks_[static_cast<std::size_t>(hi)];
+      if (h.source < 0) {
+        out.push_back({hi, kNoEntity, kNoEntity, -1});
+        continue;
+      }
+      // one firing per player that holds the source (the first such entity is the source)
+      const std::size_t first = out.size();
+      for (EntityId e = 0; e < static_cast<EntityId>(state.entities.size()); ++e) {
+        const Entity& ent = state.entities[static_cast<std::size_t>(e)];
+        if (ent.record != h.source || ent.location == kReinforcements) continue;
+        bool seen = false;
+        for (std::size_t k = first; k < out.size(); ++k) seen |= out[k].player == ent.owner;
+        if (!seen) out.push_back({hi, ent.owner, e, state.turn_rank(ent.owner, active)});
+      }
+    }
+  }
+  if (out.size() > 1)
+    std::stable_sort(out.begin(), out.end(), [this](const Firing& a, const Firing& b) {
+      if (a.rank != b.rank) return a.rank < b.rank;
+      const HookDef& x = hooks_[static_cast<std::size_t>(a.hook)];
+      const HookDef& y = hooks_[static_cast<std::size_t>(b.hook)];
+      if (x.priority != y.priority) return x.priority > y.priority;
+      if (x.pack_order != y.pack_order) return x.pack_order < y.pack_order;
+      return x.registration < y.registration;
+    });
+}
+
+}  // namespace rb

@@ -1,0 +1,86 @@
+// events/events: timing windows and the hooks registered on them. A ruleset declares its
+// windows; packs register hooks on them while loading; registrations are frozen when loading
+// ends. Opening a window (or several merged into one) collects the hooks that are live (their
+// source, a card, technology, faction or unit type, is held by a player on the board or in
+// hand) and orders them deterministically: the active player first then turn order, then the
+// hook's priority, then pack load order, then registration order. Running a hook is the script
+// layer's business: this module never sees Lua.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/symbols.hpp"
+#include "state/state.hpp"
+
+namespace rb {
+
+struct WindowDef {
+  std::string name;  // "space_combat.start_of_combat"
+  std::string doc;   // one line for `rulebench list windows`
+};
+
+struct HookDef {
+  std::string id;               // "ti4-base:morale_boost"
+  int window = -1;              // index of a declared window
+  std::int32_t source = -1;     // record that grants it; -1: a rule, live whenever it applies
+  std::string source_name;      // "action_card/morale_boost", for the trace
+  int priority = 0;             // higher runs first among one player's hooks
+  int pack_order = 0;           // load order of the registering pack
+  int registration = 0;         // order of registration inside the pack
+  bool optional = false;        // "may": the owner's policy is asked
+  Sym limit = kNoSym;           // use limit: once per this scope ("round", "combat", ...)
+  Sym use_key = kNoSym;         // counter key that counts uses for the limit
+  bool discard = false;         // a card discarded (moved to the discard) after use
+  int condition = -1;           // script refs, owned by the script layer (-1: none)
+  int apply = -1;
+  int effect = -1;              // a declarative effect (content) when there is no apply
+  std::string pack, file;
+  int line = 0;
+};
+
+// One hook about to run for one player.
+struct Firing {
+  int hook;
+  EntityId player;  // kNoEntity for a rule that belongs to no player
+  EntityId source;  // the entity that grants it (kNoEntity for a rule)
+  int rank;         // the player's place in the ordering
+};
+
+class EventBus {
+ public:
+  // Declares a window; returns its index. Throws ContentError when already declared.
+  int declare(WindowDef w);
+  // The index of a declared window or -1.
+  int find(std::string_view name) const;
+  // Like find, but throws ContentError naming the closest declared window.
+  int require(std::string_view name, const std::string& file, int line) const;
+
+  // Registers a hook; throws ContentError when frozen or the id is taken.
+  int add(HookDef h);
+  void freeze() { frozen_ = true; }
+  bool frozen() const { return frozen_; }
+
+  const std::vector<WindowDef>& windows() const { return windows_; }
+  const std::vector<HookDef>& hooks() const { return hooks_; }
+  const HookDef& hook(int i) const { return hooks_[static_cast<std::size_t>(i)]; }
+  bool empty(int window) const { return by_window_[static_cast<std::size_t>(window)].empty(); }
+
+  // Collects the live hooks of the given windows, in the order they run. `active` is the
+  // active player (or kNoEntity). `out` is cleared first; no allocation once it has grown.
+  void collect(const State& state, std::span<const int> windows, EntityId active,
+               std::vector<Firing>& out) const;
+
+ private:
+  std::vector<WindowDef> windows_;
+  std::unordered_map<std::string, int> window_index_;
+  std::vector<HookDef> hooks_;
+  std::vector<std::vector<int>> by_window_;  // hook indexes, in (priority, pack, registration)
+  std::unordered_map<std::string, int> hook_index_;
+  bool frozen_ = false;
+};
+
+}  // namespace rb

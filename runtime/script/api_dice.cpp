@@ -1,0 +1,573 @@
+// Lua calls C++: rolls, pools (light userdata with methods), hit assignment.
+#include <algorithm>
+
+#include "base/error.hpp"
+#include "base/text.hpp"
+#include "script/lua_host.hpp"
+
+namespace rb {
+
+Pool& check_pool(lua_State* L, int idx) {
+  Engine::Impl& I = impl(L);
+  void* p = lua_touserdata(L, idx);
+  if (lua_type(L, idx) == LUA_TLIGHTUSERDATA)
+    for (std::size_t i = 0; i < I.pools_used; ++i)
+      if (&I.pools[i] == p) return I.pools[i];
+  luaL_error(L, "bad argument #%d: expected a pool of dice from this run", idx);
+  return I.pools[0];  // unreachable
+}
+
+namespace {
+
+State& st(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (!I.state) luaL_error(L, "no game state here (this call needs a run)");
+  return *I.state;
+}
+
+int die_index(lua_State* L, int idx) {
+  Engine::Impl& I = impl(L);
+  const char* name = luaL_checkstring(L, idx);
+  const int d = I.rules.die(name);
+  if (d < 0) {
+    std::vector<std::string> names;
+    for (const auto& t : I.rules.dice) names.emplace_back(sym_name(t.name));
+    luaL_error(L, "unknown die type '%s'%s", name, did_you_mean(name, names).c_str());
+  }
+  return d;
+}
+
+std::string face_label(const DieType& t, const Die& d) { return t.labels[static_cast<std::size_t>(d.face)]; }
+
+void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
+  const DieType& t = I.die_type(d.type);
+  std::string player = I.name_of(d.player), unit = d.unit == kNoEntity ? "-" : I.name_of(d.unit);
+  std::string label = face_label(t, d);
+  std::string key = std::string(verb) + ":" + player + ":" + std::string(sym_name(d.purpose)) + ":" + unit + ":" + label;
+  std::string text = player + (d.unit == kNoEntity ? "" : "'s " + unit) + (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + label;
+  if (d.threshold > 0) {
+    key += d.hit() ? ":hit" : ":miss";
+    text += " (" + std::string(sym_name(d.purpose)) + ", hits on " + std::to_string(d.threshold) +
+            (d.modifier ? (d.modifier > 0 ? " with +" : " with ") + std::to_string(d.modifier) : std::string()) + "): " +
+            (d.hit() ? "hit" : "miss");
+  }
+  I.trace->add(std::string(verb) == "roll" ? EventKind::roll : EventKind::reroll, key, text);
+}
+
+void roll_die(Engine::Impl& I, Die& d) {
+  const DieType& t = I.die_type(d.type);
+  set_face(d, t, I.dice.roll(t));
+}
+
+// A modifier that applies to a roll of `purpose` by `player`.
+bool modifier_live(const Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player, Sym purpose) {
+  if (m.purpose != kNoSym && m.purpose != purpose) return false;
+  if (m.role != kNoSym && s.role(m.role) != player) return false;
+  if (m.activated) {
+    for (const ActiveModifier& a : s.modifiers)
+      if (a.modifier == mi && a.player == player) return true;
+    return false;
+  }
+  if (m.source < 0) return true;
+  for (const Entity& e : s.entities)
+    if (e.record == m.source && e.owner == player && e.location != kReinforcements) return true;
+  (void)I;
+  return false;
+}
+
+bool modifier_fits_unit(const State& s, const ModifierDef& m, const Entity& u) {
+  if (!m.units.empty() && std::find(m.units.begin(), m.units.end(), u.type) == m.units.end()) return false;
+  if (!m.location.empty()) {
+    if (!s.valid(u.location)) return false;
+    const Entity& loc = s.at(u.location);
+    for (const auto& [slot, value] : m.location)
+      if (loc.attr[static_cast<std::size_t>(slot)] != value) return false;
+  }
+  return true;
+}
+
+// ctx:roll(player, die, n, {purpose=, unit=, threshold=, reroll_limit=}) -> pool
+int l_roll(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const EntityId player = opt_entity(L, 2);
+  const int type = die_index(L, 3);
+  const int n = static_cast<int>(luaL_checkinteger(L, 4));
+  Die proto;
+  proto.type = static_cast<std::int16_t>(type);
+  proto.player = player;
+  if (lua_istable(L, 5)) {
+    lua_getfield(L, 5, "purpose");
+    if (!lua_isnil(L, -1)) proto.purpose = lua_sym(L, -1);
+    lua_getfield(L, 5, "unit");
+    proto.unit = opt_entity(L, -1);
+    lua_getfield(L, 5, "threshold");
+    proto.threshold = static_cast<std::int16_t>(luaL_optinteger(L, -1, 0));
+    lua_getfield(L, 5, "reroll_limit");
+    if (!lua_isnil(L, -1)) proto.reroll_limit = static_cast<std::uint8_t>(luaL_checkinteger(L, -1));
+    lua_pop(L, 4);
+  }
+  Pool& pool = I.new_pool();
+  for (int i = 0; i < n; ++i) {
+    Die d = proto;
+    roll_die(I, d);
+    pool.dice.push_back(d);
+    if (I.tracing()) trace_die(I, d, "roll");
+  }
+  lua_pushlightuserdata(L, &pool);
+  return 1;
+}
+
+struct UnitRoll {
+  int threshold;
+  EntityId unit;
+  int dice;
+  int modifier;
+};
+
+// ctx:roll_units(player, location, {purpose=, die=, value=, count=, eligible=}) -> pool
+// Every unit of `player` at `location` whose `value` attribute is set rolls `count` dice (1 when
+// no count attribute is named) against that value; declared modifiers add to each die or add
+// dice; units roll in ascending order of value.
+int l_roll_units(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId player = check_entity(L, 2);
+  const EntityId location = check_entity(L, 3);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  lua_getfield(L, 4, "purpose");
+  const Sym purpose = lua_sym(L, -1);
+  lua_getfield(L, 4, "die");
+  const int type = die_index(L, -1);
+  lua_getfield(L, 4, "value");
+  const int value = I.attr_slot(L, -1);
+  lua_getfield(L, 4, "count");
+  const int count = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+  lua_getfield(L, 4, "eligible");
+  const int eligible = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+  lua_pop(L, 5);
+
+  // live modifiers for this player and purpose
+  int live[32];
+  int n_live = 0;
+  const auto& mods = I.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size() && n_live < 32; ++mi)
+    if (modifier_live(I, s, static_cast<int>(mi), mods[mi], player, purpose)) live[n_live++] = static_cast<int>(mi);
+
+  UnitRoll units[256];
+  int n_units = 0;
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()) && n_units < 256; ++e) {
+    const Entity& u = s.entities[static_cast<std::size_t>(e)];
+    if (u.owner != player || u.location != location || u.kind != I.s_unit) continue;
+    if (eligible >= 0 && u.attr[static_cast<std::size_t>(eligible)] == 0) continue;
+    const int threshold = u.attr[static_cast<std::size_t>(value)];
+    if (threshold <= 0) continue;
+    UnitRoll r{threshold, e, count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, 0};
+    for (int k = 0; k < n_live; ++k) {
+      const ModifierDef& m = mods[static_cast<std::size_t>(live[k])];
+      if (!modifier_fits_unit(s, m, u)) continue;
+      r.modifier += m.delta;
+      r.dice += m.dice;
+    }
+    units[n_units++] = r;
+  }
+  std::stable_sort(units, units + n_units, [](const UnitRoll& a, const UnitRoll& b) { return a.threshold < b.threshold; });
+  Pool& pool = I.new_pool();
+  for (int k = 0; k < n_units; ++k)
+    for (int i = 0; i < units[k].dice; ++i) {
+      Die d;
+      d.type = static_cast<std::int16_t>(type);
+      d.player = player;
+      d.unit = units[k].unit;
+      d.purpose = purpose;
+      d.threshold = static_cast<std::int16_t>(units[k].threshold);
+      d.modifier = static_cast<std::int16_t>(units[k].modifier);
+      roll_die(I, d);
+      pool.dice.push_back(d);
+      if (I.tracing()) trace_die(I, d, "roll");
+    }
+  lua_pushlightuserdata(L, &pool);
+  return 1;
+}
+
+// ---------------------------------------------------------------- pool methods
+
+Die& check_die(lua_State* L, Pool& p, int idx) {
+  const lua_Integer i = luaL_checkinteger(L, idx);
+  if (i < 1 || i > static_cast<lua_Integer>(p.dice.size()))
+    luaL_error(L, "die %d is not in this pool of %d dice", static_cast<int>(i), static_cast<int>(p.dice.size()));
+  return p.dice[static_cast<std::size_t>(i - 1)];
+}
+
+int p_size(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(check_pool(L, 1).dice.size()));
+  return 1;
+}
+int p_hits(lua_State* L) {
+  lua_pushinteger(L, check_pool(L, 1).hits());
+  return 1;
+}
+int p_count(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  lua_pushinteger(L, check_pool(L, 1).count(I.rules.dice, lua_sym(L, 2)));
+  return 1;
+}
+int p_face(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Pool& p = check_pool(L, 1);
+  const Die& d = check_die(L, p, 2);
+  lua_pushstring(L, face_label(I.die_type(d.type), d).c_str());
+  return 1;
+}
+int p_value(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  const Die& d = check_die(L, p, 2);
+  lua_pushinteger(L, d.value);
+  return 1;
+}
+int p_result(lua_State* L) {  // value + modifier
+  Pool& p = check_pool(L, 1);
+  const Die& d = check_die(L, p, 2);
+  lua_pushinteger(L, d.value + d.modifier);
+  return 1;
+}
+int p_unit(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  const Die& d = check_die(L, p, 2);
+  if (d.unit == kNoEntity) lua_pushnil(L);
+  else lua_pushinteger(L, d.unit);
+  return 1;
+}
+int p_player(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  const Die& d = check_die(L, p, 2);
+  if (d.player == kNoEntity) lua_pushnil(L);
+  else lua_pushinteger(L, d.player);
+  return 1;
+}
+int p_hit(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  lua_pushboolean(L, check_die(L, p, 2).hit());
+  return 1;
+}
+int p_rerolls(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  lua_pushinteger(L, check_die(L, p, 2).rerolls);
+  return 1;
+}
+int p_cancelled(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  lua_pushboolean(L, check_die(L, p, 2).cancelled);
+  return 1;
+}
+int p_threshold(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  lua_pushinteger(L, check_die(L, p, 2).threshold);
+  return 1;
+}
+// pool:reroll(i) -> true, or false when the die reached its reroll limit
+int p_reroll(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Pool& p = check_pool(L, 1);
+  Die& d = check_die(L, p, 2);
+  if (d.reroll_limit != kNoRerollLimit && d.rerolls >= d.reroll_limit) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  roll_die(I, d);
+  ++d.rerolls;
+  if (I.tracing()) trace_die(I, d, "reroll");
+  lua_pushboolean(L, 1);
+  return 1;
+}
+// pool:set(i, face): an ability sets the die's face (a face name, or a number for numeric dice)
+int p_set(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Pool& p = check_pool(L, 1);
+  Die& d = check_die(L, p, 2);
+  const DieType& t = I.die_type(d.type);
+  const int face = lua_type(L, 3) == LUA_TNUMBER ? t.face_of_value(static_cast<std::int32_t>(lua_tointeger(L, 3)))
+                                                 : t.face_of_name(lua_sym(L, 3));
+  if (face < 0) return luaL_error(L, "a %s die has no face '%s'", std::string(sym_name(t.name)).c_str(), luaL_tolstring(L, 3, nullptr));
+  const std::string before = face_label(t, d);
+  set_face(d, t, face);
+  d.changed = true;
+  if (I.tracing())
+    I.trace->add(EventKind::change, "set:" + I.name_of(d.player) + ":" + before + ":" + face_label(t, d),
+                 I.name_of(d.player) + "'s die changes from " + before + " to " + face_label(t, d));
+  return 0;
+}
+int p_modify(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  Die& d = check_die(L, p, 2);
+  d.modifier = static_cast<std::int16_t>(d.modifier + luaL_checkinteger(L, 3));
+  return 0;
+}
+int p_cancel(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Pool& p = check_pool(L, 1);
+  Die& d = check_die(L, p, 2);
+  d.cancelled = true;
+  if (I.tracing())
+    I.trace->add(EventKind::change, "cancel:" + I.name_of(d.player) + ":" + face_label(I.die_type(d.type), d),
+                 I.name_of(d.player) + "'s " + face_label(I.die_type(d.type), d) + " is cancelled");
+  return 0;
+}
+// pool:add(n [, like]) rolls n more dice like die `like` (default the first), or of a type
+int p_add(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Pool& p = check_pool(L, 1);
+  const int n = static_cast<int>(luaL_checkinteger(L, 2));
+  Die proto;
+  if (lua_type(L, 3) == LUA_TSTRING) proto.type = static_cast<std::int16_t>(die_index(L, 3));
+  else if (!p.dice.empty()) proto = p.dice[static_cast<std::size_t>(luaL_optinteger(L, 3, 1) - 1)];
+  else return luaL_error(L, "pool:add on an empty pool needs a die type");
+  proto.rerolls = 0;
+  proto.changed = proto.cancelled = false;
+  for (int i = 0; i < n; ++i) {
+    Die d = proto;
+    roll_die(I, d);
+    p.dice.push_back(d);
+    if (I.tracing()) trace_die(I, d, "roll");
+  }
+  return 0;
+}
+int p_remove(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  check_die(L, p, 2);
+  p.dice.erase(p.dice.begin() + (luaL_checkinteger(L, 2) - 1));
+  return 0;
+}
+int p_set_reroll_limit(lua_State* L) {
+  Pool& p = check_pool(L, 1);
+  const auto limit = static_cast<std::uint8_t>(luaL_checkinteger(L, 2));
+  for (Die& d : p.dice) d.reroll_limit = limit;
+  return 0;
+}
+// pool:faces() -> array of face labels (for scripts that inspect the whole pool)
+int p_faces(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Pool& p = check_pool(L, 1);
+  lua_createtable(L, static_cast<int>(p.dice.size()), 0);
+  for (std::size_t i = 0; i < p.dice.size(); ++i) {
+    lua_pushstring(L, face_label(I.die_type(p.dice[i].type), p.dice[i]).c_str());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  return 1;
+}
+
+// ---------------------------------------------------------------- hit assignment
+
+struct CasualtySpec {
+  int eligible = -1;
+  std::vector<Sym> types;
+  int can_sustain = -1;
+  int damaged = -1;
+  std::string decision;
+  int destroyed_window = -1;
+};
+
+// ctx:assign_hits(player, location, hits, spec, order, sustain) -> destroyed, sustained
+// The player loses units for `hits`: scripted answers first ("sustain:dreadnought,cruiser"),
+// else the policy: `order` lists unit types in the order they are lost; `sustain` is "first"
+// (absorb hits with Sustain Damage while any undamaged unit can, taking them in `order`), "last"
+// (sustain only when the unit is the next `order` would lose) or "never".
+int l_assign_hits(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId player = check_entity(L, 2);
+  const EntityId location = check_entity(L, 3);
+  int hits = static_cast<int>(luaL_checkinteger(L, 4));
+  luaL_checktype(L, 5, LUA_TTABLE);
+  CasualtySpec spec;
+  lua_getfield(L, 5, "eligible");
+  if (!lua_isnil(L, -1)) spec.eligible = I.attr_slot(L, -1);
+  lua_getfield(L, 5, "can_sustain");
+  if (!lua_isnil(L, -1)) spec.can_sustain = I.attr_slot(L, -1);
+  lua_getfield(L, 5, "damaged");
+  if (!lua_isnil(L, -1)) spec.damaged = I.attr_slot(L, -1);
+  lua_getfield(L, 5, "decision");
+  spec.decision = luaL_optstring(L, -1, "assign_hits");
+  lua_getfield(L, 5, "destroyed_window");
+  if (!lua_isnil(L, -1)) spec.destroyed_window = I.window_index(L, -1);
+  lua_getfield(L, 5, "types");
+  if (lua_istable(L, -1))
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) spec.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
+  lua_pop(L, 1);
+  lua_pop(L, 6);
+  std::vector<Sym> order;
+  if (lua_istable(L, 6))
+    for (lua_Integer i = 1; lua_rawgeti(L, 6, i) != LUA_TNIL; ++i) order.push_back(lua_sym(L, -1)), lua_pop(L, 1);
+  const std::string mode = luaL_optstring(L, 7, "first");
+  if (mode != "first" && mode != "last" && mode != "never")
+    return luaL_error(L, "sustain policy '%s' is not one of: first, last, never", mode.c_str());
+
+  auto rank = [&](const Entity& u) {
+    for (std::size_t k = 0; k < order.size(); ++k)
+      if (order[k] == u.type) return static_cast<int>(k);
+    return static_cast<int>(order.size());
+  };
+  auto eligible = [&](const Entity& u) {
+    if (u.owner != player || u.location != location || u.kind != I.s_unit) return false;
+    if (spec.eligible >= 0 && u.attr[static_cast<std::size_t>(spec.eligible)] == 0) return false;
+    if (!spec.types.empty() && std::find(spec.types.begin(), spec.types.end(), u.type) == spec.types.end()) return false;
+    return true;
+  };
+  auto can_sustain = [&](const Entity& u) {
+    return spec.can_sustain >= 0 && u.attr[static_cast<std::size_t>(spec.can_sustain)] != 0 &&
+           (spec.damaged < 0 || u.attr[static_cast<std::size_t>(spec.damaged)] == 0);
+  };
+  auto damaged = [&](const Entity& u) { return spec.damaged >= 0 && u.attr[static_cast<std::size_t>(spec.damaged)] != 0; };
+  // the unit the order would lose next: lowest rank, a damaged one before an undamaged one
+  auto next_loss = [&](Sym type) {
+    EntityId best = kNoEntity;
+    int best_rank = 0;
+    bool best_damaged = false;
+    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+      const Entity& u = s.entities[static_cast<std::size_t>(e)];
+      if (!eligible(u) || (type != kNoSym && u.type != type)) continue;
+      const int r = rank(u);
+      if (best == kNoEntity || r < best_rank || (r == best_rank && damaged(u) && !best_damaged))
+        best = e, best_rank = r, best_damaged = damaged(u);
+    }
+    return best;
+  };
+  auto next_sustain = [&](Sym type) {
+    EntityId best = kNoEntity;
+    int best_rank = 0;
+    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+      const Entity& u = s.entities[static_cast<std::size_t>(e)];
+      if (!eligible(u) || !can_sustain(u) || (type != kNoSym && u.type != type)) continue;
+      if (best == kNoEntity || rank(u) < best_rank) best = e, best_rank = rank(u);
+    }
+    return best;
+  };
+
+  std::string reason = "policy: order, sustain " + mode;
+  std::vector<std::string> script;
+  std::size_t script_next = 0;
+  const std::string player_name = I.name_of(player);
+  if (I.run_options && I.run_options->answers) {
+    if (auto a = I.run_options->answers->take(player_name, spec.decision)) {
+      reason = "scripted";
+      std::string item;
+      for (char c : *a + ",") {
+        if (c == ',') {
+          if (!item.empty()) script.push_back(item);
+          item.clear();
+        } else if (c != ' ') {
+          item += c;
+        }
+      }
+    }
+  }
+  int destroyed = 0, sustained = 0;
+  std::string summary;
+  std::vector<EntityId> lost;
+  for (; hits > 0; --hits) {
+    EntityId target = kNoEntity;
+    bool sustain = false;
+    if (script_next < script.size()) {
+      std::string item = script[script_next++];
+      sustain = item.rfind("sustain:", 0) == 0;
+      const Sym type = sym(sustain ? item.substr(8) : item);
+      target = sustain ? next_sustain(type) : next_loss(type);
+      if (target == kNoEntity)
+        return luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it", item.c_str(),
+                          spec.decision.c_str(), sustain ? "undamaged sustaining" : "eligible", player_name.c_str());
+    } else {
+      const EntityId loss = next_loss(kNoSym);
+      if (loss == kNoEntity) break;  // nothing left to take the hit
+      if (mode == "first") {
+        const EntityId sus = next_sustain(kNoSym);
+        if (sus != kNoEntity) target = sus, sustain = true;
+        else target = loss;
+      } else if (mode == "last" && can_sustain(s.at(loss))) {
+        target = loss, sustain = true;
+      } else {
+        target = loss;
+      }
+    }
+    Entity& u = s.at(target);
+    if (!summary.empty()) summary += ",";
+    if (sustain) {
+      u.attr[static_cast<std::size_t>(spec.damaged)] = 1;
+      ++sustained;
+      summary += "sustain:" + std::string(sym_name(u.type));
+    } else {
+      u.location = kReinforcements;  // taken off the board now, destroyed below (after the decision)
+      lost.push_back(target);
+      ++destroyed;
+      summary += std::string(sym_name(u.type));
+    }
+  }
+  if (I.tracing() && !summary.empty())
+    I.trace->add(EventKind::decision, "decision:" + player_name + ":" + spec.decision + ":" + summary,
+                 player_name + " assigns hits: " + summary + " (" + reason + ")");
+  for (EntityId e : lost) {
+    s.at(e).location = location;
+    if (spec.damaged >= 0) s.at(e).attr[static_cast<std::size_t>(spec.damaged)] = 0;
+    I.destroy(e, spec.destroyed_window);
+  }
+  lua_pushinteger(L, destroyed);
+  lua_pushinteger(L, sustained);
+  return 2;
+}
+
+// ctx:destroy(e [, window]): the unit goes to its owner's reinforcements; the window (if
+// named) opens with args {unit = e}.
+int l_destroy(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const EntityId e = check_entity(L, 2);
+  I.destroy(e, lua_isnoneornil(L, 3) ? -1 : I.window_index(L, 3));
+  return 0;
+}
+
+}  // namespace
+
+void Engine::Impl::destroy(EntityId e, int window) {
+  Entity& u = state->at(e);
+  const EntityId from = u.location;
+  if (tracing())
+    trace->add(EventKind::destroyed, "destroyed:" + name_of(u.owner) + ":" + std::string(sym_name(u.type)),
+               name_of(u.owner) + "'s " + std::string(sym_name(u.type)) + " is destroyed");
+  u.location = kReinforcements;
+  if (window >= 0 && !bus.empty(window)) {
+    lua_newtable(L);
+    lua_pushinteger(L, e);
+    lua_setfield(L, -2, "unit");
+    lua_pushinteger(L, u.owner);
+    lua_setfield(L, -2, "player");
+    if (from >= 0) lua_pushinteger(L, from), lua_setfield(L, -2, "location");
+    open_windows(&window, 1, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+}
+
+void register_dice_api(lua_State* L) {
+  static const luaL_Reg api[] = {{"roll", guarded<l_roll>},
+                                 {"roll_units", guarded<l_roll_units>},
+                                 {"assign_hits", guarded<l_assign_hits>},
+                                 {"destroy", guarded<l_destroy>},
+                                 {nullptr, nullptr}};
+  luaL_setfuncs(L, api, 0);
+  // pools are light userdata; every light userdata shares this metatable
+  static const luaL_Reg pool[] = {
+      {"size", guarded<p_size>},       {"hits", guarded<p_hits>},         {"count", guarded<p_count>},
+      {"face", guarded<p_face>},       {"value", guarded<p_value>},       {"result", guarded<p_result>},
+      {"unit", guarded<p_unit>},       {"player", guarded<p_player>},     {"hit", guarded<p_hit>},
+      {"rerolls", guarded<p_rerolls>}, {"cancelled", guarded<p_cancelled>}, {"threshold", guarded<p_threshold>},
+      {"reroll", guarded<p_reroll>},   {"set", guarded<p_set>},           {"modify", guarded<p_modify>},
+      {"cancel", guarded<p_cancel>},   {"add", guarded<p_add>},           {"remove", guarded<p_remove>},
+      {"set_reroll_limit", guarded<p_set_reroll_limit>}, {"faces", guarded<p_faces>}, {nullptr, nullptr}};
+  lua_pushlightuserdata(L, nullptr);
+  lua_newtable(L);  // metatable
+  lua_newtable(L);  // methods
+  luaL_setfuncs(L, pool, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, guarded<p_size>);
+  lua_setfield(L, -2, "__len");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+}
+
+}  // namespace rb

@@ -1,0 +1,313 @@
+// Lua calls C++: windows and hooks, decisions, trace events and run results.
+#include <iostream>
+#include <unistd.h>
+
+#include "base/error.hpp"
+#include "base/text.hpp"
+#include "script/lua_host.hpp"
+
+namespace rb {
+
+int Engine::Impl::window_index(lua_State* L, int idx) {
+  const Sym s = lua_sym(L, idx);
+  if (s < window_by_sym.size() && window_by_sym[s] >= 0) return window_by_sym[s];
+  const char* name = lua_tostring(L, idx);
+  const int w = bus.find(name);
+  if (w < 0) {
+    std::vector<std::string> names;
+    for (const auto& wd : bus.windows()) names.push_back(wd.name);
+    luaL_error(L, "unknown window '%s'%s", name, did_you_mean(name, names).c_str());
+  }
+  if (s >= window_by_sym.size()) window_by_sym.resize(s + 64, -1);
+  window_by_sym[s] = w;
+  return w;
+}
+
+namespace {
+
+std::string short_id(const std::string& id) {
+  const auto p = id.find(':');
+  return p == std::string::npos ? id : id.substr(p + 1);
+}
+
+std::string option_label(lua_State* L, int idx) {
+  if (lua_type(L, idx) == LUA_TSTRING) return lua_tostring(L, idx);
+  if (lua_type(L, idx) == LUA_TNUMBER) return std::to_string(lua_tointeger(L, idx));
+  if (lua_istable(L, idx)) {
+    for (const char* k : {"id", "name"}) {
+      lua_getfield(L, idx, k);
+      if (lua_type(L, -1) == LUA_TSTRING) {
+        std::string s = lua_tostring(L, -1);
+        lua_pop(L, 1);
+        return s;
+      }
+      lua_pop(L, 1);
+    }
+  }
+  std::string s = luaL_tolstring(L, idx, nullptr);
+  lua_pop(L, 1);
+  return s;
+}
+
+}  // namespace
+
+// Picks an option for a decision: scripted answer, then policy, then a person, then the first
+// option. Returns the 1-based index of the chosen option; `reason` says where it came from.
+std::string Engine::Impl::decide(EntityId player, const std::string& decision, int options_index, std::string& reason) {
+  const int n = static_cast<int>(lua_rawlen(L, options_index));
+  if (n == 0) luaL_error(L, "decision '%s' offered no options", decision.c_str());
+  std::vector<std::string> labels;
+  for (int i = 1; i <= n; ++i) {
+    lua_rawgeti(L, options_index, i);
+    labels.push_back(option_label(L, -1));
+    lua_pop(L, 1);
+  }
+  const std::string player_name = name_of(player);
+  auto index_of = [&](const std::string& label) {
+    for (int i = 0; i < n; ++i)
+      if (labels[static_cast<std::size_t>(i)] == label) return i + 1;
+    return 0;
+  };
+  // 1. scripted answers
+  if (run_options && run_options->answers)
+    if (auto a = run_options->answers->take(player_name, decision)) {
+      const int i = index_of(*a);
+      if (!i) {
+        std::string opts;
+        for (const auto& l : labels) opts += (opts.empty() ? "" : ", ") + l;
+        luaL_error(L, "scripted answer '%s' for %s (%s) is not one of the options: %s", a->c_str(), decision.c_str(),
+                   player_name.c_str(), opts.c_str());
+      }
+      reason = "scripted";
+      return labels[static_cast<std::size_t>(i - 1)];
+    }
+  // 2. the player's policy: the ruleset's heuristic for this decision, given the player's settings
+  if (policies_ref != LUA_NOREF) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, policies_ref);
+    const bool has = lua_getfield(L, -1, decision.c_str()) == LUA_TFUNCTION;
+    if (!has && decision.rfind("use:", 0) == 0) {
+      lua_pop(L, 1);
+      lua_getfield(L, -1, "use");  // one heuristic for every optional ability
+    }
+    if (lua_isfunction(L, -1)) {
+      lua_remove(L, -2);
+      push_ctx();
+      lua_pushinteger(L, player);
+      lua_pushvalue(L, options_index);
+      lua_rawgeti(L, LUA_REGISTRYINDEX, player_policy_ref);
+      if (lua_rawgeti(L, -1, player) == LUA_TNIL) lua_pop(L, 1), lua_newtable(L);
+      lua_remove(L, -2);
+      lua_pushstring(L, decision.c_str());
+      call(5, 2, "policy for '" + decision + "'", options.hook_budget);
+      int i = 0;
+      if (lua_type(L, -2) == LUA_TNUMBER) i = static_cast<int>(lua_tointeger(L, -2));
+      else if (!lua_isnil(L, -2)) i = index_of(option_label(L, -2));
+      if (i < 1 || i > n) luaL_error(L, "policy for '%s' chose '%s', which is not an option", decision.c_str(), option_label(L, -2).c_str());
+      reason = lua_type(L, -1) == LUA_TSTRING ? std::string("policy: ") + lua_tostring(L, -1) : "policy";
+      lua_pop(L, 2);
+      return labels[static_cast<std::size_t>(i - 1)];
+    }
+    lua_pop(L, 2);
+  }
+  // 3. a person
+  if (options.interactive && isatty(STDIN_FILENO)) {
+    const std::size_t i = prompt_choice(std::cin, std::cerr, player_name, decision, labels);
+    reason = "asked at the terminal";
+    return labels[i];
+  }
+  reason = "default: the first option";
+  return labels[0];
+}
+
+void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
+  if (tracing()) {
+    std::string names;
+    for (int i = 0; i < n; ++i) names += (i ? " + " : "") + bus.windows()[static_cast<std::size_t>(windows[i])].name;
+    for (int i = 0; i < n; ++i) {
+      const std::string& w = bus.windows()[static_cast<std::size_t>(windows[i])].name;
+      trace->add(EventKind::window, "window:" + w, n > 1 ? "window " + names + " (one timing window)" : "window " + w);
+      if (n > 1) break;  // the merged window is one event in the narrative...
+    }
+    for (int i = 1; i < n; ++i)  // ...but each name can be matched by a test
+      trace->events.push_back({EventKind::window, "window:" + bus.windows()[static_cast<std::size_t>(windows[i])].name, "", trace->depth});
+  }
+  bool any = false;
+  for (int i = 0; i < n; ++i) any |= !bus.empty(windows[i]);
+  if (!any) return;
+  const int d = depth++;
+  if (static_cast<int>(firings.size()) <= d) firings.emplace_back();
+  struct Depth {
+    Impl& I;
+    ~Depth() { --I.depth; }
+  } guard{*this};
+  bus.collect(*state, std::span<const int>(windows, static_cast<std::size_t>(n)), state->role(sym("active_player")),
+              firings[static_cast<std::size_t>(d)]);
+  for (std::size_t k = 0; k < firings[static_cast<std::size_t>(d)].size(); ++k) {
+    const Firing f = firings[static_cast<std::size_t>(d)][k];
+    const HookDef& h = bus.hook(f.hook);
+    const std::string& wname = bus.windows()[static_cast<std::size_t>(h.window)].name;
+    const std::string where = "hook '" + h.id + "' (pack " + h.pack + ", window " + wname + ")";
+    if (f.source != kNoEntity && state->at(f.source).location == kReinforcements) continue;  // discarded meanwhile
+    if (h.limit != kNoSym && state->counter(f.player, h.use_key) > 0) continue;
+    auto push_call = [&](int ref) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+      push_ctx();
+      if (f.player == kNoEntity) lua_pushnil(L);
+      else lua_pushinteger(L, f.player);
+      if (f.source == kNoEntity) lua_pushnil(L);
+      else lua_pushinteger(L, f.source);
+      if (args_index) lua_pushvalue(L, args_index);
+      else lua_pushnil(L);
+    };
+    if (h.condition >= 0) {
+      push_call(h.condition);
+      call(4, 1, where + " condition", options.hook_budget);
+      const bool ok = lua_toboolean(L, -1);
+      lua_pop(L, 1);
+      if (!ok) continue;
+    }
+    if (h.optional && f.player != kNoEntity) {
+      lua_createtable(L, 2, 0);
+      lua_pushliteral(L, "yes");
+      lua_rawseti(L, -2, 1);
+      lua_pushliteral(L, "no");
+      lua_rawseti(L, -2, 2);
+      std::string reason;
+      const std::string decision = "use:" + short_id(h.id);
+      const std::string answer = decide(f.player, decision, lua_gettop(L), reason);
+      lua_pop(L, 1);
+      if (tracing())
+        trace->add(EventKind::decision, "decision:" + name_of(f.player) + ":" + decision + ":" + answer,
+                   name_of(f.player) + " decides " + decision + ": " + answer + " (" + reason + ")");
+      if (answer != "yes") continue;
+    }
+    if (tracing())
+      trace->add(EventKind::hook, "hook:" + short_id(h.id) + ":" + name_of(f.player),
+                 name_of(f.player) + " uses " + short_id(h.id) + (h.source_name.empty() ? "" : " (" + h.source_name + ")") +
+                     " [" + h.pack + "]");
+    if (trace) ++trace->depth;
+    if (h.apply >= 0) {
+      push_call(h.apply);
+      try {
+        call(4, 0, where, options.hook_budget);
+      } catch (...) {
+        if (trace) --trace->depth;
+        throw;
+      }
+    } else if (h.effect >= 0) {
+      const EffectDef& e = content->effects[static_cast<std::size_t>(h.effect)];
+      if (e.activate >= 0) state->modifiers.push_back({e.activate, f.player, e.until});
+      if (e.counter != kNoSym) state->add_counter(f.player, e.counter, e.counter_delta, e.until);
+    }
+    if (trace) --trace->depth;
+    if (h.limit != kNoSym) state->add_counter(f.player, h.use_key, 1, h.limit);
+    if (h.discard && f.source != kNoEntity) {
+      state->at(f.source).location = kReinforcements;
+      if (tracing()) trace->add(EventKind::note, "discard:" + name_of(f.player) + ":" + short_id(h.id), name_of(f.player) + " discards " + h.source_name);
+    }
+  }
+}
+
+namespace {
+
+// ctx:open(window [, window...] [, args]): opens the windows as one timing window.
+int l_open(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (!I.state) return luaL_error(L, "no game state here (open needs a run)");
+  int n = lua_gettop(L);
+  int args = 0;
+  if (n >= 2 && lua_istable(L, n)) args = n--;
+  int windows[16];
+  int k = 0;
+  for (int i = 2; i <= n && k < 16; ++i) windows[k++] = I.window_index(L, i);
+  if (k == 0) return luaL_error(L, "open needs a window name");
+  I.open_windows(windows, k, args);
+  return 0;
+}
+
+// ctx:hooked(window) -> whether any hook is registered on the window
+int l_hooked(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  lua_pushboolean(L, !I.bus.empty(I.window_index(L, 2)));
+  return 1;
+}
+
+// ctx:decide(player, decision, options) -> the chosen option
+int l_decide(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const EntityId player = check_entity(L, 2);
+  const std::string decision = luaL_checkstring(L, 3);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (!I.rules.decision(decision) && decision.rfind("use:", 0) != 0) {
+    std::vector<std::string> names;
+    for (const auto& d : I.rules.decisions) names.push_back(d.name);
+    return luaL_error(L, "decision '%s' is not declared in ruleset.toml%s", decision.c_str(), did_you_mean(decision, names).c_str());
+  }
+  std::string reason;
+  const std::string answer = I.decide(player, decision, 4, reason);
+  if (I.tracing())
+    I.trace->add(EventKind::decision, "decision:" + I.name_of(player) + ":" + decision + ":" + answer,
+                 I.name_of(player) + " decides " + decision + ": " + answer + " (" + reason + ")");
+  const int n = static_cast<int>(lua_rawlen(L, 4));
+  for (int i = 1; i <= n; ++i) {
+    lua_rawgeti(L, 4, i);
+    if (option_label(L, -1) == answer) return 1;
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+// ctx:event(key, text): a trace event of the procedure's own ("retreat:attacker:home")
+int l_event(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (I.tracing()) I.trace->add(EventKind::note, luaL_checkstring(L, 2), luaL_optstring(L, 3, lua_tostring(L, 2)));
+  return 0;
+}
+int l_tracing(lua_State* L) {
+  lua_pushboolean(L, impl(L).tracing());
+  return 1;
+}
+// ctx:result(outcome): the run's outcome (one of the report's outcomes)
+int l_result(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (!I.result) return luaL_error(L, "result needs a run");
+  const char* name = luaL_checkstring(L, 2);
+  I.result->outcome_name = name;
+  I.result->outcome = -1;
+  auto it = I.rules.reports.find(I.procedure_name);
+  if (it != I.rules.reports.end()) {
+    const auto& outs = it->second.outcomes;
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      if (outs[i] == name) I.result->outcome = static_cast<int>(i);
+    if (I.result->outcome < 0 && !outs.empty())
+      return luaL_error(L, "outcome '%s' is not one of the report's outcomes%s", name, did_you_mean(name, outs).c_str());
+  }
+  if (I.tracing()) I.trace->add(EventKind::note, std::string("result:") + name, std::string("outcome: ") + name);
+  return 0;
+}
+// ctx:metric(name, value): a number the simulation summarises (rounds, damage, ...)
+int l_metric(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (!I.result) return luaL_error(L, "metric needs a run");
+  const Sym s = lua_sym(L, 2);
+  const double v = luaL_checknumber(L, 3);
+  for (auto& [k, val] : I.result->metrics)
+    if (k == s) {
+      val = v;
+      return 0;
+    }
+  I.result->metrics.emplace_back(s, v);
+  return 0;
+}
+
+}  // namespace
+
+void register_flow_api(lua_State* L) {
+  static const luaL_Reg api[] = {{"open", guarded<l_open>},     {"hooked", guarded<l_hooked>},
+                                 {"decide", guarded<l_decide>}, {"event", guarded<l_event>},
+                                 {"tracing", l_tracing},        {"result", guarded<l_result>},
+                                 {"metric", guarded<l_metric>}, {nullptr, nullptr}};
+  luaL_setfuncs(L, api, 0);
+}
+
+}  // namespace rb

@@ -1,0 +1,482 @@
+// Lua calls C++: entities, attributes, roles, counters, links, modifiers, records, scenario.
+#include "base/error.hpp"
+#include "base/text.hpp"
+#include "script/lua_host.hpp"
+
+namespace rb {
+
+Sym lua_sym(lua_State* L, int idx) {
+  Engine::Impl& I = impl(L);
+  idx = lua_absindex(L, idx);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, I.symcache_ref);
+  lua_pushvalue(L, idx);
+  if (lua_rawget(L, -2) == LUA_TNUMBER) {
+    const Sym s = static_cast<Sym>(lua_tointeger(L, -1));
+    lua_pop(L, 2);
+    return s;
+  }
+  lua_pop(L, 1);
+  size_t len = 0;
+  const char* str = luaL_checklstring(L, idx, &len);
+  const Sym s = sym(std::string_view(str, len));
+  lua_pushvalue(L, idx);
+  lua_pushinteger(L, s);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  return s;
+}
+
+EntityId check_entity(lua_State* L, int idx) {
+  Engine::Impl& I = impl(L);
+  int ok = 0;
+  const lua_Integer e = lua_tointegerx(L, idx, &ok);
+  if (!ok || !I.state || !I.state->valid(static_cast<EntityId>(e)))
+    luaL_error(L, "bad argument #%d: expected an entity id, got %s", idx - 1,
+               ok ? std::to_string(e).c_str() : luaL_typename(L, idx));
+  return static_cast<EntityId>(e);
+}
+
+EntityId opt_entity(lua_State* L, int idx) { return lua_isnoneornil(L, idx) ? kNoEntity : check_entity(L, idx); }
+
+int Engine::Impl::attr_slot(lua_State* L, int idx) {
+  // attribute slots are cached in the symcache under the key "@name"
+  size_t len = 0;
+  const char* name = luaL_checklstring(L, idx, &len);
+  const AttributeDef* a = rules.attribute(std::string_view(name, len));
+  if (!a) {
+    std::vector<std::string> names;
+    for (const auto& at : rules.attributes) names.push_back(at.name);
+    luaL_error(L, "unknown attribute '%s'%s", name, did_you_mean(name, names).c_str());
+  }
+  return a->slot;
+}
+
+namespace {
+
+State& st(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (!I.state) luaL_error(L, "no game state here (this call needs a run or a setup)");
+  return *I.state;
+}
+
+void push_attr(lua_State* L, const AttributeDef& a, std::int32_t v) {
+  switch (a.type) {
+    case AttrType::integer: lua_pushinteger(L, v); break;
+    case AttrType::boolean: lua_pushboolean(L, v != 0); break;
+    case AttrType::symbol:
+      if (v == 0) lua_pushnil(L);
+      else lua_pushlstring(L, sym_name(static_cast<Sym>(v)).data(), sym_name(static_cast<Sym>(v)).size());
+      break;
+  }
+}
+
+std::int32_t to_attr(lua_State* L, const AttributeDef& a, int idx) {
+  switch (a.type) {
+    case AttrType::integer: return static_cast<std::int32_t>(luaL_checkinteger(L, idx));
+    case AttrType::boolean: return lua_toboolean(L, idx) ? 1 : 0;
+    case AttrType::symbol: return lua_isnil(L, idx) ? 0 : static_cast<std::int32_t>(lua_sym(L, idx));
+  }
+  return 0;
+}
+
+// ctx:create{kind=, type=, owner=, location=, name=} -> entity
+int l_create(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  Entity e;
+  lua_getfield(L, 2, "kind");
+  const std::string kind = luaL_optstring(L, -1, "unit");
+  if (!I.rules.has_kind(kind)) {
+    luaL_error(L, "unknown entity kind '%s'%s", kind.c_str(), did_you_mean(kind, I.rules.kinds).c_str());
+  }
+  e.kind = sym(kind);
+  lua_getfield(L, 2, "type");
+  if (!lua_isnil(L, -1)) {
+    const char* type = luaL_checkstring(L, -1);
+    const int r = I.content->find_record(type, kind);
+    if (r < 0) {
+      std::vector<std::string> names;
+      for (const auto& rec : I.content->records)
+        if (!rec.removed && sym_name(rec.kind) == kind) names.emplace_back(sym_name(rec.name));
+      luaL_error(L, "unknown %s '%s'%s", kind.c_str(), type, did_you_mean(type, names).c_str());
+    }
+    const Record& rec = I.content->records[static_cast<std::size_t>(r)];
+    e.record = r;
+    e.type = rec.name;
+    e.attr = rec.attr;
+  }
+  lua_getfield(L, 2, "name");
+  if (!lua_isnil(L, -1)) e.type = lua_sym(L, -1);
+  lua_getfield(L, 2, "owner");
+  e.owner = opt_entity(L, -1);
+  lua_getfield(L, 2, "location");
+  e.location = opt_entity(L, -1);
+  lua_pop(L, 5);
+  const EntityId id = s.add(e);
+  if (e.kind == I.s_player) {
+    s.at(id).owner = id;
+    s.turn_order.push_back(id);
+  }
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+int l_kind(lua_State* L) {
+  const auto n = sym_name(st(L).at(check_entity(L, 2)).kind);
+  lua_pushlstring(L, n.data(), n.size());
+  return 1;
+}
+int l_type(lua_State* L) {
+  const auto n = sym_name(st(L).at(check_entity(L, 2)).type);
+  lua_pushlstring(L, n.data(), n.size());
+  return 1;
+}
+int l_record_id(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const Entity& e = st(L).at(check_entity(L, 2));
+  if (e.record < 0) lua_pushnil(L);
+  else lua_pushstring(L, I.content->records[static_cast<std::size_t>(e.record)].id.c_str());
+  return 1;
+}
+int l_owner(lua_State* L) {
+  const EntityId o = st(L).at(check_entity(L, 2)).owner;
+  if (o == kNoEntity) lua_pushnil(L);
+  else lua_pushinteger(L, o);
+  return 1;
+}
+int l_location(lua_State* L) {
+  const EntityId o = st(L).at(check_entity(L, 2)).location;
+  if (o == kNoEntity) lua_pushnil(L);
+  else if (o == kReinforcements) lua_pushliteral(L, "reinforcements");
+  else lua_pushinteger(L, o);
+  return 1;
+}
+// ctx:move(e, location) ; location may be nil or "reinforcements"
+int l_move(lua_State* L) {
+  State& s = st(L);
+  const EntityId e = check_entity(L, 2);
+  EntityId to = kNoEntity;
+  if (lua_type(L, 3) == LUA_TSTRING && std::string_view(lua_tostring(L, 3)) == "reinforcements") to = kReinforcements;
+  else to = opt_entity(L, 3);
+  s.at(e).location = to;
+  return 0;
+}
+int l_set_owner(lua_State* L) {
+  State& s = st(L);
+  s.at(check_entity(L, 2)).owner = opt_entity(L, 3);
+  return 0;
+}
+int l_get(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const Entity& e = st(L).at(check_entity(L, 2));
+  const int slot = I.attr_slot(L, 3);
+  push_attr(L, I.rules.attributes[static_cast<std::size_t>(slot)], e.attr[static_cast<std::size_t>(slot)]);
+  return 1;
+}
+int l_set(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Entity& e = st(L).at(check_entity(L, 2));
+  const int slot = I.attr_slot(L, 3);
+  e.attr[static_cast<std::size_t>(slot)] = to_attr(L, I.rules.attributes[static_cast<std::size_t>(slot)], 4);
+  return 0;
+}
+// Upgrades an entity to another record of its kind, keeping owner, location and the given
+// attributes (e.g. "damaged").
+int l_set_type(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Entity& e = st(L).at(check_entity(L, 2));
+  const char* type = luaL_checkstring(L, 3);
+  const int r = I.content->find_record(type, sym_name(e.kind));
+  if (r < 0) return luaL_error(L, "unknown %s '%s'", std::string(sym_name(e.kind)).c_str(), type);
+  const Record& rec = I.content->records[static_cast<std::size_t>(r)];
+  for (std::size_t i = 0; i < static_cast<std::size_t>(kMaxAttributes); ++i)
+    if (rec.has[i]) e.attr[i] = rec.attr[i];
+  e.record = r;
+  e.type = rec.name;
+  return 0;
+}
+
+// Filter used by units/count: owner (nil: any), location (nil: anywhere on the board,
+// "reinforcements": off it), optional attribute that must be set, optional kind (default unit).
+struct Filter {
+  EntityId owner = kNoEntity;
+  EntityId location = kNoEntity;
+  bool any_location = true;
+  int attr = -1;
+  Sym kind = kNoSym;
+  Sym type = kNoSym;
+  bool matches(const Entity& e) const {
+    if (kind != kNoSym && e.kind != kind) return false;
+    if (owner != kNoEntity && e.owner != owner) return false;
+    if (any_location ? e.location == kReinforcements : e.location != location) return false;
+    if (attr >= 0 && e.attr[static_cast<std::size_t>(attr)] == 0) return false;
+    if (type != kNoSym && e.type != type) return false;
+    return true;
+  }
+};
+
+Filter read_filter(lua_State* L, int first) {
+  Engine::Impl& I = impl(L);
+  Filter f;
+  f.kind = I.s_unit;
+  f.owner = opt_entity(L, first);
+  if (lua_type(L, first + 1) == LUA_TSTRING && std::string_view(lua_tostring(L, first + 1)) == "reinforcements")
+    f.any_location = false, f.location = kReinforcements;
+  else if (!lua_isnoneornil(L, first + 1))
+    f.any_location = false, f.location = check_entity(L, first + 1);
+  if (!lua_isnoneornil(L, first + 2)) {
+    // an attribute name, or "type:cruiser"
+    const char* a = luaL_checkstring(L, first + 2);
+    if (std::string_view(a).rfind("type:", 0) == 0) f.type = sym(a + 5);
+    else f.attr = I.attr_slot(L, first + 2);
+  }
+  return f;
+}
+
+// ctx:units(owner, location, attr) -> array of entity ids
+int l_units(lua_State* L) {
+  const State& s = st(L);
+  const Filter f = read_filter(L, 2);
+  lua_newtable(L);
+  int n = 0;
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
+    if (f.matches(s.entities[static_cast<std::size_t>(e)])) lua_pushinteger(L, e), lua_rawseti(L, -2, ++n);
+  return 1;
+}
+// ctx:count(owner, location, attr) -> number of units
+int l_count(lua_State* L) {
+  const State& s = st(L);
+  const Filter f = read_filter(L, 2);
+  int n = 0;
+  for (const Entity& e : s.entities) n += f.matches(e) ? 1 : 0;
+  lua_pushinteger(L, n);
+  return 1;
+}
+// ctx:entities{kind=, owner=, location=, type=} -> array (any kind, general query)
+int l_entities(lua_State* L) {
+  const State& s = st(L);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  Filter f;
+  lua_getfield(L, 2, "kind");
+  if (!lua_isnil(L, -1)) f.kind = lua_sym(L, -1);
+  lua_getfield(L, 2, "owner");
+  f.owner = opt_entity(L, -1);
+  lua_getfield(L, 2, "type");
+  if (!lua_isnil(L, -1)) f.type = lua_sym(L, -1);
+  lua_getfield(L, 2, "location");
+  if (!lua_isnil(L, -1)) f.any_location = false, f.location = check_entity(L, -1);
+  lua_pop(L, 4);
+  lua_newtable(L);
+  int n = 0;
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
+    if (f.matches(s.entities[static_cast<std::size_t>(e)])) lua_pushinteger(L, e), lua_rawseti(L, -2, ++n);
+  return 1;
+}
+
+int l_role(lua_State* L) {
+  const EntityId e = st(L).role(lua_sym(L, 2));
+  if (e == kNoEntity) lua_pushnil(L);
+  else lua_pushinteger(L, e);
+  return 1;
+}
+int l_set_role(lua_State* L) {
+  st(L).set_role(lua_sym(L, 2), opt_entity(L, 3));
+  return 0;
+}
+int l_players(lua_State* L) {
+  const State& s = st(L);
+  lua_createtable(L, static_cast<int>(s.turn_order.size()), 0);
+  for (std::size_t i = 0; i < s.turn_order.size(); ++i) lua_pushinteger(L, s.turn_order[i]), lua_rawseti(L, -2, static_cast<int>(i + 1));
+  return 1;
+}
+
+Sym opt_scope(lua_State* L, int idx) {
+  if (lua_isnoneornil(L, idx)) return kNoSym;
+  Engine::Impl& I = impl(L);
+  const char* s = luaL_checkstring(L, idx);
+  if (!I.rules.has_scope(s)) luaL_error(L, "'%s' is not a scope of the ruleset%s", s, did_you_mean(s, I.rules.scopes).c_str());
+  return lua_sym(L, idx);
+}
+int l_counter(lua_State* L) {
+  lua_pushinteger(L, st(L).counter(check_entity(L, 2), lua_sym(L, 3)));
+  return 1;
+}
+int l_add_counter(lua_State* L) {
+  st(L).add_counter(check_entity(L, 2), lua_sym(L, 3), static_cast<std::int32_t>(luaL_optinteger(L, 4, 1)), opt_scope(L, 5));
+  return 0;
+}
+int l_set_counter(lua_State* L) {
+  st(L).set_counter(check_entity(L, 2), lua_sym(L, 3), static_cast<std::int32_t>(luaL_checkinteger(L, 4)), opt_scope(L, 5));
+  return 0;
+}
+int l_flag(lua_State* L) {
+  lua_pushboolean(L, st(L).counter(check_entity(L, 2), lua_sym(L, 3)) != 0);
+  return 1;
+}
+int l_set_flag(lua_State* L) {
+  st(L).set_counter(check_entity(L, 2), lua_sym(L, 3), 1, opt_scope(L, 4));
+  return 0;
+}
+int l_end_scope(lua_State* L) {
+  const Sym scope = opt_scope(L, 2);
+  if (scope == kNoSym) return luaL_error(L, "end_scope needs a scope");
+  st(L).end_scope(scope);
+  return 0;
+}
+
+int l_link(lua_State* L) {
+  State& s = st(L);
+  const EntityId a = check_entity(L, 2), b = check_entity(L, 3);
+  s.links.push_back({a, b, lua_isnoneornil(L, 4) ? kNoSym : lua_sym(L, 4)});
+  return 0;
+}
+int l_linked(lua_State* L) {
+  lua_pushboolean(L, st(L).linked(check_entity(L, 2), check_entity(L, 3), lua_isnoneornil(L, 4) ? kNoSym : lua_sym(L, 4)));
+  return 1;
+}
+// ctx:adjacent(e, kind) -> the entities linked to e, in link order
+int l_adjacent(lua_State* L) {
+  const State& s = st(L);
+  const EntityId e = check_entity(L, 2);
+  const Sym kind = lua_isnoneornil(L, 3) ? kNoSym : lua_sym(L, 3);
+  lua_newtable(L);
+  int n = 0;
+  for (const Link& l : s.links) {
+    if (kind != kNoSym && l.kind != kind) continue;
+    if (l.a == e) lua_pushinteger(L, l.b), lua_rawseti(L, -2, ++n);
+    else if (l.b == e) lua_pushinteger(L, l.a), lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
+// ctx:activate(modifier_id, player, scope): switches a declared modifier on for a player.
+int l_activate(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const char* id = luaL_checkstring(L, 2);
+  const std::string_view want(id);
+  int found = -1;
+  for (std::size_t i = 0; i < I.content->modifiers.size(); ++i) {
+    const std::string& m = I.content->modifiers[i].id;
+    if (m == want || (m.size() > want.size() && m.compare(m.size() - want.size(), want.size(), want) == 0 && m[m.size() - want.size() - 1] == ':'))
+      found = static_cast<int>(i);
+  }
+  if (found < 0) return luaL_error(L, "unknown modifier '%s'", id);
+  s.modifiers.push_back({found, check_entity(L, 3), opt_scope(L, 4)});
+  return 0;
+}
+
+// ctx:record(ref) -> {id=, kind=, name=, <attributes>..., text fields}
+int l_record(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const char* ref = luaL_checkstring(L, 2);
+  const char* kind = luaL_optstring(L, 3, "");
+  const int r = I.content->find_record(ref, kind);
+  if (r < 0) {
+    lua_pushnil(L);
+    return 1;
+  }
+  const Record& rec = I.content->records[static_cast<std::size_t>(r)];
+  lua_newtable(L);
+  lua_pushstring(L, rec.id.c_str());
+  lua_setfield(L, -2, "id");
+  lua_pushstring(L, std::string(sym_name(rec.kind)).c_str());
+  lua_setfield(L, -2, "kind");
+  lua_pushstring(L, std::string(sym_name(rec.name)).c_str());
+  lua_setfield(L, -2, "type");
+  lua_pushstring(L, rec.changed_by.c_str());
+  lua_setfield(L, -2, "changed_by");
+  for (const auto& a : I.rules.attributes)
+    if (rec.has[static_cast<std::size_t>(a.slot)]) {
+      push_attr(L, a, rec.attr[static_cast<std::size_t>(a.slot)]);
+      lua_setfield(L, -2, a.name.c_str());
+    }
+  for (const auto& [k, v] : rec.text) lua_pushstring(L, v.c_str()), lua_setfield(L, -2, k.c_str());
+  return 1;
+}
+// ctx:records(kind) -> array of short names of the loaded records of that kind
+int l_records(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const Sym kind = lua_sym(L, 2);
+  lua_newtable(L);
+  int n = 0;
+  for (const Record& rec : I.content->records)
+    if (!rec.removed && rec.kind == kind) {
+      lua_pushstring(L, std::string(sym_name(rec.name)).c_str());
+      lua_rawseti(L, -2, ++n);
+    }
+  return 1;
+}
+
+// ctx:reject(path, message): a scenario value is wrong. Raises a content error with the line of
+// that key in the scenario file ("attacker.units.cruizer").
+int l_reject(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const std::string path = luaL_checkstring(L, 2);
+  const std::string msg = luaL_checkstring(L, 3);
+  int line = 0;
+  for (const auto& [p, l] : I.scenario_lines)
+    if (p == path) line = l;
+  for (std::string q = path; line == 0 && q.find('.') != std::string::npos;) {
+    q = q.substr(0, q.rfind('.'));
+    for (const auto& [p, l] : I.scenario_lines)
+      if (p == q) line = l;
+  }
+  const ContentError e(I.scenario_file, line, msg);
+  lua_pushfstring(L, "%cC%s", kFormatted, e.what());
+  return lua_error(L);
+}
+
+// ctx:set_policy(player, table) / ctx:policy(player) -> the player's policy settings
+int l_set_policy(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const EntityId p = check_entity(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, I.player_policy_ref);
+  lua_pushvalue(L, 3);
+  lua_rawseti(L, -2, p);
+  return 0;
+}
+int l_policy(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const EntityId p = check_entity(L, 2);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, I.player_policy_ref);
+  if (lua_rawgeti(L, -1, p) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  return 1;
+}
+int l_scenario(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (I.scenario_ref == LUA_NOREF) lua_pushnil(L);
+  else lua_rawgeti(L, LUA_REGISTRYINDEX, I.scenario_ref);
+  return 1;
+}
+int l_name(lua_State* L) {
+  const auto n = sym_name(st(L).at(check_entity(L, 2)).type);
+  lua_pushlstring(L, n.data(), n.size());
+  return 1;
+}
+
+}  // namespace
+
+void register_state_api(lua_State* L) {
+  static const luaL_Reg api[] = {
+      {"create", guarded<l_create>},     {"kind", guarded<l_kind>},           {"type", guarded<l_type>},
+      {"record_id", guarded<l_record_id>}, {"owner", guarded<l_owner>},       {"location", guarded<l_location>},
+      {"move", guarded<l_move>},         {"set_owner", guarded<l_set_owner>}, {"get", guarded<l_get>},
+      {"set", guarded<l_set>},           {"set_type", guarded<l_set_type>},   {"units", guarded<l_units>},
+      {"count", guarded<l_count>},       {"entities", guarded<l_entities>},   {"role", guarded<l_role>},
+      {"set_role", guarded<l_set_role>}, {"players", guarded<l_players>},     {"counter", guarded<l_counter>},
+      {"add_counter", guarded<l_add_counter>}, {"set_counter", guarded<l_set_counter>},
+      {"flag", guarded<l_flag>},         {"set_flag", guarded<l_set_flag>},   {"end_scope", guarded<l_end_scope>},
+      {"link", guarded<l_link>},         {"linked", guarded<l_linked>},       {"adjacent", guarded<l_adjacent>},
+      {"activate", guarded<l_activate>}, {"record", guarded<l_record>},       {"records", guarded<l_records>},
+      {"reject", l_reject},              {"set_policy", guarded<l_set_policy>}, {"policy", guarded<l_policy>},
+      {"scenario", guarded<l_scenario>}, {"name", guarded<l_name>},           {nullptr, nullptr}};
+  luaL_setfuncs(L, api, 0);
+}
+
+}  // namespace rb

@@ -1,0 +1,77 @@
+// script/engine: the public face of the Lua host. An Engine loads a ruleset's procedures,
+// setup and policies and every pack's scripts into one Lua state (each pack in its own sandboxed
+// environment), freezes the registrations, builds start states from scenarios and runs
+// procedures on states. One Engine per thread: it is not shared. The rest of the runtime and the
+// tools speak to Lua only through this header; no Lua type appears here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "content/content.hpp"
+#include "decide/decide.hpp"
+#include "dice/dice.hpp"
+#include "events/events.hpp"
+#include "state/state.hpp"
+#include "trace/trace.hpp"
+
+namespace rb {
+
+struct EngineOptions {
+  std::int64_t hook_budget = 50'000'000;        // Lua instructions one hook call may use
+  std::int64_t procedure_budget = 2'000'000'000;  // for a whole procedure run
+  std::size_t memory_limit = 512u << 20;        // bytes the Lua state may hold
+  bool interactive = false;                     // ask a person when no script or policy answers
+};
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  std::uint64_t run = 0;
+  Trace* trace = nullptr;                 // null: no trace
+  ScriptedAnswers* answers = nullptr;  // consumed in order (reset by the caller)
+  std::vector<DiceStream::Forced> forced;  // forced dice, consumed in order
+  bool strict_dice = false;               // error when the run rolls past the forced dice
+};
+
+struct RunResult {
+  int outcome = -1;  // index into the report's outcomes, -1 if the procedure set none
+  std::string outcome_name;
+  std::vector<std::pair<Sym, double>> metrics;
+  std::size_t forced_used = 0, forced_left = 0;
+  std::vector<ScriptedAnswer> unused_answers;
+  void clear() { outcome = -1, outcome_name.clear(), metrics.clear(); }
+  double metric(std::string_view name, double fallback = 0) const;
+};
+
+class Engine {
+ public:
+  explicit Engine(std::shared_ptr<const Content> content, EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  const Content& content() const;
+  const EventBus& bus() const;
+
+  // Builds `state` from a scenario (its TOML table; `file` names it in errors) by calling the
+  // ruleset's setup script. Throws ContentError or ScriptError.
+  void setup(const toml::table& scenario, const std::string& file, State& state);
+
+  // Runs a procedure on `state`, changing it. Throws ScriptError (with pack, file:line, hook
+  // and window) when a script fails.
+  void run(std::string_view procedure, State& state, const RunOptions& options, RunResult& result);
+
+  // The names of the players, indexed by entity id (empty for non-players), for reports.
+  std::string entity_name(const State& state, EntityId e) const;
+
+  struct Impl;  // script/lua_host.hpp, seen only by runtime/script/
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rb

@@ -1,0 +1,122 @@
+// script/lua_host: INTERNAL to runtime/script/. Do not include this header anywhere else: the
+// rest of the runtime speaks to Lua only through script/engine.hpp (DESIGN.md, "Only
+// runtime/script/ includes lua.h").
+//
+// Layout of the binding (after Luanti's cpp_api/lua_api split):
+//   engine.cpp    C++ calls Lua: loading, sandbox, the one call gate, setup and run
+//   api_state.cpp Lua calls C++: entities, attributes, roles, counters, links, modifiers
+//   api_dice.cpp  Lua calls C++: rolls, pools, hit assignment
+//   api_flow.cpp  Lua calls C++: windows and hooks, decisions, trace and results
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <lua.hpp>
+
+#include "base/error.hpp"
+#include "script/engine.hpp"
+
+namespace rb {
+
+struct Engine::Impl {
+  Impl(std::shared_ptr<const Content> c, EngineOptions o);
+  ~Impl();
+
+  std::shared_ptr<const Content> content;
+  const Ruleset& rules;
+  EngineOptions options;
+  lua_State* L = nullptr;
+  EventBus bus;
+
+  // Lua registry references
+  int ctx_ref = LUA_NOREF;        // the ctx userdata handed to every script
+  int symcache_ref = LUA_NOREF;   // string -> Sym
+  int policies_ref = LUA_NOREF;   // decision name -> default policy function
+  int setup_ref = LUA_NOREF;
+  int player_policy_ref = LUA_NOREF;  // player entity -> policy table (scenario settings)
+  int scenario_ref = LUA_NOREF;
+  std::vector<std::pair<std::string, int>> procedures;  // name -> run function
+  std::vector<int> env_refs;                            // one sandbox per pack, then the ruleset's
+
+  // memory and instruction budget
+  std::size_t memory = 0;
+  std::int64_t instructions = 0, instruction_limit = 0;
+
+  // registration while loading
+  bool loading = true;
+  int loading_env = -1;  // index into content->packs (or packs.size() for the ruleset)
+  int registration = 0;
+
+  // the run under way
+  State* state = nullptr;
+  DiceStream dice;
+  Trace* trace = nullptr;
+  RunResult* result = nullptr;
+  const RunOptions* run_options = nullptr;
+  std::string procedure_name;
+  std::deque<Pool> pools;
+  std::size_t pools_used = 0;
+  std::deque<std::vector<Firing>> firings;  // one list per nesting depth of open()
+  std::vector<int> window_by_sym;          // Sym -> window index (-1), a cache
+  int depth = 0;
+  // scenario line map for setup errors: "attacker.units.cruiser" -> line
+  std::vector<std::pair<std::string, int>> scenario_lines;
+  std::string scenario_file;
+
+  // cached symbols used by primitives
+  Sym s_unit, s_player;
+
+  // --- the call gate: the function and its arguments are on the stack. Throws ScriptError.
+  void call(int nargs, int nresults, const std::string& what, std::int64_t budget);
+
+  // helpers shared by the api files
+  bool tracing() const { return trace && trace->enabled; }
+  std::string name_of(EntityId e) const;  // player name or unit type, for the trace
+  Pool& new_pool();
+  int window_index(lua_State* L, int idx);
+  int attr_slot(lua_State* L, int idx);
+  const DieType& die_type(int i) const { return rules.dice[static_cast<std::size_t>(i)]; }
+  void open_windows(const int* windows, int n, int args_index);
+  std::string decide(EntityId player, const std::string& decision, int options_index, std::string& reason);
+  void destroy(EntityId e, int window);
+  void push_ctx();
+};
+
+// The Impl of the Lua state (stored in its extra space).
+Engine::Impl& impl(lua_State* L);
+
+// Interned symbol of the string at idx (cached in a Lua table: no lock after the first time).
+Sym lua_sym(lua_State* L, int idx);
+
+// Registration of the api tables (methods of ctx and of pools).
+void register_state_api(lua_State* L);
+void register_dice_api(lua_State* L);
+void register_flow_api(lua_State* L);
+
+// Wraps an api function so that a C++ exception becomes a Lua error with its message.
+// Marks an error message as already formatted (by an inner call gate, or as a content error):
+// "\x01S<message>" is a script error, "\x01C<message>" a content error. The gate passes it on.
+inline constexpr char kFormatted = '\x01';
+
+template <lua_CFunction F>
+int guarded(lua_State* L) {
+  try {
+    return F(L);
+  } catch (const ContentError& e) {
+    lua_pushfstring(L, "%cC%s", kFormatted, e.what());
+  } catch (const ScriptError& e) {
+    lua_pushfstring(L, "%cS%s", kFormatted, e.what());
+  } catch (const std::exception& e) {
+    lua_pushstring(L, e.what());
+  }
+  return lua_error(L);
+}
+
+// Checked argument helpers.
+EntityId check_entity(lua_State* L, int idx);
+EntityId opt_entity(lua_State* L, int idx);  // nil -> kNoEntity
+Pool& check_pool(lua_State* L, int idx);
+
+}  // namespace rb

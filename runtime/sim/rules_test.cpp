@@ -1,0 +1,240 @@
+#include "sim/rules_test.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "base/error.hpp"
+#include "content/toml_read.hpp"
+
+namespace rb {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+std::string node_text(const toml::node& n) {
+  if (n.is_string()) return std::string(n.as_string()->get());
+  if (n.is_integer()) return std::to_string(n.as_integer()->get());
+  if (n.is_boolean()) return n.as_boolean()->get() ? "yes" : "no";
+  if (n.is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& e : *n.as_array()) parts.push_back(node_text(e));
+    return join(parts, ",");
+  }
+  return "?";
+}
+
+const std::vector<std::string> kTestKeys{"name", "rule", "scenario", "dice", "seed", "answer", "expect", "strict_dice", "packs"};
+
+RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::table* shared_scenario,
+                        const SessionOptions& options) {
+  RulesTestResult r;
+  r.file = f.path();
+  f.expect_keys(t, kTestKeys, "a rules test");
+  const std::string rule = f.string(t, "rule").value_or("");
+  r.name = f.string(t, "name").value_or(rule.empty() ? fs::path(f.path()).stem().string() : rule);
+  if (!rule.empty() && r.name.rfind(rule, 0) != 0) r.name = rule + ": " + r.name;
+
+  // the scenario
+  const fs::path dir = fs::path(f.path()).parent_path();
+  Scenario scenario;
+  if (const toml::node* s = t.get("scenario"); s && s->is_string()) {
+    scenario = read_scenario(dir / std::string(s->as_string()->get()));
+  } else if (s && s->is_table()) {
+    scenario = scenario_from_table(*s->as_table(), f.path(), dir);
+  } else if (shared_scenario) {
+    scenario = scenario_from_table(*shared_scenario, f.path(), dir);
+  } else {
+    f.fail(t, "a rules test needs a scenario: a [scenario] table or scenario = \"file.toml\"");
+  }
+  SessionOptions so = options;
+  for (const auto& p : f.strings(t, "packs")) so.extra_packs.push_back(p);
+
+  // forced dice and scripted answers
+  RunOptions run;
+  run.seed = static_cast<std::uint64_t>(f.integer(t, "seed").value_or(1));
+  if (const toml::array* dice = f.array(t, "dice")) {
+    for (const toml::node& d : *dice) {
+      DiceStream::Forced forced;
+      if (d.is_integer()) forced.value = static_cast<std::int32_t>(d.as_integer()->get());
+      else if (d.is_string()) forced.face = sym(std::string_view(d.as_string()->get()));
+      else f.fail(d, "forced dice are numbers (numeric dice) or face names (faced dice)");
+      run.forced.push_back(forced);
+    }
+    run.strict_dice = f.boolean(t, "strict_dice").value_or(true);
+  }
+  ScriptedAnswers answers;
+  if (const toml::node* a = t.get("answer")) {
+    if (!a->is_array()) f.fail(*a, "'answer' must be an array of tables ([[answer]])");
+    for (const toml::node& e : *a->as_array()) {
+      if (!e.is_table()) f.fail(e, "each [[answer]] must be a table");
+      const toml::table& at = *e.as_table();
+      f.expect_keys(at, {"player", "decision", "answer"}, "[[answer]]");
+      const toml::node* value = at.get("answer");
+      if (!value) f.fail(at, "[[answer]] needs 'answer'");
+      answers.add({f.string(at, "player", true).value(), f.string(at, "decision", true).value(), node_text(*value)});
+    }
+  }
+  run.answers = &answers;
+
+  const toml::table* expect = f.table(t, "expect");
+  if (!expect) f.fail(t, "a rules test needs an [expect] table: a test that expects nothing cannot fail");
+  f.expect_keys(*expect, {"outcome", "survivors", "metrics", "trace", "not_trace", "error"}, "[expect]");
+  const auto want_error = f.string(*expect, "error");
+
+  Trace trace;
+  trace.enabled = true;
+  run.trace = &trace;
+  RunResult result;
+  State state;
+  std::string error;
+  std::unique_ptr<Table> table;
+  try {
+    Session session = open_session(std::move(scenario), so);
+    table = std::make_unique<Table>(session);
+    state = table->start;
+    table->engine.run(session.procedure, state, run, result);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  std::ostringstream narrative;
+  trace.print_narrative(narrative);
+  r.trace = narrative.str();
+
+  auto problem = [&](std::string p) { r.problems.push_back(std::move(p)); };
+  if (want_error) {
+    if (error.empty()) problem("expected an error containing '" + *want_error + "', but the run ended normally");
+    else if (error.find(*want_error) == std::string::npos)
+      problem("expected an error containing '" + *want_error + "'\n      actual error: " + error);
+  } else if (!error.empty()) {
+    problem("error: " + error);
+  }
+  if (error.empty() && table) {
+    if (auto outcome = f.string(*expect, "outcome"); outcome && *outcome != result.outcome_name)
+      problem("outcome: expected " + *outcome + ", actual " + (result.outcome_name.empty() ? "(none)" : result.outcome_name));
+    if (const toml::table* metrics = f.table(*expect, "metrics"))
+      for (auto&& [k, v] : *metrics) {
+        if (!v.is_integer() && !v.is_floating_point()) f.fail(v, "expected metrics are numbers");
+        const double want = v.is_integer() ? static_cast<double>(v.as_integer()->get()) : v.as_floating_point()->get();
+        const double got = result.metric(k.str(), -1e300);
+        if (got != want)
+          problem("metric " + std::string(k.str()) + ": expected " + node_text(v) + ", actual " +
+                  (got == -1e300 ? std::string("(not set)") : std::to_string(got)));
+      }
+    if (const toml::table* surv = f.table(*expect, "survivors"))
+      for (auto&& [side, types] : *surv) {
+        if (!types.is_table()) f.fail(types, "survivors." + std::string(side.str()) + " must be a table of unit counts");
+        const EntityId player = state.role(sym(side.str()));
+        if (player == kNoEntity) {
+          problem("survivors: no player with role '" + std::string(side.str()) + "'");
+          continue;
+        }
+        std::map<std::string, long long> actual;
+        for (const Entity& e : table->start.entities)  // every type the side started with counts, 0 or more
+          if (e.owner == player && e.kind == sym("unit")) actual[std::string(sym_name(e.type))] = 0;
+        for (const Entity& e : state.entities)
+          if (e.owner == player && e.kind == sym("unit") && e.location != kReinforcements) ++actual[std::string(sym_name(e.type))];
+        std::map<std::string, long long> wanted;
+        for (auto&& [type, n] : *types.as_table()) {
+          if (!n.is_integer()) f.fail(n, "survivor counts are integers");
+          wanted[std::string(type.str())] = n.as_integer()->get();
+        }
+        for (const auto& [type, n] : actual)
+          if (!wanted.count(type)) wanted[type] = 0;
+        for (const auto& [type, n] : wanted)
+          if (actual[type] != n)
+            problem("survivors " + std::string(side.str()) + " " + type + ": expected " + std::to_string(n) + ", actual " + std::to_string(actual[type]));
+      }
+  }
+  // trace expectations: in order as a subsequence; not_trace: never
+  const auto want_trace = f.strings(*expect, "trace");
+  std::size_t at = 0;
+  for (const auto& ev : trace.events)
+    if (at < want_trace.size() && Trace::matches(ev.key, want_trace[at])) ++at;
+  if (at < want_trace.size()) {
+    const bool anywhere = std::any_of(trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return Trace::matches(e.key, want_trace[at]); });
+    problem("trace: expected '" + want_trace[at] + "'" + (at ? " after '" + want_trace[at - 1] + "'" : "") +
+            (anywhere ? " (it appears, but earlier)" : " (it never appears)"));
+  }
+  for (const auto& no : f.strings(*expect, "not_trace"))
+    for (const auto& ev : trace.events)
+      if (Trace::matches(ev.key, no)) {
+        problem("trace: '" + ev.key + "' appears, but the test says it must not");
+        break;
+      }
+  if (error.empty() || want_error) {
+    if (result.forced_left > 0) problem("dice: " + std::to_string(result.forced_left) + " forced result(s) were never rolled");
+    for (const auto& a : answers.unused())
+      problem("answer never asked for: " + a.player + " " + a.decision + " = " + a.answer);
+  }
+  r.passed = r.problems.empty();
+  return r;
+}
+
+bool looks_like_test(const fs::path& p) {
+  try {
+    TomlFile f(p.string());
+    return f.root().contains("expect") || f.root().contains("test");
+  } catch (const ContentError&) {
+    return true;  // a broken test file is reported by running it
+  }
+}
+
+}  // namespace
+
+std::vector<RulesTestResult> run_rules_test_file(const fs::path& file, const SessionOptions& options) {
+  std::vector<RulesTestResult> out;
+  try {
+    TomlFile f(file.string());
+    if (const toml::node* tests = f.root().get("test")) {
+      f.expect_keys(f.root(), {"test", "scenario", "name", "rule"}, "a file of [[test]] entries");
+      const toml::table* shared = f.table(f.root(), "scenario");
+      if (!tests->is_array()) f.fail(*tests, "'test' must be an array of tables ([[test]])");
+      for (const toml::node& t : *tests->as_array()) {
+        if (!t.is_table()) f.fail(t, "each [[test]] must be a table");
+        out.push_back(run_one(f, *t.as_table(), shared, options));
+      }
+    } else {
+      out.push_back(run_one(f, f.root(), nullptr, options));
+    }
+  } catch (const Error& e) {
+    RulesTestResult r;
+    r.file = file.string();
+    r.name = file.stem().string();
+    r.problems.push_back(std::string("cannot run: ") + e.what());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths, const SessionOptions& options) {
+  std::vector<fs::path> roots = paths;
+  if (roots.empty()) {
+    LoadRequest req;
+    req.root = options.root;
+    req.search = options.search;
+    for (const auto& [id, dir] : discover_packs(req))
+      if (fs::is_directory(dir / "tests")) roots.push_back(dir / "tests");
+  }
+  std::vector<fs::path> files;
+  for (const fs::path& p : roots) {
+    if (fs::is_regular_file(p)) {
+      files.push_back(p);
+    } else if (fs::is_directory(p)) {
+      std::vector<fs::path> found;
+      for (const auto& e : fs::recursive_directory_iterator(p))
+        if (e.is_regular_file() && e.path().extension() == ".toml" && looks_like_test(e.path())) found.push_back(e.path());
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      throw UsageError("no test file or folder " + p.string());
+    }
+  }
+  return files;
+}
+
+}  // namespace rb

@@ -1,0 +1,58 @@
+// sim/scenario: a scenario file (a ruleset, a procedure, packs, and the game-specific settings
+// that the ruleset's setup script reads) and a Session: the content it needs, loaded once and
+// shared by every thread, each of which builds its own Engine and start state from it.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "content/content.hpp"
+#include "script/engine.hpp"
+
+namespace rb {
+
+struct Scenario {
+  std::string file;       // for messages
+  fs::path dir;           // packs named by path are relative to it
+  toml::table table;      // the whole scenario, handed to the ruleset's setup
+  std::string ruleset;
+  std::string procedure;  // "" : the ruleset's first procedure
+  std::vector<std::string> packs;
+};
+
+// Reads a scenario file; throws ContentError.
+Scenario read_scenario(const fs::path& file);
+// A scenario from a TOML table (inline in a rules test).
+Scenario scenario_from_table(const toml::table& t, const std::string& file, const fs::path& dir);
+
+struct SessionOptions {
+  fs::path root;                   // the repository (scripts/, content/)
+  std::vector<fs::path> search;    // more pack folders
+  std::vector<std::string> extra_packs;  // packs added on the command line
+  std::vector<std::string> without_packs;  // packs removed (compare)
+  bool all_packs = false;          // load every pack of the ruleset (bench)
+};
+
+struct Session {
+  Scenario scenario;
+  std::shared_ptr<const Content> content;
+  std::string procedure;
+};
+
+Session open_session(Scenario scenario, const SessionOptions& options);
+
+// An Engine with the session's start state built.
+struct Table {
+  explicit Table(const Session& s, EngineOptions o = {});
+  Engine engine;
+  State start;
+};
+
+// The repository root: $RULEBENCH_ROOT, else the source folder this binary was built from.
+fs::path default_root();
+
+}  // namespace rb

@@ -1,0 +1,268 @@
+#include "sim/simulate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+
+namespace rb {
+
+void Tally::merge(const Tally& o) {
+  runs += o.runs;
+  if (outcomes.size() < o.outcomes.size()) outcomes.resize(o.outcomes.size());
+  for (std::size_t i = 0; i < o.outcomes.size(); ++i) outcomes[i] += o.outcomes[i];
+  for (const auto& [m, h] : o.metrics)
+    for (const auto& [v, n] : h) metrics[m][v] += n;
+  for (const auto& [side, types] : o.survivors)
+    for (const auto& [type, counts] : types) {
+      auto& mine = survivors[side][type];
+      if (mine.size() < counts.size()) mine.resize(counts.size());
+      for (std::size_t k = 0; k < counts.size(); ++k) mine[k] += counts[k];
+    }
+}
+
+Interval wilson(std::uint64_t k, std::uint64_t n) {
+  if (n == 0) return {0, 1};
+  const double z = 1.959963984540054, p = static_cast<double>(k) / static_cast<double>(n), nn = static_cast<double>(n);
+  const double denom = 1 + z * z / nn;
+  const double centre = (p + z * z / (2 * nn)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+Simulation::Simulation(const Session& session) : session_(session) {
+  const auto& reports = session.content->ruleset.reports;
+  if (auto it = reports.find(session.procedure); it != reports.end()) report_ = it->second;
+}
+
+void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first, std::uint64_t last, Tally& out) const {
+  State work;
+  RunResult result;
+  RunOptions options;
+  options.seed = seed;
+  // which units are counted as survivors: the report's kind, owned by each side, starting at the location role
+  struct Counted {
+    std::string side, type;
+    std::vector<EntityId> units;
+  };
+  std::vector<Counted> counted;
+  if (!report_.survivors.empty()) {
+    const State& s = table.start;
+    const Sym kind = sym(report_.survivor_kind);
+    const EntityId where = report_.survivor_location.empty() ? kNoEntity : s.role(sym(report_.survivor_location));
+    for (const std::string& side : report_.sides) {
+      const EntityId player = s.role(sym(side));
+      for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+        const Entity& u = s.at(e);
+        if (u.kind != kind || u.owner != player || player == kNoEntity) continue;
+        if (where != kNoEntity && u.location != where) continue;
+        const std::string type(sym_name(u.type));
+        auto it = std::find_if(counted.begin(), counted.end(), [&](const Counted& c) { return c.side == side && c.type == type; });
+        if (it == counted.end()) counted.push_back({side, type, {}}), it = counted.end() - 1;
+        it->units.push_back(e);
+      }
+    }
+  }
+  std::vector<std::vector<std::uint64_t>*> survivor_slots;
+  for (const auto& c : counted) {
+    auto& v = out.survivors[c.side][c.type];
+    if (v.size() < c.units.size() + 1) v.resize(c.units.size() + 1);
+    survivor_slots.push_back(&v);
+  }
+  out.outcomes.resize(std::max(out.outcomes.size(), report_.outcomes.size()));
+  for (std::uint64_t i = first; i < last; ++i) {
+    work = table.start;
+    options.run = i;
+    table.engine.run(session_.procedure, work, options, result);
+    ++out.runs;
+    if (result.outcome >= 0) ++out.outcomes[static_cast<std::size_t>(result.outcome)];
+    for (const auto& [m, v] : result.metrics) ++out.metrics[std::string(sym_name(m))][std::llround(v)];
+    for (std::size_t c = 0; c < counted.size(); ++c) {
+      std::size_t alive = 0;
+      for (EntityId e : counted[c].units) alive += work.at(e).location != kReinforcements ? 1 : 0;
+      ++(*survivor_slots[c])[alive];
+    }
+  }
+}
+
+Tally Simulation::run(const SimOptions& o) const {
+  const int threads = std::max(1, o.threads);
+  std::vector<std::unique_ptr<Table>> tables;
+  for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<Table>(session_));
+  Tally total;
+  std::uint64_t planned = o.precision > 0 ? std::min<std::uint64_t>(o.max_runs, 20000) : o.runs;
+  std::uint64_t done = 0;
+  constexpr std::uint64_t kChunk = 2048;
+  for (;;) {
+    // runs [done, planned) in chunks taken by the threads in turn
+    std::atomic<std::uint64_t> next{done};
+    std::vector<Tally> parts(static_cast<std::size_t>(threads));
+    std::vector<std::string> errors(static_cast<std::size_t>(threads));
+    auto work = [&](int t) {
+      try {
+        for (;;) {
+          const std::uint64_t first = next.fetch_add(kChunk);
+          if (first >= planned) break;
+          run_range(*tables[static_cast<std::size_t>(t)], o.seed, first, std::min(planned, first + kChunk), parts[static_cast<std::size_t>(t)]);
+        }
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(t)] = e.what();
+        next = planned;
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    if (o.progress) {
+      std::thread main_worker(work, 0);
+      while (next.load() < planned) {
+        o.progress(std::min(next.load(), planned), planned);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      main_worker.join();
+    } else {
+      work(0);
+    }
+    for (auto& th : pool) th.join();
+    for (const auto& e : errors)
+      if (!e.empty()) throw ScriptError(e);
+    for (const auto& p : parts) total.merge(p);
+    done = planned;
+    if (o.progress) o.progress(done, planned);
+    if (o.precision <= 0 || widest(total) < o.precision || planned >= o.max_runs) break;
+    planned = std::min(o.max_runs, planned * 2);
+  }
+  return total;
+}
+
+namespace {
+
+struct Moments {
+  double mean = 0, sd = 0;
+};
+Moments moments(const std::map<long long, std::uint64_t>& h, std::uint64_t runs) {
+  Moments m;
+  if (runs == 0) return m;
+  long double s = 0, s2 = 0;
+  for (const auto& [v, n] : h) s += static_cast<long double>(v) * n, s2 += static_cast<long double>(v) * v * n;
+  const long double mean = s / runs;
+  m.mean = static_cast<double>(mean);
+  m.sd = static_cast<double>(std::sqrt(std::max<long double>(0, s2 / runs - mean * mean)));
+  return m;
+}
+
+}  // namespace
+
+nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
+  using nlohmann::json;
+  json j = json::object();
+  j["runs"] = t.runs;
+  j["seed"] = seed;
+  json ci = json::object();
+  for (std::size_t i = 0; i < report_.outcomes.size(); ++i) {
+    const std::uint64_t k = i < t.outcomes.size() ? t.outcomes[i] : 0;
+    j[report_.outcomes[i]] = t.runs ? static_cast<double>(k) / static_cast<double>(t.runs) : 0.0;
+    const Interval w = wilson(k, t.runs);
+    ci[report_.outcomes[i]] = {w.lo, w.hi};
+  }
+  static const std::map<long long, std::uint64_t> empty;
+  auto hist = [&](const std::string& m) -> const std::map<long long, std::uint64_t>& {
+    auto it = t.metrics.find(m);
+    return it == t.metrics.end() ? empty : it->second;
+  };
+  for (const auto& [key, metric] : report_.distributions) {
+    const auto& h = hist(metric);
+    const long long top = h.empty() ? 0 : std::max(0LL, h.rbegin()->first);
+    json arr = json::array();
+    for (long long v = 0; v <= top; ++v) {
+      auto it = h.find(v);
+      arr.push_back(it == h.end() || !t.runs ? 0.0 : static_cast<double>(it->second) / static_cast<double>(t.runs));
+    }
+    j[key] = arr;
+  }
+  for (const auto& [key, metric] : report_.probabilities) {
+    const auto& h = hist(metric);
+    std::uint64_t k = 0;
+    for (const auto& [v, n] : h) k += v != 0 ? n : 0;
+    j[key] = t.runs ? static_cast<double>(k) / static_cast<double>(t.runs) : 0.0;
+    const Interval w = wilson(k, t.runs);
+    ci[key] = {w.lo, w.hi};
+  }
+  for (const auto& [key, metric] : report_.means) {
+    const Moments m = moments(hist(metric), t.runs);
+    j[key] = m.mean;
+    if (std::find(report_.ci95.begin(), report_.ci95.end(), key) != report_.ci95.end()) {
+      const double half = t.runs ? 1.959963984540054 * m.sd / std::sqrt(static_cast<double>(t.runs)) : 0;
+      ci[key] = {m.mean - half, m.mean + half};
+    }
+  }
+  j["ci95"] = ci;
+  if (!report_.survivors.empty()) {
+    json s = json::object();
+    for (const auto& side : report_.sides) s[side] = json::object();
+    for (const auto& [side, types] : t.survivors)
+      for (const auto& [type, counts] : types) {
+        json arr = json::array();
+        for (auto n : counts) arr.push_back(t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0);
+        s[side][type] = arr;
+      }
+    j[report_.survivors] = s;
+  }
+  return j;
+}
+
+double Simulation::widest(const Tally& t) const {
+  const nlohmann::json j = report(t, 0);
+  double w = 0;
+  for (const auto& [k, v] : j["ci95"].items()) w = std::max(w, (v[1].get<double>() - v[0].get<double>()) / 2);
+  return w;
+}
+
+std::string format_report(const nlohmann::json& j, const ReportDef& def) {
+  std::ostringstream out;
+  out << fmt::format("{} runs, seed {}\n", j["runs"].get<std::uint64_t>(), j["seed"].get<std::uint64_t>());
+  auto pct = [](double p) { return fmt::format("{:6.2f}%", 100 * p); };
+  auto bar = [](double p, int width) {
+    const int n = static_cast<int>(std::lround(p * width));
+    std::string b;
+    for (int i = 0; i < n; ++i) b += "\u2588";
+    return b + std::string(static_cast<std::size_t>(width - n), ' ');
+  };
+  for (const auto& o : def.outcomes) {
+    const double p = j[o].get<double>();
+    const auto& ci = j["ci95"][o];
+    out << fmt::format("  {:<14} {}  [{} .. {}]  {}\n", o, pct(p), pct(ci[0].get<double>()), pct(ci[1].get<double>()), bar(p, 30));
+  }
+  for (const auto& [key, metric] : def.probabilities) {
+    const auto& ci = j["ci95"][key];
+    out << fmt::format("  {:<14} {}  [{} .. {}]\n", key, pct(j[key].get<double>()), pct(ci[0].get<double>()), pct(ci[1].get<double>()));
+  }
+  for (const auto& [key, metric] : def.means) {
+    out << fmt::format("  {:<14} {:.4f}", key, j[key].get<double>());
+    if (j["ci95"].contains(key)) out << fmt::format("  [{:.4f} .. {:.4f}]", j["ci95"][key][0].get<double>(), j["ci95"][key][1].get<double>());
+    out << '\n';
+  }
+  for (const auto& [key, metric] : def.distributions) {
+    out << "  " << key << ":\n";
+    const auto& arr = j[key];
+    for (std::size_t k = 0; k < arr.size(); ++k)
+      out << fmt::format("    {:>3}  {}  {}\n", k, pct(arr[k].get<double>()), bar(arr[k].get<double>(), 30));
+  }
+  if (!def.survivors.empty() && j.contains(def.survivors)) {
+    out << "  " << def.survivors << " (probability of ending with k units):\n";
+    for (const auto& [side, types] : j[def.survivors].items())
+      for (const auto& [type, arr] : types.items()) {
+        out << fmt::format("    {} {}:\n", side, type);
+        for (std::size_t k = 0; k < arr.size(); ++k)
+          out << fmt::format("      {:>2}  {}  {}\n", k, pct(arr[k].get<double>()), bar(arr[k].get<double>(), 24));
+      }
+  }
+  return out.str();
+}
+
+}  // namespace rb

@@ -1,0 +1,65 @@
+// sim/simulate: Monte Carlo over a session. Run i draws from the dice stream (seed, i), so the
+// result does not depend on how runs are spread over threads; every tally is an integer (counts
+// and histograms), so merging is exact and the output is byte-identical whatever --threads is.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario.hpp"
+
+namespace rb {
+
+struct SimOptions {
+  std::uint64_t runs = 100000;
+  double precision = 0;  // > 0: run until every 95% half-width is below it
+  std::uint64_t max_runs = 100'000'000;
+  std::uint64_t seed = 1;
+  int threads = 1;
+  // Called from the coordinating thread with (runs done, runs planned) a few times a second.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+// Integer tallies of many runs.
+struct Tally {
+  std::uint64_t runs = 0;
+  std::vector<std::uint64_t> outcomes;                       // by report outcome
+  std::map<std::string, std::map<long long, std::uint64_t>> metrics;  // metric -> value -> runs
+  // side -> unit type -> number surviving -> runs
+  std::map<std::string, std::map<std::string, std::vector<std::uint64_t>>> survivors;
+  void merge(const Tally& o);
+};
+
+struct Interval {
+  double lo, hi;
+};
+// Wilson score interval for k successes in n trials, 95%.
+Interval wilson(std::uint64_t k, std::uint64_t n);
+
+class Simulation {
+ public:
+  explicit Simulation(const Session& session);
+  Tally run(const SimOptions& options) const;
+  // The report of a tally: the JSON object of the ruleset's report definition.
+  nlohmann::json report(const Tally& t, std::uint64_t seed) const;
+  // The largest 95% half-width among the reported probabilities and means.
+  double widest(const Tally& t) const;
+  const Session& session() const { return session_; }
+  const ReportDef& report_def() const { return report_; }
+
+ private:
+  void run_range(Table& table, std::uint64_t seed, std::uint64_t first, std::uint64_t last, Tally& out) const;
+  const Session& session_;
+  ReportDef report_;
+};
+
+// A readable summary: probabilities with intervals, means, survivor bar charts.
+std::string format_report(const nlohmann::json& report, const ReportDef& def);
+
+}  // namespace rb

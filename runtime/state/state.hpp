@@ -1,0 +1,100 @@
+// state/state: the game state as a value. Players, units, systems, planets, cards and tokens are
+// all entities: a kind, a type (the record it was made from), an owner, a location and typed
+// attributes, stored in flat arrays. Counters and flags hang on entities with a scope ("round",
+// "combat", ...) and are cleared when the runtime ends that scope. Copy assignment reuses the
+// destination's storage, so a simulation resets a run with `work = start` and no allocation.
+// Entity ids are indexes and stay valid for a whole run: a destroyed unit is moved to its
+// owner's reinforcements, never erased.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/symbols.hpp"
+
+namespace rb {
+
+using EntityId = std::int32_t;
+inline constexpr EntityId kNoEntity = -1;
+// The location of a unit that is off the board, in its owner's reinforcements.
+inline constexpr EntityId kReinforcements = -2;
+
+inline constexpr int kMaxAttributes = 32;
+
+struct Entity {
+  Sym kind = kNoSym;         // "player", "unit", "system", "technology", ... (ruleset kinds)
+  Sym type = kNoSym;         // short name of the record it was made from ("cruiser")
+  std::int32_t record = -1;  // index of that record in the loaded content, -1 for none
+  EntityId owner = kNoEntity;
+  EntityId location = kNoEntity;
+  std::array<std::int32_t, kMaxAttributes> attr{};  // slots declared by the ruleset
+};
+
+struct Counter {
+  EntityId target;
+  Sym key;
+  Sym scope;  // cleared when this scope ends; kNoSym lasts the whole game
+  std::int32_t value;
+};
+
+// A link between two entities: adjacency of systems, wormholes, ...
+struct Link {
+  EntityId a;
+  EntityId b;
+  Sym kind;
+};
+
+// A declared modifier (content/ModifierDef) switched on by an effect for a player until the
+// end of a scope.
+struct ActiveModifier {
+  std::int32_t modifier;
+  EntityId player;
+  Sym scope;
+};
+
+class State {
+ public:
+  std::vector<Entity> entities;
+  std::vector<Counter> counters;
+  std::vector<Link> links;
+  std::vector<ActiveModifier> modifiers;
+  std::vector<std::pair<Sym, EntityId>> roles;  // "attacker" -> a player, "active_system" -> ...
+  std::vector<EntityId> turn_order;             // players in turn order
+
+  EntityId add(const Entity& e) {
+    entities.push_back(e);
+    return static_cast<EntityId>(entities.size() - 1);
+  }
+  bool valid(EntityId e) const { return e >= 0 && e < static_cast<EntityId>(entities.size()); }
+  Entity& at(EntityId e) { return entities[static_cast<std::size_t>(e)]; }
+  const Entity& at(EntityId e) const { return entities[static_cast<std::size_t>(e)]; }
+
+  EntityId role(Sym name) const {
+    for (const auto& [r, e] : roles)
+      if (r == name) return e;
+    return kNoEntity;
+  }
+  void set_role(Sym name, EntityId e);
+
+  std::int32_t counter(EntityId target, Sym key) const {
+    for (const auto& c : counters)
+      if (c.target == target && c.key == key) return c.value;
+    return 0;
+  }
+  // Adds `delta` to a counter, creating it with `scope` if it does not exist.
+  void add_counter(EntityId target, Sym key, std::int32_t delta, Sym scope);
+  void set_counter(EntityId target, Sym key, std::int32_t value, Sym scope);
+
+  // Ends a scope: its counters and modifiers are cleared.
+  void end_scope(Sym scope);
+
+  // Whether two entities are linked (in either direction), optionally by a kind of link.
+  bool linked(EntityId a, EntityId b, Sym kind = kNoSym) const;
+
+  // The player rank used to order hooks: the active player first, then in turn order.
+  int turn_rank(EntityId player, EntityId active) const;
+};
+
+}  // namespace rb

@@ -1,0 +1,31 @@
+# Shared by tools/run and tools/test: install what the build needs, then configure and build.
+# Sourced, not run. Works on a fresh Debian 12 machine as root (or with sudo).
+
+RB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RB_BUILD=${RB_BUILD:-$RB_ROOT/build}
+RB_PACKAGES=(cmake g++ ninja-build pkg-config liblua5.4-dev libtomlplusplus-dev catch2
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev)
+
+rb_log() { printf '[rulebench] %s\n' "$*" >&2; }
+
+rb_ensure_packages() {
+  local missing=() p
+  for p in "${RB_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  rb_log "installing missing packages: ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq >&2
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+rb_build() {
+  if [ ! -f "$RB_BUILD/CMakeCache.txt" ]; then
+    rb_log "configuring in $RB_BUILD"
+    cmake -S "$RB_ROOT" -B "$RB_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+  fi
+  cmake --build "$RB_BUILD" --parallel "$(nproc)" >&2
+}

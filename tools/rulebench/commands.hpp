@@ -1,0 +1,35 @@
+// The rulebench subcommands. Each returns the process exit code: 0 ok, 1 a check or test
+// failed, 2 a usage or content error (main turns exceptions into 2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/scenario.hpp"
+
+namespace rb::cli {
+
+struct Common {
+  std::string root;
+  std::vector<std::string> pack_dirs;  // --packs DIR: more folders holding packs
+  SessionOptions session() const;
+};
+
+int check(const Common& c, const std::vector<std::string>& packs);
+int list(const Common& c, const std::string& what, const std::string& ruleset);
+int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool json, const std::vector<std::string>& with);
+
+struct SimulateArgs {
+  std::string scenario;
+  std::uint64_t runs = 100000;
+  double precision = 0;
+  std::uint64_t seed = 1;
+  int threads = 0;  // 0: every core
+  bool json = false;
+  std::vector<std::string> with;  // extra packs
+};
+int simulate(const Common& c, const SimulateArgs& a);
+int test(const Common& c, const std::vector<std::string>& paths, bool verbose);
+
+}  // namespace rb::cli

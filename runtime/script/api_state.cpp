@@ -197,6 +197,21 @@ int l_set_type(lua_State* L) {
   return 0;
 }
 
+// ctx:upgrade(e, record): the entity takes the attributes of another record of its kind (a unit
+// upgrade technology) but keeps its type name, so "cruiser" still names a Cruiser II.
+int l_upgrade(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  Entity& e = st(L).at(check_entity(L, 2));
+  const char* type = luaL_checkstring(L, 3);
+  const int r = I.content->find_record(type, sym_name(e.kind));
+  if (r < 0) return luaL_error(L, "unknown %s '%s'", std::string(sym_name(e.kind)).c_str(), type);
+  const Record& rec = I.content->records[static_cast<std::size_t>(r)];
+  for (std::size_t i = 0; i < static_cast<std::size_t>(kMaxAttributes); ++i)
+    if (rec.has[i]) e.attr[i] = rec.attr[i];
+  e.record = r;
+  return 0;
+}
+
 // Filter used by units/count: owner (nil: any), location (nil: anywhere on the board,
 // "reinforcements": off it), optional attribute that must be set, optional kind (default unit).
 struct Filter {
@@ -467,7 +482,7 @@ void register_state_api(lua_State* L) {
       {"create", guarded<l_create>},     {"kind", guarded<l_kind>},           {"type", guarded<l_type>},
       {"record_id", guarded<l_record_id>}, {"owner", guarded<l_owner>},       {"location", guarded<l_location>},
       {"move", guarded<l_move>},         {"set_owner", guarded<l_set_owner>}, {"get", guarded<l_get>},
-      {"set", guarded<l_set>},           {"set_type", guarded<l_set_type>},   {"units", guarded<l_units>},
+      {"set", guarded<l_set>},           {"set_type", guarded<l_set_type>}, {"upgrade", guarded<l_upgrade>},   {"units", guarded<l_units>},
       {"count", guarded<l_count>},       {"entities", guarded<l_entities>},   {"role", guarded<l_role>},
       {"set_role", guarded<l_set_role>}, {"players", guarded<l_players>},     {"counter", guarded<l_counter>},
       {"add_counter", guarded<l_add_counter>}, {"set_counter", guarded<l_set_counter>},

@@ -1,0 +1,185 @@
+-- Builds a TI4 space combat state from a scenario file (see content/ti4-base/scenarios/).
+-- Every key is checked: an unknown one is rejected with its line in the scenario.
+
+local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dreadnought", "flagship", "war_sun" }
+local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
+
+local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
+  faction = true, tokens = true, policy = true }
+local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
+  retreat_ground_forces = true, transport_order = true, use = true }
+local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
+  fleet = "fleet_tokens", strategy = "strategy_tokens" }
+local TOP_KEYS = { ruleset = true, procedure = true, packs = true, attacker = true, defender = true,
+  system = true, description = true, name = true }
+local SYSTEM_KEYS = { id = true, anomaly = true, planets = true, adjacent = true, command_tokens = true }
+local PLANET_KEYS = { name = true, owner = true, units = true }
+local ANOMALIES = { asteroid_field = true, nebula = true, supernova = true, gravity_rift = true }
+
+local function keys_of(t)
+  local names = {}
+  for k in pairs(t) do names[#names + 1] = k end
+  table.sort(names)
+  return table.concat(names, ", ")
+end
+
+local function check_keys(ctx, t, allowed, path)
+  if type(t) ~= "table" then ctx:reject(path, path .. " must be a table") end
+  for k in pairs(t) do
+    if not allowed[k] then
+      ctx:reject(path .. "." .. k, "unknown key '" .. k .. "' in " .. path .. "; expected one of: " .. keys_of(allowed))
+    end
+  end
+end
+
+local function record_or_reject(ctx, kind, name, path)
+  local rec = ctx:record(name, kind)
+  if not rec then
+    local known = ctx:records(kind)
+    table.sort(known)
+    ctx:reject(path, "unknown " .. kind .. " '" .. name .. "'; known: " .. table.concat(known, ", "))
+  end
+  return rec
+end
+
+-- units = { cruiser = 2 } placed at `location` for `owner`; returns the created entities by type
+local function place_units(ctx, units, owner, location, path)
+  check_keys(ctx, units, setmetatable({}, { __index = function() return true end }), path)
+  local names = {}
+  for name in pairs(units) do names[#names + 1] = name end
+  table.sort(names)  -- deterministic entity order
+  for _, name in ipairs(names) do
+    local n = units[name]
+    if math.type(n) ~= "integer" or n < 0 then ctx:reject(path .. "." .. name, "unit counts are whole numbers") end
+    record_or_reject(ctx, "unit", name, path .. "." .. name)
+    for _ = 1, n do ctx:create { kind = "unit", type = name, owner = owner, location = location } end
+  end
+end
+
+local function place_planets(ctx, planets, system, players, path)
+  for i, p in ipairs(planets or {}) do
+    local ppath = path .. "." .. i
+    check_keys(ctx, p, PLANET_KEYS, ppath)
+    local owner = p.owner and players[p.owner]
+    if p.owner and not owner then ctx:reject(ppath .. ".owner", "planet owner must be attacker or defender") end
+    local planet = ctx:create { kind = "planet", name = p.name or ("planet_" .. i), owner = owner, location = system }
+    if p.units then
+      if not owner then ctx:reject(ppath .. ".units", "units on a planet need the planet's owner") end
+      place_units(ctx, p.units, owner, planet, ppath .. ".units")
+    end
+  end
+end
+
+local function place_tokens(ctx, list, system, players, path)
+  for i, who in ipairs(list or {}) do
+    if not players[who] then ctx:reject(path .. "." .. i, "command tokens belong to attacker or defender") end
+    ctx:create { kind = "command_token", owner = players[who], location = system }
+  end
+end
+
+local function side_policy(ctx, side, path)
+  local p = side.policy or {}
+  check_keys(ctx, p, POLICY_KEYS, path .. ".policy")
+  local policy = {
+    hit_order = p.hit_order or DEFAULT_HIT_ORDER,
+    sustain = p.sustain or "first",
+    retreat = p.retreat or "never",
+    retreat_to = p.retreat_to,
+    retreat_ground_forces = p.retreat_ground_forces or 0,
+    transport_order = p.transport_order or DEFAULT_TRANSPORT_ORDER,
+    use = p.use or {},
+  }
+  if policy.sustain ~= "first" and policy.sustain ~= "last" and policy.sustain ~= "never" then
+    ctx:reject(path .. ".policy.sustain", "sustain must be first, last or never")
+  end
+  local r = policy.retreat
+  if not (r == "never" or r == "when_outnumbered" or (math.type(r) == "integer" and r >= 0)) then
+    ctx:reject(path .. ".policy.retreat", "retreat must be never, when_outnumbered, or a number of rounds")
+  end
+  return policy
+end
+
+return function(ctx, scenario)
+  check_keys(ctx, scenario, TOP_KEYS, "scenario")
+  if scenario.procedure and scenario.procedure ~= "space_combat" then
+    ctx:reject("procedure", "the ti4 ruleset has the procedure space_combat")
+  end
+  local players = {}
+  for _, role in ipairs { "attacker", "defender" } do
+    if not scenario[role] then ctx:reject(role, "the scenario needs an [" .. role .. "] table") end
+    check_keys(ctx, scenario[role], SIDE_KEYS, role)
+    players[role] = ctx:create { kind = "player", name = role }
+    ctx:set_role(role, players[role])
+  end
+  ctx:set_role("active_player", players.attacker)
+
+  local sys = scenario.system or {}
+  check_keys(ctx, sys, SYSTEM_KEYS, "system")
+  local active = ctx:create { kind = "system", name = sys.id or "active_system" }
+  if sys.anomaly then
+    if not ANOMALIES[sys.anomaly] then ctx:reject("system.anomaly", "anomaly must be one of: " .. keys_of(ANOMALIES)) end
+    ctx:set(active, "anomaly", sys.anomaly)
+  end
+  ctx:set_role("active_system", active)
+
+  for _, role in ipairs { "attacker", "defender" } do
+    local side, p = scenario[role], players[role]
+    place_units(ctx, side.units or {}, p, active, role .. ".units")
+    for name, n in pairs(side.damaged or {}) do
+      local left = n
+      for _, u in ipairs(ctx:units(p, active, "type:" .. name)) do
+        if left > 0 and ctx:get(u, "sustain_damage") then ctx:set(u, "damaged", true); left = left - 1 end
+      end
+      if left > 0 then ctx:reject(role .. ".damaged." .. name, "more damaged " .. name .. " than units that can sustain damage") end
+    end
+    for i, tech in ipairs(side.technologies or {}) do
+      record_or_reject(ctx, "technology", tech, role .. ".technologies." .. i)
+      ctx:create { kind = "technology", type = tech, owner = p }
+    end
+    for i, card in ipairs(side.cards or {}) do
+      record_or_reject(ctx, "action_card", card, role .. ".cards." .. i)
+      ctx:create { kind = "action_card", type = card, owner = p }
+    end
+    for i, law in ipairs(side.laws or {}) do
+      record_or_reject(ctx, "agenda", law, role .. ".laws." .. i)
+      ctx:create { kind = "agenda", type = law, owner = p }
+    end
+    if side.faction then
+      record_or_reject(ctx, "faction", side.faction, role .. ".faction")
+      ctx:create { kind = "faction", type = side.faction, owner = p }
+    end
+    local tokens = side.tokens or {}
+    check_keys(ctx, tokens, TOKEN_KEYS, role .. ".tokens")
+    local defaults = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }
+    for key, attr in pairs(TOKEN_KEYS) do ctx:set(p, attr, tokens[key] or defaults[key]) end
+    ctx:set_policy(p, side_policy(ctx, side, role))
+  end
+  place_planets(ctx, sys.planets, active, players, "system.planets")
+  place_tokens(ctx, sys.command_tokens, active, players, "system.command_tokens")
+
+  for i, adj in ipairs(sys.adjacent or {}) do
+    local path = "system.adjacent." .. i
+    check_keys(ctx, adj, { id = true, attacker = true, defender = true, anomaly = true, planets = true, command_tokens = true }, path)
+    local s = ctx:create { kind = "system", name = adj.id or ("system_" .. i) }
+    if adj.anomaly then
+      if not ANOMALIES[adj.anomaly] then ctx:reject(path .. ".anomaly", "anomaly must be one of: " .. keys_of(ANOMALIES)) end
+      ctx:set(s, "anomaly", adj.anomaly)
+    end
+    ctx:link(active, s, "adjacent")
+    for _, role in ipairs { "attacker", "defender" } do
+      if adj[role] then place_units(ctx, adj[role], players[role], s, path .. "." .. role) end
+    end
+    place_planets(ctx, adj.planets, s, players, path .. ".planets")
+    place_tokens(ctx, adj.command_tokens, s, players, path .. ".command_tokens")
+  end
+  -- unit upgrade technologies: every unit of the type takes the upgraded record (here, in
+  -- adjacent systems and on planets alike)
+  for _, role in ipairs { "attacker", "defender" } do
+    for _, tech in ipairs(scenario[role].technologies or {}) do
+      local rec = ctx:record(tech, "technology")
+      if rec.upgrades then
+        for _, u in ipairs(ctx:entities { kind = "unit", owner = players[role], type = rec.upgrades }) do ctx:upgrade(u, rec.upgrade_to) end
+      end
+    end
+  end
+end

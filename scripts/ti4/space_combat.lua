@@ -1,0 +1,307 @@
+-- TI4 space combat, as the Rules Reference gives it (shared/rules/ti4-space-combat.md). Rule
+-- numbers in the comments are that text's. The hot work (rolling a side's dice, assigning hits
+-- by policy) is done by runtime primitives; this file is the order of things and the choices.
+--
+-- Window order in round 1: start_of_combat + start_of_round (one window, 2.1), then
+-- before_combat ("immediately before the Anti-Fighter Barrage step", 2), then the step.
+
+local M = {}
+
+local COMBAT = { purpose = "combat", die = "d10", value = "combat", count = "dice", eligible = "ship" }
+local AFB = { purpose = "anti_fighter_barrage", die = "d10", value = "afb", count = "afb_dice", eligible = "ship" }
+local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed" }
+-- Anti-Fighter Barrage hits can only be assigned to fighters
+local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "space_combat.assign_afb_hits", destroyed_window = "space_combat.unit_destroyed" }
+
+local function has_ships(ctx, player, sys)
+  return ctx:count(player, sys, "ship") > 0
+end
+
+local function opponent(ctx, player)
+  local a, d = ctx:role("attacker"), ctx:role("defender")
+  return player == a and d or a
+end
+
+-- ------------------------------------------------------------------ retreat eligibility (4.3, 7.3)
+
+local function planets_of(ctx, sys)
+  return ctx:entities { kind = "planet", location = sys }
+end
+
+-- 7.3: one or more of the player's units or a planet they control, and no other player's ships.
+local function eligible_by_rule(ctx, player, sys)
+  local own = ctx:count(player, sys) > 0
+  for _, planet in ipairs(planets_of(ctx, sys)) do
+    if ctx:owner(planet) == player or ctx:count(player, planet) > 0 then own = true end
+  end
+  if not own then return false end
+  for _, other in ipairs(ctx:players()) do
+    if other ~= player and ctx:count(other, sys, "ship") > 0 then return false end
+  end
+  return true
+end
+
+-- The systems a player may retreat to. Content extends eligibility through the
+-- retreat_eligibility window (anomalies, Dark Energy Tap): hooks read and set args.eligible.
+local function eligible_systems(ctx, player, neighbours)
+  local out = {}
+  local hooked = ctx:hooked("space_combat.retreat_eligibility")
+  for _, sys in ipairs(neighbours) do
+    local ok = eligible_by_rule(ctx, player, sys)
+    if hooked then
+      local args = { player = player, system = sys, eligible = ok, by_rule = ok }
+      ctx:open("space_combat.retreat_eligibility", args)
+      ok = args.eligible
+    end
+    if ok then out[#out + 1] = sys end
+  end
+  return out
+end
+
+-- ------------------------------------------------------------------ step 2: announce retreats (4)
+
+local function announce(ctx, player, neighbours)
+  if #neighbours == 0 or #eligible_systems(ctx, player, neighbours) == 0 then return false end  -- 4.3
+  if ctx:decide(player, "space_combat.announce_retreat", { "no", "yes" }) ~= "yes" then return false end
+  ctx:set_flag(player, "retreat_announced", "round")
+  if ctx:tracing() then ctx:event("retreat_announced:" .. ctx:name(player), ctx:name(player) .. " announces a retreat") end
+  ctx:open("space_combat.retreat_announced", { player = player })
+  return ctx:flag(player, "retreat_announced")  -- an ability (Intercept) may have stopped it
+end
+
+-- ------------------------------------------------------------------ step 5: retreat (7)
+
+-- 7.4: a command token from reinforcements, else from the command sheet (tactic, then fleet,
+-- then strategy pool), unless one of the player's tokens is already there.
+local function place_command_token(ctx, player, sys)
+  if #ctx:entities { kind = "command_token", owner = player, location = sys } > 0 then return end
+  local from
+  for _, pool in ipairs { "reinforcement_tokens", "tactic_tokens", "fleet_tokens", "strategy_tokens" } do
+    if ctx:get(player, pool) > 0 then
+      ctx:set(player, pool, ctx:get(player, pool) - 1)
+      from = pool
+      break
+    end
+  end
+  if not from then return end
+  ctx:create { kind = "command_token", owner = player, location = sys }
+  if ctx:tracing() then
+    ctx:event("command_token:" .. ctx:name(player) .. ":" .. ctx:name(sys) .. ":" .. from,
+      ctx:name(player) .. " places a command token in " .. ctx:name(sys) .. " from " .. from:gsub("_tokens", ""))
+  end
+end
+
+local function rank_in(order, type)
+  for i, t in ipairs(order) do if t == type then return i end end
+  return #order + 1
+end
+
+local function needs_transport(ctx, u)
+  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
+end
+
+local function remove_unit(ctx, u, why)
+  local owner = ctx:owner(u)
+  ctx:move(u, "reinforcements")
+  if ctx:tracing() then
+    ctx:event("removed:" .. ctx:name(owner) .. ":" .. ctx:type(u), ctx:name(owner) .. "'s " .. ctx:type(u) .. " is removed (" .. why .. ")")
+  end
+end
+
+local function retreat(ctx, player, sys, neighbours)
+  -- 7.1: the opponent has no ships left: the combat ends and the retreat does not occur
+  if not has_ships(ctx, opponent(ctx, player), sys) then
+    if ctx:tracing() then ctx:event("retreat_cancelled:" .. ctx:name(player), "no opposing ships remain: " .. ctx:name(player) .. " does not retreat (7.1)") end
+    return
+  end
+  local eligible = eligible_systems(ctx, player, neighbours)
+  if #eligible == 0 then  -- 7: "if there is still an eligible system"
+    if ctx:tracing() then ctx:event("retreat_impossible:" .. ctx:name(player), "no eligible system remains: " .. ctx:name(player) .. " cannot retreat") end
+    return
+  end
+  local names = {}
+  for i, s in ipairs(eligible) do names[i] = ctx:name(s) end
+  local choice = ctx:decide(player, "space_combat.retreat_to", names)
+  local dest
+  for i, n in ipairs(names) do if n == choice then dest = eligible[i] end end
+
+  -- 7.2: every ship with a move value goes; its capacity carries fighters and ground forces
+  local movers, capacity = {}, 0
+  for _, u in ipairs(ctx:units(player, sys, "ship")) do
+    if ctx:get(u, "move") > 0 then
+      movers[#movers + 1] = u
+      capacity = capacity + ctx:get(u, "capacity")
+    end
+  end
+  local cargo = {}
+  for _, u in ipairs(ctx:units(player, sys)) do
+    if needs_transport(ctx, u) then cargo[#cargo + 1] = u end
+  end
+  local planet_forces = {}
+  for _, planet in ipairs(planets_of(ctx, sys)) do
+    if ctx:owner(planet) == player then
+      for _, u in ipairs(ctx:units(player, planet, "ground_force")) do planet_forces[#planet_forces + 1] = u end
+    end
+  end
+  -- ground forces from planets: zero or more, the player's choice (notes); the rest of the
+  -- capacity must carry units from the space area (a player cannot leave them with room unused)
+  local from_planets = 0
+  if #movers > 0 and #planet_forces > 0 and capacity > 0 then
+    local options = {}
+    for n = 0, math.min(capacity, #planet_forces) do options[#options + 1] = tostring(n) end
+    from_planets = tonumber(ctx:decide(player, "space_combat.retreat_ground_forces", options))
+  end
+  local order = ctx:policy(player).transport_order or {}
+  table.sort(cargo, function(a, b)
+    local ra, rb = rank_in(order, ctx:type(a)), rank_in(order, ctx:type(b))
+    if ra ~= rb then return ra < rb end
+    return a < b
+  end)
+  local room = capacity - from_planets
+  local moved = {}
+  for _, u in ipairs(movers) do moved[#moved + 1] = u end
+  for i, u in ipairs(cargo) do
+    if i <= room then moved[#moved + 1] = u else remove_unit(ctx, u, "no capacity to retreat") end
+  end
+  for i = 1, from_planets do moved[#moved + 1] = planet_forces[i] end
+  if #movers == 0 then
+    -- only units that cannot move (fighters I): they are removed and no token is placed (notes)
+    return
+  end
+  for _, u in ipairs(moved) do ctx:move(u, dest) end
+  if ctx:tracing() then
+    ctx:event("retreat:" .. ctx:name(player) .. ":" .. ctx:name(dest),
+      ctx:name(player) .. " retreats " .. #moved .. " units to " .. ctx:name(dest))
+  end
+  place_command_token(ctx, player, dest)  -- 7.4
+  ctx:open("space_combat.retreat", { player = player, system = dest, units = moved })
+end
+
+-- ------------------------------------------------------------------ 10.1: capacity after combat
+
+local function check_capacity(ctx, player, sys)
+  local capacity, fighter_room = 0, 0
+  for _, u in ipairs(ctx:units(player, sys, "ship")) do capacity = capacity + ctx:get(u, "capacity") end
+  for _, planet in ipairs(planets_of(ctx, sys)) do
+    for _, u in ipairs(ctx:units(player, planet)) do fighter_room = fighter_room + ctx:get(u, "fighter_capacity") end
+  end
+  for _ = 1, 100 do
+    local fighters, forces = {}, {}
+    for _, u in ipairs(ctx:units(player, sys)) do
+      if needs_transport(ctx, u) then
+        if ctx:get(u, "fighter") then fighters[#fighters + 1] = u else forces[#forces + 1] = u end
+      end
+    end
+    local excess = math.max(0, #fighters - fighter_room) + #forces - capacity
+    if excess <= 0 then return end
+    local types, seen, candidates = {}, {}, {}
+    local pools = (#fighters > fighter_room) and { fighters, forces } or { forces }
+    for _, list in ipairs(pools) do
+      for _, u in ipairs(list) do
+        local t = ctx:type(u)
+        if not seen[t] then seen[t] = true; types[#types + 1] = t; candidates[t] = u end
+      end
+    end
+    local t = ctx:decide(player, "space_combat.remove_excess", types)
+    remove_unit(ctx, candidates[t], "over capacity after combat (10.1)")
+  end
+end
+
+-- ------------------------------------------------------------------ the combat
+
+-- Rolls one side's dice, then opens the after-roll window for that player (5.5: abilities that
+-- reroll or affect dice resolve right after the player's own roll).
+local function roll(ctx, player, sys, spec, window, hooked)
+  local pool = ctx:roll_units(player, sys, spec)
+  if hooked then ctx:open(window, { player = player, pool = pool, purpose = spec.purpose }) end
+  return pool
+end
+
+-- Assigns hits on both sides after letting abilities cancel them (6.1).
+local function assign(ctx, a, d, sys, hits_on_a, hits_on_d, spec, hooked)
+  if hooked then
+    local args = { hits = { [a] = hits_on_a, [d] = hits_on_d }, purpose = spec.decision }
+    ctx:open("space_combat.assign_hits", args)
+    hits_on_a, hits_on_d = math.max(0, args.hits[a]), math.max(0, args.hits[d])
+  end
+  local pa, pd = ctx:policy(a), ctx:policy(d)
+  local sustain_a = spec == AFB_HITS and "never" or pa.sustain
+  local sustain_d = spec == AFB_HITS and "never" or pd.sustain
+  if hits_on_a > 0 then ctx:assign_hits(a, sys, hits_on_a, spec, pa.hit_order, sustain_a) end
+  if hits_on_d > 0 then ctx:assign_hits(d, sys, hits_on_d, spec, pd.hit_order, sustain_d) end
+end
+
+function M.run(ctx)
+  local a, d = ctx:role("attacker"), ctx:role("defender")
+  local sys = ctx:role("active_system")
+  local neighbours = ctx:adjacent(sys)
+  local after_roll_hooked = ctx:hooked("space_combat.after_roll")
+  local after_afb_hooked = ctx:hooked("space_combat.after_anti_fighter_barrage_roll")
+  local assign_hooked = ctx:hooked("space_combat.assign_hits")
+
+  local round = 1
+  ctx:set_counter(sys, "round", round, "combat")
+  ctx:open("space_combat.start_of_combat", "space_combat.start_of_round")  -- 2.1
+  ctx:open("space_combat.before_combat")                                   -- 2
+
+  -- Step 1, Anti-Fighter Barrage: first round only (3.2), simultaneous, even with no fighters (3.3)
+  ctx:open("space_combat.anti_fighter_barrage")
+  local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
+  local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
+  assign(ctx, a, d, sys, afb_d:hits(), afb_a:hits(), AFB_HITS, assign_hooked)
+
+  -- 3.1: if a side has no ships after the barrage, the combat ends at once
+  local ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+  while ongoing do
+    if round > 1 then ctx:open("space_combat.start_of_round") end
+
+    -- Step 2, announce retreats: the defender first; the attacker cannot if the defender did (4.2)
+    ctx:open("space_combat.announce_retreats")
+    local retreating_d = announce(ctx, d, neighbours)
+    local retreating_a = not retreating_d and announce(ctx, a, neighbours)
+
+    -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
+    ctx:open("space_combat.before_roll")
+    local pool_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    local pool_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+
+    -- Step 4, assign hits: each player destroys one of their own ships per hit produced (6)
+    assign(ctx, a, d, sys, pool_d:hits(), pool_a:hits(), HITS, assign_hooked)
+
+    -- Step 5, retreat (7)
+    ctx:open("space_combat.before_retreat")
+    if retreating_d then retreat(ctx, d, sys, neighbours) end
+    if retreating_a then retreat(ctx, a, sys, neighbours) end
+
+    -- 8, 9: another round while both still have ships; the last round's end windows merge (9.1)
+    ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+    if ongoing then
+      ctx:open("space_combat.end_of_round")
+      ctx:end_scope("round")
+      round = round + 1
+      ctx:set_counter(sys, "round", round, "combat")
+    end
+  end
+  ctx:open("space_combat.end_of_round", "space_combat.end_of_combat")
+  ctx:end_scope("round")
+
+  -- 10: the player with ships left wins; neither: a draw
+  local a_left, d_left = has_ships(ctx, a, sys), has_ships(ctx, d, sys)
+  if a_left and not d_left then
+    ctx:result("attacker_win")
+  elseif d_left and not a_left then
+    ctx:result("defender_win")
+  else
+    ctx:result("draw")
+  end
+  ctx:metric("rounds", round)
+  ctx:open("space_combat.after_combat")
+  -- 10.1 and notes: capacity is checked after the winner is known
+  check_capacity(ctx, a, sys)
+  check_capacity(ctx, d, sys)
+  ctx:end_scope("combat")
+end
+
+return M

@@ -364,9 +364,12 @@ struct CasualtySpec {
   int damaged = -1;
   std::string decision;
   int destroyed_window = -1;
+  int sustained_window = -1;
 };
 
 // ctx:assign_hits(player, location, hits, spec, order, sustain) -> destroyed, sustained
+// spec: {eligible = attr, types = {...}, can_sustain = attr, damaged = attr, decision = name,
+//        destroyed_window = window, sustained_window = window}
 // The player loses units for `hits`: scripted answers first ("sustain:dreadnought,cruiser"),
 // else the policy: `order` lists unit types in the order they are lost; `sustain` is "first"
 // (absorb hits with Sustain Damage while any undamaged unit can, taking them in `order`), "last"
@@ -389,11 +392,13 @@ int l_assign_hits(lua_State* L) {
   spec.decision = luaL_optstring(L, -1, "assign_hits");
   lua_getfield(L, 5, "destroyed_window");
   if (!lua_isnil(L, -1)) spec.destroyed_window = I.window_index(L, -1);
+  lua_getfield(L, 5, "sustained_window");
+  if (!lua_isnil(L, -1)) spec.sustained_window = I.window_index(L, -1);
   lua_getfield(L, 5, "types");
   if (lua_istable(L, -1))
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) spec.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
   lua_pop(L, 1);
-  lua_pop(L, 6);
+  lua_pop(L, 7);
   std::vector<Sym> order;
   if (lua_istable(L, 6))
     for (lua_Integer i = 1; lua_rawgeti(L, 6, i) != LUA_TNIL; ++i) order.push_back(lua_sym(L, -1)), lua_pop(L, 1);
@@ -462,7 +467,7 @@ int l_assign_hits(lua_State* L) {
   }
   int destroyed = 0, sustained = 0;
   std::string summary;
-  std::vector<EntityId> lost;
+  std::vector<EntityId> lost, sustaining;
   for (; hits > 0; --hits) {
     EntityId target = kNoEntity;
     bool sustain = false;
@@ -492,6 +497,7 @@ int l_assign_hits(lua_State* L) {
     if (sustain) {
       u.attr[static_cast<std::size_t>(spec.damaged)] = 1;
       ++sustained;
+      sustaining.push_back(target);
       summary += "sustain:" + std::string(sym_name(u.type));
     } else {
       u.location = kReinforcements;  // taken off the board now, destroyed below (after the decision)
@@ -503,6 +509,18 @@ int l_assign_hits(lua_State* L) {
   if (I.tracing() && !summary.empty())
     I.trace->add(EventKind::decision, "decision:" + player_name + ":" + spec.decision + ":" + summary,
                  player_name + " assigns hits: " + summary + " (" + reason + ")");
+  if (spec.sustained_window >= 0 && !I.bus.empty(spec.sustained_window))
+    for (EntityId e : sustaining) {
+      lua_newtable(L);
+      lua_pushinteger(L, e);
+      lua_setfield(L, -2, "unit");
+      lua_pushinteger(L, player);
+      lua_setfield(L, -2, "player");
+      lua_pushinteger(L, location);
+      lua_setfield(L, -2, "location");
+      I.open_windows(&spec.sustained_window, 1, lua_gettop(L));
+      lua_pop(L, 1);
+    }
   for (EntityId e : lost) {
     s.at(e).location = location;
     if (spec.damaged >= 0) s.at(e).attr[static_cast<std::size_t>(spec.damaged)] = 0;

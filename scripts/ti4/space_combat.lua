@@ -10,7 +10,8 @@ local M = {}
 local COMBAT = { purpose = "combat", die = "d10", value = "combat", count = "dice", eligible = "ship" }
 local AFB = { purpose = "anti_fighter_barrage", die = "d10", value = "afb", count = "afb_dice", eligible = "ship" }
 local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
-  decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed" }
+  decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed",
+  sustained_window = "space_combat.unit_sustained_damage" }
 -- Anti-Fighter Barrage hits can only be assigned to fighters
 local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged = "damaged",
   decision = "space_combat.assign_afb_hits", destroyed_window = "space_combat.unit_destroyed" }

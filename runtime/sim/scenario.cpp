@@ -25,7 +25,11 @@ Scenario scenario_from_table(const toml::table& t, const std::string& file, cons
 Scenario read_scenario(const fs::path& file) {
   if (!fs::is_regular_file(file)) throw UsageError("no scenario file " + file.string());
   TomlFile f(file.string());
-  return scenario_from_table(f.root(), file.string(), file.parent_path());
+  Scenario s = scenario_from_table(f.root(), file.string(), file.parent_path());
+  // toml++ copies no source positions, so the copy above lost the lines that ctx:reject reports;
+  // parse again (it parsed once, it parses again) and move the table in, which keeps them.
+  s.table = toml::parse_file(file.string());
+  return s;
 }
 
 Session open_session(Scenario scenario, const SessionOptions& options) {

@@ -63,13 +63,15 @@ end
 
 -- ------------------------------------------------------------------ step 2: announce retreats (4)
 
+-- Returns whether the player announced, and whether the retreat still stands (an ability such
+-- as Intercept may stop it; the announcement was made all the same, 4.2).
 local function announce(ctx, player, neighbours)
-  if #neighbours == 0 or #eligible_systems(ctx, player, neighbours) == 0 then return false end  -- 4.3
-  if ctx:decide(player, "space_combat.announce_retreat", { "no", "yes" }) ~= "yes" then return false end
+  if #neighbours == 0 or #eligible_systems(ctx, player, neighbours) == 0 then return false, false end  -- 4.3
+  if ctx:decide(player, "space_combat.announce_retreat", { "no", "yes" }) ~= "yes" then return false, false end
   ctx:set_flag(player, "retreat_announced", "round")
   if ctx:tracing() then ctx:event("retreat_announced:" .. ctx:name(player), ctx:name(player) .. " announces a retreat") end
   ctx:open("space_combat.retreat_announced", { player = player })
-  return ctx:flag(player, "retreat_announced")  -- an ability (Intercept) may have stopped it
+  return true, ctx:flag(player, "retreat_announced")
 end
 
 -- ------------------------------------------------------------------ step 5: retreat (7)
@@ -242,6 +244,15 @@ function M.run(ctx)
   local after_afb_hooked = ctx:hooked("space_combat.after_anti_fighter_barrage_roll")
   local assign_hooked = ctx:hooked("space_combat.assign_hits")
 
+  -- 1: a space combat is resolved only when two players have ships in the active system; else
+  -- the step is skipped (no windows, no Anti-Fighter Barrage, no rounds)
+  if not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then
+    if ctx:tracing() then ctx:event("no_combat", "only one player (or none) has ships in the active system: no space combat (1)") end
+    ctx:result(has_ships(ctx, a, sys) and "attacker_win" or has_ships(ctx, d, sys) and "defender_win" or "draw")
+    ctx:metric("rounds", 0)
+    return
+  end
+
   local round = 1
   ctx:set_counter(sys, "round", round, "combat")
   ctx:open("space_combat.start_of_combat", "space_combat.start_of_round")  -- 2.1
@@ -260,8 +271,12 @@ function M.run(ctx)
 
     -- Step 2, announce retreats: the defender first; the attacker cannot if the defender did (4.2)
     ctx:open("space_combat.announce_retreats")
-    local retreating_d = announce(ctx, d, neighbours)
-    local retreating_a = not retreating_d and announce(ctx, a, neighbours)
+    local announced_d, retreating_d = announce(ctx, d, neighbours)
+    local retreating_a = false
+    if not announced_d then
+      local _
+      _, retreating_a = announce(ctx, a, neighbours)
+    end
 
     -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
     ctx:open("space_combat.before_roll")

@@ -27,6 +27,12 @@ const DecisionDef* Ruleset::decision(std::string_view name) const {
   return nullptr;
 }
 
+std::string Ruleset::scenario_list(std::string_view kind) const {
+  for (const auto& [k, key] : scenario_lists)
+    if (k == kind) return key;
+  return "";
+}
+
 const PackInfo* Content::pack(std::string_view id) const {
   for (const auto& p : packs)
     if (p.id == id) return &p;
@@ -67,7 +73,10 @@ int Content::require_record(std::string_view ref, std::string_view kind, const s
   std::vector<std::string> ids;
   for (const auto& rec : records)
     if (!rec.removed && (kind.empty() || sym_name(rec.kind) == kind)) {
-      ids.push_back(std::string(sym_name(rec.kind)) + "/" + std::string(sym_name(rec.name)));
+      // suggest in the form the reference was written: full id, kind/name or name
+      if (ref.find(':') != std::string_view::npos) ids.push_back(rec.id);
+      else if (ref.find('/') != std::string_view::npos) ids.push_back(std::string(sym_name(rec.kind)) + "/" + std::string(sym_name(rec.name)));
+      else ids.emplace_back(sym_name(rec.name));
     }
   std::string what = kind.empty() ? "record" : std::string(kind);
   throw ContentError(file, line, "unknown " + what + " '" + std::string(ref) + "'" + did_you_mean(ref, ids));
@@ -100,7 +109,7 @@ Ruleset load_ruleset(const fs::path& dir) {
   TomlFile f(file.string());
   const toml::table& t = f.root();
   f.expect_keys(t, {"id", "name", "base_pack", "kinds", "scopes", "attributes", "dice", "windows", "decisions",
-                    "procedures", "setup", "policies", "report"},
+                    "procedures", "setup", "policies", "report", "scenario_lists"},
                 "ruleset.toml");
   Ruleset r;
   r.dir = dir;
@@ -165,6 +174,12 @@ Ruleset load_ruleset(const fs::path& dir) {
   for (auto& [name, path] : string_pairs(f, t, "procedures")) {
     if (!fs::exists(dir / path)) f.fail(f.line_of(*f.table(t, "procedures"), name), "procedure file '" + path + "' does not exist");
     r.procedures.emplace_back(name, dir / path);
+  }
+  for (auto& [kind, key] : string_pairs(f, t, "scenario_lists")) {
+    if (!r.has_kind(kind))
+      f.fail(f.line_of(*f.table(t, "scenario_lists"), kind),
+             "scenario_lists names the kind '" + kind + "', which is not in kinds" + did_you_mean(kind, r.kinds));
+    r.scenario_lists.emplace_back(kind, key);
   }
   if (auto s = f.string(t, "setup")) r.setup = dir / *s;
   if (auto p = f.string(t, "policies")) r.policies = dir / *p;
@@ -246,7 +261,8 @@ PackInfo read_pack(const fs::path& dir) {
 struct PendingRef {
   std::string ref, kind, file;
   int line;
-  std::int32_t* out;
+  bool hook;          // the source of c.hooks[index], else of c.modifiers[index]
+  std::size_t index;  // an index, not a pointer: those vectors grow while loading
 };
 
 class PackLoader {
@@ -300,7 +316,8 @@ class PackLoader {
   }
 
   void resolve() {
-    for (const PendingRef& p : pending_) *p.out = c_.require_record(p.ref, p.kind, p.file, p.line);
+    for (const PendingRef& p : pending_)
+      (p.hook ? c_.hooks[p.index].source : c_.modifiers[p.index].source) = c_.require_record(p.ref, p.kind, p.file, p.line);
     for (const auto& [effect, ref, file, line] : pending_activations_) {
       int found = -1;
       for (std::size_t i = 0; i < c_.modifiers.size(); ++i) {
@@ -396,7 +413,7 @@ class PackLoader {
     if (m.delta == 0 && m.dice == 0) f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta' or 'dice'");
     c_.modifiers.push_back(std::move(m));
     if (auto s = f.string(t, "source"))
-      pending_.push_back({*s, "", f.path(), f.line_of(t, "source"), &c_.modifiers.back().source});
+      pending_.push_back({*s, "", f.path(), f.line_of(t, "source"), false, c_.modifiers.size() - 1});
   }
 
   void read_hook(const TomlFile& f, const PackInfo& pack, int pack_order, const toml::table& t) {
@@ -435,7 +452,7 @@ class PackLoader {
     if (auto s = f.string(t, "source")) h.source_name = *s;
     c_.hooks.push_back(std::move(h));
     if (!c_.hooks.back().source_name.empty())
-      pending_.push_back({c_.hooks.back().source_name, "", f.path(), f.line_of(t, "source"), &c_.hooks.back().source});
+      pending_.push_back({c_.hooks.back().source_name, "", f.path(), f.line_of(t, "source"), true, c_.hooks.size() - 1});
   }
 
  public:

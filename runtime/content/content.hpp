@@ -68,12 +68,17 @@ struct Ruleset {
   fs::path setup;     // Lua: builds the start state from a scenario
   fs::path policies;  // Lua: the default decision heuristics
   std::map<std::string, ReportDef> reports;  // procedure -> report
+  // record kind -> the key of a side's list in a scenario that grants records of that kind
+  // (TI4: technology -> "technologies"); compare and simulate --with add and remove through it.
+  std::vector<std::pair<std::string, std::string>> scenario_lists;
 
   const AttributeDef* attribute(std::string_view name) const;
   int die(std::string_view name) const;  // index or -1
   bool has_kind(std::string_view k) const;
   bool has_scope(std::string_view s) const;
   const DecisionDef* decision(std::string_view name) const;
+  // The scenario list key for a record kind, "" when the kind has none.
+  std::string scenario_list(std::string_view kind) const;
 };
 
 struct Record {

@@ -61,6 +61,7 @@ class DiceStream {
     rng_ = pcg32(seed, run);
     forced_.clear();
     next_forced_ = 0;
+    strict_ = false;  // a strict run must not make the next one strict
   }
   void force(std::vector<Forced> results, bool strict) {
     forced_ = std::move(results);

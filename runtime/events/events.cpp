@@ -47,8 +47,18 @@ int EventBus::add(HookDef h) {
   return i;
 }
 
+void EventBus::liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
+                        std::vector<std::uint8_t>& live) const {
+  held.assign(records, 0);
+  for (const Entity& e : state.entities)
+    if (e.record >= 0 && e.location != kReinforcements) held[static_cast<std::size_t>(e.record)] = 1;
+  live.assign(windows_.size(), 0);
+  for (const HookDef& h : hooks_)
+    if (h.source < 0 || held[static_cast<std::size_t>(h.source)]) live[static_cast<std::size_t>(h.window)] = 1;
+}
+
 void EventBus::collect(const State& state, std::span<const int> windows, EntityId active,
-                       std::vector<Firing>& out) const {
+                       const std::vector<std::uint8_t>& held, std::vector<Firing>& out) const {
   out.clear();
   for (int w : windows) {
     for (int hi : by_window_[static_cast<std::size_t>(w)]) {
@@ -57,6 +67,7 @@ void EventBus::collect(const State& state, std::span<const int> windows, EntityI
         out.push_back({hi, kNoEntity, kNoEntity, -1});
         continue;
       }
+      if (!held.empty() && !held[static_cast<std::size_t>(h.source)]) continue;
       // one firing per player that holds the source (the first such entity is the source)
       const std::size_t first = out.size();
       for (EntityId e = 0; e < static_cast<EntityId>(state.entities.size()); ++e) {

@@ -70,9 +70,20 @@ class EventBus {
   bool empty(int window) const { return by_window_[static_cast<std::size_t>(window)].empty(); }
 
   // Collects the live hooks of the given windows, in the order they run. `active` is the
-  // active player (or kNoEntity). `out` is cleared first; no allocation once it has grown.
+  // active player (or kNoEntity). `held` (indexed by record, may be empty) says which records
+  // anyone holds: hooks of other sources are skipped without scanning the state. `out` is
+  // cleared first; no allocation once it has grown.
   void collect(const State& state, std::span<const int> windows, EntityId active,
-               std::vector<Firing>& out) const;
+               const std::vector<std::uint8_t>& held, std::vector<Firing>& out) const;
+  void collect(const State& state, std::span<const int> windows, EntityId active,
+               std::vector<Firing>& out) const {
+    collect(state, windows, active, {}, out);
+  }
+
+  // Which records are held in `state` (on the board or in hand) and, from that, which windows
+  // may have a hook to run (live[w]). Cheap: one pass over entities and hooks.
+  void liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
+                std::vector<std::uint8_t>& live) const;
 
  private:
   std::vector<WindowDef> windows_;

@@ -1,5 +1,6 @@
 // Lua calls C++: rolls, pools (light userdata with methods), hit assignment.
 #include <algorithm>
+#include <cstring>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -27,6 +28,8 @@ State& st(lua_State* L) {
 
 int die_index(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
+  const Sym s = lua_sym(L, idx);
+  if (s < I.die_by_sym.size() && I.die_by_sym[s] >= 0) return I.die_by_sym[s];
   const char* name = luaL_checkstring(L, idx);
   const int d = I.rules.die(name);
   if (d < 0) {
@@ -34,6 +37,8 @@ int die_index(lua_State* L, int idx) {
     for (const auto& t : I.rules.dice) names.emplace_back(sym_name(t.name));
     luaL_error(L, "unknown die type '%s'%s", name, did_you_mean(name, names).c_str());
   }
+  if (s >= I.die_by_sym.size()) I.die_by_sym.resize(s + 64, -1);
+  I.die_by_sym[s] = d;
   return d;
 }
 
@@ -56,7 +61,17 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
 
 void roll_die(Engine::Impl& I, Die& d) {
   const DieType& t = I.die_type(d.type);
-  set_face(d, t, I.dice.roll(t));
+  int face = -1;
+  try {
+    face = I.dice.roll(t);
+  } catch (const ScriptError& e) {
+    // raised as a plain Lua error, so that the call gate names the hook, window and file:line
+    luaL_where(I.L, 1);
+    lua_pushstring(I.L, e.what());
+    lua_concat(I.L, 2);
+  }
+  if (face < 0) lua_error(I.L);
+  set_face(d, t, face);
 }
 
 // A modifier that applies to a roll of `purpose` by `player`.
@@ -389,7 +404,7 @@ int l_assign_hits(lua_State* L) {
   lua_getfield(L, 5, "damaged");
   if (!lua_isnil(L, -1)) spec.damaged = I.attr_slot(L, -1);
   lua_getfield(L, 5, "decision");
-  spec.decision = luaL_optstring(L, -1, "assign_hits");
+  const char* decision = luaL_optstring(L, -1, "assign_hits");
   lua_getfield(L, 5, "destroyed_window");
   if (!lua_isnil(L, -1)) spec.destroyed_window = I.window_index(L, -1);
   lua_getfield(L, 5, "sustained_window");
@@ -398,62 +413,68 @@ int l_assign_hits(lua_State* L) {
   if (lua_istable(L, -1))
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) spec.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
   lua_pop(L, 1);
-  lua_pop(L, 7);
-  std::vector<Sym> order;
+  std::vector<Sym>& order = I.scratch_order;
+  order.clear();
   if (lua_istable(L, 6))
     for (lua_Integer i = 1; lua_rawgeti(L, 6, i) != LUA_TNIL; ++i) order.push_back(lua_sym(L, -1)), lua_pop(L, 1);
-  const std::string mode = luaL_optstring(L, 7, "first");
-  if (mode != "first" && mode != "last" && mode != "never")
-    return luaL_error(L, "sustain policy '%s' is not one of: first, last, never", mode.c_str());
+  lua_pop(L, 1);
+  const char* mode_name = luaL_optstring(L, 7, "first");
+  enum { first, last, never } mode;
+  if (std::strcmp(mode_name, "first") == 0) mode = first;
+  else if (std::strcmp(mode_name, "last") == 0) mode = last;
+  else if (std::strcmp(mode_name, "never") == 0) mode = never;
+  else return luaL_error(L, "sustain policy '%s' is not one of: first, last, never", mode_name);
 
-  auto rank = [&](const Entity& u) {
+  // the units that can take these hits, each ranked once by the order
+  std::vector<EntityId>& units = I.scratch_units;
+  std::vector<int>& rank = I.scratch_rank;
+  units.clear(), rank.clear();
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+    const Entity& u = s.entities[static_cast<std::size_t>(e)];
+    if (u.owner != player || u.location != location || u.kind != I.s_unit) continue;
+    if (spec.eligible >= 0 && u.attr[static_cast<std::size_t>(spec.eligible)] == 0) continue;
+    if (!spec.types.empty() && std::find(spec.types.begin(), spec.types.end(), u.type) == spec.types.end()) continue;
+    int r = static_cast<int>(order.size());
     for (std::size_t k = 0; k < order.size(); ++k)
-      if (order[k] == u.type) return static_cast<int>(k);
-    return static_cast<int>(order.size());
+      if (order[k] == u.type) {
+        r = static_cast<int>(k);
+        break;
+      }
+    units.push_back(e), rank.push_back(r);
+  }
+  auto alive = [&](std::size_t i) { return s.at(units[i]).location == location; };
+  auto damaged = [&](std::size_t i) {
+    return spec.damaged >= 0 && s.at(units[i]).attr[static_cast<std::size_t>(spec.damaged)] != 0;
   };
-  auto eligible = [&](const Entity& u) {
-    if (u.owner != player || u.location != location || u.kind != I.s_unit) return false;
-    if (spec.eligible >= 0 && u.attr[static_cast<std::size_t>(spec.eligible)] == 0) return false;
-    if (!spec.types.empty() && std::find(spec.types.begin(), spec.types.end(), u.type) == spec.types.end()) return false;
-    return true;
+  auto can_sustain = [&](std::size_t i) {
+    return spec.can_sustain >= 0 && s.at(units[i]).attr[static_cast<std::size_t>(spec.can_sustain)] != 0 && !damaged(i);
   };
-  auto can_sustain = [&](const Entity& u) {
-    return spec.can_sustain >= 0 && u.attr[static_cast<std::size_t>(spec.can_sustain)] != 0 &&
-           (spec.damaged < 0 || u.attr[static_cast<std::size_t>(spec.damaged)] == 0);
-  };
-  auto damaged = [&](const Entity& u) { return spec.damaged >= 0 && u.attr[static_cast<std::size_t>(spec.damaged)] != 0; };
-  // the unit the order would lose next: lowest rank, a damaged one before an undamaged one
+  // the unit the order loses next: lowest rank, a damaged one before an undamaged one
   auto next_loss = [&](Sym type) {
-    EntityId best = kNoEntity;
-    int best_rank = 0;
-    bool best_damaged = false;
-    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
-      const Entity& u = s.entities[static_cast<std::size_t>(e)];
-      if (!eligible(u) || (type != kNoSym && u.type != type)) continue;
-      const int r = rank(u);
-      if (best == kNoEntity || r < best_rank || (r == best_rank && damaged(u) && !best_damaged))
-        best = e, best_rank = r, best_damaged = damaged(u);
+    int best = -1;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (!alive(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
+      if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)] ||
+          (rank[i] == rank[static_cast<std::size_t>(best)] && damaged(i) && !damaged(static_cast<std::size_t>(best))))
+        best = static_cast<int>(i);
     }
     return best;
   };
   auto next_sustain = [&](Sym type) {
-    EntityId best = kNoEntity;
-    int best_rank = 0;
-    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
-      const Entity& u = s.entities[static_cast<std::size_t>(e)];
-      if (!eligible(u) || !can_sustain(u) || (type != kNoSym && u.type != type)) continue;
-      if (best == kNoEntity || rank(u) < best_rank) best = e, best_rank = rank(u);
+    int best = -1;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (!alive(i) || !can_sustain(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
+      if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
     }
     return best;
   };
 
-  std::string reason = "policy: order, sustain " + mode;
+  // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
   std::vector<std::string> script;
   std::size_t script_next = 0;
-  const std::string player_name = I.name_of(player);
-  if (I.run_options && I.run_options->answers) {
-    if (auto a = I.run_options->answers->take(player_name, spec.decision)) {
-      reason = "scripted";
+  const bool tracing = I.tracing();
+  if (I.run_options && I.run_options->answers && !I.run_options->answers->empty()) {
+    if (auto a = I.run_options->answers->take(I.name_of(player), decision)) {
       std::string item;
       for (char c : *a + ",") {
         if (c == ',') {
@@ -463,54 +484,61 @@ int l_assign_hits(lua_State* L) {
           item += c;
         }
       }
+      if (script.empty()) script.push_back("");
     }
   }
   int destroyed = 0, sustained = 0;
   std::string summary;
-  std::vector<EntityId> lost, sustaining;
+  std::vector<EntityId>& lost = I.scratch_lost;
+  std::vector<EntityId>& sustaining = I.scratch_sustaining;
+  lost.clear(), sustaining.clear();
   for (; hits > 0; --hits) {
-    EntityId target = kNoEntity;
+    int target = -1;
     bool sustain = false;
     if (script_next < script.size()) {
-      std::string item = script[script_next++];
+      const std::string& item = script[script_next++];
       sustain = item.rfind("sustain:", 0) == 0;
       const Sym type = sym(sustain ? item.substr(8) : item);
       target = sustain ? next_sustain(type) : next_loss(type);
-      if (target == kNoEntity)
+      if (target < 0)
         return luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it", item.c_str(),
-                          spec.decision.c_str(), sustain ? "undamaged sustaining" : "eligible", player_name.c_str());
+                          decision, sustain ? "undamaged sustaining" : "eligible", I.name_of(player).c_str());
     } else {
-      const EntityId loss = next_loss(kNoSym);
-      if (loss == kNoEntity) break;  // nothing left to take the hit
-      if (mode == "first") {
-        const EntityId sus = next_sustain(kNoSym);
-        if (sus != kNoEntity) target = sus, sustain = true;
-        else target = loss;
-      } else if (mode == "last" && can_sustain(s.at(loss))) {
+      const int loss = next_loss(kNoSym);
+      if (loss < 0) break;  // nothing left to take the hit
+      if (mode == first) {
+        const int sus = next_sustain(kNoSym);
+        target = sus >= 0 ? sus : loss;
+        sustain = sus >= 0;
+      } else if (mode == last && can_sustain(static_cast<std::size_t>(loss))) {
         target = loss, sustain = true;
       } else {
         target = loss;
       }
     }
-    Entity& u = s.at(target);
-    if (!summary.empty()) summary += ",";
+    const EntityId e = units[static_cast<std::size_t>(target)];
+    Entity& u = s.at(e);
     if (sustain) {
       u.attr[static_cast<std::size_t>(spec.damaged)] = 1;
       ++sustained;
-      sustaining.push_back(target);
-      summary += "sustain:" + std::string(sym_name(u.type));
+      sustaining.push_back(e);
     } else {
-      u.location = kReinforcements;  // taken off the board now, destroyed below (after the decision)
-      lost.push_back(target);
+      u.location = kReinforcements;  // off the board now; destroyed below, after the decision
+      lost.push_back(e);
       ++destroyed;
-      summary += std::string(sym_name(u.type));
     }
+    if (tracing) summary += (summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") + std::string(sym_name(u.type));
   }
-  if (I.tracing() && !summary.empty())
-    I.trace->add(EventKind::decision, "decision:" + player_name + ":" + spec.decision + ":" + summary,
-                 player_name + " assigns hits: " + summary + " (" + reason + ")");
-  if (spec.sustained_window >= 0 && !I.bus.empty(spec.sustained_window))
-    for (EntityId e : sustaining) {
+  if (tracing && !summary.empty()) {
+    const std::string name = I.name_of(player);
+    const std::string reason = script.empty() ? "policy: hit_order, sustain " + std::string(mode_name) : "scripted";
+    I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + summary,
+                 name + " assigns hits: " + summary + " (" + reason + ")");
+  }
+  // windows may open below and call back into assign_hits: work on copies of the scratch lists
+  if (spec.sustained_window >= 0 && !sustaining.empty() && I.window_live(spec.sustained_window)) {
+    const std::vector<EntityId> copy = sustaining;
+    for (EntityId e : copy) {
       lua_newtable(L);
       lua_pushinteger(L, e);
       lua_setfield(L, -2, "unit");
@@ -521,11 +549,16 @@ int l_assign_hits(lua_State* L) {
       I.open_windows(&spec.sustained_window, 1, lua_gettop(L));
       lua_pop(L, 1);
     }
-  for (EntityId e : lost) {
-    s.at(e).location = location;
-    if (spec.damaged >= 0) s.at(e).attr[static_cast<std::size_t>(spec.damaged)] = 0;
-    I.destroy(e, spec.destroyed_window);
   }
+  auto destroy_all = [&](const std::vector<EntityId>& list) {
+    for (EntityId e : list) {
+      s.at(e).location = location;
+      if (spec.damaged >= 0) s.at(e).attr[static_cast<std::size_t>(spec.damaged)] = 0;
+      I.destroy(e, spec.destroyed_window);
+    }
+  };
+  if (spec.destroyed_window >= 0 && I.window_live(spec.destroyed_window)) destroy_all(std::vector<EntityId>(lost));
+  else destroy_all(lost);
   lua_pushinteger(L, destroyed);
   lua_pushinteger(L, sustained);
   return 2;
@@ -549,7 +582,7 @@ void Engine::Impl::destroy(EntityId e, int window) {
     trace->add(EventKind::destroyed, "destroyed:" + name_of(u.owner) + ":" + std::string(sym_name(u.type)),
                name_of(u.owner) + "'s " + std::string(sym_name(u.type)) + " is destroyed");
   u.location = kReinforcements;
-  if (window >= 0 && !bus.empty(window)) {
+  if (window >= 0 && window_live(window)) {
     lua_newtable(L);
     lua_pushinteger(L, e);
     lua_setfield(L, -2, "unit");

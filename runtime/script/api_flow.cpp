@@ -98,7 +98,7 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       if (lua_rawgeti(L, -1, player) == LUA_TNIL) lua_pop(L, 1), lua_newtable(L);
       lua_remove(L, -2);
       lua_pushstring(L, decision.c_str());
-      call(5, 2, "policy for '" + decision + "'", options.hook_budget);
+      call(5, 2, options.hook_budget, [&] { return "policy for '" + decision + "'"; });
       int i = 0;
       if (lua_type(L, -2) == LUA_TNUMBER) i = static_cast<int>(lua_tointeger(L, -2));
       else if (!lua_isnil(L, -2)) i = index_of(option_label(L, -2));
@@ -132,7 +132,7 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       trace->events.push_back({EventKind::window, "window:" + bus.windows()[static_cast<std::size_t>(windows[i])].name, "", trace->depth});
   }
   bool any = false;
-  for (int i = 0; i < n; ++i) any |= !bus.empty(windows[i]);
+  for (int i = 0; i < n; ++i) any |= window_live(windows[i]);
   if (!any) return;
   const int d = depth++;
   if (static_cast<int>(firings.size()) <= d) firings.emplace_back();
@@ -140,13 +140,13 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     Impl& I;
     ~Depth() { --I.depth; }
   } guard{*this};
-  bus.collect(*state, std::span<const int>(windows, static_cast<std::size_t>(n)), state->role(sym("active_player")),
+  bus.collect(*state, std::span<const int>(windows, static_cast<std::size_t>(n)), state->role(s_active_player), held,
               firings[static_cast<std::size_t>(d)]);
   for (std::size_t k = 0; k < firings[static_cast<std::size_t>(d)].size(); ++k) {
     const Firing f = firings[static_cast<std::size_t>(d)][k];
     const HookDef& h = bus.hook(f.hook);
     const std::string& wname = bus.windows()[static_cast<std::size_t>(h.window)].name;
-    const std::string where = "hook '" + h.id + "' (pack " + h.pack + ", window " + wname + ")";
+    auto where = [&] { return "hook '" + h.id + "' (pack " + h.pack + ", window " + wname + ")"; };
     if (f.source != kNoEntity && state->at(f.source).location == kReinforcements) continue;  // discarded meanwhile
     if (h.limit != kNoSym && state->counter(f.player, h.use_key) > 0) continue;
     auto push_call = [&](int ref) {
@@ -161,7 +161,7 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     };
     if (h.condition >= 0) {
       push_call(h.condition);
-      call(4, 1, where + " condition", options.hook_budget);
+      call(4, 1, options.hook_budget, [&] { return where() + " condition"; });
       const bool ok = lua_toboolean(L, -1);
       lua_pop(L, 1);
       if (!ok) continue;
@@ -189,7 +189,7 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     if (h.apply >= 0) {
       push_call(h.apply);
       try {
-        call(4, 0, where, options.hook_budget);
+        call(4, 0, options.hook_budget, where);
       } catch (...) {
         if (trace) --trace->depth;
         throw;
@@ -225,10 +225,12 @@ int l_open(lua_State* L) {
   return 0;
 }
 
-// ctx:hooked(window) -> whether any hook is registered on the window
+// ctx:hooked(window) -> whether a hook on the window can run in this run (its source is held,
+// or it is a rule); a procedure builds the window's args only then
 int l_hooked(lua_State* L) {
   Engine::Impl& I = impl(L);
-  lua_pushboolean(L, !I.bus.empty(I.window_index(L, 2)));
+  const int w = I.window_index(L, 2);
+  lua_pushboolean(L, I.state ? I.window_live(w) : !I.bus.empty(w));
   return 1;
 }
 

@@ -7,22 +7,30 @@ namespace rb {
 
 Sym lua_sym(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
+  if (lua_type(L, idx) != LUA_TSTRING) luaL_error(L, "expected a name (a string), got %s", luaL_typename(L, idx));
+  size_t len = 0;
+  const char* str = lua_tolstring(L, idx, &len);
+  // short strings are interned by Lua and anchored below, so their address names them for good
+  const bool short_string = len <= 40;
+  const void* p = lua_topointer(L, idx);
+  auto& slot = I.sym_slots[(reinterpret_cast<std::uintptr_t>(p) >> 4) & (I.sym_slots.size() - 1)];
+  if (short_string && slot.str == p) return slot.sym;
   idx = lua_absindex(L, idx);
   lua_rawgeti(L, LUA_REGISTRYINDEX, I.symcache_ref);
   lua_pushvalue(L, idx);
+  Sym s;
   if (lua_rawget(L, -2) == LUA_TNUMBER) {
-    const Sym s = static_cast<Sym>(lua_tointeger(L, -1));
+    s = static_cast<Sym>(lua_tointeger(L, -1));
     lua_pop(L, 2);
-    return s;
+  } else {
+    lua_pop(L, 1);
+    s = sym(std::string_view(str, len));
+    lua_pushvalue(L, idx);  // the anchor: the string stays alive, its address stays its own
+    lua_pushinteger(L, s);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
-  size_t len = 0;
-  const char* str = luaL_checklstring(L, idx, &len);
-  const Sym s = sym(std::string_view(str, len));
-  lua_pushvalue(L, idx);
-  lua_pushinteger(L, s);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  if (short_string) slot = {p, s};
   return s;
 }
 
@@ -39,7 +47,8 @@ EntityId check_entity(lua_State* L, int idx) {
 EntityId opt_entity(lua_State* L, int idx) { return lua_isnoneornil(L, idx) ? kNoEntity : check_entity(L, idx); }
 
 int Engine::Impl::attr_slot(lua_State* L, int idx) {
-  // attribute slots are cached in the symcache under the key "@name"
+  const Sym s = lua_sym(L, idx);
+  if (s < attr_by_sym.size() && attr_by_sym[s] >= 0) return attr_by_sym[s];
   size_t len = 0;
   const char* name = luaL_checklstring(L, idx, &len);
   const AttributeDef* a = rules.attribute(std::string_view(name, len));
@@ -48,6 +57,8 @@ int Engine::Impl::attr_slot(lua_State* L, int idx) {
     for (const auto& at : rules.attributes) names.push_back(at.name);
     luaL_error(L, "unknown attribute '%s'%s", name, did_you_mean(name, names).c_str());
   }
+  if (s >= attr_by_sym.size()) attr_by_sym.resize(s + 64, -1);
+  attr_by_sym[s] = a->slot;
   return a->slot;
 }
 
@@ -114,6 +125,7 @@ int l_create(lua_State* L) {
   e.location = opt_entity(L, -1);
   lua_pop(L, 5);
   const EntityId id = s.add(e);
+  I.liveness_dirty = true;
   if (e.kind == I.s_player) {
     s.at(id).owner = id;
     s.turn_order.push_back(id);
@@ -159,12 +171,14 @@ int l_move(lua_State* L) {
   EntityId to = kNoEntity;
   if (lua_type(L, 3) == LUA_TSTRING && std::string_view(lua_tostring(L, 3)) == "reinforcements") to = kReinforcements;
   else to = opt_entity(L, 3);
+  if (s.at(e).location == kReinforcements && to != kReinforcements) impl(L).liveness_dirty = true;
   s.at(e).location = to;
   return 0;
 }
 int l_set_owner(lua_State* L) {
   State& s = st(L);
   s.at(check_entity(L, 2)).owner = opt_entity(L, 3);
+  impl(L).liveness_dirty = true;
   return 0;
 }
 int l_get(lua_State* L) {
@@ -194,6 +208,7 @@ int l_set_type(lua_State* L) {
     if (rec.has[i]) e.attr[i] = rec.attr[i];
   e.record = r;
   e.type = rec.name;
+  I.liveness_dirty = true;
   return 0;
 }
 
@@ -209,6 +224,7 @@ int l_upgrade(lua_State* L) {
   for (std::size_t i = 0; i < static_cast<std::size_t>(kMaxAttributes); ++i)
     if (rec.has[i]) e.attr[i] = rec.attr[i];
   e.record = r;
+  I.liveness_dirty = true;
   return 0;
 }
 

@@ -42,8 +42,12 @@ constexpr int kBudgetStep = 10000;
 void budget_hook(lua_State* L, lua_Debug*) {
   Engine::Impl& I = impl(L);
   I.instructions += kBudgetStep;
-  if (I.instructions > I.instruction_limit)
-    luaL_error(L, "instruction budget exceeded (a hook or procedure runs too long: an endless loop?)");
+  if (I.instructions > I.instruction_limit) {
+    luaL_where(L, 0);  // inside a hook, level 0 is the function that runs too long
+    lua_pushliteral(L, "instruction budget exceeded (a hook or procedure runs too long: an endless loop?)");
+    lua_concat(L, 2);
+    lua_error(L);
+  }
 }
 
 int message_handler(lua_State* L) {
@@ -282,7 +286,7 @@ int lua_register_hook(lua_State* L) {
 
 // ---------------------------------------------------------------- the call gate
 
-void Engine::Impl::call(int nargs, int nresults, const std::string& what, std::int64_t budget) {
+int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
   const int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, message_handler);
   lua_insert(L, base);
@@ -291,7 +295,10 @@ void Engine::Impl::call(int nargs, int nresults, const std::string& what, std::i
   const int status = lua_pcall(L, nargs, nresults, base);
   instruction_limit = saved_limit;
   lua_remove(L, base);
-  if (status == LUA_OK) return;
+  return status;
+}
+
+void Engine::Impl::fail(int status, const std::string& what) {
   std::string msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(error object is not a string)";
   lua_pop(L, 1);
   if (msg.size() > 1 && msg[0] == kFormatted) {
@@ -316,6 +323,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   lua_pop(L, 1);
   s_unit = sym("unit");
   s_player = sym("player");
+  s_active_player = sym("active_player");
 
   lua_newtable(L);
   symcache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -453,6 +461,7 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   lua_State* L = I.L;
   state = State();
   I.state = &state;
+  I.liveness_dirty = true;
   I.trace = nullptr;
   I.dice.seed(0, 0);
   I.scenario_file = file;
@@ -486,6 +495,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   I.procedure_name = procedure;
   I.pools_used = 0;
   I.depth = 0;
+  I.liveness_dirty = true;
   I.dice.seed(options.seed, options.run);
   if (!options.forced.empty() || options.strict_dice) I.dice.force(options.forced, options.strict_dice);
   result.clear();
@@ -497,7 +507,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   I.push_ctx();
   try {
-    I.call(1, 0, "procedure '" + std::string(procedure) + "'", I.options.procedure_budget);
+    I.call(1, 0, I.options.procedure_budget, [&] { return "procedure '" + std::string(procedure) + "'"; });
   } catch (const Error& e) {
     if (I.tracing()) I.trace->add(EventKind::error, "error", e.what());
     result.forced_used = I.dice.forced_used();

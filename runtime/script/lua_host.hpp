@@ -9,6 +9,7 @@
 //   api_flow.cpp  Lua calls C++: windows and hooks, decisions, trace and results
 #pragma once
 
+#include <array>
 #include <deque>
 #include <string>
 #include <vector>
@@ -66,10 +67,42 @@ struct Engine::Impl {
   std::string scenario_file;
 
   // cached symbols used by primitives
-  Sym s_unit, s_player;
+  Sym s_unit, s_player, s_active_player;
+  std::vector<int> attr_by_sym;  // Sym -> attribute slot (-1: not an attribute), a cache
+  std::vector<int> die_by_sym;   // Sym -> die type index, a cache
 
-  // --- the call gate: the function and its arguments are on the stack. Throws ScriptError.
-  void call(int nargs, int nresults, const std::string& what, std::int64_t budget);
+  // hook liveness of the run: which records are held, which windows have a hook that can run.
+  // Recomputed when an entity is created or changes record, owner or location from off-board.
+  std::vector<std::uint8_t> held, live;
+  bool liveness_dirty = true;
+  bool window_live(int w) {
+    if (liveness_dirty) bus.liveness(*state, content->records.size(), held, live), liveness_dirty = false;
+    return live[static_cast<std::size_t>(w)] != 0;
+  }
+
+  // Sym of short (interned, anchored) Lua strings by their address: a direct-mapped cache
+  struct SymSlot {
+    const void* str = nullptr;
+    Sym sym = kNoSym;
+  };
+  std::array<SymSlot, 1024> sym_slots{};
+
+  // scratch space reused by primitives, so that a run allocates nothing once warm
+  std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining;
+  std::vector<int> scratch_rank;
+  std::vector<Sym> scratch_order;
+
+  // --- the call gate: the function and its arguments are on the stack. Throws ScriptError
+  // (or ContentError) whose message starts with what(): built only when the call fails.
+  template <class What>
+  void call(int nargs, int nresults, std::int64_t budget, What&& what) {
+    if (const int status = protected_call(nargs, nresults, budget); status != LUA_OK) fail(status, what());
+  }
+  void call(int nargs, int nresults, const std::string& what, std::int64_t budget) {
+    call(nargs, nresults, budget, [&] { return what; });
+  }
+  int protected_call(int nargs, int nresults, std::int64_t budget);
+  [[noreturn]] void fail(int status, const std::string& what);
 
   // helpers shared by the api files
   bool tracing() const { return trace && trace->enabled; }

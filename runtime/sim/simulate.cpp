@@ -76,18 +76,39 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
     survivor_slots.push_back(&v);
   }
   out.outcomes.resize(std::max(out.outcomes.size(), report_.outcomes.size()));
+  // metric histograms by symbol while running; small non-negative values in a flat array
+  struct MetricTally {
+    Sym name;
+    std::vector<std::uint64_t> small;
+    std::map<long long, std::uint64_t> other;
+  };
+  std::vector<MetricTally> metrics;
   for (std::uint64_t i = first; i < last; ++i) {
     work = table.start;
     options.run = i;
     table.engine.run(session_.procedure, work, options, result);
     ++out.runs;
     if (result.outcome >= 0) ++out.outcomes[static_cast<std::size_t>(result.outcome)];
-    for (const auto& [m, v] : result.metrics) ++out.metrics[std::string(sym_name(m))][std::llround(v)];
+    for (const auto& [m, v] : result.metrics) {
+      MetricTally* t = nullptr;
+      for (auto& mt : metrics)
+        if (mt.name == m) t = &mt;
+      if (!t) t = &metrics.emplace_back(MetricTally{m, std::vector<std::uint64_t>(64), {}});
+      const long long k = std::llround(v);
+      if (k >= 0 && k < 64) ++t->small[static_cast<std::size_t>(k)];
+      else ++t->other[k];
+    }
     for (std::size_t c = 0; c < counted.size(); ++c) {
       std::size_t alive = 0;
       for (EntityId e : counted[c].units) alive += work.at(e).location != kReinforcements ? 1 : 0;
       ++(*survivor_slots[c])[alive];
     }
+  }
+  for (const auto& mt : metrics) {
+    auto& h = out.metrics[std::string(sym_name(mt.name))];
+    for (std::size_t k = 0; k < mt.small.size(); ++k)
+      if (mt.small[k]) h[static_cast<long long>(k)] += mt.small[k];
+    for (const auto& [k, n] : mt.other) h[k] += n;
   }
 }
 
@@ -95,6 +116,7 @@ Tally Simulation::run(const SimOptions& o) const {
   const int threads = std::max(1, o.threads);
   std::vector<std::unique_ptr<Table>> tables;
   for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<Table>(session_));
+  const auto loop_start = std::chrono::steady_clock::now();  // setup above is not timed
   Tally total;
   std::uint64_t planned = o.precision > 0 ? std::min<std::uint64_t>(o.max_runs, 20000) : o.runs;
   std::uint64_t done = 0;
@@ -137,6 +159,8 @@ Tally Simulation::run(const SimOptions& o) const {
     if (o.precision <= 0 || widest(total) < o.precision || planned >= o.max_runs) break;
     planned = std::min(o.max_runs, planned * 2);
   }
+  if (o.loop_seconds)
+    *o.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
   return total;
 }
 

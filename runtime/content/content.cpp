@@ -75,7 +75,8 @@ int Content::require_record(std::string_view ref, std::string_view kind, const s
     if (!rec.removed && (kind.empty() || sym_name(rec.kind) == kind)) {
       // suggest in the form the reference was written: full id, kind/name or name
       if (ref.find(':') != std::string_view::npos) ids.push_back(rec.id);
-      else if (ref.find('/') != std::string_view::npos) ids.push_back(std::string(sym_name(rec.kind)) + "/" + std::string(sym_name(rec.name)));
+      else if (ref.find('/') != std::string_view::npos)
+        ids.push_back(std::string(sym_name(rec.kind)) + "/" + std::string(sym_name(rec.name)));
       else ids.emplace_back(sym_name(rec.name));
     }
   std::string what = kind.empty() ? "record" : std::string(kind);
@@ -317,7 +318,8 @@ class PackLoader {
 
   void resolve() {
     for (const PendingRef& p : pending_)
-      (p.hook ? c_.hooks[p.index].source : c_.modifiers[p.index].source) = c_.require_record(p.ref, p.kind, p.file, p.line);
+      (p.hook ? c_.hooks[p.index].source : c_.modifiers[p.index].source) =
+          c_.require_record(p.ref, p.kind, p.file, p.line);
     for (const auto& [effect, ref, file, line] : pending_activations_) {
       int found = -1;
       for (std::size_t i = 0; i < c_.modifiers.size(); ++i) {

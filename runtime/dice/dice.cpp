@@ -26,8 +26,9 @@ int DiceStream::roll(const DieType& type) {
     int face = type.numeric() ? (f.face == kNoSym ? type.face_of_value(f.value) : -1)
                               : (f.face != kNoSym ? type.face_of_name(f.face) : -1);
     // a numeric die can be forced by its printed label too (the d10's "0")
-    for (std::size_t i = 0; face < 0 && type.numeric() && f.face != kNoSym && i < type.labels.size(); ++i)
-      if (type.labels[i] == sym_name(f.face)) face = static_cast<int>(i);
+    if (face < 0 && type.numeric() && f.face != kNoSym)
+      for (std::size_t i = 0; face < 0 && i < type.labels.size(); ++i)
+        if (type.labels[i] == sym_name(f.face)) face = static_cast<int>(i);
     if (face < 0) {
       const std::string shown = f.face != kNoSym ? std::string(sym_name(f.face)) : std::to_string(f.value);
       throw ScriptError("forced die result #" + std::to_string(next_forced_) + " is '" + shown +

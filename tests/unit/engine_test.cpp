@@ -1,0 +1,184 @@
+// The Lua host on the mini ruleset: dice through the script API (reroll limits, faced dice, the
+// d10's 0), declarative modifiers and hooks with use limits, decisions and the ruleset's
+// default policy. The probe procedure opens mini.probe; the probes pack acts on it.
+#include <catch2/catch.hpp>
+
+#include "base/error.hpp"
+#include "fixtures.hpp"
+
+using namespace rb;
+using namespace rb::testing;
+
+namespace {
+
+std::vector<DiceStream::Forced> values(std::initializer_list<int> v) {
+  std::vector<DiceStream::Forced> out;
+  for (int x : v) out.push_back({x, kNoSym});
+  return out;
+}
+
+std::vector<std::string> keys(const Trace& t, std::string_view prefix) {
+  std::vector<std::string> out;
+  for (const auto& e : t.events)
+    if (e.key.rfind(prefix, 0) == 0) out.push_back(e.key);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("engine: a die with a reroll limit refuses the reroll past it", "[engine][dice]") {
+  MiniTable table({"probes"}, "probe = 'reroll_limit'");
+  RunOptions options;
+  options.forced = values({3, 8});
+  options.strict_dice = true;  // a refused reroll must not roll
+  const RunResult r = run_probe(table, options);
+  CHECK(r.metric("first") == 3);
+  CHECK(r.metric("reroll1") == 1);
+  CHECK(r.metric("second") == 8);
+  CHECK(r.metric("reroll2") == 0);
+  CHECK(r.metric("after") == 8);
+  CHECK(r.metric("rerolls") == 1);
+  CHECK(r.forced_used == 2);
+  CHECK(r.forced_left == 0);
+}
+
+TEST_CASE("engine: faced dice are forced by face and counted by face", "[engine][dice]") {
+  MiniTable table({"probes"}, "probe = 'faced'");
+  RunOptions options;
+  for (const char* f : {"crit", "hit", "blank", "hit", "focus"})
+    options.forced.push_back({0, sym(f)});
+  options.strict_dice = true;
+  const RunResult r = run_probe(table, options);
+  CHECK(r.metric("hit") == 2);
+  CHECK(r.metric("crit") == 1);
+  CHECK(r.metric("focus") == 1);
+  CHECK(r.metric("blank") == 1);
+}
+
+TEST_CASE("engine: the d10 forced to 10 or to its label 0 shows 0 and reads 10", "[engine][dice]") {
+  MiniTable table({"probes"}, "probe = 'd10_zero'");
+  Trace trace;
+  trace.enabled = true;
+  RunOptions options;
+  options.forced = values({10, 0});
+  options.strict_dice = true;
+  options.trace = &trace;
+  const RunResult r = run_probe(table, options);
+  CHECK(r.metric("value1") == 10);
+  CHECK(r.metric("value2") == 10);
+  CHECK(r.metric("hits") == 2);
+  CHECK(keys(trace, "roll:") ==
+        std::vector<std::string>{"roll:attacker:test:-:0:hit", "roll:attacker:test:-:0:hit"});
+  CHECK(keys(trace, "face:") == std::vector<std::string>{"face:0"});
+}
+
+TEST_CASE("engine: strict forced dice that run out stop the run with a script error",
+          "[engine][dice]") {
+  MiniTable table({"probes"}, "probe = 'reroll_limit'");
+  RunOptions options;
+  options.forced = values({3});
+  options.strict_dice = true;
+  try {
+    run_probe(table, options);
+    FAIL("the run rolled past the forced dice");
+  } catch (const ScriptError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("more dice than the 1 forced results") &&
+                             Catch::Contains("hook 'probes:reroll_limit'"));
+  }
+}
+
+TEST_CASE("engine: a held card's modifier and its once-per-round hook apply each round",
+          "[engine][events]") {
+  MiniTable table({"mini-cards"},
+                  "[attacker]\nunits = { cruiser = 1 }\ncard = 'rally'\n"
+                  "[defender]\nunits = { fighter = 1 }\n");
+  Trace trace;
+  trace.enabled = true;
+  RunOptions options;
+  // round 1: 2+1 misses, 3 misses; round 2: 6+1 hits (needs 7), 1 misses
+  options.forced = values({2, 3, 6, 1});
+  options.strict_dice = true;
+  options.trace = &trace;
+  State state = table.start;
+  RunResult r;
+  table.engine.run("combat", state, options, r);
+  CHECK(r.outcome_name == "attacker_win");
+  CHECK(r.metric("rounds") == 2);
+  CHECK(keys(trace, "roll:") == std::vector<std::string>{"roll:attacker:combat:cruiser:2:miss",
+                                                         "roll:defender:combat:fighter:3:miss",
+                                                         "roll:attacker:combat:cruiser:6:hit",
+                                                         "roll:defender:combat:fighter:1:miss"});
+  // the hook fired once per round (its use counter is cleared when the round ends)
+  CHECK(keys(trace, "hook:") ==
+        std::vector<std::string>{"hook:rally_cheer:attacker", "hook:rally_cheer:attacker"});
+  const EntityId attacker = state.role(sym("attacker"));
+  CHECK(state.counter(attacker, sym("cheers")) == 2);
+  CHECK(state.counter(attacker, sym("used:mini-cards:rally_cheer")) == 0);
+  // the start state is untouched by the run
+  CHECK(table.start.counter(table.start.role(sym("attacker")), sym("cheers")) == 0);
+}
+
+TEST_CASE("engine: decisions come from scripted answers first, then the ruleset's policy",
+          "[engine][decide]") {
+  MiniTable table({}, "[attacker]\nunits = { cruiser = 1 }\n[defender]\nunits = { fighter = 1 }\n");
+  Trace trace;
+  trace.enabled = true;
+  RunOptions options;
+  options.forced = values({3, 3, 3, 3, 7, 3});  // two rounds of misses, then a hit
+  options.trace = &trace;
+  SECTION("the policy: the mini ruleset never retreats") {
+    State state = table.start;
+    RunResult r;
+    table.engine.run("combat", state, options, r);
+    CHECK(r.outcome_name == "attacker_win");
+    CHECK(r.metric("rounds") == 3);
+    CHECK(keys(trace, "decision:") ==
+          std::vector<std::string>{"decision:defender:mini.retreat:stay",
+                                   "decision:defender:mini.retreat:stay"});
+    bool reason = false;
+    for (const auto& e : trace.events)
+      reason |= contains(e.text, "policy: the mini ruleset never retreats");
+    CHECK(reason);
+  }
+  SECTION("a scripted answer for the second round") {
+    ScriptedAnswers answers;
+    answers.add({"defender", "mini.retreat", "stay"});
+    answers.add({"defender", "mini.retreat", "retreat"});
+    options.answers = &answers;
+    State state = table.start;
+    RunResult r;
+    table.engine.run("combat", state, options, r);
+    CHECK(r.outcome_name == "defender_retreat");
+    CHECK(r.metric("rounds") == 2);
+    CHECK(r.unused_answers.empty());
+    CHECK(r.forced_left == 2);
+    bool scripted = false;
+    for (const auto& e : trace.events) scripted |= contains(e.text, "retreat: retreat (scripted)");
+    CHECK(scripted);
+  }
+}
+
+TEST_CASE("engine: an unknown procedure is a usage error naming the closest", "[engine]") {
+  MiniTable table({}, "");
+  State state = table.start;
+  RunResult r;
+  CHECK_THROWS_WITH(
+      table.engine.run("combt", state, {}, r),
+      Catch::Contains("no procedure 'combt'") && Catch::Contains("did you mean 'combat'"));
+}
+
+TEST_CASE("engine: a run with strict forced dice does not make the next run strict",
+          "[engine][dice]") {
+  MiniTable table({"probes"}, "probe = 'reroll_limit'");
+  RunOptions strict;
+  strict.forced = values({3, 8});
+  strict.strict_dice = true;
+  CHECK(run_probe(table, strict).metric("second") == 8);
+  // the next run on the same engine forces nothing: it rolls from its own stream
+  RunOptions free;
+  free.seed = 3;
+  const RunResult r = run_probe(table, free);
+  CHECK(r.metric("first") >= 1);
+  CHECK(r.metric("first") <= 10);
+  CHECK(r.forced_used == 0);
+}

@@ -1,0 +1,71 @@
+// Helpers shared by the unit tests: the fixture root (tests/fixtures/root, with the "mini"
+// ruleset and small packs) and a few shortcuts to load content and run its procedures.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "content/content.hpp"
+#include "script/engine.hpp"
+
+namespace rb::testing {
+
+inline std::filesystem::path test_dir() {
+  return RB_TEST_DIR;
+}
+inline std::filesystem::path fixture_root() {
+  return test_dir() / "fixtures" / "root";
+}
+inline std::filesystem::path broken_dir() {
+  return test_dir() / "fixtures" / "broken";
+}
+
+// Loads the mini ruleset (whose base pack is mini-base) with the given packs.
+inline std::shared_ptr<const Content> load_mini(std::vector<std::string> packs) {
+  LoadRequest req;
+  req.root = fixture_root();
+  req.ruleset = "mini";
+  req.packs = std::move(packs);
+  return load_content(req);
+}
+
+inline std::vector<std::string> pack_ids(const Content& c) {
+  std::vector<std::string> ids;
+  for (const auto& p : c.packs) ids.push_back(p.id);
+  return ids;
+}
+
+inline bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+// A scenario table for the mini ruleset's setup.
+inline toml::table scenario(std::string_view text) {
+  return toml::parse(text);
+}
+
+// An engine with its start state built from a scenario.
+struct MiniTable {
+  MiniTable(std::vector<std::string> packs, std::string_view scenario_text,
+            EngineOptions options = {})
+      : engine(load_mini(std::move(packs)), options) {
+    engine.setup(scenario(scenario_text), "scenario.toml", start);
+  }
+  Engine engine;
+  State start;
+};
+
+// Runs the probe procedure with the scenario's probe setting; returns the result.
+inline RunResult run_probe(MiniTable& table, RunOptions options = {}) {
+  State state = table.start;
+  RunResult result;
+  table.engine.run("probe", state, options, result);
+  return result;
+}
+
+}  // namespace rb::testing

@@ -75,7 +75,7 @@ void roll_die(Engine::Impl& I, Die& d) {
 }
 
 // A modifier that applies to a roll of `purpose` by `player`.
-bool modifier_live(const Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player, Sym purpose) {
+bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player, Sym purpose) {
   if (m.purpose != kNoSym && m.purpose != purpose) return false;
   if (m.role != kNoSym && s.role(m.role) != player) return false;
   if (m.activated) {
@@ -84,9 +84,9 @@ bool modifier_live(const Engine::Impl& I, const State& s, int mi, const Modifier
     return false;
   }
   if (m.source < 0) return true;
+  if (!I.held.empty() && !I.held[static_cast<std::size_t>(m.source)]) return false;  // nobody holds it
   for (const Entity& e : s.entities)
     if (e.record == m.source && e.owner == player && e.location != kReinforcements) return true;
-  (void)I;
   return false;
 }
 
@@ -149,17 +149,24 @@ int l_roll_units(lua_State* L) {
   const EntityId player = check_entity(L, 2);
   const EntityId location = check_entity(L, 3);
   luaL_checktype(L, 4, LUA_TTABLE);
-  lua_getfield(L, 4, "purpose");
-  const Sym purpose = lua_sym(L, -1);
-  lua_getfield(L, 4, "die");
-  const int type = die_index(L, -1);
-  lua_getfield(L, 4, "value");
-  const int value = I.attr_slot(L, -1);
-  lua_getfield(L, 4, "count");
-  const int count = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
-  lua_getfield(L, 4, "eligible");
-  const int eligible = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
-  lua_pop(L, 5);
+  const Engine::Impl::RollSpec& spec = I.roll_specs[static_cast<std::size_t>(I.cached_spec(L, 4, [&] {
+    Engine::Impl::RollSpec r;
+    lua_getfield(L, 4, "purpose");
+    r.purpose = lua_sym(L, -1);
+    lua_getfield(L, 4, "die");
+    r.die = die_index(L, -1);
+    lua_getfield(L, 4, "value");
+    r.value = I.attr_slot(L, -1);
+    lua_getfield(L, 4, "count");
+    r.count = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+    lua_getfield(L, 4, "eligible");
+    r.eligible = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+    I.roll_specs.push_back(r);
+    return static_cast<int>(I.roll_specs.size() - 1);
+  }))];
+  const Sym purpose = spec.purpose;
+  const int type = spec.die, value = spec.value, count = spec.count, eligible = spec.eligible;
+  I.ensure_liveness();
 
   // live modifiers for this player and purpose
   int live[32];
@@ -372,15 +379,7 @@ int p_faces(lua_State* L) {
 
 // ---------------------------------------------------------------- hit assignment
 
-struct CasualtySpec {
-  int eligible = -1;
-  std::vector<Sym> types;
-  int can_sustain = -1;
-  int damaged = -1;
-  std::string decision;
-  int destroyed_window = -1;
-  int sustained_window = -1;
-};
+
 
 // ctx:assign_hits(player, location, hits, spec, order, sustain) -> destroyed, sustained
 // spec: {eligible = attr, types = {...}, can_sustain = attr, damaged = attr, decision = name,
@@ -396,28 +395,34 @@ int l_assign_hits(lua_State* L) {
   const EntityId location = check_entity(L, 3);
   int hits = static_cast<int>(luaL_checkinteger(L, 4));
   luaL_checktype(L, 5, LUA_TTABLE);
-  CasualtySpec spec;
-  lua_getfield(L, 5, "eligible");
-  if (!lua_isnil(L, -1)) spec.eligible = I.attr_slot(L, -1);
-  lua_getfield(L, 5, "can_sustain");
-  if (!lua_isnil(L, -1)) spec.can_sustain = I.attr_slot(L, -1);
-  lua_getfield(L, 5, "damaged");
-  if (!lua_isnil(L, -1)) spec.damaged = I.attr_slot(L, -1);
-  lua_getfield(L, 5, "decision");
-  const char* decision = luaL_optstring(L, -1, "assign_hits");
-  lua_getfield(L, 5, "destroyed_window");
-  if (!lua_isnil(L, -1)) spec.destroyed_window = I.window_index(L, -1);
-  lua_getfield(L, 5, "sustained_window");
-  if (!lua_isnil(L, -1)) spec.sustained_window = I.window_index(L, -1);
-  lua_getfield(L, 5, "types");
-  if (lua_istable(L, -1))
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) spec.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
-  lua_pop(L, 1);
-  std::vector<Sym>& order = I.scratch_order;
-  order.clear();
-  if (lua_istable(L, 6))
-    for (lua_Integer i = 1; lua_rawgeti(L, 6, i) != LUA_TNIL; ++i) order.push_back(lua_sym(L, -1)), lua_pop(L, 1);
-  lua_pop(L, 1);
+  const Engine::Impl::CasualtySpec& spec = I.casualty_specs[static_cast<std::size_t>(I.cached_spec(L, 5, [&] {
+    Engine::Impl::CasualtySpec c;
+    lua_getfield(L, 5, "eligible");
+    if (!lua_isnil(L, -1)) c.eligible = I.attr_slot(L, -1);
+    lua_getfield(L, 5, "can_sustain");
+    if (!lua_isnil(L, -1)) c.can_sustain = I.attr_slot(L, -1);
+    lua_getfield(L, 5, "damaged");
+    if (!lua_isnil(L, -1)) c.damaged = I.attr_slot(L, -1);
+    lua_getfield(L, 5, "decision");
+    c.decision = luaL_optstring(L, -1, "assign_hits");
+    lua_getfield(L, 5, "destroyed_window");
+    if (!lua_isnil(L, -1)) c.destroyed_window = I.window_index(L, -1);
+    lua_getfield(L, 5, "sustained_window");
+    if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
+    lua_getfield(L, 5, "types");
+    if (lua_istable(L, -1))
+      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) c.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
+    I.casualty_specs.push_back(std::move(c));
+    return static_cast<int>(I.casualty_specs.size() - 1);
+  }))];
+  const char* decision = spec.decision.c_str();
+  static const std::vector<Sym> no_order;
+  const std::vector<Sym>& order = lua_istable(L, 6) ? I.orders[static_cast<std::size_t>(I.cached_spec(L, 6, [&] {
+    std::vector<Sym> o;
+    for (lua_Integer i = 1; lua_rawgeti(L, 6, i) != LUA_TNIL; ++i) o.push_back(lua_sym(L, -1)), lua_pop(L, 1);
+    I.orders.push_back(std::move(o));
+    return static_cast<int>(I.orders.size() - 1);
+  }))] : no_order;
   const char* mode_name = luaL_optstring(L, 7, "first");
   enum { first, last, never } mode;
   if (std::strcmp(mode_name, "first") == 0) mode = first;

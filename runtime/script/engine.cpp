@@ -1,3 +1,4 @@
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -199,10 +200,17 @@ void load_file(Engine::Impl& I, const fs::path& path, int env_ref) {
   if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK) {
     std::string msg = lua_tostring(L, -1);
     lua_pop(L, 1);
-    // "file:line: message" -> ContentError with the line
+    // "file:line: message" -> ContentError with the line. Lua shortens a long file name to
+    // ".../tail", so look for the first ":<digits>:" instead of skipping the name's length.
     int line = 0;
-    if (auto p = msg.find(':', chunk.size() - 1); p != std::string::npos) line = std::atoi(msg.c_str() + p + 1);
-    throw ContentError(display_path(path), line, "Lua syntax error: " + msg.substr(msg.find(' ') + 1));
+    std::size_t text_at = 0;
+    for (auto p = msg.find(':'); p != std::string::npos && line == 0; p = msg.find(':', p + 1)) {
+      auto q = p + 1;
+      while (q < msg.size() && std::isdigit(static_cast<unsigned char>(msg[q]))) ++q;
+      if (q > p + 1 && q < msg.size() && msg[q] == ':') line = std::atoi(msg.c_str() + p + 1), text_at = q + 1;
+    }
+    while (text_at < msg.size() && msg[text_at] == ' ') ++text_at;
+    throw ContentError(display_path(path), line, "Lua syntax error: " + msg.substr(text_at));
   }
   lua_rawgeti(L, LUA_REGISTRYINDEX, env_ref);
   lua_setupvalue(L, -2, 1);
@@ -274,7 +282,7 @@ int lua_register_hook(lua_State* L) {
   std::string file = "?";
   int line = 0;
   if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar)) {
-    file = ar.short_src;
+    file = ar.source[0] == '@' ? ar.source + 1 : ar.short_src;  // the whole file name
     line = ar.currentline;
   }
   if (!I.loading) throw ContentError(file, line, "hook{} called after loading ended: registrations are frozen");
@@ -329,18 +337,14 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   symcache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L);
   player_policy_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  spec_anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
-  // ctx: one userdata whose methods are the api
-  lua_newuserdatauv(L, 1, 0);
-  lua_newtable(L);  // metatable
-  lua_newtable(L);  // methods
+  // ctx: one table holding the api functions, so that ctx:method() is a plain field lookup
+  lua_newtable(L);
   register_state_api(L);
   register_dice_api(L);
   register_flow_api(L);
-  lua_setfield(L, -2, "__index");
-  lua_pushstring(L, "ctx");
-  lua_setfield(L, -2, "__name");
-  lua_setmetatable(L, -2);
   ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
   for (const auto& w : rules.windows) bus.declare(w);

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <deque>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ struct Engine::Impl {
   std::vector<std::uint8_t> held, live;
   bool liveness_dirty = true;
   bool window_live(int w) {
-    if (liveness_dirty) bus.liveness(*state, content->records.size(), held, live), liveness_dirty = false;
+    ensure_liveness();
     return live[static_cast<std::size_t>(w)] != 0;
   }
 
@@ -86,6 +87,42 @@ struct Engine::Impl {
     Sym sym = kNoSym;
   };
   std::array<SymSlot, 1024> sym_slots{};
+
+  // Spec tables (roll and hit-assignment specs, hit orders) are parsed once and found again by
+  // their address; the tables are anchored in the registry so that address stays theirs.
+  struct RollSpec {
+    Sym purpose = kNoSym;
+    int die = 0, value = 0, count = -1, eligible = -1;
+  };
+  struct CasualtySpec {
+    int eligible = -1, can_sustain = -1, damaged = -1, destroyed_window = -1, sustained_window = -1;
+    std::string decision;
+    std::vector<Sym> types;
+  };
+  std::unordered_map<const void*, int> spec_index;  // table address -> index in its list
+  std::deque<RollSpec> roll_specs;  // deques: references stay valid while hooks add more
+  std::deque<CasualtySpec> casualty_specs;
+  std::deque<std::vector<Sym>> orders;
+  int spec_anchor_ref = LUA_NOREF;
+  // Index of the parsed spec at idx, parsing (and anchoring) it the first time.
+  template <class Parse>
+  int cached_spec(lua_State* L, int idx, Parse&& parse) {
+    const void* p = lua_topointer(L, idx);
+    if (auto it = spec_index.find(p); it != spec_index.end()) return it->second;
+    const int top = lua_gettop(L);
+    const int i = parse();
+    lua_settop(L, top);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, spec_anchor_ref);
+    lua_pushvalue(L, idx);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    spec_index.emplace(p, i);
+    return i;
+  }
+  void ensure_liveness() {
+    if (liveness_dirty) bus.liveness(*state, content->records.size(), held, live), liveness_dirty = false;
+  }
 
   // scratch space reused by primitives, so that a run allocates nothing once warm
   std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining;

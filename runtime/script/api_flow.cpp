@@ -185,6 +185,10 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       trace->add(EventKind::hook, "hook:" + short_id(h.id) + ":" + name_of(f.player),
                  name_of(f.player) + " uses " + short_id(h.id) + (h.source_name.empty() ? "" : " (" + h.source_name + ")") +
                      " [" + h.pack + "]");
+    // the use is counted and the card discarded before the effect, so that a window the
+    // effect reopens cannot fire the same card again
+    if (h.limit != kNoSym) state->add_counter(f.player, h.use_key, 1, h.limit);
+    if (h.discard && f.source != kNoEntity) state->at(f.source).location = kReinforcements;
     if (trace) ++trace->depth;
     if (h.apply >= 0) {
       push_call(h.apply);
@@ -200,9 +204,7 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       if (e.counter != kNoSym) state->add_counter(f.player, e.counter, e.counter_delta, e.until);
     }
     if (trace) --trace->depth;
-    if (h.limit != kNoSym) state->add_counter(f.player, h.use_key, 1, h.limit);
     if (h.discard && f.source != kNoEntity) {
-      state->at(f.source).location = kReinforcements;
       if (tracing()) trace->add(EventKind::note, "discard:" + name_of(f.player) + ":" + short_id(h.id), name_of(f.player) + " discards " + h.source_name);
     }
   }

@@ -65,8 +65,9 @@ end
 
 -- Returns whether the player announced, and whether the retreat still stands (an ability such
 -- as Intercept may stop it; the announcement was made all the same, 4.2).
-local function announce(ctx, player, neighbours)
-  if #neighbours == 0 or #eligible_systems(ctx, player, neighbours) == 0 then return false, false end  -- 4.3
+local function announce(ctx, player, sys, neighbours)
+  if #neighbours == 0 or not has_ships(ctx, player, sys) then return false, false end
+  if #eligible_systems(ctx, player, neighbours) == 0 then return false, false end  -- 4.3
   if ctx:decide(player, "space_combat.announce_retreat", { "no", "yes" }) ~= "yes" then return false, false end
   ctx:set_flag(player, "retreat_announced", "round")
   if ctx:tracing() then ctx:event("retreat_announced:" .. ctx:name(player), ctx:name(player) .. " announces a retreat") end
@@ -257,26 +258,33 @@ function M.run(ctx)
   local round = 1
   ctx:set_counter(sys, "round", round, "combat")
   ctx:open("space_combat.start_of_combat", "space_combat.start_of_round")  -- 2.1
-  ctx:open("space_combat.before_combat")                                   -- 2
-
-  -- Step 1, Anti-Fighter Barrage: first round only (3.2), simultaneous, even with no fighters (3.3)
-  ctx:open("space_combat.anti_fighter_barrage")
-  local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
-  local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
-  assign(ctx, a, d, sys, afb_d:hits(), afb_a:hits(), AFB_HITS, assign_hooked)
-
-  -- 3.1: if a side has no ships after the barrage, the combat ends at once
+  -- 9: an ability at the start of combat may leave one side without ships (Skilled Retreat)
   local ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+  if ongoing then
+    ctx:open("space_combat.before_combat")                                 -- 2
+
+    -- Step 1, Anti-Fighter Barrage: first round only (3.2), simultaneous, even with no fighters (3.3)
+    ctx:open("space_combat.anti_fighter_barrage")
+    local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
+    local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
+    assign(ctx, a, d, sys, afb_d:hits(), afb_a:hits(), AFB_HITS, assign_hooked)
+
+    -- 3.1: if a side has no ships after the barrage, the combat ends at once
+    ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+  end
   while ongoing do
-    if round > 1 then ctx:open("space_combat.start_of_round") end
+    if round > 1 then
+      ctx:open("space_combat.start_of_round")
+      if not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then break end  -- 9
+    end
 
     -- Step 2, announce retreats: the defender first; the attacker cannot if the defender did (4.2)
     ctx:open("space_combat.announce_retreats")
-    local announced_d, retreating_d = announce(ctx, d, neighbours)
+    local announced_d, retreating_d = announce(ctx, d, sys, neighbours)
     local retreating_a = false
     if not announced_d then
       local _
-      _, retreating_a = announce(ctx, a, neighbours)
+      _, retreating_a = announce(ctx, a, sys, neighbours)
     end
 
     -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)

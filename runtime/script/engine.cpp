@@ -1,5 +1,13 @@
 #include <cctype>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -39,6 +47,78 @@ void* limited_alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
 }
 
 constexpr int kBudgetStep = 10000;
+
+std::int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// ---------------------------------------------------------------- the watchdog
+// A procedure runs without a count hook (in Lua 5.4 any count hook sends every VM instruction
+// through the hook machinery, a quarter of a combat's time). Its time limit is kept by a
+// watchdog thread: past the deadline it signals the running thread, whose handler installs a
+// hook that stops the script at its next instruction, as lua.c does for an interrupt.
+
+thread_local Engine::Impl* running_engine = nullptr;
+
+int watchdog_signal() { return SIGRTMIN + 5; }
+
+void stop_hook(lua_State* L, lua_Debug*) {
+  lua_sethook(L, nullptr, 0, 0);
+  luaL_where(L, 0);
+  lua_pushfstring(L, "time limit exceeded (the procedure ran longer than %d s: an endless loop?)",
+                  static_cast<int>(impl(L).options.procedure_seconds));
+  lua_concat(L, 2);
+  lua_error(L);
+}
+
+void on_watchdog_signal(int) {
+  Engine::Impl* I = running_engine;
+  if (!I) return;
+  const std::int64_t deadline = I->deadline.load(std::memory_order_relaxed);
+  if (deadline != 0 && now_ns() > deadline)
+    lua_sethook(I->L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
+}
+
+class Watchdog {
+ public:
+  static Watchdog& get() {
+    static Watchdog* w = new Watchdog();  // lives until the process exits, as its thread does
+    return *w;
+  }
+  void add(Engine::Impl* I) {
+    std::lock_guard lock(mutex_);
+    engines_.push_back(I);
+  }
+  void remove(Engine::Impl* I) {
+    std::lock_guard lock(mutex_);
+    std::erase(engines_, I);
+  }
+
+ private:
+  Watchdog() {
+    struct sigaction sa {};
+    sa.sa_handler = on_watchdog_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(watchdog_signal(), &sa, nullptr);
+    std::thread([this] { loop(); }).detach();
+  }
+  void loop() {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::lock_guard lock(mutex_);
+      const std::int64_t now = now_ns();
+      for (Engine::Impl* I : engines_) {
+        const std::int64_t deadline = I->deadline.load();
+        if (deadline != 0 && now > deadline && !I->signalled.exchange(true)) pthread_kill(I->thread, watchdog_signal());
+      }
+    }
+  }
+  std::mutex mutex_;
+  std::vector<Engine::Impl*> engines_;
+};
 
 void budget_hook(lua_State* L, lua_Debug*) {
   Engine::Impl& I = impl(L);
@@ -299,9 +379,21 @@ int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
   lua_pushcfunction(L, message_handler);
   lua_insert(L, base);
   const std::int64_t saved_limit = instruction_limit;
-  instruction_limit = std::min(saved_limit > 0 ? saved_limit : INT64_MAX, instructions + budget);
+  const bool counted = budget != kTimeLimited;
+  if (counted) {
+    // content (hooks, policies, setup, loading) is counted: a deterministic instruction budget
+    instruction_limit = std::min(saved_limit > 0 ? saved_limit : INT64_MAX, instructions + budget);
+    if (counting++ == 0) lua_sethook(L, budget_hook, LUA_MASKCOUNT, kBudgetStep);
+  }
   const int status = lua_pcall(L, nargs, nresults, base);
-  instruction_limit = saved_limit;
+  if (counted) {
+    instruction_limit = saved_limit;
+    if (--counting == 0) {
+      const std::int64_t d = deadline.load(std::memory_order_relaxed);
+      if (d != 0 && now_ns() > d) lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);  // the run is over time
+      else lua_sethook(L, nullptr, 0, 0);
+    }
+  }
   lua_remove(L, base);
   return status;
 }
@@ -323,7 +415,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   if (!L) throw Error("cannot create a Lua state");
   *static_cast<Impl**>(lua_getextraspace(L)) = this;
   luaL_openlibs(L);
-  lua_sethook(L, budget_hook, LUA_MASKCOUNT, kBudgetStep);
+  Watchdog::get().add(this);
   // strings share one metatable: take string.dump away from it too
   lua_getglobal(L, "string");
   lua_pushnil(L);
@@ -397,6 +489,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
 }
 
 Engine::Impl::~Impl() {
+  Watchdog::get().remove(this);
   if (L) lua_close(L);
 }
 
@@ -503,15 +596,27 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   I.dice.seed(options.seed, options.run);
   if (!options.forced.empty() || options.strict_dice) I.dice.force(options.forced, options.strict_dice);
   result.clear();
+  // the time limit of this run, kept by the watchdog
+  I.thread = pthread_self();
+  I.signalled = false;
+  Engine::Impl* outer = running_engine;
+  running_engine = &I;
+  I.deadline = now_ns() + static_cast<std::int64_t>(I.options.procedure_seconds * 1e9);
   struct Reset {
     Impl& I;
-    ~Reset() { I.state = nullptr, I.result = nullptr, I.run_options = nullptr, I.trace = nullptr; }
-  } reset{I};
+    Engine::Impl* outer;
+    ~Reset() {
+      I.deadline = 0;
+      running_engine = outer;
+      if (I.signalled && I.counting == 0) lua_sethook(I.L, nullptr, 0, 0);
+      I.state = nullptr, I.result = nullptr, I.run_options = nullptr, I.trace = nullptr;
+    }
+  } reset{I, outer};
   lua_State* L = I.L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   I.push_ctx();
   try {
-    I.call(1, 0, I.options.procedure_budget, [&] { return "procedure '" + std::string(procedure) + "'"; });
+    I.call(1, 0, Impl::kTimeLimited, [&] { return "procedure '" + std::string(procedure) + "'"; });
   } catch (const Error& e) {
     if (I.tracing()) I.trace->add(EventKind::error, "error", e.what());
     result.forced_used = I.dice.forced_used();

@@ -22,8 +22,8 @@
 namespace rb {
 
 struct EngineOptions {
-  std::int64_t hook_budget = 50'000'000;        // Lua instructions one hook call may use
-  std::int64_t procedure_budget = 2'000'000'000;  // for a whole procedure run
+  std::int64_t hook_budget = 50'000'000;  // Lua instructions one hook, policy or setup call may use
+  double procedure_seconds = 60;          // time limit of one procedure run (kept by a watchdog)
   std::size_t memory_limit = 512u << 20;        // bytes the Lua state may hold
   bool interactive = false;                     // ask a person when no script or policy answers
 };

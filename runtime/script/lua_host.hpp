@@ -9,7 +9,10 @@
 //   api_flow.cpp  Lua calls C++: windows and hooks, decisions, trace and results
 #pragma once
 
+#include <pthread.h>
+
 #include <array>
+#include <atomic>
 #include <deque>
 #include <unordered_map>
 #include <string>
@@ -45,6 +48,12 @@ struct Engine::Impl {
   // memory and instruction budget
   std::size_t memory = 0;
   std::int64_t instructions = 0, instruction_limit = 0;
+  int counting = 0;  // nesting of counted calls (the count hook is on while > 0)
+  static constexpr std::int64_t kTimeLimited = -1;  // a call under the run's time limit only
+  // the run's time limit: the watchdog signals `thread` once past `deadline` (0: none)
+  std::atomic<std::int64_t> deadline{0};
+  std::atomic<bool> signalled{false};
+  pthread_t thread{};
 
   // registration while loading
   bool loading = true;

@@ -79,14 +79,36 @@ TEST_CASE("sandbox: an endless loop in a hook stops at the instruction budget", 
   CHECK(contains(error, "window mini.probe"));
 }
 
-TEST_CASE("sandbox: an endless loop is stopped by the procedure budget too", "[sandbox]") {
-  // a hook budget larger than the procedure's: the procedure's limit still holds
+TEST_CASE("sandbox: an endless loop in a hook is stopped by the run's time limit too", "[sandbox]") {
+  // a hook budget far larger than the run's time allows: the run's limit still holds
   EngineOptions options;
-  options.hook_budget = 1'000'000'000;
-  options.procedure_budget = 300'000;
+  options.hook_budget = 100'000'000'000;
+  options.procedure_seconds = 0.3;
   const std::string error = probe_error("endless_loop", options);
   INFO(error);
-  CHECK(contains(error, "instruction budget"));
+  CHECK(contains(error, "time limit exceeded"));
+  CHECK(contains(error, "hook 'sandbox-pack:endless_loop'"));
+}
+
+TEST_CASE("sandbox: an endless loop in a procedure stops at the run's time limit", "[sandbox]") {
+  // procedures run without a count hook; a watchdog thread enforces their time limit
+  EngineOptions options;
+  options.procedure_seconds = 0.3;
+  MiniTable table({}, probe_scenario("nothing"), options);
+  State state = table.start;
+  RunResult result;
+  std::string error;
+  try {
+    table.engine.run("spin", state, {}, result);
+  } catch (const ScriptError& e) {
+    error = e.what();
+  }
+  INFO(error);
+  CHECK(contains(error, "procedure 'spin'"));
+  CHECK(contains(error, "spin.lua:5: time limit exceeded"));
+  // the engine is usable afterwards, and a normal run is not stopped
+  state = table.start;
+  CHECK_NOTHROW(table.engine.run("probe", state, {}, result));
 }
 
 TEST_CASE("sandbox: a memory bomb stops with an out-of-memory error, not a crash", "[sandbox]") {

@@ -139,7 +139,7 @@ struct UnitRoll {
   int modifier;
 };
 
-// ctx:roll_units(player, location, {purpose=, die=, value=, count=, eligible=}) -> pool
+// ctx:roll_units(player, location, {purpose=, die=, value=, count=, eligible=}) -> pool, hits
 // Every unit of `player` at `location` whose `value` attribute is set rolls `count` dice (1 when
 // no count attribute is named) against that value; declared modifiers add to each die or add
 // dice; units roll in ascending order of value.
@@ -208,7 +208,8 @@ int l_roll_units(lua_State* L) {
       if (I.tracing()) trace_die(I, d, "roll");
     }
   lua_pushlightuserdata(L, &pool);
-  return 1;
+  lua_pushinteger(L, pool.hits());
+  return 2;
 }
 
 // ---------------------------------------------------------------- pool methods

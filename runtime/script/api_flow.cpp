@@ -119,7 +119,7 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
   return labels[0];
 }
 
-void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
+int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
   if (tracing()) {
     std::string names;
     for (int i = 0; i < n; ++i) names += (i ? " + " : "") + bus.windows()[static_cast<std::size_t>(windows[i])].name;
@@ -133,7 +133,8 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
   }
   bool any = false;
   for (int i = 0; i < n; ++i) any |= window_live(windows[i]);
-  if (!any) return;
+  if (!any) return 0;
+  int ran = 0;
   const int d = depth++;
   if (static_cast<int>(firings.size()) <= d) firings.emplace_back();
   struct Depth {
@@ -185,6 +186,7 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       trace->add(EventKind::hook, "hook:" + short_id(h.id) + ":" + name_of(f.player),
                  name_of(f.player) + " uses " + short_id(h.id) + (h.source_name.empty() ? "" : " (" + h.source_name + ")") +
                      " [" + h.pack + "]");
+    ++ran;
     // the use is counted and the card discarded before the effect, so that a window the
     // effect reopens cannot fire the same card again
     if (h.limit != kNoSym) state->add_counter(f.player, h.use_key, 1, h.limit);
@@ -208,11 +210,13 @@ void Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       if (tracing()) trace->add(EventKind::note, "discard:" + name_of(f.player) + ":" + short_id(h.id), name_of(f.player) + " discards " + h.source_name);
     }
   }
+  return ran;
 }
 
 namespace {
 
-// ctx:open(window [, window...] [, args]): opens the windows as one timing window.
+// ctx:open(window [, window...] [, args]) -> the number of hooks that ran: opens the windows
+// as one timing window.
 int l_open(lua_State* L) {
   Engine::Impl& I = impl(L);
   if (!I.state) return luaL_error(L, "no game state here (open needs a run)");
@@ -223,8 +227,8 @@ int l_open(lua_State* L) {
   int k = 0;
   for (int i = 2; i <= n && k < 16; ++i) windows[k++] = I.window_index(L, i);
   if (k == 0) return luaL_error(L, "open needs a window name");
-  I.open_windows(windows, k, args);
-  return 0;
+  lua_pushinteger(L, I.open_windows(windows, k, args));
+  return 1;
 }
 
 // ctx:hooked(window) -> whether a hook on the window can run in this run (its source is held,

@@ -252,15 +252,23 @@ Filter read_filter(lua_State* L, int first) {
   Filter f;
   f.kind = I.s_unit;
   f.owner = opt_entity(L, first);
-  if (lua_type(L, first + 1) == LUA_TSTRING && std::string_view(lua_tostring(L, first + 1)) == "reinforcements")
-    f.any_location = false, f.location = kReinforcements;
-  else if (!lua_isnoneornil(L, first + 1))
+  const int where = lua_type(L, first + 1);
+  if (where == LUA_TNUMBER)
     f.any_location = false, f.location = check_entity(L, first + 1);
-  if (!lua_isnoneornil(L, first + 2)) {
-    // an attribute name, or "type:cruiser"
-    const char* a = luaL_checkstring(L, first + 2);
-    if (std::string_view(a).rfind("type:", 0) == 0) f.type = sym(a + 5);
-    else f.attr = I.attr_slot(L, first + 2);
+  else if (where == LUA_TSTRING && std::string_view(lua_tostring(L, first + 1)) == "reinforcements")
+    f.any_location = false, f.location = kReinforcements;
+  else if (where > LUA_TNIL)
+    f.any_location = false, f.location = check_entity(L, first + 1);
+  if (lua_type(L, first + 2) > LUA_TNIL) {
+    // an attribute name, or "type:cruiser"; both cached by symbol after the first time
+    const Sym s = lua_sym(L, first + 2);
+    if (s < I.attr_by_sym.size() && I.attr_by_sym[s] >= 0) {
+      f.attr = I.attr_by_sym[s];
+    } else if (std::string_view name = sym_name(s); name.rfind("type:", 0) == 0) {
+      f.type = sym(name.substr(5));
+    } else {
+      f.attr = I.attr_slot(L, first + 2);
+    }
   }
   return f;
 }

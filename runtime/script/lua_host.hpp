@@ -157,7 +157,7 @@ struct Engine::Impl {
   int window_index(lua_State* L, int idx);
   int attr_slot(lua_State* L, int idx);
   const DieType& die_type(int i) const { return rules.dice[static_cast<std::size_t>(i)]; }
-  void open_windows(const int* windows, int n, int args_index);
+  int open_windows(const int* windows, int n, int args_index);  // returns the hooks that ran
   std::string decide(EntityId player, const std::string& decision, int options_index, std::string& reason);
   void destroy(EntityId e, int window);
   void push_ctx();

@@ -217,21 +217,23 @@ end
 -- ------------------------------------------------------------------ the combat
 
 -- Rolls one side's dice, then opens the after-roll window for that player (5.5: abilities that
--- reroll or affect dice resolve right after the player's own roll).
+-- reroll or affect dice resolve right after the player's own roll). Returns the hits.
 local function roll(ctx, player, sys, spec, window, hooked)
-  local pool = ctx:roll_units(player, sys, spec)
-  if hooked then ctx:open(window, { player = player, pool = pool, purpose = spec.purpose }) end
-  return pool
+  local pool, hits = ctx:roll_units(player, sys, spec)
+  if hooked then
+    ctx:open(window, { player = player, pool = pool, purpose = spec.purpose })
+    hits = pool:hits()
+  end
+  return hits
 end
 
 -- Assigns hits on both sides after letting abilities cancel them (6.1).
-local function assign(ctx, a, d, sys, hits_on_a, hits_on_d, spec, hooked)
+local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked)
   if hooked then
     local args = { hits = { [a] = hits_on_a, [d] = hits_on_d }, purpose = spec.decision }
     ctx:open("space_combat.assign_hits", args)
     hits_on_a, hits_on_d = math.max(0, args.hits[a]), math.max(0, args.hits[d])
   end
-  local pa, pd = ctx:policy(a), ctx:policy(d)
   local sustain_a = spec == AFB_HITS and "never" or pa.sustain
   local sustain_d = spec == AFB_HITS and "never" or pd.sustain
   if hits_on_a > 0 then ctx:assign_hits(a, sys, hits_on_a, spec, pa.hit_order, sustain_a) end
@@ -245,6 +247,7 @@ function M.run(ctx)
   local after_roll_hooked = ctx:hooked("space_combat.after_roll")
   local after_afb_hooked = ctx:hooked("space_combat.after_anti_fighter_barrage_roll")
   local assign_hooked = ctx:hooked("space_combat.assign_hits")
+  local pa, pd = ctx:policy(a), ctx:policy(d)
 
   -- 1: a space combat is resolved only when two players have ships in the active system; else
   -- the step is skipped (no windows, no Anti-Fighter Barrage, no rounds)
@@ -267,15 +270,15 @@ function M.run(ctx)
     ctx:open("space_combat.anti_fighter_barrage")
     local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
     local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
-    assign(ctx, a, d, sys, afb_d:hits(), afb_a:hits(), AFB_HITS, assign_hooked)
+    assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked)
 
     -- 3.1: if a side has no ships after the barrage, the combat ends at once
     ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
   end
   while ongoing do
     if round > 1 then
-      ctx:open("space_combat.start_of_round")
-      if not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then break end  -- 9
+      -- 9: only an ability at the start of the round can have changed who has ships
+      if ctx:open("space_combat.start_of_round") > 0 and not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then break end
     end
 
     -- Step 2, announce retreats: the defender first; the attacker cannot if the defender did (4.2)
@@ -289,11 +292,11 @@ function M.run(ctx)
 
     -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
     ctx:open("space_combat.before_roll")
-    local pool_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
-    local pool_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
 
     -- Step 4, assign hits: each player destroys one of their own ships per hit produced (6)
-    assign(ctx, a, d, sys, pool_d:hits(), pool_a:hits(), HITS, assign_hooked)
+    assign(ctx, a, d, pa, pd, sys, hits_d, hits_a, HITS, assign_hooked)
 
     -- Step 5, retreat (7)
     ctx:open("space_combat.before_retreat")

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -12,6 +13,8 @@
 #include "base/error.hpp"
 #include "sim/rules_test.hpp"
 #include "content/toml_read.hpp"
+#include "sim/bench.hpp"
+#include "sim/compare.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb::cli {
@@ -95,10 +98,42 @@ int list(const Common& c, const std::string& what, const std::string& ruleset) {
   return 0;
 }
 
-int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json, const std::vector<std::string>& with) {
+namespace {
+
+// The session of a scenario file, changed by --with/--without.
+Session changed_session(const SessionOptions& so, const std::string& file, const Changes& changes) {
+  Session base = open_session(read_scenario(file), so);
+  return changes.empty() ? base : apply_changes(base, changes, so);
+}
+
+// A progress bar with rate and time left on stderr, when stderr is a terminal and stdout is not
+// --json; otherwise none.
+std::function<void(std::uint64_t, std::uint64_t)> progress_bar(bool json, const char* unit) {
+  if (json || !isatty(STDERR_FILENO)) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [start, unit](std::uint64_t done, std::uint64_t planned) {
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+    const double left = rate > 0 ? static_cast<double>(planned - done) / rate : 0;
+    const int width = 30, filled = planned ? static_cast<int>(width * done / planned) : 0;
+    std::string bar(static_cast<std::size_t>(filled), '#');
+    bar += std::string(static_cast<std::size_t>(width - filled), '.');
+    std::cerr << fmt::format("\r[{}] {}/{}  {:.0f} {}/s  {:.1f}s left ", bar, done, planned, rate, unit, left)
+              << std::flush;
+  };
+}
+
+void clear_progress() { std::cerr << "\r" << std::string(79, ' ') << "\r" << std::flush; }
+
+int all_cores(int threads) {
+  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json, const Changes& changes) {
   SessionOptions so = c.session();
-  so.extra_packs = with;
-  Session session = open_session(read_scenario(scenario_file), so);
+  Session session = changed_session(so, scenario_file, changes);
   Table table(session);
   Trace t;
   t.enabled = true;
@@ -120,32 +155,54 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
 }
 
 int simulate(const Common& c, const SimulateArgs& a) {
-  SessionOptions so = c.session();
-  so.extra_packs = a.with;
-  Session session = open_session(read_scenario(a.scenario), so);
+  const SessionOptions so = c.session();
+  const Session session = changed_session(so, a.scenario, a.changes);
   Simulation sim(session);
   SimOptions o;
   o.runs = a.runs;
   o.precision = a.precision;
   o.seed = a.seed;
-  o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const auto start = std::chrono::steady_clock::now();
-  if (!a.json && isatty(STDERR_FILENO)) {
-    o.progress = [start](std::uint64_t done, std::uint64_t planned) {
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
-      const double left = rate > 0 ? static_cast<double>(planned - done) / rate : 0;
-      const int width = 30, filled = planned ? static_cast<int>(width * done / planned) : 0;
-      std::string bar(static_cast<std::size_t>(filled), '#');
-      bar += std::string(static_cast<std::size_t>(width - filled), '.');
-      std::cerr << fmt::format("\r[{}] {}/{}  {:.0f} runs/s  {:.1f}s left ", bar, done, planned, rate, left) << std::flush;
-    };
-  }
+  o.threads = all_cores(a.threads);
+  o.progress = progress_bar(a.json, "runs");
   const Tally t = sim.run(o);
-  if (o.progress) std::cerr << "\r" << std::string(79, ' ') << "\r";
+  if (o.progress) clear_progress();
   const auto report = sim.report(t, a.seed);
+  if (a.json) {
+    std::cout << report.dump() << "\n";
+  } else {
+    if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
+    std::cout << format_report(report, sim.report_def());
+  }
+  return 0;
+}
+
+int compare(const Common& c, const CompareArgs& a) {
+  const SessionOptions so = c.session();
+  const Session as_written = open_session(read_scenario(a.scenario), so);
+  const Session changed = apply_changes(as_written, a.changes, so);
+  Comparison cmp(as_written, changed);
+  CompareOptions o;
+  o.runs = a.runs;
+  o.seed = a.seed;
+  o.threads = all_cores(a.threads);
+  o.progress = progress_bar(a.json, "pairs");
+  const PairTally t = cmp.run(o);
+  if (o.progress) clear_progress();
+  const auto report = cmp.report(t, a.seed, a.changes);
   if (a.json) std::cout << report.dump() << "\n";
-  else std::cout << format_report(report, sim.report_def());
+  else std::cout << format_comparison(report, cmp.report_def());
+  return 0;
+}
+
+int bench(const Common& c, const BenchArgs& a) {
+  BenchOptions o;
+  o.runs = a.runs;
+  o.seconds = a.seconds;
+  o.seed = a.seed;
+  o.threads = std::max(1, a.threads);
+  const auto results = run_bench(c.session(), o);
+  if (a.json) std::cout << bench_json(results, o).dump() << "\n";
+  else std::cout << format_bench(results, o);
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/compare.hpp"
 #include "sim/scenario.hpp"
 
 namespace rb::cli {
@@ -18,7 +19,7 @@ struct Common {
 
 int check(const Common& c, const std::vector<std::string>& packs);
 int list(const Common& c, const std::string& what, const std::string& ruleset);
-int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool json, const std::vector<std::string>& with);
+int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool json, const Changes& changes);
 
 struct SimulateArgs {
   std::string scenario;
@@ -27,9 +28,28 @@ struct SimulateArgs {
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
   bool json = false;
-  std::vector<std::string> with;  // extra packs
+  Changes changes;  // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);
+
+struct CompareArgs {
+  std::string scenario;
+  std::uint64_t runs = 100000;  // pairs of runs
+  std::uint64_t seed = 1;
+  int threads = 0;  // 0: every core
+  bool json = false;
+  Changes changes;  // arm B: the scenario with these; arm A: as written
+};
+int compare(const Common& c, const CompareArgs& a);
+
+struct BenchArgs {
+  std::uint64_t runs = 0;  // per scenario; 0: about `seconds` in all
+  double seconds = 10;
+  std::uint64_t seed = 1;
+  int threads = 1;
+  bool json = false;
+};
+int bench(const Common& c, const BenchArgs& a);
 int test(const Common& c, const std::vector<std::string>& paths, bool verbose);
 
 }  // namespace rb::cli

@@ -1,0 +1,147 @@
+#include "sim/bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sim/simulate.hpp"
+
+namespace rb {
+
+const std::vector<BenchCase>& bench_cases() {
+  static const std::vector<BenchCase> cases = {
+      {"a", "content/ti4-base/scenarios/bench_a.toml", "3 destroyers vs 2 cruisers", 307e3, 41.6e3,
+       600e3},
+      {"b", "content/ti4-base/scenarios/bench_b.toml",
+       "2 dreadnoughts, carrier, 4 fighters vs 3 cruisers, 2 destroyers, carrier, 3 fighters",
+       138e3, 21.5e3, 280e3},
+      {"c", "content/ti4-base/scenarios/bench_c.toml",
+       "2 war suns, 4 dreadnoughts, 8 fighters vs 6 dreadnoughts, 4 cruisers, 10 fighters", 78e3,
+       8.3e3, 160e3},
+  };
+  return cases;
+}
+
+namespace {
+
+// n rounded to two significant figures, at least `floor`.
+std::uint64_t round_runs(double n, std::uint64_t floor) {
+  if (n <= static_cast<double>(floor)) return floor;
+  const double scale = std::pow(10.0, std::floor(std::log10(n)) - 1);
+  return static_cast<std::uint64_t>(std::round(n / scale) * scale);
+}
+
+std::string rate_text(double r) {
+  return r >= 1e6 ? fmt::format("{:.2f}M", r / 1e6) : fmt::format("{:.1f}k", r / 1e3);
+}
+
+}  // namespace
+
+std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench) {
+  SessionOptions so = options;
+  so.all_packs = true;  // every pack of the ruleset: all hooks live
+  const auto& cases = bench_cases();
+  std::vector<BenchResult> out;
+  for (const BenchCase& c : cases) {
+    const Session session = open_session(read_scenario(so.root / c.file), so);
+    const Simulation sim(session);
+    SimOptions o;
+    o.seed = bench.seed;
+    o.threads = std::max(1, bench.threads);
+    o.runs = bench.runs;
+    if (o.runs == 0) {  // calibrate: a short timed run, then enough runs for this case's share
+      double secs = 0;
+      o.runs = 5000;
+      o.loop_seconds = &secs;
+      sim.run(o);
+      const double rate = secs > 0 ? static_cast<double>(o.runs) / secs : 1e6;
+      o.runs = round_runs(rate * bench.seconds / static_cast<double>(cases.size()), 10000);
+    }
+    BenchResult r;
+    r.bench = c;
+    o.loop_seconds = &r.seconds;
+    const Tally t = sim.run(o);
+    r.runs = t.runs;
+    r.rate = r.seconds > 0 ? static_cast<double>(t.runs) / r.seconds : 0;
+    for (const auto& p : session.content->packs) r.packs.push_back(p.id);
+    for (const Record& rec : session.content->records)
+      if (rec.removed || (!rec.changed_by.empty() && rec.changed_by != rec.pack))
+        r.changed_records.push_back(rec.id + (rec.removed ? " (removed by " : " (changed by ") +
+                                    rec.changed_by + ")");
+    r.report = sim.report(t, bench.seed);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOptions& bench) {
+  using nlohmann::json;
+  json j = json::object();
+  j["threads"] = std::max(1, bench.threads);
+  j["seed"] = bench.seed;
+  j["packs"] = results.empty() ? json::array() : json(results.front().packs);
+  j["changed_records"] = results.empty() ? json::array() : json(results.front().changed_records);
+  json cases = json::array();
+  for (const BenchResult& r : results) {
+    json c = json::object();
+    c["name"] = r.bench.name;
+    c["scenario"] = r.bench.file;
+    c["description"] = r.bench.description;
+    c["runs"] = r.runs;
+    c["seconds"] = r.seconds;
+    c["combats_per_second"] = r.rate;
+    c["target"] = r.bench.target;
+    c["anchors"] = {{"alpha_mouse_monte_carlo", r.bench.alpha_mouse_mc},
+                    {"pgsandstrom_monte_carlo", r.bench.pgsandstrom_mc}};
+    c["of_target"] = r.rate / r.bench.target;
+    c["result"] = r.report;
+    cases.push_back(c);
+  }
+  j["cases"] = cases;
+  return j;
+}
+
+std::string format_bench(const std::vector<BenchResult>& results, const BenchOptions& bench) {
+  std::ostringstream out;
+  const int threads = std::max(1, bench.threads);
+  out << fmt::format("rulebench bench: {} thread{}, seed {}, packs loaded: {}\n", threads,
+                     threads == 1 ? "" : "s", bench.seed,
+                     results.empty() ? std::string("-")
+                                     : fmt::format("{}", fmt::join(results.front().packs, ", ")));
+  out << fmt::format("  {:<3} {:>9} {:>8} {:>11} {:>9} {:>8}   {:>8} {:>8} {:>8}\n", "", "runs",
+                     "seconds", "combats/s", "target", "reached", "att win", "draw", "def win");
+  for (const BenchResult& r : results) {
+    const auto& j = r.report;
+    auto p = [&](const char* k) {
+      return j.contains(k) ? fmt::format("{:.2f}%", 100 * j[k].get<double>()) : std::string("-");
+    };
+    out << fmt::format("  ({}) {:>9} {:>8.2f} {:>11} {:>9} {:>7.0f}%   {:>8} {:>8} {:>8}\n",
+                       r.bench.name, r.runs, r.seconds, rate_text(r.rate),
+                       rate_text(r.bench.target), 100 * r.rate / r.bench.target, p("attacker_win"),
+                       p("draw"), p("defender_win"));
+  }
+  if (threads > 1) out << "  (the targets are for one thread)\n";
+  if (!results.empty() && !results.front().changed_records.empty())
+    out << fmt::format(
+        "  note: with every pack loaded, these records are not the base game's: {}\n",
+        fmt::join(results.front().changed_records, ", "));
+  out << "\n";
+  for (const BenchResult& r : results)
+    out << fmt::format("  ({}) {}\n", r.bench.name, r.bench.description);
+  out << "\n  anchors, one thread, same machine class (shared/reference/anchors.md):\n";
+  out << fmt::format("  {:<44} {:>9} {:>9} {:>9}\n", "", "(a)", "(b)", "(c)");
+  const auto& cs = bench_cases();
+  auto row = [&](const std::string& name, auto field) {
+    out << fmt::format("  {:<44} {:>9} {:>9} {:>9}\n", name, rate_text(field(cs[0])),
+                       rate_text(field(cs[1])), rate_text(field(cs[2])));
+  };
+  row("pgsandstrom/ti4calc, Monte Carlo", [](const BenchCase& c) { return c.pgsandstrom_mc; });
+  row("alpha-mouse/ti4calc, Monte Carlo", [](const BenchCase& c) { return c.alpha_mouse_mc; });
+  row("target: twice the fastest Monte Carlo", [](const BenchCase& c) { return c.target; });
+  return out.str();
+}
+
+}  // namespace rb

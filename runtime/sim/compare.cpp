@@ -1,0 +1,688 @@
+#include "sim/compare.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "base/symbols.hpp"
+#include "base/text.hpp"
+
+namespace rb {
+
+// ---------------------------------------------------------------- variants
+
+std::string Changes::describe() const {
+  std::string out;
+  auto list = [&](const char* word, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    if (!out.empty()) out += ", ";
+    out += word;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : " ") + v[i];
+  };
+  list("with", with);
+  list("without", without);
+  return out.empty() ? "as written" : out;
+}
+
+namespace {
+
+enum class ChangeKind { record, pack, setting };
+
+struct Change {
+  std::string spec;  // as written
+  bool add = true;
+  ChangeKind kind = ChangeKind::record;
+  std::string side;  // "": every side; "scenario": the top-level table
+  std::string body;  // record reference, pack id or folder, or the setting's dotted path
+  std::optional<std::string> value;  // a setting's value
+};
+
+// Keys separated by dots (policy.sustain), at least `min_dots` dots.
+bool is_key_path(std::string_view s, int min_dots = 1) {
+  bool start = true;
+  int dots = 0;
+  for (char c : s) {
+    if (c == '.') {
+      if (start) return false;
+      start = true;
+      ++dots;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+               (!start && std::isdigit(static_cast<unsigned char>(c)))) {
+      start = false;
+    } else {
+      return false;
+    }
+  }
+  return dots >= min_dots && !start;
+}
+
+bool looks_like_folder(std::string_view s) {
+  return s.starts_with('.') || s.starts_with('/') || s.starts_with('~') ||
+         fs::is_directory(fs::path(s));
+}
+
+Change parse_change(const std::string& spec, bool add, const std::vector<std::string>& sides,
+                    const std::set<std::string>& pack_ids) {
+  Change c;
+  c.spec = spec;
+  c.add = add;
+  std::string rest = spec;
+  if (auto colon = spec.find(':'); colon != std::string::npos) {
+    const std::string prefix = spec.substr(0, colon);
+    if (prefix == "scenario" || std::find(sides.begin(), sides.end(), prefix) != sides.end()) {
+      c.side = prefix;
+      rest = spec.substr(colon + 1);
+    }
+  }
+  const std::string flag = add ? "--with" : "--without";
+  if (rest.empty()) throw UsageError(flag + " " + spec + ": nothing after the side");
+  if (auto eq = rest.find('='); eq != std::string::npos) {
+    c.kind = ChangeKind::setting;
+    c.body = rest.substr(0, eq);
+    if (!is_key_path(c.body, 0))
+      throw UsageError(flag + " " + spec + ": '" + c.body + "' is not a setting name");
+    if (add)
+      c.value = rest.substr(eq + 1);
+    else if (eq + 1 != rest.size())
+      throw UsageError(flag + " " + spec + ": name the setting without a value (" +
+                       (c.side.empty() ? "" : c.side + ":") + c.body + ") to remove it");
+    return c;
+  }
+  const bool pack_folder = fs::is_regular_file(fs::path(rest) / "pack.toml");
+  if (pack_ids.count(rest) || pack_folder) {
+    if (!c.side.empty())
+      throw UsageError(flag + " " + spec + ": a pack applies to every side; write " + rest);
+    c.kind = ChangeKind::pack;
+    c.body = pack_folder ? fs::path(rest).lexically_normal().string() : rest;
+    return c;
+  }
+  if (looks_like_folder(rest) && rest.find('.') != std::string::npos && !is_key_path(rest))
+    throw UsageError(flag + " " + spec + ": no pack at " + rest + " (no pack.toml there)");
+  if (is_key_path(rest)) {
+    if (add) throw UsageError(flag + " " + spec + ": a setting needs a value (" + spec + "=VALUE)");
+    c.kind = ChangeKind::setting;
+    c.body = rest;
+    return c;
+  }
+  if (c.side == "scenario")
+    throw UsageError(flag + " " + spec + ": records go to a side (" +
+                     (sides.empty() ? std::string("SIDE") : sides.front()) + ":" + rest +
+                     ") or to every side (" + rest + ")");
+  c.kind = ChangeKind::record;
+  c.body = rest;
+  return c;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const auto at = s.find(sep);
+    out.push_back(s.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    s.remove_prefix(at + 1);
+  }
+}
+
+// Calls f with the TOML scalar the text reads as: true/false, an integer, a float, or text.
+template <class F>
+void with_scalar(std::string_view s, F&& f) {
+  if (s == "true") return f(true);
+  if (s == "false") return f(false);
+  std::int64_t i = 0;
+  if (auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
+      ec == std::errc() && p == s.data() + s.size() && !s.empty())
+    return f(i);
+  double d = 0;
+  if (auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+      ec == std::errc() && p == s.data() + s.size() && !s.empty())
+    return f(d);
+  return f(std::string(s));
+}
+
+// Sets t[key] from text: "a,b" (or "[a, b]") is a list, anything else a scalar.
+void set_value(toml::table& t, const std::string& key, std::string_view text) {
+  std::string_view v = text;
+  const bool bracketed = v.size() >= 2 && v.front() == '[' && v.back() == ']';
+  if (bracketed) v = v.substr(1, v.size() - 2);
+  if (bracketed || v.find(',') != std::string_view::npos) {
+    toml::array arr;
+    for (std::string_view item : split(v, ',')) {
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      if (item.empty()) continue;
+      with_scalar(item, [&](auto x) { arr.push_back(x); });
+    }
+    t.insert_or_assign(key, std::move(arr));
+    return;
+  }
+  with_scalar(v, [&](auto x) { t.insert_or_assign(key, x); });
+}
+
+// The table at a side ("" not allowed here), created when missing.
+toml::table& side_table(toml::table& root, const std::string& side, const std::string& spec) {
+  if (side == "scenario") return root;
+  toml::node* n = root.get(side);
+  if (!n) {
+    root.insert(side, toml::table{});
+    n = root.get(side);
+  }
+  if (!n->is_table()) throw UsageError(spec + ": the scenario's '" + side + "' is not a table");
+  return *n->as_table();
+}
+
+void apply_setting(toml::table& root, const Change& c, const std::string& side) {
+  toml::table* t = &side_table(root, side, c.spec);
+  const auto parts = split(c.body, '.');
+  std::string where = side == "scenario" ? "the scenario" : side;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string key(parts[i]);
+    where += "." + key;
+    toml::node* n = t->get(key);
+    if (!n) {
+      if (!c.add) throw UsageError("--without " + c.spec + ": " + where + " is not set");
+      t->insert(key, toml::table{});
+      n = t->get(key);
+    }
+    if (!n->is_table()) throw UsageError(c.spec + ": " + where + " is not a table");
+    t = n->as_table();
+  }
+  const std::string last(parts.back());
+  if (c.add) {
+    set_value(*t, last, *c.value);
+  } else {
+    if (!t->contains(last))
+      throw UsageError("--without " + c.spec + ": " + where + "." + last + " is not set");
+    t->erase(last);
+  }
+}
+
+// The record a change names among the kinds a side's lists can hold.
+int resolve_record(const Content& content, const Change& c) {
+  const std::string flag = c.add ? "--with " : "--without ";
+  const auto& lists = content.ruleset.scenario_lists;
+  if (lists.empty())
+    throw UsageError(flag + c.spec + ": the ruleset '" + content.ruleset.id +
+                     "' declares no scenario_lists, so no record can be added to a side");
+  std::vector<int> found;
+  auto add_found = [&](int r) {
+    if (r >= 0 && std::find(found.begin(), found.end(), r) == found.end()) found.push_back(r);
+  };
+  try {
+    if (c.body.find(':') != std::string::npos || c.body.find('/') != std::string::npos) {
+      add_found(content.find_record(c.body));
+    } else {
+      for (const auto& [kind, key] : lists) add_found(content.find_record(c.body, kind));
+    }
+  } catch (const ContentError& e) {
+    throw UsageError(flag + c.spec + ": " + e.what());
+  }
+  std::erase_if(found, [&](int r) {
+    return content.ruleset
+        .scenario_list(sym_name(content.records[static_cast<std::size_t>(r)].kind))
+        .empty();
+  });
+  if (found.size() > 1) {
+    std::string names;
+    for (int r : found) {
+      const Record& rec = content.records[static_cast<std::size_t>(r)];
+      names += (names.empty() ? "" : " or ") + std::string(sym_name(rec.kind)) + "/" +
+               std::string(sym_name(rec.name));
+    }
+    throw UsageError(flag + c.spec + ": '" + c.body + "' is ambiguous; write " + names);
+  }
+  if (found.empty()) {
+    const int any = content.find_record(c.body);
+    std::string kinds;
+    for (const auto& [kind, key] : lists) kinds += (kinds.empty() ? "" : ", ") + kind;
+    if (any >= 0)
+      throw UsageError(flag + c.spec + ": '" + c.body + "' is a " +
+                       std::string(sym_name(content.records[static_cast<std::size_t>(any)].kind)) +
+                       "; a side's lists hold " + kinds);
+    std::vector<std::string> names;
+    for (const auto& rec : content.records)
+      if (!rec.removed && !content.ruleset.scenario_list(sym_name(rec.kind)).empty())
+        names.emplace_back(sym_name(rec.name));
+    throw UsageError(flag + c.spec + ": no " + kinds + " '" + c.body + "' in the loaded packs" +
+                     did_you_mean(c.body, names));
+  }
+  return found.front();
+}
+
+int resolve_quietly(const Content& content, const std::string& ref, std::string_view kind) {
+  try {
+    return content.find_record(ref, kind);
+  } catch (const ContentError&) {
+    return -1;
+  }
+}
+
+// Adds the record to (removes it from) a side's list; false when there was nothing to do.
+bool apply_record(const Content& content, toml::table& root, const Change& c, int record,
+                  const std::string& side) {
+  const Record& rec = content.records[static_cast<std::size_t>(record)];
+  const std::string kind(sym_name(rec.kind));
+  const std::string key = content.ruleset.scenario_list(kind);
+  toml::table& t = side_table(root, side, c.spec);
+  if (!t.contains(key)) {
+    if (!c.add) return false;
+    t.insert(key, toml::array{});
+  }
+  toml::array* list = t.get(key)->as_array();
+  if (!list) throw UsageError(c.spec + ": " + side + "." + key + " is not a list");
+  auto same = [&](const toml::node& n) {
+    return n.is_string() && resolve_quietly(content, n.as_string()->get(), kind) == record;
+  };
+  if (c.add) {
+    for (const auto& n : *list)
+      if (same(n)) return false;
+    // the short name when it names this record, else the full id
+    std::string name(sym_name(rec.name));
+    if (resolve_quietly(content, name, kind) != record) name = rec.id;
+    list->push_back(name);
+    return true;
+  }
+  const std::size_t before = list->size();
+  for (std::size_t i = list->size(); i-- > 0;)
+    if (same((*list)[i])) list->erase(list->begin() + static_cast<std::ptrdiff_t>(i));
+  return list->size() != before;
+}
+
+}  // namespace
+
+Session apply_changes(const Session& base, const Changes& changes, const SessionOptions& options) {
+  if (changes.empty()) return base;
+  std::vector<std::string> sides;
+  if (auto it = base.content->ruleset.reports.find(base.procedure);
+      it != base.content->ruleset.reports.end())
+    sides = it->second.sides;
+  LoadRequest discover;
+  discover.root = options.root;
+  discover.search = options.search;
+  std::set<std::string> pack_ids;
+  for (const auto& [id, dir] : discover_packs(discover)) pack_ids.insert(id);
+
+  std::vector<Change> list;
+  for (const auto& s : changes.with) list.push_back(parse_change(s, true, sides, pack_ids));
+  for (const auto& s : changes.without) list.push_back(parse_change(s, false, sides, pack_ids));
+
+  SessionOptions o = options;
+  bool packs_changed = false;
+  for (const Change& c : list) {
+    if (c.kind != ChangeKind::pack) continue;
+    packs_changed = true;
+    (c.add ? o.extra_packs : o.without_packs).push_back(c.body);
+  }
+  Session s = packs_changed ? open_session(base.scenario, o) : base;
+  const Content& content = *s.content;
+  for (const Change& c : list)
+    if (c.kind == ChangeKind::pack && !c.add && content.pack(c.body))
+      throw UsageError("--without " + c.spec +
+                       ": the pack is still loaded (the ruleset's base pack, or a dependency of "
+                       "another loaded pack)");
+
+  s.scenario.file += " (" + changes.describe() + ")";  // errors of setup name the variant
+  toml::table& root = s.scenario.table;
+  for (const Change& c : list) {
+    if (c.kind == ChangeKind::pack) continue;
+    std::vector<std::string> targets = c.side.empty() ? sides : std::vector<std::string>{c.side};
+    if (targets.empty())
+      throw UsageError(c.spec + ": the ruleset's report names no sides; write SIDE:" + c.spec);
+    if (c.kind == ChangeKind::setting) {
+      for (const auto& side : targets) apply_setting(root, c, side);
+      continue;
+    }
+    const int record = resolve_record(content, c);
+    bool changed = false;
+    for (const auto& side : targets) changed |= apply_record(content, root, c, record, side);
+    if (!changed)
+      throw UsageError((c.add ? "--with " : "--without ") + c.spec + ": " +
+                       (c.add ? "already in the scenario" : "not in the scenario") + " for " +
+                       (c.side.empty() ? "any side" : c.side));
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------- paired runs
+
+void PairTally::merge(const PairTally& o) {
+  runs += o.runs;
+  a.merge(o.a);
+  b.merge(o.b);
+  if (outcome_pairs.size() < o.outcome_pairs.size()) outcome_pairs.resize(o.outcome_pairs.size());
+  for (std::size_t i = 0; i < o.outcome_pairs.size(); ++i) outcome_pairs[i] += o.outcome_pairs[i];
+  for (const auto& [m, h] : o.metric_pairs)
+    for (const auto& [v, n] : h) metric_pairs[m][v] += n;
+}
+
+namespace {
+
+// Tallies single runs of one arm into a Tally, as Simulation does: outcomes, metric histograms,
+// and the survivors of the units the report counts (found once in the start state).
+class Recorder {
+ public:
+  Recorder(const ReportDef& def, const State& start, Tally& out) : out_(out) {
+    out.outcomes.resize(std::max(out.outcomes.size(), def.outcomes.size()));
+    if (def.survivors.empty()) return;
+    const Sym kind = sym(def.survivor_kind);
+    const EntityId where =
+        def.survivor_location.empty() ? kNoEntity : start.role(sym(def.survivor_location));
+    for (const std::string& side : def.sides) {
+      const EntityId player = start.role(sym(side));
+      if (player == kNoEntity) continue;
+      for (EntityId e = 0; e < static_cast<EntityId>(start.entities.size()); ++e) {
+        const Entity& u = start.at(e);
+        if (u.kind != kind || u.owner != player) continue;
+        if (where != kNoEntity && u.location != where) continue;
+        const std::string type(sym_name(u.type));
+        auto it = std::find_if(groups_.begin(), groups_.end(),
+                               [&](const Group& g) { return g.side == side && g.type == type; });
+        if (it == groups_.end()) it = groups_.insert(groups_.end(), Group{side, type, {}, nullptr});
+        it->units.push_back(e);
+      }
+    }
+    for (Group& g : groups_) {
+      g.slot = &out.survivors[g.side][g.type];
+      if (g.slot->size() < g.units.size() + 1) g.slot->resize(g.units.size() + 1);
+    }
+  }
+
+  void add(const State& end, const RunResult& r) {
+    ++out_.runs;
+    if (r.outcome >= 0 && static_cast<std::size_t>(r.outcome) < out_.outcomes.size())
+      ++out_.outcomes[static_cast<std::size_t>(r.outcome)];
+    for (const auto& [m, v] : r.metrics) ++out_.metrics[std::string(sym_name(m))][std::llround(v)];
+    for (Group& g : groups_) {
+      std::size_t alive = 0;
+      for (EntityId e : g.units) alive += end.at(e).location != kReinforcements ? 1 : 0;
+      ++(*g.slot)[alive];
+    }
+  }
+
+ private:
+  struct Group {
+    std::string side, type;
+    std::vector<EntityId> units;
+    std::vector<std::uint64_t>* slot;
+  };
+  Tally& out_;
+  std::vector<Group> groups_;
+};
+
+long long metric_value(const RunResult& r, Sym m) {
+  double v = 0;
+  for (const auto& [name, x] : r.metrics)
+    if (name == m) v = x;
+  return std::llround(v);
+}
+
+constexpr double kZ95 = 1.959963984540054;
+
+// Paired difference of x over runs, from joint counts of (x in A, x in B).
+struct Paired {
+  long double n = 0, sa = 0, sb = 0, s2 = 0;
+  void add(long double xa, long double xb, std::uint64_t count) {
+    const long double c = static_cast<long double>(count);
+    n += c, sa += c * xa, sb += c * xb, s2 += c * (xb - xa) * (xb - xa);
+  }
+  Difference result(std::string key, bool probability) const {
+    Difference d;
+    d.key = std::move(key);
+    d.probability = probability;
+    if (n <= 0) return d;
+    const long double s1 = sb - sa;  // exact: sums of integers
+    d.a = static_cast<double>(sa / n);
+    d.b = static_cast<double>(sb / n);
+    d.diff = static_cast<double>(s1 / n);
+    const long double var = n > 1 ? std::max<long double>(0, (s2 - s1 * s1 / n) / (n - 1)) : 0;
+    const double half = kZ95 * static_cast<double>(std::sqrt(var / n));
+    d.lo = d.diff - half;
+    d.hi = d.diff + half;
+    d.significant = d.lo > 0 || d.hi < 0;
+    return d;
+  }
+};
+
+std::string signed_points(double diff) {
+  const double p = 100 * diff;
+  return std::abs(p) < 0.1 && p != 0 ? fmt::format("{:+.2f}", p) : fmt::format("{:+.1f}", p);
+}
+
+}  // namespace
+
+Comparison::Comparison(const Session& a, const Session& b) : a_(a), b_(b) {
+  if (a.content->ruleset.id != b.content->ruleset.id || a.procedure != b.procedure)
+    throw UsageError("compare: both arms must run the same ruleset and procedure");
+  std::set<std::string> names;
+  const ReportDef& def = a_.report_def();
+  for (const auto& [key, metric] : def.means) names.insert(metric);
+  for (const auto& [key, metric] : def.probabilities) names.insert(metric);
+  pair_metrics_.assign(names.begin(), names.end());
+}
+
+void Comparison::run_range(Table& ta, Table& tb, std::uint64_t seed, std::uint64_t first,
+                           std::uint64_t last, PairTally& out) const {
+  const ReportDef& def = a_.report_def();
+  Recorder record_a(def, ta.start, out.a), record_b(def, tb.start, out.b);
+  const std::size_t k = def.outcomes.size() + 1;
+  if (out.outcome_pairs.size() < k * k) out.outcome_pairs.resize(k * k);
+  std::vector<Sym> metric_syms;
+  std::vector<std::map<std::pair<long long, long long>, std::uint64_t>*> metric_slots;
+  for (const auto& m : pair_metrics_) {
+    metric_syms.push_back(sym(m));
+    metric_slots.push_back(&out.metric_pairs[m]);
+  }
+  auto index = [k](int outcome) {
+    return outcome >= 0 && static_cast<std::size_t>(outcome) + 1 < k
+               ? static_cast<std::size_t>(outcome) + 1
+               : std::size_t{0};
+  };
+  State work_a, work_b;
+  RunResult ra, rb;
+  RunOptions options;
+  options.seed = seed;
+  const std::string& procedure = a_.session().procedure;
+  for (std::uint64_t i = first; i < last; ++i) {
+    options.run = i;  // both arms: the dice stream (seed, i)
+    work_a = ta.start;
+    ta.engine.run(procedure, work_a, options, ra);
+    record_a.add(work_a, ra);
+    work_b = tb.start;
+    tb.engine.run(procedure, work_b, options, rb);
+    record_b.add(work_b, rb);
+    ++out.runs;
+    ++out.outcome_pairs[index(ra.outcome) * k + index(rb.outcome)];
+    for (std::size_t m = 0; m < metric_syms.size(); ++m)
+      ++(*metric_slots[m])[{metric_value(ra, metric_syms[m]), metric_value(rb, metric_syms[m])}];
+  }
+}
+
+PairTally Comparison::run(const CompareOptions& o) const {
+  const int threads = std::max(1, o.threads);
+  std::vector<std::unique_ptr<Table>> tables_a, tables_b;
+  for (int t = 0; t < threads; ++t) {
+    tables_a.push_back(std::make_unique<Table>(a_.session()));
+    tables_b.push_back(std::make_unique<Table>(b_.session()));
+  }
+  constexpr std::uint64_t kChunk = 1024;
+  const std::uint64_t planned = o.runs;
+  std::atomic<std::uint64_t> next{0};
+  std::vector<PairTally> parts(static_cast<std::size_t>(threads));
+  std::vector<std::string> errors(static_cast<std::size_t>(threads));
+  auto work = [&](int t) {
+    const auto ti = static_cast<std::size_t>(t);
+    try {
+      for (;;) {
+        const std::uint64_t first = next.fetch_add(kChunk);
+        if (first >= planned) break;
+        run_range(*tables_a[ti], *tables_b[ti], o.seed, first, std::min(planned, first + kChunk),
+                  parts[ti]);
+      }
+    } catch (const std::exception& e) {
+      errors[ti] = e.what();
+      next = planned;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  if (o.progress) {
+    std::thread main_worker(work, 0);
+    while (next.load() < planned) {
+      o.progress(std::min(next.load(), planned), planned);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    main_worker.join();
+  } else {
+    work(0);
+  }
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors)
+    if (!e.empty()) throw ScriptError(e);
+  PairTally total;
+  for (const auto& p : parts) total.merge(p);
+  if (o.progress) o.progress(planned, planned);
+  return total;
+}
+
+std::vector<Difference> Comparison::differences(const PairTally& t) const {
+  const ReportDef& def = a_.report_def();
+  std::vector<Difference> out;
+  const std::size_t k = def.outcomes.size() + 1;
+  for (std::size_t o = 0; o < def.outcomes.size(); ++o) {
+    Paired p;
+    for (std::size_t ia = 0; ia < k; ++ia)
+      for (std::size_t ib = 0; ib < k; ++ib) {
+        const std::size_t at = ia * k + ib;
+        const std::uint64_t n = at < t.outcome_pairs.size() ? t.outcome_pairs[at] : 0;
+        if (n) p.add(ia == o + 1 ? 1 : 0, ib == o + 1 ? 1 : 0, n);
+      }
+    out.push_back(p.result(def.outcomes[o], true));
+  }
+  auto pairs_of = [&](const std::string& metric)
+      -> const std::map<std::pair<long long, long long>, std::uint64_t>& {
+    static const std::map<std::pair<long long, long long>, std::uint64_t> none;
+    auto it = t.metric_pairs.find(metric);
+    return it == t.metric_pairs.end() ? none : it->second;
+  };
+  for (const auto& [key, metric] : def.probabilities) {
+    Paired p;
+    for (const auto& [v, n] : pairs_of(metric)) p.add(v.first != 0, v.second != 0, n);
+    out.push_back(p.result(key, true));
+  }
+  for (const auto& [key, metric] : def.means) {
+    Paired p;
+    for (const auto& [v, n] : pairs_of(metric))
+      p.add(static_cast<long double>(v.first), static_cast<long double>(v.second), n);
+    out.push_back(p.result(key, false));
+  }
+  return out;
+}
+
+std::string describe_difference(const Difference& d, const ReportDef& def) {
+  std::string subject = d.key;
+  for (const auto& side : def.sides)
+    if (d.key.rfind(side + "_", 0) == 0) subject = "for the " + side;
+  std::string amount;
+  if (d.probability) {
+    amount = signed_points(d.diff) + " points";
+    amount = subject.rfind("for the ", 0) == 0 ? amount + " " + subject : subject + " " + amount;
+  } else {
+    amount = fmt::format("{} {:+.3f}", d.key, d.diff);
+  }
+  if (d.diff == 0 && d.lo == 0 && d.hi == 0)
+    return "no difference " + (subject == d.key ? "in " + d.key : subject) +
+           ": exactly 0, the change altered no run's " + d.key;
+  const auto bound = [&](double x) {
+    return d.probability ? signed_points(x) : fmt::format("{:+.3f}", x);
+  };
+  return fmt::format("{}, {} (95% interval {} .. {})", amount,
+                     d.significant ? "significant" : "not significant", bound(d.lo), bound(d.hi));
+}
+
+nlohmann::json Comparison::report(const PairTally& t, std::uint64_t seed,
+                                  const Changes& changes) const {
+  using nlohmann::json;
+  json j = json::object();
+  j["runs"] = t.runs;
+  j["seed"] = seed;
+  j["changes"] = {{"with", changes.with}, {"without", changes.without}};
+  j["a"] = a_.report(t.a, seed);
+  j["b"] = b_.report(t.b, seed);
+  json diff = json::object();
+  const auto ds = differences(t);
+  for (const Difference& d : ds)
+    diff[d.key] = {{"a", d.a},
+                   {"b", d.b},
+                   {"difference", d.diff},
+                   {"ci95", {d.lo, d.hi}},
+                   {"significant", d.significant}};
+  j["difference"] = diff;
+  std::uint64_t same = 0;
+  const std::size_t k = a_.report_def().outcomes.size() + 1;
+  for (std::size_t i = 0; i < k && i * k + i < t.outcome_pairs.size(); ++i)
+    same += t.outcome_pairs[i * k + i];
+  j["changed_outcome"] =
+      t.runs ? static_cast<double>(t.runs - same) / static_cast<double>(t.runs) : 0.0;
+  j["summary"] = ds.empty() ? std::string("no outcomes to compare")
+                            : describe_difference(ds.front(), a_.report_def());
+  return j;
+}
+
+std::string format_comparison(const nlohmann::json& j, const ReportDef& def) {
+  std::ostringstream out;
+  std::vector<std::string> with = j["changes"]["with"], without = j["changes"]["without"];
+  Changes ch{with, without};
+  out << fmt::format(
+      "{} paired runs, seed {} (common random numbers: run i of both arms rolls "
+      "the same dice)\n",
+      j["runs"].get<std::uint64_t>(), j["seed"].get<std::uint64_t>());
+  out << "  A  as written\n";
+  out << "  B  " << ch.describe() << "\n\n";
+  out << fmt::format("  {:<14} {:>26}  {:>26}  {:>34}\n", "", "A  [95%]", "B  [95%]",
+                     "B - A  [95%]");
+  const auto pct = [](double p) { return fmt::format("{:.2f}%", 100 * p); };
+  const auto pts = [](double p) { return fmt::format("{:+.2f}", 100 * p); };
+  const auto arm = [&](const nlohmann::json& r, const std::string& key, bool probability) {
+    const double v = r[key].get<double>();
+    std::string s = probability ? pct(v) : fmt::format("{:.4f}", v);
+    if (r["ci95"].contains(key)) {
+      const auto& ci = r["ci95"][key];
+      const double lo = ci[0].get<double>(), hi = ci[1].get<double>();
+      s += probability ? fmt::format(" [{} .. {}]", pct(lo), pct(hi))
+                       : fmt::format(" [{:.3f} .. {:.3f}]", lo, hi);
+    }
+    return s;
+  };
+  auto row = [&](const std::string& key, bool probability) {
+    const auto& d = j["difference"][key];
+    const double diff = d["difference"].get<double>(), lo = d["ci95"][0].get<double>(),
+                 hi = d["ci95"][1].get<double>();
+    const std::string delta = probability
+                                  ? fmt::format("{} pts [{} .. {}]", pts(diff), pts(lo), pts(hi))
+                                  : fmt::format("{:+.4f} [{:+.3f} .. {:+.3f}]", diff, lo, hi);
+    out << fmt::format("  {:<14} {:>26}  {:>26}  {:>34}  {}\n", key, arm(j["a"], key, probability),
+                       arm(j["b"], key, probability), delta,
+                       d["significant"].get<bool>()      ? "significant"
+                       : diff == 0 && lo == 0 && hi == 0 ? "no difference"
+                                                         : "not significant");
+  };
+  for (const auto& o : def.outcomes) row(o, true);
+  for (const auto& [key, metric] : def.probabilities) row(key, true);
+  for (const auto& [key, metric] : def.means) row(key, false);
+  out << fmt::format("\n  the change altered the outcome of {} of runs\n",
+                     pct(j["changed_outcome"].get<double>()));
+  out << "  " << j["summary"].get<std::string>() << "\n";
+  return out.str();
+}
+
+}  // namespace rb

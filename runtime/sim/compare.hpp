@@ -1,0 +1,99 @@
+// sim/compare: a scenario against a variant of it, and the variants themselves. A variant adds
+// or removes records (technologies, cards, laws), packs, or settings (policy.sustain=last), for
+// one side or every side, by editing the scenario table before the session is built, so nothing
+// here knows a game: which list of a side grants a record of a kind comes from the ruleset
+// (`scenario_lists`), the sides from its report.
+//
+// A comparison runs both arms on common random numbers: run i of arm A and run i of arm B draw
+// from the same dice stream (seed, i) and run back to back on one thread; every pair of outcomes
+// is tallied as integers, so the paired difference has a tight interval, a change that alters
+// nothing gives a difference of exactly zero, and the result does not depend on the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario.hpp"
+#include "sim/simulate.hpp"
+
+namespace rb {
+
+// What a variant changes, as written on the command line. Each entry is one of:
+//   [SIDE:]RECORD       a record added to (removed from) the side's list for its kind
+//                       (attacker:cruiser_ii, morale_boost, technology/cruiser_ii); no SIDE:
+//                       every side of the ruleset's report
+//   PACK                a pack id or folder, loaded (not loaded)
+//   [SIDE:]PATH=VALUE   a setting in the side's table (attacker:policy.sustain=last); no SIDE:
+//                       every side; SIDE "scenario": the top-level table (scenario:system.anomaly=
+//                       nebula). VALUE: true, false, a number, a,b,c (a list) or text. In
+//                       `without`, [SIDE:]PATH removes the setting (back to the default).
+struct Changes {
+  std::vector<std::string> with, without;
+  bool empty() const { return with.empty() && without.empty(); }
+  std::string describe() const;  // "with attacker:cruiser_ii, without defender:policy.sustain"
+};
+
+// The session of `base` changed by `changes` (a new content load when packs change). Throws
+// UsageError for a change that cannot apply, ContentError from loading.
+Session apply_changes(const Session& base, const Changes& changes, const SessionOptions& options);
+
+struct CompareOptions {
+  std::uint64_t runs = 100000;  // pairs of runs
+  std::uint64_t seed = 1;
+  int threads = 1;
+  std::function<void(std::uint64_t, std::uint64_t)> progress;  // (pairs done, planned)
+};
+
+// Integer tallies of paired runs: each arm's own tally, and the joint counts of what run i gave
+// in arm A and in arm B.
+struct PairTally {
+  std::uint64_t runs = 0;
+  Tally a, b;
+  // outcome pairs: index (outcome_a + 1) * (outcomes + 1) + (outcome_b + 1), -1 for none
+  std::vector<std::uint64_t> outcome_pairs;
+  // metric -> (rounded value in A, in B) -> runs
+  std::map<std::string, std::map<std::pair<long long, long long>, std::uint64_t>> metric_pairs;
+  void merge(const PairTally& o);
+};
+
+// One reported quantity in both arms and their paired difference (B - A) with its 95% interval
+// (normal approximation of the mean of the per-run differences).
+struct Difference {
+  std::string key;
+  bool probability = true;  // an outcome or 0/1 metric (else a mean)
+  double a = 0, b = 0, diff = 0, lo = 0, hi = 0;
+  bool significant = false;  // the interval excludes zero
+};
+
+class Comparison {
+ public:
+  // Both sessions must be of the same ruleset and procedure.
+  Comparison(const Session& a, const Session& b);
+  PairTally run(const CompareOptions& options) const;
+  std::vector<Difference> differences(const PairTally& t) const;
+  // {"runs", "seed", "changes": {"with", "without"}, "a": report, "b": report,
+  //  "difference": {key: {"a", "b", "difference", "ci95": [lo, hi], "significant"}},
+  //  "changed_outcome": share of runs whose outcome differs, "summary": sentence}
+  nlohmann::json report(const PairTally& t, std::uint64_t seed, const Changes& changes) const;
+  const ReportDef& report_def() const { return a_.report_def(); }
+
+ private:
+  void run_range(Table& ta, Table& tb, std::uint64_t seed, std::uint64_t first, std::uint64_t last,
+                 PairTally& out) const;
+  Simulation a_, b_;
+  std::vector<std::string> pair_metrics_;  // metrics named by the report, sorted
+};
+
+// The plain sentence for a difference: "+6.20 points for the attacker, significant".
+std::string describe_difference(const Difference& d, const ReportDef& def);
+
+// A readable table of both arms and the differences.
+std::string format_comparison(const nlohmann::json& report, const ReportDef& def);
+
+}  // namespace rb

@@ -530,7 +530,8 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
   if (!c.ruleset.base_pack.empty()) wanted.insert(wanted.begin(), c.ruleset.base_pack);
   if (request.all_packs)
     for (const auto& [id, p] : available)
-      if (p.ruleset == ruleset_id) wanted.push_back(id);
+      if (p.ruleset == ruleset_id && std::find(request.exclude.begin(), request.exclude.end(), id) == request.exclude.end())
+        wanted.push_back(id);
 
   // the closure over required dependencies
   std::map<std::string, const PackInfo*> chosen;

@@ -150,7 +150,8 @@ struct LoadRequest {
   std::vector<fs::path> search;        // more folders that hold packs
   std::string ruleset;                 // "" : taken from the first pack
   std::vector<std::string> packs;      // ids, or paths to pack folders
-  bool all_packs = false;              // every pack found for the ruleset
+  bool all_packs = false;              // every pack found for the ruleset...
+  std::vector<std::string> exclude;    // ...except these
 };
 
 // Loads a ruleset and packs. Throws ContentError.

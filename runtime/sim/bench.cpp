@@ -45,6 +45,15 @@ std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOpt
   so.all_packs = true;  // every pack of the ruleset: all hooks live
   const auto& cases = bench_cases();
   std::vector<BenchResult> out;
+  // house rules are left out: a pack that changes or removes another pack's records (the
+  // homebrew example's heavy cruiser) would make these combats something else than base units
+  {
+    const Session all = open_session(read_scenario(so.root / cases.front().file), so);
+    for (const Record& rec : all.content->records)
+      if ((rec.removed || rec.changed_by != rec.pack) &&
+          std::find(so.without_packs.begin(), so.without_packs.end(), rec.changed_by) == so.without_packs.end())
+        so.without_packs.push_back(rec.changed_by);
+  }
   for (const BenchCase& c : cases) {
     const Session session = open_session(read_scenario(so.root / c.file), so);
     const Simulation sim(session);
@@ -67,6 +76,7 @@ std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOpt
     r.runs = t.runs;
     r.rate = r.seconds > 0 ? static_cast<double>(t.runs) / r.seconds : 0;
     for (const auto& p : session.content->packs) r.packs.push_back(p.id);
+    r.left_out = so.without_packs;
     for (const Record& rec : session.content->records)
       if (rec.removed || (!rec.changed_by.empty() && rec.changed_by != rec.pack))
         r.changed_records.push_back(rec.id + (rec.removed ? " (removed by " : " (changed by ") +
@@ -84,6 +94,7 @@ nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOp
   j["seed"] = bench.seed;
   j["packs"] = results.empty() ? json::array() : json(results.front().packs);
   j["changed_records"] = results.empty() ? json::array() : json(results.front().changed_records);
+  j["left_out"] = results.empty() ? json::array() : json(results.front().left_out);
   json cases = json::array();
   for (const BenchResult& r : results) {
     json c = json::object();
@@ -124,6 +135,9 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
                        p("draw"), p("defender_win"));
   }
   if (threads > 1) out << "  (the targets are for one thread)\n";
+  if (!results.empty() && !results.front().left_out.empty())
+    out << fmt::format("  left out: {} (house rules: they change base records, and the bench is base units)\n",
+                       fmt::join(results.front().left_out, ", "));
   if (!results.empty() && !results.front().changed_records.empty())
     out << fmt::format(
         "  note: with every pack loaded, these records are not the base game's: {}\n",

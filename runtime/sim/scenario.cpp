@@ -44,6 +44,7 @@ Session open_session(Scenario scenario, const SessionOptions& options) {
     return std::find(options.without_packs.begin(), options.without_packs.end(), p) != options.without_packs.end();
   });
   req.all_packs = options.all_packs;
+  req.exclude = options.without_packs;
   Session s;
   s.content = load_content(req);
   s.procedure = scenario.procedure;

@@ -26,7 +26,8 @@ std::string nearest(std::string_view word, std::span<const std::string> candidat
   for (const auto& c : candidates) {
     std::size_t d = edit_distance(word, c);
     // a candidate that contains the word, or the word's last dotted part, is close too
-    if (d >= best_distance && !word.empty() && c.find(word) != std::string::npos) d = best_distance - 1;
+    if (d >= best_distance && !word.empty() && c.find(word) != std::string::npos)
+      d = best_distance - 1;
     if (d < best_distance) best_distance = d, best = c;
   }
   return best;

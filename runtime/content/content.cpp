@@ -19,8 +19,12 @@ int Ruleset::die(std::string_view name) const {
     if (sym_name(dice[i].name) == name) return static_cast<int>(i);
   return -1;
 }
-bool Ruleset::has_kind(std::string_view k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
-bool Ruleset::has_scope(std::string_view s) const { return std::find(scopes.begin(), scopes.end(), s) != scopes.end(); }
+bool Ruleset::has_kind(std::string_view k) const {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+bool Ruleset::has_scope(std::string_view s) const {
+  return std::find(scopes.begin(), scopes.end(), s) != scopes.end();
+}
 const DecisionDef* Ruleset::decision(std::string_view name) const {
   for (const auto& d : decisions)
     if (d.name == name) return &d;
@@ -42,7 +46,9 @@ const PackInfo* Content::pack(std::string_view id) const {
 int Content::find_record(std::string_view ref, std::string_view kind) const {
   if (ref.find(':') != std::string_view::npos) {
     auto it = record_index.find(std::string(ref));
-    return it == record_index.end() || records[static_cast<std::size_t>(it->second)].removed ? -1 : it->second;
+    return it == record_index.end() || records[static_cast<std::size_t>(it->second)].removed
+               ? -1
+               : it->second;
   }
   std::string k(kind), n(ref);
   if (auto slash = ref.find('/'); slash != std::string_view::npos) {
@@ -54,15 +60,17 @@ int Content::find_record(std::string_view ref, std::string_view kind) const {
     const Record& r = records[i];
     if (r.removed || sym_name(r.name) != n || (!k.empty() && sym_name(r.kind) != k)) continue;
     if (found >= 0)
-      throw ContentError("", 0, "the short name '" + std::string(ref) + "' is ambiguous: it names both '" +
-                                    records[static_cast<std::size_t>(found)].id + "' and '" + r.id +
-                                    "'; write the full id");
+      throw ContentError("", 0,
+                         "the short name '" + std::string(ref) + "' is ambiguous: it names both '" +
+                             records[static_cast<std::size_t>(found)].id + "' and '" + r.id +
+                             "'; write the full id");
     found = static_cast<int>(i);
   }
   return found;
 }
 
-int Content::require_record(std::string_view ref, std::string_view kind, const std::string& file, int line) const {
+int Content::require_record(std::string_view ref, std::string_view kind, const std::string& file,
+                            int line) const {
   int r;
   try {
     r = find_record(ref, kind);
@@ -74,13 +82,16 @@ int Content::require_record(std::string_view ref, std::string_view kind, const s
   for (const auto& rec : records)
     if (!rec.removed && (kind.empty() || sym_name(rec.kind) == kind)) {
       // suggest in the form the reference was written: full id, kind/name or name
-      if (ref.find(':') != std::string_view::npos) ids.push_back(rec.id);
+      if (ref.find(':') != std::string_view::npos)
+        ids.push_back(rec.id);
       else if (ref.find('/') != std::string_view::npos)
         ids.push_back(std::string(sym_name(rec.kind)) + "/" + std::string(sym_name(rec.name)));
-      else ids.emplace_back(sym_name(rec.name));
+      else
+        ids.emplace_back(sym_name(rec.name));
     }
   std::string what = kind.empty() ? "record" : std::string(kind);
-  throw ContentError(file, line, "unknown " + what + " '" + std::string(ref) + "'" + did_you_mean(ref, ids));
+  throw ContentError(file, line,
+                     "unknown " + what + " '" + std::string(ref) + "'" + did_you_mean(ref, ids));
 }
 
 namespace {
@@ -94,11 +105,14 @@ AttrType parse_attr_type(const TomlFile& f, const toml::node& n, const std::stri
   f.fail(n, "attribute type '" + type + "' is not one of: int, bool, symbol");
 }
 
-std::vector<std::pair<std::string, std::string>> string_pairs(const TomlFile& f, const toml::table& t, std::string_view key) {
+std::vector<std::pair<std::string, std::string>> string_pairs(const TomlFile& f,
+                                                              const toml::table& t,
+                                                              std::string_view key) {
   std::vector<std::pair<std::string, std::string>> out;
   if (const toml::table* m = f.table(t, key))
     for (auto&& [k, v] : *m) {
-      if (!v.is_string()) f.fail(v, "'" + std::string(key) + "." + std::string(k.str()) + "' must be a string");
+      if (!v.is_string())
+        f.fail(v, "'" + std::string(key) + "." + std::string(k.str()) + "' must be a string");
       out.emplace_back(std::string(k.str()), std::string(v.as_string()->get()));
     }
   return out;
@@ -106,11 +120,13 @@ std::vector<std::pair<std::string, std::string>> string_pairs(const TomlFile& f,
 
 Ruleset load_ruleset(const fs::path& dir) {
   const fs::path file = dir / "ruleset.toml";
-  if (!fs::exists(file)) throw ContentError(file.string(), 0, "no ruleset here (expected a ruleset.toml)");
+  if (!fs::exists(file))
+    throw ContentError(file.string(), 0, "no ruleset here (expected a ruleset.toml)");
   TomlFile f(file.string());
   const toml::table& t = f.root();
-  f.expect_keys(t, {"id", "name", "base_pack", "kinds", "scopes", "attributes", "dice", "windows", "decisions",
-                    "procedures", "setup", "policies", "report", "scenario_lists"},
+  f.expect_keys(t,
+                {"id", "name", "base_pack", "kinds", "scopes", "attributes", "dice", "windows",
+                 "decisions", "procedures", "setup", "policies", "report", "scenario_lists"},
                 "ruleset.toml");
   Ruleset r;
   r.dir = dir;
@@ -118,7 +134,8 @@ Ruleset load_ruleset(const fs::path& dir) {
   r.name = f.string(t, "name").value_or(r.id);
   r.base_pack = f.string(t, "base_pack").value_or("");
   r.kinds = f.strings(t, "kinds");
-  if (std::find(r.kinds.begin(), r.kinds.end(), "player") == r.kinds.end()) r.kinds.insert(r.kinds.begin(), "player");
+  if (std::find(r.kinds.begin(), r.kinds.end(), "player") == r.kinds.end())
+    r.kinds.insert(r.kinds.begin(), "player");
   r.scopes = f.strings(t, "scopes");
   if (const toml::table* attrs = f.table(t, "attributes")) {
     for (auto&& [k, v] : *attrs) {
@@ -132,10 +149,12 @@ Ruleset load_ruleset(const fs::path& dir) {
         a.type = parse_attr_type(f, v, f.string(at, "type", true).value());
         a.doc = f.string(at, "doc").value_or("");
       } else {
-        f.fail(v, "attribute '" + a.name + "' must be a type name (\"int\", \"bool\", \"symbol\") or a table");
+        f.fail(v, "attribute '" + a.name +
+                      "' must be a type name (\"int\", \"bool\", \"symbol\") or a table");
       }
       a.slot = static_cast<int>(r.attributes.size());
-      if (a.slot >= kMaxAttributes) f.fail(v, "too many attributes (at most " + std::to_string(kMaxAttributes) + ")");
+      if (a.slot >= kMaxAttributes)
+        f.fail(v, "too many attributes (at most " + std::to_string(kMaxAttributes) + ")");
       r.attributes.push_back(std::move(a));
     }
   }
@@ -152,13 +171,16 @@ Ruleset load_ruleset(const fs::path& dir) {
         for (const auto& face : faces) d.faces.push_back(sym(face)), d.labels.push_back(face);
         d.sides = static_cast<int>(faces.size());
         if (dt.get("sides") && *f.integer(dt, "sides") != d.sides)
-          f.fail(*dt.get("sides"), where + ": 'sides' is " + std::to_string(*f.integer(dt, "sides")) + " but " +
+          f.fail(*dt.get("sides"), where + ": 'sides' is " +
+                                       std::to_string(*f.integer(dt, "sides")) + " but " +
                                        std::to_string(d.sides) + " faces are listed");
       } else {
         auto sides = f.integer(dt, "sides", true);
-        if (*sides < 2 || *sides > 1000) f.fail(*dt.get("sides"), where + ": 'sides' must be between 2 and 1000");
+        if (*sides < 2 || *sides > 1000)
+          f.fail(*dt.get("sides"), where + ": 'sides' must be between 2 and 1000");
         d.sides = static_cast<int>(*sides);
-        for (int i = 1; i <= d.sides; ++i) d.values.push_back(i), d.labels.push_back(std::to_string(i));
+        for (int i = 1; i <= d.sides; ++i)
+          d.values.push_back(i), d.labels.push_back(std::to_string(i));
         auto labels = f.strings(dt, "labels");
         if (!labels.empty()) {
           if (static_cast<int>(labels.size()) != d.sides)
@@ -173,13 +195,16 @@ Ruleset load_ruleset(const fs::path& dir) {
   for (auto& [name, doc] : string_pairs(f, t, "windows")) r.windows.push_back({name, doc});
   for (auto& [name, doc] : string_pairs(f, t, "decisions")) r.decisions.push_back({name, doc});
   for (auto& [name, path] : string_pairs(f, t, "procedures")) {
-    if (!fs::exists(dir / path)) f.fail(f.line_of(*f.table(t, "procedures"), name), "procedure file '" + path + "' does not exist");
+    if (!fs::exists(dir / path))
+      f.fail(f.line_of(*f.table(t, "procedures"), name),
+             "procedure file '" + path + "' does not exist");
     r.procedures.emplace_back(name, dir / path);
   }
   for (auto& [kind, key] : string_pairs(f, t, "scenario_lists")) {
     if (!r.has_kind(kind))
-      f.fail(f.line_of(*f.table(t, "scenario_lists"), kind),
-             "scenario_lists names the kind '" + kind + "', which is not in kinds" + did_you_mean(kind, r.kinds));
+      f.fail(f.line_of(*f.table(t, "scenario_lists"), kind), "scenario_lists names the kind '" +
+                                                                 kind + "', which is not in kinds" +
+                                                                 did_you_mean(kind, r.kinds));
     r.scenario_lists.emplace_back(kind, key);
   }
   if (auto s = f.string(t, "setup")) r.setup = dir / *s;
@@ -188,7 +213,9 @@ Ruleset load_ruleset(const fs::path& dir) {
     for (auto&& [k, v] : *reports) {
       if (!v.is_table()) f.fail(v, "report." + std::string(k.str()) + " must be a table");
       const toml::table& rt = *v.as_table();
-      f.expect_keys(rt, {"outcomes", "means", "probabilities", "distributions", "survivors", "survivor_kind", "survivor_location", "sides", "ci95"},
+      f.expect_keys(rt,
+                    {"outcomes", "means", "probabilities", "distributions", "survivors",
+                     "survivor_kind", "survivor_location", "sides", "ci95"},
                     "[report." + std::string(k.str()) + "]");
       ReportDef rep;
       rep.outcomes = f.strings(rt, "outcomes");
@@ -208,8 +235,8 @@ Ruleset load_ruleset(const fs::path& dir) {
 
 // ---------------------------------------------------------------- pack.toml
 
-std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::string_view key, const fs::path& dir,
-                                 std::string_view ext) {
+std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::string_view key,
+                                 const fs::path& dir, std::string_view ext) {
   std::vector<fs::path> out;
   for (const std::string& entry : f.strings(t, key)) {
     const fs::path p = dir / entry;
@@ -224,7 +251,8 @@ std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::s
     } else if (fs::is_regular_file(p)) {
       out.push_back(p);
     } else {
-      f.fail(f.line_of(t, key), "'" + entry + "' listed in '" + std::string(key) + "' does not exist in the pack");
+      f.fail(f.line_of(t, key),
+             "'" + entry + "' listed in '" + std::string(key) + "' does not exist in the pack");
     }
   }
   return out;
@@ -235,8 +263,9 @@ PackInfo read_pack(const fs::path& dir) {
   if (!fs::exists(file)) throw ContentError(file.string(), 0, "not a pack (expected a pack.toml)");
   TomlFile f(file.string());
   const toml::table& t = f.root();
-  f.expect_keys(t, {"id", "name", "version", "ruleset", "depends", "optional_depends", "conflicts", "data", "scripts",
-                    "tests", "description"},
+  f.expect_keys(t,
+                {"id", "name", "version", "ruleset", "depends", "optional_depends", "conflicts",
+                 "data", "scripts", "tests", "description"},
                 "pack.toml");
   PackInfo p;
   p.dir = dir;
@@ -252,8 +281,10 @@ PackInfo read_pack(const fs::path& dir) {
   p.conflicts = f.strings(t, "conflicts");
   p.data = list_files(f, t, "data", dir, ".toml");
   p.scripts = list_files(f, t, "scripts", dir, ".lua");
-  if (auto tests = f.string(t, "tests")) p.tests = dir / *tests;
-  else if (fs::is_directory(dir / "tests")) p.tests = dir / "tests";
+  if (auto tests = f.string(t, "tests"))
+    p.tests = dir / *tests;
+  else if (fs::is_directory(dir / "tests"))
+    p.tests = dir / "tests";
   return p;
 }
 
@@ -274,13 +305,16 @@ class PackLoader {
     TomlFile f(file.string());
     std::vector<std::string> allowed = c_.ruleset.kinds;
     for (const char* k : {"override", "remove", "modifier", "hook"}) allowed.emplace_back(k);
-    f.expect_keys(f.root(), allowed, file.filename().string() + " (top-level keys are record kinds or override, remove, modifier, hook)");
+    f.expect_keys(f.root(), allowed,
+                  file.filename().string() +
+                      " (top-level keys are record kinds or override, remove, modifier, hook)");
     for (auto&& [k, v] : f.root()) {
       const std::string key(k.str());
       if (key == "override") {
         if (!v.is_table()) f.fail(v, "'override' must be a table of record ids");
         for (auto&& [id, fields] : *v.as_table()) {
-          if (!fields.is_table()) f.fail(fields, "override of '" + std::string(id.str()) + "' must be a table");
+          if (!fields.is_table())
+            f.fail(fields, "override of '" + std::string(id.str()) + "' must be a table");
           const int r = c_.require_record(id.str(), {}, f.path(), TomlFile::line(fields));
           Record& rec = c_.records[static_cast<std::size_t>(r)];
           read_fields(f, *fields.as_table(), rec, "override of '" + rec.id + "'");
@@ -295,11 +329,14 @@ class PackLoader {
       } else if (key == "modifier") {
         for_each_table(f, v, "modifier", [&](const toml::table& t) { read_modifier(f, pack, t); });
       } else if (key == "hook") {
-        for_each_table(f, v, "hook", [&](const toml::table& t) { read_hook(f, pack, pack_order, t); });
+        for_each_table(f, v, "hook",
+                       [&](const toml::table& t) { read_hook(f, pack, pack_order, t); });
       } else {
-        if (!v.is_table()) f.fail(v, "'" + key + "' must be a table of records ([" + key + ".name])");
+        if (!v.is_table())
+          f.fail(v, "'" + key + "' must be a table of records ([" + key + ".name])");
         for (auto&& [name, fields] : *v.as_table()) {
-          if (!fields.is_table()) f.fail(fields, "record '" + key + "." + std::string(name.str()) + "' must be a table");
+          if (!fields.is_table())
+            f.fail(fields, "record '" + key + "." + std::string(name.str()) + "' must be a table");
           Record rec;
           rec.kind = sym(key);
           rec.name = sym(name.str());
@@ -307,7 +344,8 @@ class PackLoader {
           rec.id = pack.id + ":" + key + "/" + std::string(name.str());
           rec.file = f.path();
           rec.line = TomlFile::line(fields);
-          if (c_.record_index.count(rec.id)) f.fail(fields, "record '" + rec.id + "' is defined twice in pack '" + pack.id + "'");
+          if (c_.record_index.count(rec.id))
+            f.fail(fields, "record '" + rec.id + "' is defined twice in pack '" + pack.id + "'");
           read_fields(f, *fields.as_table(), rec, "[" + key + "." + std::string(name.str()) + "]");
           c_.record_index.emplace(rec.id, static_cast<int>(c_.records.size()));
           c_.records.push_back(std::move(rec));
@@ -324,14 +362,16 @@ class PackLoader {
       int found = -1;
       for (std::size_t i = 0; i < c_.modifiers.size(); ++i) {
         const std::string& id = c_.modifiers[i].id;
-        if (id == ref || (id.size() > ref.size() && id.compare(id.size() - ref.size(), ref.size(), ref) == 0 &&
-                          id[id.size() - ref.size() - 1] == ':'))
+        if (id == ref ||
+            (id.size() > ref.size() && id.compare(id.size() - ref.size(), ref.size(), ref) == 0 &&
+             id[id.size() - ref.size() - 1] == ':'))
           found = static_cast<int>(i);
       }
       if (found < 0) {
         std::vector<std::string> ids;
         for (const auto& m : c_.modifiers) ids.push_back(m.id);
-        throw ContentError(file, line, "effect activates unknown modifier '" + ref + "'" + did_you_mean(ref, ids));
+        throw ContentError(
+            file, line, "effect activates unknown modifier '" + ref + "'" + did_you_mean(ref, ids));
       }
       c_.effects[static_cast<std::size_t>(effect)].activate = found;
     }
@@ -367,15 +407,20 @@ class PackLoader {
       const auto slot = static_cast<std::size_t>(a->slot);
       switch (a->type) {
         case AttrType::integer:
-          if (!v.is_integer()) f.fail(v, "'" + key + "' in " + where + " must be an integer, not " + toml_type_name(v));
+          if (!v.is_integer())
+            f.fail(v,
+                   "'" + key + "' in " + where + " must be an integer, not " + toml_type_name(v));
           rec.attr[slot] = static_cast<std::int32_t>(v.as_integer()->get());
           break;
         case AttrType::boolean:
-          if (!v.is_boolean()) f.fail(v, "'" + key + "' in " + where + " must be true or false, not " + toml_type_name(v));
+          if (!v.is_boolean())
+            f.fail(v, "'" + key + "' in " + where + " must be true or false, not " +
+                          toml_type_name(v));
           rec.attr[slot] = v.as_boolean()->get() ? 1 : 0;
           break;
         case AttrType::symbol:
-          if (!v.is_string()) f.fail(v, "'" + key + "' in " + where + " must be a string, not " + toml_type_name(v));
+          if (!v.is_string())
+            f.fail(v, "'" + key + "' in " + where + " must be a string, not " + toml_type_name(v));
           rec.attr[slot] = static_cast<std::int32_t>(sym(std::string_view(v.as_string()->get())));
           break;
       }
@@ -384,7 +429,9 @@ class PackLoader {
   }
 
   void read_modifier(const TomlFile& f, const PackInfo& pack, const toml::table& t) {
-    f.expect_keys(t, {"id", "source", "activated", "purpose", "units", "role", "location", "delta", "dice", "text"},
+    f.expect_keys(t,
+                  {"id", "source", "activated", "purpose", "units", "role", "location", "delta",
+                   "dice", "text"},
                   "[[modifier]]");
     ModifierDef m;
     m.id = pack.id + ":" + *f.string(t, "id", true);
@@ -401,25 +448,34 @@ class PackLoader {
         if (!a) {
           std::vector<std::string> names;
           for (const auto& at : c_.ruleset.attributes) names.push_back(at.name);
-          f.fail(v, "unknown attribute '" + std::string(k.str()) + "' in modifier location" + did_you_mean(k.str(), names));
+          f.fail(v, "unknown attribute '" + std::string(k.str()) + "' in modifier location" +
+                        did_you_mean(k.str(), names));
         }
         std::int32_t value = 0;
-        if (v.is_string()) value = static_cast<std::int32_t>(sym(std::string_view(v.as_string()->get())));
-        else if (v.is_integer()) value = static_cast<std::int32_t>(v.as_integer()->get());
-        else if (v.is_boolean()) value = v.as_boolean()->get() ? 1 : 0;
-        else f.fail(v, "modifier location values must be strings, integers or booleans");
+        if (v.is_string())
+          value = static_cast<std::int32_t>(sym(std::string_view(v.as_string()->get())));
+        else if (v.is_integer())
+          value = static_cast<std::int32_t>(v.as_integer()->get());
+        else if (v.is_boolean())
+          value = v.as_boolean()->get() ? 1 : 0;
+        else
+          f.fail(v, "modifier location values must be strings, integers or booleans");
         m.location.emplace_back(a->slot, value);
       }
     m.delta = static_cast<std::int32_t>(f.integer(t, "delta").value_or(0));
     m.dice = static_cast<std::int32_t>(f.integer(t, "dice").value_or(0));
-    if (m.delta == 0 && m.dice == 0) f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta' or 'dice'");
+    if (m.delta == 0 && m.dice == 0)
+      f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta' or 'dice'");
     c_.modifiers.push_back(std::move(m));
     if (auto s = f.string(t, "source"))
-      pending_.push_back({*s, "", f.path(), f.line_of(t, "source"), false, c_.modifiers.size() - 1});
+      pending_.push_back(
+          {*s, "", f.path(), f.line_of(t, "source"), false, c_.modifiers.size() - 1});
   }
 
   void read_hook(const TomlFile& f, const PackInfo& pack, int pack_order, const toml::table& t) {
-    f.expect_keys(t, {"id", "window", "source", "optional", "limit", "priority", "discard", "effect", "text"}, "[[hook]]");
+    f.expect_keys(
+        t, {"id", "window", "source", "optional", "limit", "priority", "discard", "effect", "text"},
+        "[[hook]]");
     HookDef h;
     h.id = pack.id + ":" + *f.string(t, "id", true);
     h.pack = pack.id;
@@ -435,7 +491,8 @@ class PackLoader {
     h.priority = static_cast<int>(f.integer(t, "priority").value_or(0));
     if (auto l = f.string(t, "limit")) {
       if (!c_.ruleset.has_scope(*l))
-        f.fail(f.line_of(t, "limit"), "limit '" + *l + "' is not a scope of the ruleset" + did_you_mean(*l, c_.ruleset.scopes));
+        f.fail(f.line_of(t, "limit"), "limit '" + *l + "' is not a scope of the ruleset" +
+                                          did_you_mean(*l, c_.ruleset.scopes));
       h.limit = sym(*l);
     }
     h.use_key = sym("used:" + h.id);
@@ -444,17 +501,23 @@ class PackLoader {
     f.expect_keys(*e, {"activate", "until", "counter", "delta"}, "hook effect");
     EffectDef eff;
     if (auto u = f.string(*e, "until")) {
-      if (!c_.ruleset.has_scope(*u)) f.fail(f.line_of(*e, "until"), "'until' must be a scope of the ruleset" + did_you_mean(*u, c_.ruleset.scopes));
+      if (!c_.ruleset.has_scope(*u))
+        f.fail(f.line_of(*e, "until"),
+               "'until' must be a scope of the ruleset" + did_you_mean(*u, c_.ruleset.scopes));
       eff.until = sym(*u);
     }
-    if (auto c = f.string(*e, "counter")) eff.counter = sym(*c), eff.counter_delta = static_cast<std::int32_t>(f.integer(*e, "delta").value_or(1));
+    if (auto c = f.string(*e, "counter"))
+      eff.counter = sym(*c),
+      eff.counter_delta = static_cast<std::int32_t>(f.integer(*e, "delta").value_or(1));
     h.effect = static_cast<int>(c_.effects.size());
-    if (auto a = f.string(*e, "activate")) pending_activations_.push_back({h.effect, *a, f.path(), f.line_of(*e, "activate")});
+    if (auto a = f.string(*e, "activate"))
+      pending_activations_.push_back({h.effect, *a, f.path(), f.line_of(*e, "activate")});
     c_.effects.push_back(eff);
     if (auto s = f.string(t, "source")) h.source_name = *s;
     c_.hooks.push_back(std::move(h));
     if (!c_.hooks.back().source_name.empty())
-      pending_.push_back({c_.hooks.back().source_name, "", f.path(), f.line_of(t, "source"), true, c_.hooks.size() - 1});
+      pending_.push_back({c_.hooks.back().source_name, "", f.path(), f.line_of(t, "source"), true,
+                          c_.hooks.size() - 1});
   }
 
  public:
@@ -487,8 +550,10 @@ std::map<std::string, fs::path> discover_packs(const LoadRequest& request) {
     for (const auto& s : subs) {
       TomlFile f((s / "pack.toml").string());
       auto id = f.string(f.root(), "id", true);
-      if (auto it = found.find(*id); it != found.end() && fs::weakly_canonical(it->second) != fs::weakly_canonical(s))
-        throw ContentError((s / "pack.toml").string(), 0, "pack id '" + *id + "' is also used by " + it->second.string());
+      if (auto it = found.find(*id);
+          it != found.end() && fs::weakly_canonical(it->second) != fs::weakly_canonical(s))
+        throw ContentError((s / "pack.toml").string(), 0,
+                           "pack id '" + *id + "' is also used by " + it->second.string());
       found.emplace(*id, s);
     }
   }
@@ -504,17 +569,23 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
   // the packs asked for: ids, or folders (which may be outside the search path)
   std::vector<std::string> wanted;
   for (const std::string& p : request.packs) {
-    if (p.find('/') != std::string::npos || p.find('\\') != std::string::npos || p.rfind('.', 0) == 0) {
+    if (p.find('/') != std::string::npos || p.find('\\') != std::string::npos ||
+        p.rfind('.', 0) == 0) {
       PackInfo info = read_pack(fs::path(p));
-      if (auto it = available.find(info.id); it != available.end() && fs::weakly_canonical(it->second.dir) != fs::weakly_canonical(info.dir))
-        throw ContentError((fs::path(p) / "pack.toml").string(), 0, "pack id '" + info.id + "' is also used by " + it->second.dir.string());
+      if (auto it = available.find(info.id);
+          it != available.end() &&
+          fs::weakly_canonical(it->second.dir) != fs::weakly_canonical(info.dir))
+        throw ContentError((fs::path(p) / "pack.toml").string(), 0,
+                           "pack id '" + info.id + "' is also used by " + it->second.dir.string());
       wanted.push_back(info.id);
       available.insert_or_assign(info.id, std::move(info));
     } else {
       if (!available.count(p)) {
         std::vector<std::string> ids;
         for (const auto& [id, _] : available) ids.push_back(id);
-        throw ContentError("", 0, "no pack with id '" + p + "'" + did_you_mean(p, ids) + " (searched " + (request.root / "content").string() + ")");
+        throw ContentError("", 0,
+                           "no pack with id '" + p + "'" + did_you_mean(p, ids) + " (searched " +
+                               (request.root / "content").string() + ")");
       }
       wanted.push_back(p);
     }
@@ -523,14 +594,20 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
   if (ruleset_id.empty() && !wanted.empty()) ruleset_id = available.at(wanted.front()).ruleset;
   if (ruleset_id.empty()) throw UsageError("no ruleset: name one, or a pack");
   const fs::path ruleset_dir = request.root / "scripts" / ruleset_id;
-  if (!fs::is_directory(ruleset_dir)) throw ContentError("", 0, "no ruleset '" + ruleset_id + "' (expected " + ruleset_dir.string() + "/ruleset.toml)");
+  if (!fs::is_directory(ruleset_dir))
+    throw ContentError(
+        "", 0,
+        "no ruleset '" + ruleset_id + "' (expected " + ruleset_dir.string() + "/ruleset.toml)");
   c.ruleset = load_ruleset(ruleset_dir);
   if (c.ruleset.id != ruleset_id)
-    throw ContentError((ruleset_dir / "ruleset.toml").string(), 0, "ruleset id '" + c.ruleset.id + "' does not match its folder '" + ruleset_id + "'");
+    throw ContentError(
+        (ruleset_dir / "ruleset.toml").string(), 0,
+        "ruleset id '" + c.ruleset.id + "' does not match its folder '" + ruleset_id + "'");
   if (!c.ruleset.base_pack.empty()) wanted.insert(wanted.begin(), c.ruleset.base_pack);
   if (request.all_packs)
     for (const auto& [id, p] : available)
-      if (p.ruleset == ruleset_id && std::find(request.exclude.begin(), request.exclude.end(), id) == request.exclude.end())
+      if (p.ruleset == ruleset_id &&
+          std::find(request.exclude.begin(), request.exclude.end(), id) == request.exclude.end())
         wanted.push_back(id);
 
   // the closure over required dependencies
@@ -542,18 +619,22 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
     if (chosen.count(id)) continue;
     const PackInfo& p = available.at(id);
     if (p.ruleset != ruleset_id)
-      throw ContentError((p.dir / "pack.toml").string(), 0, "pack '" + id + "' is for ruleset '" + p.ruleset + "', not '" + ruleset_id + "'");
+      throw ContentError(
+          (p.dir / "pack.toml").string(), 0,
+          "pack '" + id + "' is for ruleset '" + p.ruleset + "', not '" + ruleset_id + "'");
     chosen.emplace(id, &p);
     for (const std::string& d : p.depends) {
       if (!available.count(d))
-        throw ContentError((p.dir / "pack.toml").string(), 0, "pack '" + id + "' depends on '" + d + "', which is missing");
+        throw ContentError((p.dir / "pack.toml").string(), 0,
+                           "pack '" + id + "' depends on '" + d + "', which is missing");
       todo.push_back(d);
     }
   }
   for (const auto& [id, p] : chosen)
     for (const std::string& x : p->conflicts)
       if (chosen.count(x))
-        throw ContentError((p->dir / "pack.toml").string(), 0, "pack '" + id + "' conflicts with '" + x + "'; load only one of them");
+        throw ContentError((p->dir / "pack.toml").string(), 0,
+                           "pack '" + id + "' conflicts with '" + x + "'; load only one of them");
 
   // topological order, ties broken by id (std::set keeps the ready packs sorted)
   std::map<std::string, std::set<std::string>> after;  // pack -> the packs it waits for
@@ -582,7 +663,8 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
 
   PackLoader loader(c);
   for (std::size_t i = 0; i < c.packs.size(); ++i)
-    for (const fs::path& file : c.packs[i].data) loader.load_data(c.packs[i], static_cast<int>(i), file);
+    for (const fs::path& file : c.packs[i].data)
+      loader.load_data(c.packs[i], static_cast<int>(i), file);
   loader.resolve();
   // windows named by declarative hooks must be declared
   EventBus check;

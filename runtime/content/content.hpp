@@ -44,13 +44,13 @@ struct DecisionDef {
 
 // How `simulate` summarises runs of a procedure (see sim/).
 struct ReportDef {
-  std::vector<std::string> outcomes;                          // categorical outcome names
-  std::vector<std::pair<std::string, std::string>> means;     // json key -> metric
+  std::vector<std::string> outcomes;                               // categorical outcome names
+  std::vector<std::pair<std::string, std::string>> means;          // json key -> metric
   std::vector<std::pair<std::string, std::string>> probabilities;  // json key -> 0/1 metric
   std::vector<std::pair<std::string, std::string>> distributions;  // json key -> metric
-  std::string survivors;       // json key for the per-side unit-type counts ("" for none)
-  std::string survivor_kind;   // kind of entity counted
-  std::string survivor_location;  // role of the location where counted units start ("" any)
+  std::string survivors;           // json key for the per-side unit-type counts ("" for none)
+  std::string survivor_kind;       // kind of entity counted
+  std::string survivor_location;   // role of the location where counted units start ("" any)
   std::vector<std::string> sides;  // roles whose survivors are counted
   std::vector<std::string> ci95;   // means that also get a 95% interval
 };
@@ -65,8 +65,8 @@ struct Ruleset {
   std::vector<WindowDef> windows;
   std::vector<DecisionDef> decisions;
   std::vector<std::pair<std::string, fs::path>> procedures;  // name -> Lua file
-  fs::path setup;     // Lua: builds the start state from a scenario
-  fs::path policies;  // Lua: the default decision heuristics
+  fs::path setup;                            // Lua: builds the start state from a scenario
+  fs::path policies;                         // Lua: the default decision heuristics
   std::map<std::string, ReportDef> reports;  // procedure -> report
   // record kind -> the key of a side's list in a scenario that grants records of that kind
   // (TI4: technology -> "technologies"); compare and simulate --with add and remove through it.
@@ -82,15 +82,15 @@ struct Ruleset {
 };
 
 struct Record {
-  std::string id;    // "ti4-base:unit/cruiser"
-  std::string pack;  // the pack that defined it
+  std::string id;          // "ti4-base:unit/cruiser"
+  std::string pack;        // the pack that defined it
   std::string changed_by;  // the pack that last changed it (override)
   Sym kind = kNoSym;
   Sym name = kNoSym;  // short name: "cruiser"
   std::string file;
   int line = 0;
   std::array<std::int32_t, kMaxAttributes> attr{};
-  std::bitset<kMaxAttributes> has;  // which attributes it sets
+  std::bitset<kMaxAttributes> has;          // which attributes it sets
   std::map<std::string, std::string> text;  // free text fields: name, text
   bool removed = false;
 };
@@ -112,8 +112,8 @@ struct ModifierDef {
 
 // A declarative hook effect.
 struct EffectDef {
-  int activate = -1;  // modifier to switch on for the owner
-  Sym until = kNoSym;  // scope it lasts for
+  int activate = -1;     // modifier to switch on for the owner
+  Sym until = kNoSym;    // scope it lasts for
   Sym counter = kNoSym;  // counter to add to on the owner
   std::int32_t counter_delta = 0;
 };
@@ -139,19 +139,20 @@ struct Content {
   // throws ContentError when ambiguous.
   int find_record(std::string_view ref, std::string_view kind = {}) const;
   // Like find_record but throws a ContentError naming the closest id when unknown.
-  int require_record(std::string_view ref, std::string_view kind, const std::string& file, int line) const;
+  int require_record(std::string_view ref, std::string_view kind, const std::string& file,
+                     int line) const;
   const PackInfo* pack(std::string_view id) const;
 
   std::unordered_map<std::string, int> record_index;  // full id -> record
 };
 
 struct LoadRequest {
-  fs::path root;                       // the repository: scripts/ and content/ live here
-  std::vector<fs::path> search;        // more folders that hold packs
-  std::string ruleset;                 // "" : taken from the first pack
-  std::vector<std::string> packs;      // ids, or paths to pack folders
-  bool all_packs = false;              // every pack found for the ruleset...
-  std::vector<std::string> exclude;    // ...except these
+  fs::path root;                     // the repository: scripts/ and content/ live here
+  std::vector<fs::path> search;      // more folders that hold packs
+  std::string ruleset;               // "" : taken from the first pack
+  std::vector<std::string> packs;    // ids, or paths to pack folders
+  bool all_packs = false;            // every pack found for the ruleset...
+  std::vector<std::string> exclude;  // ...except these
 };
 
 // Loads a ruleset and packs. Throws ContentError.

@@ -29,23 +29,36 @@ std::string read_all(const std::string& path) {
 
 }  // namespace
 
-TomlFile::TomlFile(std::string path) : path_(std::move(path)), root_(parse_text(path_, read_all(path_))) {}
-TomlFile::TomlFile(std::string path, std::string_view text) : path_(std::move(path)), root_(parse_text(path_, text)) {}
+TomlFile::TomlFile(std::string path)
+    : path_(std::move(path)), root_(parse_text(path_, read_all(path_))) {}
+TomlFile::TomlFile(std::string path, std::string_view text)
+    : path_(std::move(path)), root_(parse_text(path_, text)) {}
 
 std::string toml_type_name(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    default: return "a date or time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date or time";
   }
 }
 
-void TomlFile::fail(const toml::node& at, const std::string& message) const { fail(line(at), message); }
-void TomlFile::fail(int line, const std::string& message) const { throw ContentError(path_, line, message); }
+void TomlFile::fail(const toml::node& at, const std::string& message) const {
+  fail(line(at), message);
+}
+void TomlFile::fail(int line, const std::string& message) const {
+  throw ContentError(path_, line, message);
+}
 
 void TomlFile::expect_keys(const toml::table& t, std::initializer_list<std::string_view> allowed,
                            std::string_view where) const {
@@ -60,12 +73,14 @@ void TomlFile::expect_keys(const toml::table& t, const std::vector<std::string>&
     if (ok) continue;
     std::string msg = "unknown key '" + std::string(k.str()) + "' in " + std::string(where);
     std::string hint = did_you_mean(k.str(), allowed);
-    if (!hint.empty()) msg += hint;
+    if (!hint.empty())
+      msg += hint;
     else {
       msg += "; expected one of:";
       for (const auto& a : allowed) msg += " " + a;
     }
-    fail(static_cast<int>(k.source().begin.line ? k.source().begin.line : v.source().begin.line), msg);
+    fail(static_cast<int>(k.source().begin.line ? k.source().begin.line : v.source().begin.line),
+         msg);
   }
 }
 
@@ -74,30 +89,35 @@ int TomlFile::line_of(const toml::table& t, std::string_view key) const {
   return line(t);
 }
 
-std::optional<std::string> TomlFile::string(const toml::table& t, std::string_view key, bool required) const {
+std::optional<std::string> TomlFile::string(const toml::table& t, std::string_view key,
+                                            bool required) const {
   const toml::node* n = t.get(key);
   if (!n) {
     if (required) fail(t, "missing key '" + std::string(key) + "' (expected a string)");
     return std::nullopt;
   }
-  if (!n->is_string()) fail(*n, "'" + std::string(key) + "' must be a string, not " + toml_type_name(*n));
+  if (!n->is_string())
+    fail(*n, "'" + std::string(key) + "' must be a string, not " + toml_type_name(*n));
   return std::string(n->as_string()->get());
 }
 
-std::optional<long long> TomlFile::integer(const toml::table& t, std::string_view key, bool required) const {
+std::optional<long long> TomlFile::integer(const toml::table& t, std::string_view key,
+                                           bool required) const {
   const toml::node* n = t.get(key);
   if (!n) {
     if (required) fail(t, "missing key '" + std::string(key) + "' (expected an integer)");
     return std::nullopt;
   }
-  if (!n->is_integer()) fail(*n, "'" + std::string(key) + "' must be an integer, not " + toml_type_name(*n));
+  if (!n->is_integer())
+    fail(*n, "'" + std::string(key) + "' must be an integer, not " + toml_type_name(*n));
   return static_cast<long long>(n->as_integer()->get());
 }
 
 std::optional<bool> TomlFile::boolean(const toml::table& t, std::string_view key) const {
   const toml::node* n = t.get(key);
   if (!n) return std::nullopt;
-  if (!n->is_boolean()) fail(*n, "'" + std::string(key) + "' must be true or false, not " + toml_type_name(*n));
+  if (!n->is_boolean())
+    fail(*n, "'" + std::string(key) + "' must be true or false, not " + toml_type_name(*n));
   return bool(n->as_boolean()->get());
 }
 
@@ -105,7 +125,8 @@ std::optional<double> TomlFile::number(const toml::table& t, std::string_view ke
   const toml::node* n = t.get(key);
   if (!n) return std::nullopt;
   if (n->is_integer()) return static_cast<double>(n->as_integer()->get());
-  if (!n->is_floating_point()) fail(*n, "'" + std::string(key) + "' must be a number, not " + toml_type_name(*n));
+  if (!n->is_floating_point())
+    fail(*n, "'" + std::string(key) + "' must be a number, not " + toml_type_name(*n));
   return double(n->as_floating_point()->get());
 }
 
@@ -114,9 +135,11 @@ std::vector<std::string> TomlFile::strings(const toml::table& t, std::string_vie
   const toml::node* n = t.get(key);
   if (!n) return out;
   if (n->is_string()) return {std::string(n->as_string()->get())};
-  if (!n->is_array()) fail(*n, "'" + std::string(key) + "' must be an array of strings, not " + toml_type_name(*n));
+  if (!n->is_array())
+    fail(*n, "'" + std::string(key) + "' must be an array of strings, not " + toml_type_name(*n));
   for (const toml::node& e : *n->as_array()) {
-    if (!e.is_string()) fail(e, "'" + std::string(key) + "' must hold strings, not " + toml_type_name(e));
+    if (!e.is_string())
+      fail(e, "'" + std::string(key) + "' must hold strings, not " + toml_type_name(e));
     out.emplace_back(e.as_string()->get());
   }
   return out;
@@ -125,14 +148,16 @@ std::vector<std::string> TomlFile::strings(const toml::table& t, std::string_vie
 const toml::table* TomlFile::table(const toml::table& t, std::string_view key) const {
   const toml::node* n = t.get(key);
   if (!n) return nullptr;
-  if (!n->is_table()) fail(*n, "'" + std::string(key) + "' must be a table, not " + toml_type_name(*n));
+  if (!n->is_table())
+    fail(*n, "'" + std::string(key) + "' must be a table, not " + toml_type_name(*n));
   return n->as_table();
 }
 
 const toml::array* TomlFile::array(const toml::table& t, std::string_view key) const {
   const toml::node* n = t.get(key);
   if (!n) return nullptr;
-  if (!n->is_array()) fail(*n, "'" + std::string(key) + "' must be an array, not " + toml_type_name(*n));
+  if (!n->is_array())
+    fail(*n, "'" + std::string(key) + "' must be an array, not " + toml_type_name(*n));
   return n->as_array();
 }
 

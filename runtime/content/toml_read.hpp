@@ -32,8 +32,10 @@ class TomlFile {
   [[noreturn]] void fail(const toml::node& at, const std::string& message) const;
   [[noreturn]] void fail(int line, const std::string& message) const;
 
-  std::optional<std::string> string(const toml::table& t, std::string_view key, bool required = false) const;
-  std::optional<long long> integer(const toml::table& t, std::string_view key, bool required = false) const;
+  std::optional<std::string> string(const toml::table& t, std::string_view key,
+                                    bool required = false) const;
+  std::optional<long long> integer(const toml::table& t, std::string_view key,
+                                   bool required = false) const;
   std::optional<bool> boolean(const toml::table& t, std::string_view key) const;
   std::optional<double> number(const toml::table& t, std::string_view key) const;
   std::vector<std::string> strings(const toml::table& t, std::string_view key) const;

@@ -5,7 +5,8 @@
 
 namespace rb {
 
-std::optional<std::string> ScriptedAnswers::take(std::string_view player, std::string_view decision) {
+std::optional<std::string> ScriptedAnswers::take(std::string_view player,
+                                                 std::string_view decision) {
   for (std::size_t i = 0; i < items_.size(); ++i)
     if (!used_[i] && items_[i].player == player && items_[i].decision == decision) {
       used_[i] = true;
@@ -31,7 +32,8 @@ std::size_t prompt_choice(std::istream& in, std::ostream& out, const std::string
                           const std::string& decision, const std::vector<std::string>& options) {
   for (;;) {
     out << player << ", " << decision << ":\n";
-    for (std::size_t i = 0; i < options.size(); ++i) out << "  " << (i + 1) << ") " << options[i] << '\n';
+    for (std::size_t i = 0; i < options.size(); ++i)
+      out << "  " << (i + 1) << ") " << options[i] << '\n';
     out << "> " << std::flush;
     std::string line;
     if (!std::getline(in, line)) return 0;  // end of input: the first option

@@ -30,7 +30,8 @@ int DiceStream::roll(const DieType& type) {
       for (std::size_t i = 0; face < 0 && i < type.labels.size(); ++i)
         if (type.labels[i] == sym_name(f.face)) face = static_cast<int>(i);
     if (face < 0) {
-      const std::string shown = f.face != kNoSym ? std::string(sym_name(f.face)) : std::to_string(f.value);
+      const std::string shown =
+          f.face != kNoSym ? std::string(sym_name(f.face)) : std::to_string(f.value);
       throw ScriptError("forced die result #" + std::to_string(next_forced_) + " is '" + shown +
                         "', which a " + std::string(sym_name(type.name)) + " die cannot show");
     }

@@ -21,7 +21,7 @@ namespace rb {
 struct DieType {
   Sym name = kNoSym;
   int sides = 0;
-  std::vector<Sym> faces;          // faced dice: the name of each face (repeats allowed)
+  std::vector<Sym> faces;            // faced dice: the name of each face (repeats allowed)
   std::vector<std::int32_t> values;  // numeric dice: the value each face reads
   std::vector<std::string> labels;   // what each face shows ("0" for the d10's 10)
   bool numeric() const { return faces.empty(); }
@@ -33,18 +33,18 @@ struct DieType {
 inline constexpr std::uint8_t kNoRerollLimit = 0xFF;
 
 struct Die {
-  std::int16_t type = 0;     // index into the ruleset's die types
-  std::int16_t face = 0;     // index into that type's faces
-  std::int32_t value = 0;    // numeric: the face's value; faced: 0
+  std::int16_t type = 0;       // index into the ruleset's die types
+  std::int16_t face = 0;       // index into that type's faces
+  std::int32_t value = 0;      // numeric: the face's value; faced: 0
   std::int16_t threshold = 0;  // numeric: a hit when value + modifier >= threshold (0: none)
   std::int16_t modifier = 0;   // sum of the modifiers applied to this die
   EntityId unit = kNoEntity;   // the unit that rolled it
   EntityId player = kNoEntity;
-  Sym purpose = kNoSym;        // "combat", "anti_fighter_barrage", "attack", ...
+  Sym purpose = kNoSym;  // "combat", "anti_fighter_barrage", "attack", ...
   std::uint8_t rerolls = 0;
   std::uint8_t reroll_limit = kNoRerollLimit;
-  bool changed = false;        // an ability set its face
-  bool cancelled = false;      // removed from counting (cancelled result)
+  bool changed = false;    // an ability set its face
+  bool cancelled = false;  // removed from counting (cancelled result)
 
   bool hit() const { return !cancelled && threshold > 0 && value + modifier >= threshold; }
 };

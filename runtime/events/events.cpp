@@ -8,7 +8,8 @@
 namespace rb {
 
 int EventBus::declare(WindowDef w) {
-  if (window_index_.count(w.name)) throw ContentError("", 0, "window '" + w.name + "' is declared twice");
+  if (window_index_.count(w.name))
+    throw ContentError("", 0, "window '" + w.name + "' is declared twice");
   const int i = static_cast<int>(windows_.size());
   window_index_.emplace(w.name, i);
   windows_.push_back(std::move(w));
@@ -26,12 +27,17 @@ int EventBus::require(std::string_view name, const std::string& file, int line) 
   if (i >= 0) return i;
   std::vector<std::string> names;
   for (const auto& w : windows_) names.push_back(w.name);
-  throw ContentError(file, line, "unknown window '" + std::string(name) + "'" + did_you_mean(name, names));
+  throw ContentError(file, line,
+                     "unknown window '" + std::string(name) + "'" + did_you_mean(name, names));
 }
 
 int EventBus::add(HookDef h) {
-  if (frozen_) throw ContentError(h.file, h.line, "hook '" + h.id + "' registered after loading ended (registrations are frozen)");
-  if (hook_index_.count(h.id)) throw ContentError(h.file, h.line, "hook id '" + h.id + "' is already registered");
+  if (frozen_)
+    throw ContentError(
+        h.file, h.line,
+        "hook '" + h.id + "' registered after loading ended (registrations are frozen)");
+  if (hook_index_.count(h.id))
+    throw ContentError(h.file, h.line, "hook id '" + h.id + "' is already registered");
   const int i = static_cast<int>(hooks_.size());
   hook_index_.emplace(h.id, i);
   auto& list = by_window_[static_cast<std::size_t>(h.window)];
@@ -51,10 +57,12 @@ void EventBus::liveness(const State& state, std::size_t records, std::vector<std
                         std::vector<std::uint8_t>& live) const {
   held.assign(records, 0);
   for (const Entity& e : state.entities)
-    if (e.record >= 0 && e.location != kReinforcements) held[static_cast<std::size_t>(e.record)] = 1;
+    if (e.record >= 0 && e.location != kReinforcements)
+      held[static_cast<std::size_t>(e.record)] = 1;
   live.assign(windows_.size(), 0);
   for (const HookDef& h : hooks_)
-    if (h.source < 0 || held[static_cast<std::size_t>(h.source)]) live[static_cast<std::size_t>(h.window)] = 1;
+    if (h.source < 0 || held[static_cast<std::size_t>(h.source)])
+      live[static_cast<std::size_t>(h.window)] = 1;
 }
 
 void EventBus::collect(const State& state, std::span<const int> windows, EntityId active,

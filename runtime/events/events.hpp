@@ -24,20 +24,20 @@ struct WindowDef {
 };
 
 struct HookDef {
-  std::string id;               // "ti4-base:morale_boost"
-  int window = -1;              // index of a declared window
-  std::int32_t source = -1;     // record that grants it; -1: a rule, live whenever it applies
-  std::string source_name;      // "action_card/morale_boost", for the trace
-  int priority = 0;             // higher runs first among one player's hooks
-  int pack_order = 0;           // load order of the registering pack
-  int registration = 0;         // order of registration inside the pack
-  bool optional = false;        // "may": the owner's policy is asked
-  Sym limit = kNoSym;           // use limit: once per this scope ("round", "combat", ...)
-  Sym use_key = kNoSym;         // counter key that counts uses for the limit
-  bool discard = false;         // a card discarded (moved to the discard) after use
-  int condition = -1;           // script refs, owned by the script layer (-1: none)
+  std::string id;            // "ti4-base:morale_boost"
+  int window = -1;           // index of a declared window
+  std::int32_t source = -1;  // record that grants it; -1: a rule, live whenever it applies
+  std::string source_name;   // "action_card/morale_boost", for the trace
+  int priority = 0;          // higher runs first among one player's hooks
+  int pack_order = 0;        // load order of the registering pack
+  int registration = 0;      // order of registration inside the pack
+  bool optional = false;     // "may": the owner's policy is asked
+  Sym limit = kNoSym;        // use limit: once per this scope ("round", "combat", ...)
+  Sym use_key = kNoSym;      // counter key that counts uses for the limit
+  bool discard = false;      // a card discarded (moved to the discard) after use
+  int condition = -1;        // script refs, owned by the script layer (-1: none)
   int apply = -1;
-  int effect = -1;              // a declarative effect (content) when there is no apply
+  int effect = -1;  // a declarative effect (content) when there is no apply
   std::string pack, file;
   int line = 0;
 };

@@ -42,19 +42,24 @@ int die_index(lua_State* L, int idx) {
   return d;
 }
 
-std::string face_label(const DieType& t, const Die& d) { return t.labels[static_cast<std::size_t>(d.face)]; }
+std::string face_label(const DieType& t, const Die& d) {
+  return t.labels[static_cast<std::size_t>(d.face)];
+}
 
 void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   const DieType& t = I.die_type(d.type);
   std::string player = I.name_of(d.player), unit = d.unit == kNoEntity ? "-" : I.name_of(d.unit);
   std::string label = face_label(t, d);
-  std::string key = std::string(verb) + ":" + player + ":" + std::string(sym_name(d.purpose)) + ":" + unit + ":" + label;
-  std::string text = player + (d.unit == kNoEntity ? "" : "'s " + unit) + (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + label;
+  std::string key = std::string(verb) + ":" + player + ":" + std::string(sym_name(d.purpose)) +
+                    ":" + unit + ":" + label;
+  std::string text = player + (d.unit == kNoEntity ? "" : "'s " + unit) +
+                     (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + label;
   if (d.threshold > 0) {
     key += d.hit() ? ":hit" : ":miss";
     text += " (" + std::string(sym_name(d.purpose)) + ", hits on " + std::to_string(d.threshold) +
-            (d.modifier ? (d.modifier > 0 ? " with +" : " with ") + std::to_string(d.modifier) : std::string()) + "): " +
-            (d.hit() ? "hit" : "miss");
+            (d.modifier ? (d.modifier > 0 ? " with +" : " with ") + std::to_string(d.modifier)
+                        : std::string()) +
+            "): " + (d.hit() ? "hit" : "miss");
   }
   I.trace->add(std::string(verb) == "roll" ? EventKind::roll : EventKind::reroll, key, text);
 }
@@ -75,7 +80,8 @@ void roll_die(Engine::Impl& I, Die& d) {
 }
 
 // A modifier that applies to a roll of `purpose` by `player`.
-bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player, Sym purpose) {
+bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player,
+                   Sym purpose) {
   if (m.purpose != kNoSym && m.purpose != purpose) return false;
   if (m.role != kNoSym && s.role(m.role) != player) return false;
   if (m.activated) {
@@ -84,14 +90,16 @@ bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m
     return false;
   }
   if (m.source < 0) return true;
-  if (!I.held.empty() && !I.held[static_cast<std::size_t>(m.source)]) return false;  // nobody holds it
+  if (!I.held.empty() && !I.held[static_cast<std::size_t>(m.source)])
+    return false;  // nobody holds it
   for (const Entity& e : s.entities)
     if (e.record == m.source && e.owner == player && e.location != kReinforcements) return true;
   return false;
 }
 
 bool modifier_fits_unit(const State& s, const ModifierDef& m, const Entity& u) {
-  if (!m.units.empty() && std::find(m.units.begin(), m.units.end(), u.type) == m.units.end()) return false;
+  if (!m.units.empty() && std::find(m.units.begin(), m.units.end(), u.type) == m.units.end())
+    return false;
   if (!m.location.empty()) {
     if (!s.valid(u.location)) return false;
     const Entity& loc = s.at(u.location);
@@ -149,21 +157,22 @@ int l_roll_units(lua_State* L) {
   const EntityId player = check_entity(L, 2);
   const EntityId location = check_entity(L, 3);
   luaL_checktype(L, 4, LUA_TTABLE);
-  const Engine::Impl::RollSpec& spec = I.roll_specs[static_cast<std::size_t>(I.cached_spec(L, 4, [&] {
-    Engine::Impl::RollSpec r;
-    lua_getfield(L, 4, "purpose");
-    r.purpose = lua_sym(L, -1);
-    lua_getfield(L, 4, "die");
-    r.die = die_index(L, -1);
-    lua_getfield(L, 4, "value");
-    r.value = I.attr_slot(L, -1);
-    lua_getfield(L, 4, "count");
-    r.count = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
-    lua_getfield(L, 4, "eligible");
-    r.eligible = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
-    I.roll_specs.push_back(r);
-    return static_cast<int>(I.roll_specs.size() - 1);
-  }))];
+  const Engine::Impl::RollSpec& spec =
+      I.roll_specs[static_cast<std::size_t>(I.cached_spec(L, 4, [&] {
+        Engine::Impl::RollSpec r;
+        lua_getfield(L, 4, "purpose");
+        r.purpose = lua_sym(L, -1);
+        lua_getfield(L, 4, "die");
+        r.die = die_index(L, -1);
+        lua_getfield(L, 4, "value");
+        r.value = I.attr_slot(L, -1);
+        lua_getfield(L, 4, "count");
+        r.count = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+        lua_getfield(L, 4, "eligible");
+        r.eligible = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+        I.roll_specs.push_back(r);
+        return static_cast<int>(I.roll_specs.size() - 1);
+      }))];
   const Sym purpose = spec.purpose;
   const int type = spec.die, value = spec.value, count = spec.count, eligible = spec.eligible;
   I.ensure_liveness();
@@ -173,7 +182,8 @@ int l_roll_units(lua_State* L) {
   int n_live = 0;
   const auto& mods = I.content->modifiers;
   for (std::size_t mi = 0; mi < mods.size() && n_live < 32; ++mi)
-    if (modifier_live(I, s, static_cast<int>(mi), mods[mi], player, purpose)) live[n_live++] = static_cast<int>(mi);
+    if (modifier_live(I, s, static_cast<int>(mi), mods[mi], player, purpose))
+      live[n_live++] = static_cast<int>(mi);
 
   UnitRoll units[256];
   int n_units = 0;
@@ -192,7 +202,8 @@ int l_roll_units(lua_State* L) {
     }
     units[n_units++] = r;
   }
-  std::stable_sort(units, units + n_units, [](const UnitRoll& a, const UnitRoll& b) { return a.threshold < b.threshold; });
+  std::stable_sort(units, units + n_units,
+                   [](const UnitRoll& a, const UnitRoll& b) { return a.threshold < b.threshold; });
   Pool& pool = I.new_pool();
   for (int k = 0; k < n_units; ++k)
     for (int i = 0; i < units[k].dice; ++i) {
@@ -217,7 +228,8 @@ int l_roll_units(lua_State* L) {
 Die& check_die(lua_State* L, Pool& p, int idx) {
   const lua_Integer i = luaL_checkinteger(L, idx);
   if (i < 1 || i > static_cast<lua_Integer>(p.dice.size()))
-    luaL_error(L, "die %d is not in this pool of %d dice", static_cast<int>(i), static_cast<int>(p.dice.size()));
+    luaL_error(L, "die %d is not in this pool of %d dice", static_cast<int>(i),
+               static_cast<int>(p.dice.size()));
   return p.dice[static_cast<std::size_t>(i - 1)];
 }
 
@@ -256,15 +268,19 @@ int p_result(lua_State* L) {  // value + modifier
 int p_unit(lua_State* L) {
   Pool& p = check_pool(L, 1);
   const Die& d = check_die(L, p, 2);
-  if (d.unit == kNoEntity) lua_pushnil(L);
-  else lua_pushinteger(L, d.unit);
+  if (d.unit == kNoEntity)
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, d.unit);
   return 1;
 }
 int p_player(lua_State* L) {
   Pool& p = check_pool(L, 1);
   const Die& d = check_die(L, p, 2);
-  if (d.player == kNoEntity) lua_pushnil(L);
-  else lua_pushinteger(L, d.player);
+  if (d.player == kNoEntity)
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, d.player);
   return 1;
 }
 int p_hit(lua_State* L) {
@@ -308,14 +324,18 @@ int p_set(lua_State* L) {
   Pool& p = check_pool(L, 1);
   Die& d = check_die(L, p, 2);
   const DieType& t = I.die_type(d.type);
-  const int face = lua_type(L, 3) == LUA_TNUMBER ? t.face_of_value(static_cast<std::int32_t>(lua_tointeger(L, 3)))
-                                                 : t.face_of_name(lua_sym(L, 3));
-  if (face < 0) return luaL_error(L, "a %s die has no face '%s'", std::string(sym_name(t.name)).c_str(), luaL_tolstring(L, 3, nullptr));
+  const int face = lua_type(L, 3) == LUA_TNUMBER
+                       ? t.face_of_value(static_cast<std::int32_t>(lua_tointeger(L, 3)))
+                       : t.face_of_name(lua_sym(L, 3));
+  if (face < 0)
+    return luaL_error(L, "a %s die has no face '%s'", std::string(sym_name(t.name)).c_str(),
+                      luaL_tolstring(L, 3, nullptr));
   const std::string before = face_label(t, d);
   set_face(d, t, face);
   d.changed = true;
   if (I.tracing())
-    I.trace->add(EventKind::change, "set:" + I.name_of(d.player) + ":" + before + ":" + face_label(t, d),
+    I.trace->add(EventKind::change,
+                 "set:" + I.name_of(d.player) + ":" + before + ":" + face_label(t, d),
                  I.name_of(d.player) + "'s die changes from " + before + " to " + face_label(t, d));
   return 0;
 }
@@ -331,7 +351,8 @@ int p_cancel(lua_State* L) {
   Die& d = check_die(L, p, 2);
   d.cancelled = true;
   if (I.tracing())
-    I.trace->add(EventKind::change, "cancel:" + I.name_of(d.player) + ":" + face_label(I.die_type(d.type), d),
+    I.trace->add(EventKind::change,
+                 "cancel:" + I.name_of(d.player) + ":" + face_label(I.die_type(d.type), d),
                  I.name_of(d.player) + "'s " + face_label(I.die_type(d.type), d) + " is cancelled");
   return 0;
 }
@@ -341,9 +362,12 @@ int p_add(lua_State* L) {
   Pool& p = check_pool(L, 1);
   const int n = static_cast<int>(luaL_checkinteger(L, 2));
   Die proto;
-  if (lua_type(L, 3) == LUA_TSTRING) proto.type = static_cast<std::int16_t>(die_index(L, 3));
-  else if (!p.dice.empty()) proto = p.dice[static_cast<std::size_t>(luaL_optinteger(L, 3, 1) - 1)];
-  else return luaL_error(L, "pool:add on an empty pool needs a die type");
+  if (lua_type(L, 3) == LUA_TSTRING)
+    proto.type = static_cast<std::int16_t>(die_index(L, 3));
+  else if (!p.dice.empty())
+    proto = p.dice[static_cast<std::size_t>(luaL_optinteger(L, 3, 1) - 1)];
+  else
+    return luaL_error(L, "pool:add on an empty pool needs a die type");
   proto.rerolls = 0;
   proto.changed = proto.cancelled = false;
   for (int i = 0; i < n; ++i) {
@@ -380,8 +404,6 @@ int p_faces(lua_State* L) {
 
 // ---------------------------------------------------------------- hit assignment
 
-
-
 // ctx:assign_hits(player, location, hits, spec, order, sustain) -> destroyed, sustained
 // spec: {eligible = attr, types = {...}, can_sustain = attr, damaged = attr, decision = name,
 //        destroyed_window = window, sustained_window = window}
@@ -396,40 +418,55 @@ int l_assign_hits(lua_State* L) {
   const EntityId location = check_entity(L, 3);
   int hits = static_cast<int>(luaL_checkinteger(L, 4));
   luaL_checktype(L, 5, LUA_TTABLE);
-  const Engine::Impl::CasualtySpec& spec = I.casualty_specs[static_cast<std::size_t>(I.cached_spec(L, 5, [&] {
-    Engine::Impl::CasualtySpec c;
-    lua_getfield(L, 5, "eligible");
-    if (!lua_isnil(L, -1)) c.eligible = I.attr_slot(L, -1);
-    lua_getfield(L, 5, "can_sustain");
-    if (!lua_isnil(L, -1)) c.can_sustain = I.attr_slot(L, -1);
-    lua_getfield(L, 5, "damaged");
-    if (!lua_isnil(L, -1)) c.damaged = I.attr_slot(L, -1);
-    lua_getfield(L, 5, "decision");
-    c.decision = luaL_optstring(L, -1, "assign_hits");
-    lua_getfield(L, 5, "destroyed_window");
-    if (!lua_isnil(L, -1)) c.destroyed_window = I.window_index(L, -1);
-    lua_getfield(L, 5, "sustained_window");
-    if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
-    lua_getfield(L, 5, "types");
-    if (lua_istable(L, -1))
-      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) c.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
-    I.casualty_specs.push_back(std::move(c));
-    return static_cast<int>(I.casualty_specs.size() - 1);
-  }))];
+  const Engine::Impl::CasualtySpec& spec =
+      I.casualty_specs[static_cast<std::size_t>(I.cached_spec(L, 5, [&] {
+        Engine::Impl::CasualtySpec c;
+        lua_getfield(L, 5, "eligible");
+        if (!lua_isnil(L, -1)) c.eligible = I.attr_slot(L, -1);
+        lua_getfield(L, 5, "can_sustain");
+        if (!lua_isnil(L, -1)) c.can_sustain = I.attr_slot(L, -1);
+        lua_getfield(L, 5, "damaged");
+        if (!lua_isnil(L, -1)) c.damaged = I.attr_slot(L, -1);
+        lua_getfield(L, 5, "decision");
+        c.decision = luaL_optstring(L, -1, "assign_hits");
+        lua_getfield(L, 5, "destroyed_window");
+        if (!lua_isnil(L, -1)) c.destroyed_window = I.window_index(L, -1);
+        lua_getfield(L, 5, "sustained_window");
+        if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
+        lua_getfield(L, 5, "types");
+        if (lua_istable(L, -1))
+          for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
+            c.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
+        I.casualty_specs.push_back(std::move(c));
+        return static_cast<int>(I.casualty_specs.size() - 1);
+      }))];
   const char* decision = spec.decision.c_str();
   static const std::vector<Sym> no_order;
-  const std::vector<Sym>& order = lua_istable(L, 6) ? I.orders[static_cast<std::size_t>(I.cached_spec(L, 6, [&] {
-    std::vector<Sym> o;
-    for (lua_Integer i = 1; lua_rawgeti(L, 6, i) != LUA_TNIL; ++i) o.push_back(lua_sym(L, -1)), lua_pop(L, 1);
-    I.orders.push_back(std::move(o));
-    return static_cast<int>(I.orders.size() - 1);
-  }))] : no_order;
+  const std::vector<Sym>& order =
+      lua_istable(L, 6)
+          ? I.orders[static_cast<std::size_t>(I.cached_spec(L, 6,
+                                                            [&] {
+                                                              std::vector<Sym> o;
+                                                              for (lua_Integer i = 1;
+                                                                   lua_rawgeti(L, 6, i) != LUA_TNIL;
+                                                                   ++i)
+                                                                o.push_back(lua_sym(L, -1)),
+                                                                    lua_pop(L, 1);
+                                                              I.orders.push_back(std::move(o));
+                                                              return static_cast<int>(
+                                                                  I.orders.size() - 1);
+                                                            }))]
+          : no_order;
   const char* mode_name = luaL_optstring(L, 7, "first");
   enum { first, last, never } mode;
-  if (std::strcmp(mode_name, "first") == 0) mode = first;
-  else if (std::strcmp(mode_name, "last") == 0) mode = last;
-  else if (std::strcmp(mode_name, "never") == 0) mode = never;
-  else return luaL_error(L, "sustain policy '%s' is not one of: first, last, never", mode_name);
+  if (std::strcmp(mode_name, "first") == 0)
+    mode = first;
+  else if (std::strcmp(mode_name, "last") == 0)
+    mode = last;
+  else if (std::strcmp(mode_name, "never") == 0)
+    mode = never;
+  else
+    return luaL_error(L, "sustain policy '%s' is not one of: first, last, never", mode_name);
 
   // the units that can take these hits, each ranked once by the order
   std::vector<EntityId>& units = I.scratch_units;
@@ -439,7 +476,9 @@ int l_assign_hits(lua_State* L) {
     const Entity& u = s.entities[static_cast<std::size_t>(e)];
     if (u.owner != player || u.location != location || u.kind != I.s_unit) continue;
     if (spec.eligible >= 0 && u.attr[static_cast<std::size_t>(spec.eligible)] == 0) continue;
-    if (!spec.types.empty() && std::find(spec.types.begin(), spec.types.end(), u.type) == spec.types.end()) continue;
+    if (!spec.types.empty() &&
+        std::find(spec.types.begin(), spec.types.end(), u.type) == spec.types.end())
+      continue;
     int r = static_cast<int>(order.size());
     for (std::size_t k = 0; k < order.size(); ++k)
       if (order[k] == u.type) {
@@ -453,7 +492,8 @@ int l_assign_hits(lua_State* L) {
     return spec.damaged >= 0 && s.at(units[i]).attr[static_cast<std::size_t>(spec.damaged)] != 0;
   };
   auto can_sustain = [&](std::size_t i) {
-    return spec.can_sustain >= 0 && s.at(units[i]).attr[static_cast<std::size_t>(spec.can_sustain)] != 0 && !damaged(i);
+    return spec.can_sustain >= 0 &&
+           s.at(units[i]).attr[static_cast<std::size_t>(spec.can_sustain)] != 0 && !damaged(i);
   };
   // the unit the order loses next: lowest rank, a damaged one before an undamaged one
   auto next_loss = [&](Sym type) {
@@ -461,7 +501,8 @@ int l_assign_hits(lua_State* L) {
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (!alive(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
       if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)] ||
-          (rank[i] == rank[static_cast<std::size_t>(best)] && damaged(i) && !damaged(static_cast<std::size_t>(best))))
+          (rank[i] == rank[static_cast<std::size_t>(best)] && damaged(i) &&
+           !damaged(static_cast<std::size_t>(best))))
         best = static_cast<int>(i);
     }
     return best;
@@ -507,8 +548,9 @@ int l_assign_hits(lua_State* L) {
       const Sym type = sym(sustain ? item.substr(8) : item);
       target = sustain ? next_sustain(type) : next_loss(type);
       if (target < 0)
-        return luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it", item.c_str(),
-                          decision, sustain ? "undamaged sustaining" : "eligible", I.name_of(player).c_str());
+        return luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it",
+                          item.c_str(), decision, sustain ? "undamaged sustaining" : "eligible",
+                          I.name_of(player).c_str());
     } else {
       const int loss = next_loss(kNoSym);
       if (loss < 0) break;  // nothing left to take the hit
@@ -533,11 +575,14 @@ int l_assign_hits(lua_State* L) {
       lost.push_back(e);
       ++destroyed;
     }
-    if (tracing) summary += (summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") + std::string(sym_name(u.type));
+    if (tracing)
+      summary += (summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") +
+                 std::string(sym_name(u.type));
   }
   if (tracing && !summary.empty()) {
     const std::string name = I.name_of(player);
-    const std::string reason = script.empty() ? "policy: hit_order, sustain " + std::string(mode_name) : "scripted";
+    const std::string reason =
+        script.empty() ? "policy: hit_order, sustain " + std::string(mode_name) : "scripted";
     I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + summary,
                  name + " assigns hits: " + summary + " (" + reason + ")");
   }
@@ -563,8 +608,10 @@ int l_assign_hits(lua_State* L) {
       I.destroy(e, spec.destroyed_window);
     }
   };
-  if (spec.destroyed_window >= 0 && I.window_live(spec.destroyed_window)) destroy_all(std::vector<EntityId>(lost));
-  else destroy_all(lost);
+  if (spec.destroyed_window >= 0 && I.window_live(spec.destroyed_window))
+    destroy_all(std::vector<EntityId>(lost));
+  else
+    destroy_all(lost);
   lua_pushinteger(L, destroyed);
   lua_pushinteger(L, sustained);
   return 2;
@@ -585,7 +632,8 @@ void Engine::Impl::destroy(EntityId e, int window) {
   Entity& u = state->at(e);
   const EntityId from = u.location;
   if (tracing())
-    trace->add(EventKind::destroyed, "destroyed:" + name_of(u.owner) + ":" + std::string(sym_name(u.type)),
+    trace->add(EventKind::destroyed,
+               "destroyed:" + name_of(u.owner) + ":" + std::string(sym_name(u.type)),
                name_of(u.owner) + "'s " + std::string(sym_name(u.type)) + " is destroyed");
   u.location = kReinforcements;
   if (window >= 0 && window_live(window)) {
@@ -608,14 +656,27 @@ void register_dice_api(lua_State* L) {
                                  {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);
   // pools are light userdata; every light userdata shares this metatable
-  static const luaL_Reg pool[] = {
-      {"size", guarded<p_size>},       {"hits", guarded<p_hits>},         {"count", guarded<p_count>},
-      {"face", guarded<p_face>},       {"value", guarded<p_value>},       {"result", guarded<p_result>},
-      {"unit", guarded<p_unit>},       {"player", guarded<p_player>},     {"hit", guarded<p_hit>},
-      {"rerolls", guarded<p_rerolls>}, {"cancelled", guarded<p_cancelled>}, {"threshold", guarded<p_threshold>},
-      {"reroll", guarded<p_reroll>},   {"set", guarded<p_set>},           {"modify", guarded<p_modify>},
-      {"cancel", guarded<p_cancel>},   {"add", guarded<p_add>},           {"remove", guarded<p_remove>},
-      {"set_reroll_limit", guarded<p_set_reroll_limit>}, {"faces", guarded<p_faces>}, {nullptr, nullptr}};
+  static const luaL_Reg pool[] = {{"size", guarded<p_size>},
+                                  {"hits", guarded<p_hits>},
+                                  {"count", guarded<p_count>},
+                                  {"face", guarded<p_face>},
+                                  {"value", guarded<p_value>},
+                                  {"result", guarded<p_result>},
+                                  {"unit", guarded<p_unit>},
+                                  {"player", guarded<p_player>},
+                                  {"hit", guarded<p_hit>},
+                                  {"rerolls", guarded<p_rerolls>},
+                                  {"cancelled", guarded<p_cancelled>},
+                                  {"threshold", guarded<p_threshold>},
+                                  {"reroll", guarded<p_reroll>},
+                                  {"set", guarded<p_set>},
+                                  {"modify", guarded<p_modify>},
+                                  {"cancel", guarded<p_cancel>},
+                                  {"add", guarded<p_add>},
+                                  {"remove", guarded<p_remove>},
+                                  {"set_reroll_limit", guarded<p_set_reroll_limit>},
+                                  {"faces", guarded<p_faces>},
+                                  {nullptr, nullptr}};
   lua_pushlightuserdata(L, nullptr);
   lua_newtable(L);  // metatable
   lua_newtable(L);  // methods

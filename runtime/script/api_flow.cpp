@@ -1,6 +1,6 @@
 // Lua calls C++: windows and hooks, decisions, trace events and run results.
-#include <iostream>
 #include <unistd.h>
+#include <iostream>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -53,7 +53,8 @@ std::string option_label(lua_State* L, int idx) {
 
 // Picks an option for a decision: scripted answer, then policy, then a person, then the first
 // option. Returns the 1-based index of the chosen option; `reason` says where it came from.
-std::string Engine::Impl::decide(EntityId player, const std::string& decision, int options_index, std::string& reason) {
+std::string Engine::Impl::decide(EntityId player, const std::string& decision, int options_index,
+                                 std::string& reason) {
   const int n = static_cast<int>(lua_rawlen(L, options_index));
   if (n == 0) luaL_error(L, "decision '%s' offered no options", decision.c_str());
   std::vector<std::string> labels;
@@ -75,8 +76,8 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       if (!i) {
         std::string opts;
         for (const auto& l : labels) opts += (opts.empty() ? "" : ", ") + l;
-        luaL_error(L, "scripted answer '%s' for %s (%s) is not one of the options: %s", a->c_str(), decision.c_str(),
-                   player_name.c_str(), opts.c_str());
+        luaL_error(L, "scripted answer '%s' for %s (%s) is not one of the options: %s", a->c_str(),
+                   decision.c_str(), player_name.c_str(), opts.c_str());
       }
       reason = "scripted";
       return labels[static_cast<std::size_t>(i - 1)];
@@ -100,10 +101,15 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       lua_pushstring(L, decision.c_str());
       call(5, 2, options.hook_budget, [&] { return "policy for '" + decision + "'"; });
       int i = 0;
-      if (lua_type(L, -2) == LUA_TNUMBER) i = static_cast<int>(lua_tointeger(L, -2));
-      else if (!lua_isnil(L, -2)) i = index_of(option_label(L, -2));
-      if (i < 1 || i > n) luaL_error(L, "policy for '%s' chose '%s', which is not an option", decision.c_str(), option_label(L, -2).c_str());
-      reason = lua_type(L, -1) == LUA_TSTRING ? std::string("policy: ") + lua_tostring(L, -1) : "policy";
+      if (lua_type(L, -2) == LUA_TNUMBER)
+        i = static_cast<int>(lua_tointeger(L, -2));
+      else if (!lua_isnil(L, -2))
+        i = index_of(option_label(L, -2));
+      if (i < 1 || i > n)
+        luaL_error(L, "policy for '%s' chose '%s', which is not an option", decision.c_str(),
+                   option_label(L, -2).c_str());
+      reason =
+          lua_type(L, -1) == LUA_TSTRING ? std::string("policy: ") + lua_tostring(L, -1) : "policy";
       lua_pop(L, 2);
       return labels[static_cast<std::size_t>(i - 1)];
     }
@@ -122,14 +128,18 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
 int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
   if (tracing()) {
     std::string names;
-    for (int i = 0; i < n; ++i) names += (i ? " + " : "") + bus.windows()[static_cast<std::size_t>(windows[i])].name;
+    for (int i = 0; i < n; ++i)
+      names += (i ? " + " : "") + bus.windows()[static_cast<std::size_t>(windows[i])].name;
     for (int i = 0; i < n; ++i) {
       const std::string& w = bus.windows()[static_cast<std::size_t>(windows[i])].name;
-      trace->add(EventKind::window, "window:" + w, n > 1 ? "window " + names + " (one timing window)" : "window " + w);
+      trace->add(EventKind::window, "window:" + w,
+                 n > 1 ? "window " + names + " (one timing window)" : "window " + w);
       if (n > 1) break;  // the merged window is one event in the narrative...
     }
     for (int i = 1; i < n; ++i)  // ...but each name can be matched by a test
-      trace->events.push_back({EventKind::window, "window:" + bus.windows()[static_cast<std::size_t>(windows[i])].name, "", trace->depth});
+      trace->events.push_back({EventKind::window,
+                               "window:" + bus.windows()[static_cast<std::size_t>(windows[i])].name,
+                               "", trace->depth});
   }
   bool any = false;
   for (int i = 0; i < n; ++i) any |= window_live(windows[i]);
@@ -141,24 +151,31 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     Impl& I;
     ~Depth() { --I.depth; }
   } guard{*this};
-  bus.collect(*state, std::span<const int>(windows, static_cast<std::size_t>(n)), state->role(s_active_player), held,
-              firings[static_cast<std::size_t>(d)]);
+  bus.collect(*state, std::span<const int>(windows, static_cast<std::size_t>(n)),
+              state->role(s_active_player), held, firings[static_cast<std::size_t>(d)]);
   for (std::size_t k = 0; k < firings[static_cast<std::size_t>(d)].size(); ++k) {
     const Firing f = firings[static_cast<std::size_t>(d)][k];
     const HookDef& h = bus.hook(f.hook);
     const std::string& wname = bus.windows()[static_cast<std::size_t>(h.window)].name;
     auto where = [&] { return "hook '" + h.id + "' (pack " + h.pack + ", window " + wname + ")"; };
-    if (f.source != kNoEntity && state->at(f.source).location == kReinforcements) continue;  // discarded meanwhile
+    if (f.source != kNoEntity && state->at(f.source).location == kReinforcements)
+      continue;  // discarded meanwhile
     if (h.limit != kNoSym && state->counter(f.player, h.use_key) > 0) continue;
     auto push_call = [&](int ref) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
       push_ctx();
-      if (f.player == kNoEntity) lua_pushnil(L);
-      else lua_pushinteger(L, f.player);
-      if (f.source == kNoEntity) lua_pushnil(L);
-      else lua_pushinteger(L, f.source);
-      if (args_index) lua_pushvalue(L, args_index);
-      else lua_pushnil(L);
+      if (f.player == kNoEntity)
+        lua_pushnil(L);
+      else
+        lua_pushinteger(L, f.player);
+      if (f.source == kNoEntity)
+        lua_pushnil(L);
+      else
+        lua_pushinteger(L, f.source);
+      if (args_index)
+        lua_pushvalue(L, args_index);
+      else
+        lua_pushnil(L);
     };
     if (h.condition >= 0) {
       push_call(h.condition);
@@ -178,14 +195,16 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       const std::string answer = decide(f.player, decision, lua_gettop(L), reason);
       lua_pop(L, 1);
       if (tracing())
-        trace->add(EventKind::decision, "decision:" + name_of(f.player) + ":" + decision + ":" + answer,
-                   name_of(f.player) + " decides " + decision + ": " + answer + " (" + reason + ")");
+        trace->add(
+            EventKind::decision, "decision:" + name_of(f.player) + ":" + decision + ":" + answer,
+            name_of(f.player) + " decides " + decision + ": " + answer + " (" + reason + ")");
       if (answer != "yes") continue;
     }
     if (tracing())
       trace->add(EventKind::hook, "hook:" + short_id(h.id) + ":" + name_of(f.player),
-                 name_of(f.player) + " uses " + short_id(h.id) + (h.source_name.empty() ? "" : " (" + h.source_name + ")") +
-                     " [" + h.pack + "]");
+                 name_of(f.player) + " uses " + short_id(h.id) +
+                     (h.source_name.empty() ? "" : " (" + h.source_name + ")") + " [" + h.pack +
+                     "]");
     ++ran;
     // the use is counted and the card discarded before the effect, so that a window the
     // effect reopens cannot fire the same card again
@@ -207,7 +226,9 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     }
     if (trace) --trace->depth;
     if (h.discard && f.source != kNoEntity) {
-      if (tracing()) trace->add(EventKind::note, "discard:" + name_of(f.player) + ":" + short_id(h.id), name_of(f.player) + " discards " + h.source_name);
+      if (tracing())
+        trace->add(EventKind::note, "discard:" + name_of(f.player) + ":" + short_id(h.id),
+                   name_of(f.player) + " discards " + h.source_name);
     }
   }
   return ran;
@@ -249,12 +270,14 @@ int l_decide(lua_State* L) {
   if (!I.rules.decision(decision) && decision.rfind("use:", 0) != 0) {
     std::vector<std::string> names;
     for (const auto& d : I.rules.decisions) names.push_back(d.name);
-    return luaL_error(L, "decision '%s' is not declared in ruleset.toml%s", decision.c_str(), did_you_mean(decision, names).c_str());
+    return luaL_error(L, "decision '%s' is not declared in ruleset.toml%s", decision.c_str(),
+                      did_you_mean(decision, names).c_str());
   }
   std::string reason;
   const std::string answer = I.decide(player, decision, 4, reason);
   if (I.tracing())
-    I.trace->add(EventKind::decision, "decision:" + I.name_of(player) + ":" + decision + ":" + answer,
+    I.trace->add(EventKind::decision,
+                 "decision:" + I.name_of(player) + ":" + decision + ":" + answer,
                  I.name_of(player) + " decides " + decision + ": " + answer + " (" + reason + ")");
   const int n = static_cast<int>(lua_rawlen(L, 4));
   for (int i = 1; i <= n; ++i) {
@@ -268,7 +291,8 @@ int l_decide(lua_State* L) {
 // ctx:event(key, text): a trace event of the procedure's own ("retreat:attacker:home")
 int l_event(lua_State* L) {
   Engine::Impl& I = impl(L);
-  if (I.tracing()) I.trace->add(EventKind::note, luaL_checkstring(L, 2), luaL_optstring(L, 3, lua_tostring(L, 2)));
+  if (I.tracing())
+    I.trace->add(EventKind::note, luaL_checkstring(L, 2), luaL_optstring(L, 3, lua_tostring(L, 2)));
   return 0;
 }
 int l_tracing(lua_State* L) {
@@ -288,9 +312,11 @@ int l_result(lua_State* L) {
     for (std::size_t i = 0; i < outs.size(); ++i)
       if (outs[i] == name) I.result->outcome = static_cast<int>(i);
     if (I.result->outcome < 0 && !outs.empty())
-      return luaL_error(L, "outcome '%s' is not one of the report's outcomes%s", name, did_you_mean(name, outs).c_str());
+      return luaL_error(L, "outcome '%s' is not one of the report's outcomes%s", name,
+                        did_you_mean(name, outs).c_str());
   }
-  if (I.tracing()) I.trace->add(EventKind::note, std::string("result:") + name, std::string("outcome: ") + name);
+  if (I.tracing())
+    I.trace->add(EventKind::note, std::string("result:") + name, std::string("outcome: ") + name);
   return 0;
 }
 // ctx:metric(name, value): a number the simulation summarises (rounds, damage, ...)

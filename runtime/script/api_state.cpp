@@ -7,7 +7,8 @@ namespace rb {
 
 Sym lua_sym(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
-  if (lua_type(L, idx) != LUA_TSTRING) luaL_error(L, "expected a name (a string), got %s", luaL_typename(L, idx));
+  if (lua_type(L, idx) != LUA_TSTRING)
+    luaL_error(L, "expected a name (a string), got %s", luaL_typename(L, idx));
   size_t len = 0;
   const char* str = lua_tolstring(L, idx, &len);
   // short strings are interned by Lua and anchored below, so their address names them for good
@@ -44,7 +45,9 @@ EntityId check_entity(lua_State* L, int idx) {
   return static_cast<EntityId>(e);
 }
 
-EntityId opt_entity(lua_State* L, int idx) { return lua_isnoneornil(L, idx) ? kNoEntity : check_entity(L, idx); }
+EntityId opt_entity(lua_State* L, int idx) {
+  return lua_isnoneornil(L, idx) ? kNoEntity : check_entity(L, idx);
+}
 
 int Engine::Impl::attr_slot(lua_State* L, int idx) {
   const Sym s = lua_sym(L, idx);
@@ -72,20 +75,30 @@ State& st(lua_State* L) {
 
 void push_attr(lua_State* L, const AttributeDef& a, std::int32_t v) {
   switch (a.type) {
-    case AttrType::integer: lua_pushinteger(L, v); break;
-    case AttrType::boolean: lua_pushboolean(L, v != 0); break;
+    case AttrType::integer:
+      lua_pushinteger(L, v);
+      break;
+    case AttrType::boolean:
+      lua_pushboolean(L, v != 0);
+      break;
     case AttrType::symbol:
-      if (v == 0) lua_pushnil(L);
-      else lua_pushlstring(L, sym_name(static_cast<Sym>(v)).data(), sym_name(static_cast<Sym>(v)).size());
+      if (v == 0)
+        lua_pushnil(L);
+      else
+        lua_pushlstring(L, sym_name(static_cast<Sym>(v)).data(),
+                        sym_name(static_cast<Sym>(v)).size());
       break;
   }
 }
 
 std::int32_t to_attr(lua_State* L, const AttributeDef& a, int idx) {
   switch (a.type) {
-    case AttrType::integer: return static_cast<std::int32_t>(luaL_checkinteger(L, idx));
-    case AttrType::boolean: return lua_toboolean(L, idx) ? 1 : 0;
-    case AttrType::symbol: return lua_isnil(L, idx) ? 0 : static_cast<std::int32_t>(lua_sym(L, idx));
+    case AttrType::integer:
+      return static_cast<std::int32_t>(luaL_checkinteger(L, idx));
+    case AttrType::boolean:
+      return lua_toboolean(L, idx) ? 1 : 0;
+    case AttrType::symbol:
+      return lua_isnil(L, idx) ? 0 : static_cast<std::int32_t>(lua_sym(L, idx));
   }
   return 0;
 }
@@ -99,7 +112,8 @@ int l_create(lua_State* L) {
   lua_getfield(L, 2, "kind");
   const std::string kind = luaL_optstring(L, -1, "unit");
   if (!I.rules.has_kind(kind)) {
-    luaL_error(L, "unknown entity kind '%s'%s", kind.c_str(), did_you_mean(kind, I.rules.kinds).c_str());
+    luaL_error(L, "unknown entity kind '%s'%s", kind.c_str(),
+               did_you_mean(kind, I.rules.kinds).c_str());
   }
   e.kind = sym(kind);
   lua_getfield(L, 2, "type");
@@ -147,21 +161,28 @@ int l_type(lua_State* L) {
 int l_record_id(lua_State* L) {
   Engine::Impl& I = impl(L);
   const Entity& e = st(L).at(check_entity(L, 2));
-  if (e.record < 0) lua_pushnil(L);
-  else lua_pushstring(L, I.content->records[static_cast<std::size_t>(e.record)].id.c_str());
+  if (e.record < 0)
+    lua_pushnil(L);
+  else
+    lua_pushstring(L, I.content->records[static_cast<std::size_t>(e.record)].id.c_str());
   return 1;
 }
 int l_owner(lua_State* L) {
   const EntityId o = st(L).at(check_entity(L, 2)).owner;
-  if (o == kNoEntity) lua_pushnil(L);
-  else lua_pushinteger(L, o);
+  if (o == kNoEntity)
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, o);
   return 1;
 }
 int l_location(lua_State* L) {
   const EntityId o = st(L).at(check_entity(L, 2)).location;
-  if (o == kNoEntity) lua_pushnil(L);
-  else if (o == kReinforcements) lua_pushliteral(L, "reinforcements");
-  else lua_pushinteger(L, o);
+  if (o == kNoEntity)
+    lua_pushnil(L);
+  else if (o == kReinforcements)
+    lua_pushliteral(L, "reinforcements");
+  else
+    lua_pushinteger(L, o);
   return 1;
 }
 // ctx:move(e, location) ; location may be nil or "reinforcements"
@@ -169,8 +190,10 @@ int l_move(lua_State* L) {
   State& s = st(L);
   const EntityId e = check_entity(L, 2);
   EntityId to = kNoEntity;
-  if (lua_type(L, 3) == LUA_TSTRING && std::string_view(lua_tostring(L, 3)) == "reinforcements") to = kReinforcements;
-  else to = opt_entity(L, 3);
+  if (lua_type(L, 3) == LUA_TSTRING && std::string_view(lua_tostring(L, 3)) == "reinforcements")
+    to = kReinforcements;
+  else
+    to = opt_entity(L, 3);
   if (s.at(e).location == kReinforcements && to != kReinforcements) impl(L).liveness_dirty = true;
   s.at(e).location = to;
   return 0;
@@ -185,19 +208,20 @@ int l_get(lua_State* L) {
   Engine::Impl& I = impl(L);
   const Entity& e = st(L).at(check_entity(L, 2));
   const int slot = I.attr_slot(L, 3);
-  push_attr(L, I.rules.attributes[static_cast<std::size_t>(slot)], e.attr[static_cast<std::size_t>(slot)]);
+  push_attr(L, I.rules.attributes[static_cast<std::size_t>(slot)],
+            e.attr[static_cast<std::size_t>(slot)]);
   return 1;
 }
 int l_set(lua_State* L) {
   Engine::Impl& I = impl(L);
   Entity& e = st(L).at(check_entity(L, 2));
   const int slot = I.attr_slot(L, 3);
-  e.attr[static_cast<std::size_t>(slot)] = to_attr(L, I.rules.attributes[static_cast<std::size_t>(slot)], 4);
+  e.attr[static_cast<std::size_t>(slot)] =
+      to_attr(L, I.rules.attributes[static_cast<std::size_t>(slot)], 4);
   return 0;
 }
-// Upgrades an entity to another record of its kind, keeping owner, location and the given
-// attributes (e.g. "damaged").
-int l_set_type(lua_State* L) {
+// The entity takes the attributes a record of its kind sets; keep_name: it keeps its type name.
+int take_record(lua_State* L, bool keep_name) {
   Engine::Impl& I = impl(L);
   Entity& e = st(L).at(check_entity(L, 2));
   const char* type = luaL_checkstring(L, 3);
@@ -207,25 +231,19 @@ int l_set_type(lua_State* L) {
   for (std::size_t i = 0; i < static_cast<std::size_t>(kMaxAttributes); ++i)
     if (rec.has[i]) e.attr[i] = rec.attr[i];
   e.record = r;
-  e.type = rec.name;
+  if (!keep_name) e.type = rec.name;
   I.liveness_dirty = true;
   return 0;
 }
-
+// ctx:set_type(e, record): the entity becomes another record of its kind, keeping owner,
+// location and the attributes that record does not set (e.g. "damaged").
+int l_set_type(lua_State* L) {
+  return take_record(L, false);
+}
 // ctx:upgrade(e, record): the entity takes the attributes of another record of its kind (a unit
 // upgrade technology) but keeps its type name, so "cruiser" still names a Cruiser II.
 int l_upgrade(lua_State* L) {
-  Engine::Impl& I = impl(L);
-  Entity& e = st(L).at(check_entity(L, 2));
-  const char* type = luaL_checkstring(L, 3);
-  const int r = I.content->find_record(type, sym_name(e.kind));
-  if (r < 0) return luaL_error(L, "unknown %s '%s'", std::string(sym_name(e.kind)).c_str(), type);
-  const Record& rec = I.content->records[static_cast<std::size_t>(r)];
-  for (std::size_t i = 0; i < static_cast<std::size_t>(kMaxAttributes); ++i)
-    if (rec.has[i]) e.attr[i] = rec.attr[i];
-  e.record = r;
-  I.liveness_dirty = true;
-  return 0;
+  return take_record(L, true);
 }
 
 // Filter used by units/count: owner (nil: any), location (nil: anywhere on the board,
@@ -280,7 +298,8 @@ int l_units(lua_State* L) {
   lua_newtable(L);
   int n = 0;
   for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
-    if (f.matches(s.entities[static_cast<std::size_t>(e)])) lua_pushinteger(L, e), lua_rawseti(L, -2, ++n);
+    if (f.matches(s.entities[static_cast<std::size_t>(e)]))
+      lua_pushinteger(L, e), lua_rawseti(L, -2, ++n);
   return 1;
 }
 // ctx:count(owner, location, attr) -> number of units
@@ -309,14 +328,17 @@ int l_entities(lua_State* L) {
   lua_newtable(L);
   int n = 0;
   for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
-    if (f.matches(s.entities[static_cast<std::size_t>(e)])) lua_pushinteger(L, e), lua_rawseti(L, -2, ++n);
+    if (f.matches(s.entities[static_cast<std::size_t>(e)]))
+      lua_pushinteger(L, e), lua_rawseti(L, -2, ++n);
   return 1;
 }
 
 int l_role(lua_State* L) {
   const EntityId e = st(L).role(lua_sym(L, 2));
-  if (e == kNoEntity) lua_pushnil(L);
-  else lua_pushinteger(L, e);
+  if (e == kNoEntity)
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, e);
   return 1;
 }
 int l_set_role(lua_State* L) {
@@ -326,7 +348,8 @@ int l_set_role(lua_State* L) {
 int l_players(lua_State* L) {
   const State& s = st(L);
   lua_createtable(L, static_cast<int>(s.turn_order.size()), 0);
-  for (std::size_t i = 0; i < s.turn_order.size(); ++i) lua_pushinteger(L, s.turn_order[i]), lua_rawseti(L, -2, static_cast<int>(i + 1));
+  for (std::size_t i = 0; i < s.turn_order.size(); ++i)
+    lua_pushinteger(L, s.turn_order[i]), lua_rawseti(L, -2, static_cast<int>(i + 1));
   return 1;
 }
 
@@ -334,7 +357,9 @@ Sym opt_scope(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return kNoSym;
   Engine::Impl& I = impl(L);
   const char* s = luaL_checkstring(L, idx);
-  if (!I.rules.has_scope(s)) luaL_error(L, "'%s' is not a scope of the ruleset%s", s, did_you_mean(s, I.rules.scopes).c_str());
+  if (!I.rules.has_scope(s))
+    luaL_error(L, "'%s' is not a scope of the ruleset%s", s,
+               did_you_mean(s, I.rules.scopes).c_str());
   return lua_sym(L, idx);
 }
 int l_counter(lua_State* L) {
@@ -342,11 +367,13 @@ int l_counter(lua_State* L) {
   return 1;
 }
 int l_add_counter(lua_State* L) {
-  st(L).add_counter(check_entity(L, 2), lua_sym(L, 3), static_cast<std::int32_t>(luaL_optinteger(L, 4, 1)), opt_scope(L, 5));
+  st(L).add_counter(check_entity(L, 2), lua_sym(L, 3),
+                    static_cast<std::int32_t>(luaL_optinteger(L, 4, 1)), opt_scope(L, 5));
   return 0;
 }
 int l_set_counter(lua_State* L) {
-  st(L).set_counter(check_entity(L, 2), lua_sym(L, 3), static_cast<std::int32_t>(luaL_checkinteger(L, 4)), opt_scope(L, 5));
+  st(L).set_counter(check_entity(L, 2), lua_sym(L, 3),
+                    static_cast<std::int32_t>(luaL_checkinteger(L, 4)), opt_scope(L, 5));
   return 0;
 }
 int l_flag(lua_State* L) {
@@ -371,7 +398,8 @@ int l_link(lua_State* L) {
   return 0;
 }
 int l_linked(lua_State* L) {
-  lua_pushboolean(L, st(L).linked(check_entity(L, 2), check_entity(L, 3), lua_isnoneornil(L, 4) ? kNoSym : lua_sym(L, 4)));
+  lua_pushboolean(L, st(L).linked(check_entity(L, 2), check_entity(L, 3),
+                                  lua_isnoneornil(L, 4) ? kNoSym : lua_sym(L, 4)));
   return 1;
 }
 // ctx:adjacent(e, kind) -> the entities linked to e, in link order
@@ -383,8 +411,10 @@ int l_adjacent(lua_State* L) {
   int n = 0;
   for (const Link& l : s.links) {
     if (kind != kNoSym && l.kind != kind) continue;
-    if (l.a == e) lua_pushinteger(L, l.b), lua_rawseti(L, -2, ++n);
-    else if (l.b == e) lua_pushinteger(L, l.a), lua_rawseti(L, -2, ++n);
+    if (l.a == e)
+      lua_pushinteger(L, l.b), lua_rawseti(L, -2, ++n);
+    else if (l.b == e)
+      lua_pushinteger(L, l.a), lua_rawseti(L, -2, ++n);
   }
   return 1;
 }
@@ -398,7 +428,9 @@ int l_activate(lua_State* L) {
   int found = -1;
   for (std::size_t i = 0; i < I.content->modifiers.size(); ++i) {
     const std::string& m = I.content->modifiers[i].id;
-    if (m == want || (m.size() > want.size() && m.compare(m.size() - want.size(), want.size(), want) == 0 && m[m.size() - want.size() - 1] == ':'))
+    if (m == want ||
+        (m.size() > want.size() && m.compare(m.size() - want.size(), want.size(), want) == 0 &&
+         m[m.size() - want.size() - 1] == ':'))
       found = static_cast<int>(i);
   }
   if (found < 0) return luaL_error(L, "unknown modifier '%s'", id);
@@ -489,8 +521,10 @@ int l_policy(lua_State* L) {
 }
 int l_scenario(lua_State* L) {
   Engine::Impl& I = impl(L);
-  if (I.scenario_ref == LUA_NOREF) lua_pushnil(L);
-  else lua_rawgeti(L, LUA_REGISTRYINDEX, I.scenario_ref);
+  if (I.scenario_ref == LUA_NOREF)
+    lua_pushnil(L);
+  else
+    lua_rawgeti(L, LUA_REGISTRYINDEX, I.scenario_ref);
   return 1;
 }
 int l_name(lua_State* L) {
@@ -502,19 +536,42 @@ int l_name(lua_State* L) {
 }  // namespace
 
 void register_state_api(lua_State* L) {
-  static const luaL_Reg api[] = {
-      {"create", guarded<l_create>},     {"kind", guarded<l_kind>},           {"type", guarded<l_type>},
-      {"record_id", guarded<l_record_id>}, {"owner", guarded<l_owner>},       {"location", guarded<l_location>},
-      {"move", guarded<l_move>},         {"set_owner", guarded<l_set_owner>}, {"get", guarded<l_get>},
-      {"set", guarded<l_set>},           {"set_type", guarded<l_set_type>}, {"upgrade", guarded<l_upgrade>},   {"units", guarded<l_units>},
-      {"count", guarded<l_count>},       {"entities", guarded<l_entities>},   {"role", guarded<l_role>},
-      {"set_role", guarded<l_set_role>}, {"players", guarded<l_players>},     {"counter", guarded<l_counter>},
-      {"add_counter", guarded<l_add_counter>}, {"set_counter", guarded<l_set_counter>},
-      {"flag", guarded<l_flag>},         {"set_flag", guarded<l_set_flag>},   {"end_scope", guarded<l_end_scope>},
-      {"link", guarded<l_link>},         {"linked", guarded<l_linked>},       {"adjacent", guarded<l_adjacent>},
-      {"activate", guarded<l_activate>}, {"record", guarded<l_record>},       {"records", guarded<l_records>},
-      {"reject", l_reject},              {"set_policy", guarded<l_set_policy>}, {"policy", guarded<l_policy>},
-      {"scenario", guarded<l_scenario>}, {"name", guarded<l_name>},           {nullptr, nullptr}};
+  static const luaL_Reg api[] = {{"create", guarded<l_create>},
+                                 {"kind", guarded<l_kind>},
+                                 {"type", guarded<l_type>},
+                                 {"record_id", guarded<l_record_id>},
+                                 {"owner", guarded<l_owner>},
+                                 {"location", guarded<l_location>},
+                                 {"move", guarded<l_move>},
+                                 {"set_owner", guarded<l_set_owner>},
+                                 {"get", guarded<l_get>},
+                                 {"set", guarded<l_set>},
+                                 {"set_type", guarded<l_set_type>},
+                                 {"upgrade", guarded<l_upgrade>},
+                                 {"units", guarded<l_units>},
+                                 {"count", guarded<l_count>},
+                                 {"entities", guarded<l_entities>},
+                                 {"role", guarded<l_role>},
+                                 {"set_role", guarded<l_set_role>},
+                                 {"players", guarded<l_players>},
+                                 {"counter", guarded<l_counter>},
+                                 {"add_counter", guarded<l_add_counter>},
+                                 {"set_counter", guarded<l_set_counter>},
+                                 {"flag", guarded<l_flag>},
+                                 {"set_flag", guarded<l_set_flag>},
+                                 {"end_scope", guarded<l_end_scope>},
+                                 {"link", guarded<l_link>},
+                                 {"linked", guarded<l_linked>},
+                                 {"adjacent", guarded<l_adjacent>},
+                                 {"activate", guarded<l_activate>},
+                                 {"record", guarded<l_record>},
+                                 {"records", guarded<l_records>},
+                                 {"reject", l_reject},
+                                 {"set_policy", guarded<l_set_policy>},
+                                 {"policy", guarded<l_policy>},
+                                 {"scenario", guarded<l_scenario>},
+                                 {"name", guarded<l_name>},
+                                 {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);
 }
 

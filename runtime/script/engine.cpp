@@ -1,16 +1,16 @@
-#include <cctype>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
+#include <cctype>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <mutex>
-#include <thread>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -18,7 +18,9 @@
 
 namespace rb {
 
-Engine::Impl& impl(lua_State* L) { return **static_cast<Engine::Impl**>(lua_getextraspace(L)); }
+Engine::Impl& impl(lua_State* L) {
+  return **static_cast<Engine::Impl**>(lua_getextraspace(L));
+}
 
 double RunResult::metric(std::string_view name, double fallback) const {
   const auto s = find_sym(name);
@@ -62,7 +64,9 @@ std::int64_t now_ns() {
 
 thread_local Engine::Impl* running_engine = nullptr;
 
-int watchdog_signal() { return SIGRTMIN + 5; }
+int watchdog_signal() {
+  return SIGRTMIN + 5;
+}
 
 void stop_hook(lua_State* L, lua_Debug*) {
   lua_sethook(L, nullptr, 0, 0);
@@ -112,7 +116,8 @@ class Watchdog {
       const std::int64_t now = now_ns();
       for (Engine::Impl* I : engines_) {
         const std::int64_t deadline = I->deadline.load();
-        if (deadline != 0 && now > deadline && !I->signalled.exchange(true)) pthread_kill(I->thread, watchdog_signal());
+        if (deadline != 0 && now > deadline && !I->signalled.exchange(true))
+          pthread_kill(I->thread, watchdog_signal());
       }
     }
   }
@@ -125,7 +130,8 @@ void budget_hook(lua_State* L, lua_Debug*) {
   I.instructions += kBudgetStep;
   if (I.instructions > I.instruction_limit) {
     luaL_where(L, 0);  // inside a hook, level 0 is the function that runs too long
-    lua_pushliteral(L, "instruction budget exceeded (a hook or procedure runs too long: an endless loop?)");
+    lua_pushliteral(
+        L, "instruction budget exceeded (a hook or procedure runs too long: an endless loop?)");
     lua_concat(L, 2);
     lua_error(L);
   }
@@ -176,15 +182,19 @@ int sandbox_random(lua_State* L) {
     return 1;
   }
   lua_Integer lo = 1, hi;
-  if (n == 1) hi = luaL_checkinteger(L, 1);
-  else lo = luaL_checkinteger(L, 1), hi = luaL_checkinteger(L, 2);
+  if (n == 1)
+    hi = luaL_checkinteger(L, 1);
+  else
+    lo = luaL_checkinteger(L, 1), hi = luaL_checkinteger(L, 2);
   luaL_argcheck(L, lo <= hi && hi - lo < 0xFFFFFFFF, n, "interval is empty or too large");
-  lua_pushinteger(L, lo + static_cast<lua_Integer>(I.dice.below(static_cast<std::uint32_t>(hi - lo + 1))));
+  lua_pushinteger(
+      L, lo + static_cast<lua_Integer>(I.dice.below(static_cast<std::uint32_t>(hi - lo + 1))));
   return 1;
 }
 
 int sandbox_randomseed(lua_State* L) {
-  return luaL_error(L, "math.randomseed is not available: the runtime's dice are the only randomness");
+  return luaL_error(L,
+                    "math.randomseed is not available: the runtime's dice are the only randomness");
 }
 
 // require inside a pack: loads <pack>/<a/b>.lua once into the pack's environment.
@@ -202,7 +212,8 @@ int sandbox_require(lua_State* L) {
   lua_getfield(L, lua_upvalueindex(1), "__dir");
   fs::path path = fs::path(lua_tostring(L, -1)) / (rel + ".lua");
   lua_pop(L, 1);
-  if (!fs::is_regular_file(path)) return luaL_error(L, "require '%s': no file %s in this pack", name, path.string().c_str());
+  if (!fs::is_regular_file(path))
+    return luaL_error(L, "require '%s': no file %s in this pack", name, path.string().c_str());
   std::string text;
   try {
     text = read_file(path);
@@ -210,7 +221,8 @@ int sandbox_require(lua_State* L) {
     return luaL_error(L, "%s", e.what());
   }
   const std::string chunk = "@" + display_path(path);
-  if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK) return lua_error(L);
+  if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK)
+    return lua_error(L);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_setupvalue(L, -2, 1);
   lua_call(L, 0, 1);
@@ -233,9 +245,10 @@ void push_sandbox(lua_State* L, const fs::path& dir) {
   const int env = lua_gettop(L);
   lua_pushglobaltable(L);
   const int g = lua_gettop(L);
-  copy_fields(L, g, env, {"assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawlen",
-                          "rawset", "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type",
-                          "xpcall", "_VERSION"});
+  copy_fields(L, g, env,
+              {"assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
+               "rawlen", "rawset", "select", "setmetatable", "getmetatable", "tonumber", "tostring",
+               "type", "xpcall", "_VERSION"});
   lua_pushcfunction(L, sandbox_print);
   lua_setfield(L, env, "print");
   for (const char* lib : {"string", "table", "math", "utf8"}) {
@@ -287,7 +300,8 @@ void load_file(Engine::Impl& I, const fs::path& path, int env_ref) {
     for (auto p = msg.find(':'); p != std::string::npos && line == 0; p = msg.find(':', p + 1)) {
       auto q = p + 1;
       while (q < msg.size() && std::isdigit(static_cast<unsigned char>(msg[q]))) ++q;
-      if (q > p + 1 && q < msg.size() && msg[q] == ':') line = std::atoi(msg.c_str() + p + 1), text_at = q + 1;
+      if (q > p + 1 && q < msg.size() && msg[q] == ':')
+        line = std::atoi(msg.c_str() + p + 1), text_at = q + 1;
     }
     while (text_at < msg.size() && msg[text_at] == ' ') ++text_at;
     throw ContentError(display_path(path), line, "Lua syntax error: " + msg.substr(text_at));
@@ -301,23 +315,29 @@ void load_file(Engine::Impl& I, const fs::path& path, int env_ref) {
 
 HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int line) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  static const std::vector<std::string> keys{"id", "window", "source", "optional", "limit", "priority",
-                                             "discard", "condition", "apply", "text"};
+  static const std::vector<std::string> keys{"id",    "window",   "source",  "optional",
+                                             "limit", "priority", "discard", "condition",
+                                             "apply", "text"};
   lua_pushnil(L);
   while (lua_next(L, 1)) {
     lua_pop(L, 1);
     const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
-      throw ContentError(file, line, "unknown key '" + std::string(k) + "' in hook{}" + did_you_mean(k, keys));
+      throw ContentError(file, line,
+                         "unknown key '" + std::string(k) + "' in hook{}" + did_you_mean(k, keys));
   }
   const bool ruleset = I.loading_env == static_cast<int>(I.content->packs.size());
-  const std::string pack = ruleset ? I.rules.id : I.content->packs[static_cast<std::size_t>(I.loading_env)].id;
+  const std::string pack =
+      ruleset ? I.rules.id : I.content->packs[static_cast<std::size_t>(I.loading_env)].id;
   auto field_string = [&](const char* k, bool required) -> std::string {
     lua_getfield(L, 1, k);
     std::string s;
-    if (lua_type(L, -1) == LUA_TSTRING) s = lua_tostring(L, -1);
-    else if (!lua_isnil(L, -1)) throw ContentError(file, line, std::string("hook '") + k + "' must be a string");
-    else if (required) throw ContentError(file, line, std::string("hook{} needs '") + k + "'");
+    if (lua_type(L, -1) == LUA_TSTRING)
+      s = lua_tostring(L, -1);
+    else if (!lua_isnil(L, -1))
+      throw ContentError(file, line, std::string("hook '") + k + "' must be a string");
+    else if (required)
+      throw ContentError(file, line, std::string("hook{} needs '") + k + "'");
     lua_pop(L, 1);
     return s;
   };
@@ -339,19 +359,24 @@ HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int li
   h.priority = static_cast<int>(lua_tointeger(L, -1));
   lua_pop(L, 3);
   if (std::string limit = field_string("limit", false); !limit.empty()) {
-    if (!I.rules.has_scope(limit)) throw ContentError(file, line, "limit '" + limit + "' is not a scope of the ruleset" + did_you_mean(limit, I.rules.scopes));
+    if (!I.rules.has_scope(limit))
+      throw ContentError(file, line,
+                         "limit '" + limit + "' is not a scope of the ruleset" +
+                             did_you_mean(limit, I.rules.scopes));
     h.limit = sym(limit);
   }
   h.use_key = sym("used:" + h.id);
   lua_getfield(L, 1, "condition");
   if (!lua_isnil(L, -1)) {
-    if (!lua_isfunction(L, -1)) throw ContentError(file, line, "hook 'condition' must be a function");
+    if (!lua_isfunction(L, -1))
+      throw ContentError(file, line, "hook 'condition' must be a function");
     h.condition = luaL_ref(L, LUA_REGISTRYINDEX);
   } else {
     lua_pop(L, 1);
   }
   lua_getfield(L, 1, "apply");
-  if (!lua_isfunction(L, -1)) throw ContentError(file, line, "hook '" + h.id + "' needs an 'apply' function");
+  if (!lua_isfunction(L, -1))
+    throw ContentError(file, line, "hook '" + h.id + "' needs an 'apply' function");
   h.apply = luaL_ref(L, LUA_REGISTRYINDEX);
   return h;
 }
@@ -365,7 +390,8 @@ int lua_register_hook(lua_State* L) {
     file = ar.source[0] == '@' ? ar.source + 1 : ar.short_src;  // the whole file name
     line = ar.currentline;
   }
-  if (!I.loading) throw ContentError(file, line, "hook{} called after loading ended: registrations are frozen");
+  if (!I.loading)
+    throw ContentError(file, line, "hook{} called after loading ended: registrations are frozen");
   I.bus.add(read_hook(L, I, file, line));
   return 0;
 }
@@ -390,8 +416,10 @@ int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
     instruction_limit = saved_limit;
     if (--counting == 0) {
       const std::int64_t d = deadline.load(std::memory_order_relaxed);
-      if (d != 0 && now_ns() > d) lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);  // the run is over time
-      else lua_sethook(L, nullptr, 0, 0);
+      if (d != 0 && now_ns() > d)
+        lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);  // the run is over time
+      else
+        lua_sethook(L, nullptr, 0, 0);
     }
   }
   lua_remove(L, base);
@@ -399,13 +427,16 @@ int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
 }
 
 void Engine::Impl::fail(int status, const std::string& what) {
-  std::string msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(error object is not a string)";
+  std::string msg =
+      lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(error object is not a string)";
   lua_pop(L, 1);
   if (msg.size() > 1 && msg[0] == kFormatted) {
     if (msg[1] == 'C') throw ContentError("", 0, msg.substr(2));
     throw ScriptError(msg.substr(2));
   }
-  if (status == LUA_ERRMEM) msg = "out of memory (the Lua state may hold " + std::to_string(options.memory_limit >> 20) + " MiB)";
+  if (status == LUA_ERRMEM)
+    msg = "out of memory (the Lua state may hold " + std::to_string(options.memory_limit >> 20) +
+          " MiB)";
   throw ScriptError(what + ": " + msg);
 }
 
@@ -460,20 +491,28 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   loading_env = static_cast<int>(content->packs.size());
   for (const auto& [name, path] : rules.procedures) {
     load_file(*this, path, ruleset_env);
-    if (!lua_istable(L, -1)) throw ContentError(display_path(path), 0, "a procedure file must return a table with a run(ctx) function");
+    if (!lua_istable(L, -1))
+      throw ContentError(display_path(path), 0,
+                         "a procedure file must return a table with a run(ctx) function");
     lua_getfield(L, -1, "run");
-    if (!lua_isfunction(L, -1)) throw ContentError(display_path(path), 0, "procedure '" + name + "' has no run(ctx) function");
+    if (!lua_isfunction(L, -1))
+      throw ContentError(display_path(path), 0,
+                         "procedure '" + name + "' has no run(ctx) function");
     procedures.emplace_back(name, luaL_ref(L, LUA_REGISTRYINDEX));
     lua_pop(L, 1);
   }
   if (!rules.setup.empty()) {
     load_file(*this, rules.setup, ruleset_env);
-    if (!lua_isfunction(L, -1)) throw ContentError(display_path(rules.setup), 0, "the setup file must return a function(ctx, scenario)");
+    if (!lua_isfunction(L, -1))
+      throw ContentError(display_path(rules.setup), 0,
+                         "the setup file must return a function(ctx, scenario)");
     setup_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   }
   if (!rules.policies.empty()) {
     load_file(*this, rules.policies, ruleset_env);
-    if (!lua_istable(L, -1)) throw ContentError(display_path(rules.policies), 0, "the policies file must return a table of decision -> function");
+    if (!lua_istable(L, -1))
+      throw ContentError(display_path(rules.policies), 0,
+                         "the policies file must return a table of decision -> function");
     policies_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   }
   for (std::size_t i = 0; i < content->packs.size(); ++i) {
@@ -493,7 +532,9 @@ Engine::Impl::~Impl() {
   if (L) lua_close(L);
 }
 
-void Engine::Impl::push_ctx() { lua_rawgeti(L, LUA_REGISTRYINDEX, ctx_ref); }
+void Engine::Impl::push_ctx() {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ctx_ref);
+}
 
 Pool& Engine::Impl::new_pool() {
   if (pools_used == pools.size()) pools.emplace_back();
@@ -513,8 +554,12 @@ Engine::Engine(std::shared_ptr<const Content> content, EngineOptions options)
     : impl_(std::make_unique<Impl>(std::move(content), options)) {}
 Engine::~Engine() = default;
 
-const Content& Engine::content() const { return *impl_->content; }
-const EventBus& Engine::bus() const { return impl_->bus; }
+const Content& Engine::content() const {
+  return *impl_->content;
+}
+const EventBus& Engine::bus() const {
+  return impl_->bus;
+}
 
 std::string Engine::entity_name(const State& state, EntityId e) const {
   return state.valid(e) ? std::string(sym_name(state.at(e).type)) : std::string();
@@ -522,12 +567,14 @@ std::string Engine::entity_name(const State& state, EntityId e) const {
 
 namespace {
 
-void push_toml(lua_State* L, const toml::node& n, const std::string& path, std::vector<std::pair<std::string, int>>& lines) {
+void push_toml(lua_State* L, const toml::node& n, const std::string& path,
+               std::vector<std::pair<std::string, int>>& lines) {
   lines.emplace_back(path, static_cast<int>(n.source().begin.line));
   if (n.is_table()) {
     lua_newtable(L);
     for (auto&& [k, v] : *n.as_table()) {
-      push_toml(L, v, path.empty() ? std::string(k.str()) : path + "." + std::string(k.str()), lines);
+      push_toml(L, v, path.empty() ? std::string(k.str()) : path + "." + std::string(k.str()),
+                lines);
       lua_setfield(L, -2, std::string(k.str()).c_str());
     }
   } else if (n.is_array()) {
@@ -554,7 +601,9 @@ void push_toml(lua_State* L, const toml::node& n, const std::string& path, std::
 
 void Engine::setup(const toml::table& scenario, const std::string& file, State& state) {
   Impl& I = *impl_;
-  if (I.setup_ref == LUA_NOREF) throw ContentError(file, 0, "ruleset '" + I.rules.id + "' has no setup script, so it cannot read scenarios");
+  if (I.setup_ref == LUA_NOREF)
+    throw ContentError(
+        file, 0, "ruleset '" + I.rules.id + "' has no setup script, so it cannot read scenarios");
   lua_State* L = I.L;
   state = State();
   I.state = &state;
@@ -575,7 +624,8 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   I.state = nullptr;
 }
 
-void Engine::run(std::string_view procedure, State& state, const RunOptions& options, RunResult& result) {
+void Engine::run(std::string_view procedure, State& state, const RunOptions& options,
+                 RunResult& result) {
   Impl& I = *impl_;
   int ref = LUA_NOREF;
   for (const auto& [name, r] : I.procedures)
@@ -583,7 +633,8 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   if (ref == LUA_NOREF) {
     std::vector<std::string> names;
     for (const auto& [name, r] : I.procedures) names.push_back(name);
-    throw UsageError("ruleset '" + I.rules.id + "' has no procedure '" + std::string(procedure) + "'" + did_you_mean(procedure, names));
+    throw UsageError("ruleset '" + I.rules.id + "' has no procedure '" + std::string(procedure) +
+                     "'" + did_you_mean(procedure, names));
   }
   I.state = &state;
   I.trace = options.trace;
@@ -594,7 +645,8 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   I.depth = 0;
   I.liveness_dirty = true;
   I.dice.seed(options.seed, options.run);
-  if (!options.forced.empty() || options.strict_dice) I.dice.force(options.forced, options.strict_dice);
+  if (!options.forced.empty() || options.strict_dice)
+    I.dice.force(options.forced, options.strict_dice);
   result.clear();
   // the time limit of this run, kept by the watchdog
   I.thread = pthread_self();

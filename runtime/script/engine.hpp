@@ -24,17 +24,17 @@ namespace rb {
 struct EngineOptions {
   std::int64_t hook_budget = 50'000'000;  // Lua instructions one hook, policy or setup call may use
   double procedure_seconds = 60;          // time limit of one procedure run (kept by a watchdog)
-  std::size_t memory_limit = 512u << 20;        // bytes the Lua state may hold
-  bool interactive = false;                     // ask a person when no script or policy answers
+  std::size_t memory_limit = 512u << 20;  // bytes the Lua state may hold
+  bool interactive = false;               // ask a person when no script or policy answers
 };
 
 struct RunOptions {
   std::uint64_t seed = 1;
   std::uint64_t run = 0;
-  Trace* trace = nullptr;                 // null: no trace
-  ScriptedAnswers* answers = nullptr;  // consumed in order (reset by the caller)
+  Trace* trace = nullptr;                  // null: no trace
+  ScriptedAnswers* answers = nullptr;      // consumed in order (reset by the caller)
   std::vector<DiceStream::Forced> forced;  // forced dice, consumed in order
-  bool strict_dice = false;               // error when the run rolls past the forced dice
+  bool strict_dice = false;                // error when the run rolls past the forced dice
 };
 
 struct RunResult {

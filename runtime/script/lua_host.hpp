@@ -14,8 +14,8 @@
 #include <array>
 #include <atomic>
 #include <deque>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <lua.hpp>
@@ -36,9 +36,9 @@ struct Engine::Impl {
   EventBus bus;
 
   // Lua registry references
-  int ctx_ref = LUA_NOREF;        // the ctx userdata handed to every script
-  int symcache_ref = LUA_NOREF;   // string -> Sym
-  int policies_ref = LUA_NOREF;   // decision name -> default policy function
+  int ctx_ref = LUA_NOREF;       // the ctx userdata handed to every script
+  int symcache_ref = LUA_NOREF;  // string -> Sym
+  int policies_ref = LUA_NOREF;  // decision name -> default policy function
   int setup_ref = LUA_NOREF;
   int player_policy_ref = LUA_NOREF;  // player entity -> policy table (scenario settings)
   int scenario_ref = LUA_NOREF;
@@ -70,7 +70,7 @@ struct Engine::Impl {
   std::deque<Pool> pools;
   std::size_t pools_used = 0;
   std::deque<std::vector<Firing>> firings;  // one list per nesting depth of open()
-  std::vector<int> window_by_sym;          // Sym -> window index (-1), a cache
+  std::vector<int> window_by_sym;           // Sym -> window index (-1), a cache
   int depth = 0;
   // scenario line map for setup errors: "attacker.units.cruiser" -> line
   std::vector<std::pair<std::string, int>> scenario_lines;
@@ -130,7 +130,8 @@ struct Engine::Impl {
     return i;
   }
   void ensure_liveness() {
-    if (liveness_dirty) bus.liveness(*state, content->records.size(), held, live), liveness_dirty = false;
+    if (liveness_dirty)
+      bus.liveness(*state, content->records.size(), held, live), liveness_dirty = false;
   }
 
   // scratch space reused by primitives, so that a run allocates nothing once warm
@@ -142,7 +143,8 @@ struct Engine::Impl {
   // (or ContentError) whose message starts with what(): built only when the call fails.
   template <class What>
   void call(int nargs, int nresults, std::int64_t budget, What&& what) {
-    if (const int status = protected_call(nargs, nresults, budget); status != LUA_OK) fail(status, what());
+    if (const int status = protected_call(nargs, nresults, budget); status != LUA_OK)
+      fail(status, what());
   }
   void call(int nargs, int nresults, const std::string& what, std::int64_t budget) {
     call(nargs, nresults, budget, [&] { return what; });
@@ -158,7 +160,8 @@ struct Engine::Impl {
   int attr_slot(lua_State* L, int idx);
   const DieType& die_type(int i) const { return rules.dice[static_cast<std::size_t>(i)]; }
   int open_windows(const int* windows, int n, int args_index);  // returns the hooks that ran
-  std::string decide(EntityId player, const std::string& decision, int options_index, std::string& reason);
+  std::string decide(EntityId player, const std::string& decision, int options_index,
+                     std::string& reason);
   void destroy(EntityId e, int window);
   void push_ctx();
 };

@@ -51,7 +51,8 @@ std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOpt
     const Session all = open_session(read_scenario(so.root / cases.front().file), so);
     for (const Record& rec : all.content->records)
       if ((rec.removed || rec.changed_by != rec.pack) &&
-          std::find(so.without_packs.begin(), so.without_packs.end(), rec.changed_by) == so.without_packs.end())
+          std::find(so.without_packs.begin(), so.without_packs.end(), rec.changed_by) ==
+              so.without_packs.end())
         so.without_packs.push_back(rec.changed_by);
   }
   for (const BenchCase& c : cases) {
@@ -136,8 +137,9 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
   }
   if (threads > 1) out << "  (the targets are for one thread)\n";
   if (!results.empty() && !results.front().left_out.empty())
-    out << fmt::format("  left out: {} (house rules: they change base records, and the bench is base units)\n",
-                       fmt::join(results.front().left_out, ", "));
+    out << fmt::format(
+        "  left out: {} (house rules: they change base records, and the bench is base units)\n",
+        fmt::join(results.front().left_out, ", "));
   if (!results.empty() && !results.front().changed_records.empty())
     out << fmt::format(
         "  note: with every pack loaded, these records are not the base game's: {}\n",

@@ -36,10 +36,10 @@ struct BenchOptions {
 struct BenchResult {
   BenchCase bench;
   std::uint64_t runs = 0;
-  double seconds = 0;              // wall time of the simulation loop
-  double rate = 0;                 // combats per second
+  double seconds = 0;                 // wall time of the simulation loop
+  double rate = 0;                    // combats per second
   std::vector<std::string> left_out;  // packs not loaded: house rules that change base records
-  std::vector<std::string> packs;  // loaded, in load order
+  std::vector<std::string> packs;     // loaded, in load order
   // records a loaded pack overrides or removes ("ti4-base:unit/cruiser (changed by homebrew-
   // example)"): with every pack loaded, the units may not be the base units any more
   std::vector<std::string> changed_records;

@@ -17,6 +17,7 @@
 #include "base/error.hpp"
 #include "base/symbols.hpp"
 #include "base/text.hpp"
+#include "sim/parallel.hpp"
 
 namespace rb {
 
@@ -516,41 +517,14 @@ PairTally Comparison::run(const CompareOptions& o) const {
   }
   constexpr std::uint64_t kChunk = 1024;
   const std::uint64_t planned = o.runs;
-  std::atomic<std::uint64_t> next{0};
   std::vector<PairTally> parts(static_cast<std::size_t>(threads));
-  std::vector<std::string> errors(static_cast<std::size_t>(threads));
-  auto work = [&](int t) {
-    const auto ti = static_cast<std::size_t>(t);
-    try {
-      for (;;) {
-        const std::uint64_t first = next.fetch_add(kChunk);
-        if (first >= planned) break;
-        run_range(*tables_a[ti], *tables_b[ti], o.seed, first, std::min(planned, first + kChunk),
-                  parts[ti]);
-      }
-    } catch (const std::exception& e) {
-      errors[ti] = e.what();
-      next = planned;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  if (o.progress) {
-    std::thread main_worker(work, 0);
-    while (next.load() < planned) {
-      o.progress(std::min(next.load(), planned), planned);
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    main_worker.join();
-  } else {
-    work(0);
-  }
-  for (auto& th : pool) th.join();
-  for (const auto& e : errors)
-    if (!e.empty()) throw ScriptError(e);
+  run_chunked(threads, 0, planned, kChunk, o.progress,
+              [&](int t, std::uint64_t begin, std::uint64_t end) {
+                const auto ti = static_cast<std::size_t>(t);
+                run_range(*tables_a[ti], *tables_b[ti], o.seed, begin, end, parts[ti]);
+              });
   PairTally total;
   for (const auto& p : parts) total.merge(p);
-  if (o.progress) o.progress(planned, planned);
   return total;
 }
 

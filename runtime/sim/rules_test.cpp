@@ -28,7 +28,8 @@ std::string node_text(const toml::node& n) {
   return "?";
 }
 
-const std::vector<std::string> kTestKeys{"name", "rule", "scenario", "dice", "seed", "answer", "expect", "strict_dice", "packs"};
+const std::vector<std::string> kTestKeys{"name",   "rule",   "scenario",    "dice", "seed",
+                                         "answer", "expect", "strict_dice", "packs"};
 
 RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::table* shared_scenario,
                         const SessionOptions& options) {
@@ -60,9 +61,12 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   if (const toml::array* dice = f.array(t, "dice")) {
     for (const toml::node& d : *dice) {
       DiceStream::Forced forced;
-      if (d.is_integer()) forced.value = static_cast<std::int32_t>(d.as_integer()->get());
-      else if (d.is_string()) forced.face = sym(std::string_view(d.as_string()->get()));
-      else f.fail(d, "forced dice are numbers (numeric dice) or face names (faced dice)");
+      if (d.is_integer())
+        forced.value = static_cast<std::int32_t>(d.as_integer()->get());
+      else if (d.is_string())
+        forced.face = sym(std::string_view(d.as_string()->get()));
+      else
+        f.fail(d, "forced dice are numbers (numeric dice) or face names (faced dice)");
       run.forced.push_back(forced);
     }
     run.strict_dice = f.boolean(t, "strict_dice").value_or(true);
@@ -76,14 +80,17 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
       f.expect_keys(at, {"player", "decision", "answer"}, "[[answer]]");
       const toml::node* value = at.get("answer");
       if (!value) f.fail(at, "[[answer]] needs 'answer'");
-      answers.add({f.string(at, "player", true).value(), f.string(at, "decision", true).value(), node_text(*value)});
+      answers.add({f.string(at, "player", true).value(), f.string(at, "decision", true).value(),
+                   node_text(*value)});
     }
   }
   run.answers = &answers;
 
   const toml::table* expect = f.table(t, "expect");
-  if (!expect) f.fail(t, "a rules test needs an [expect] table: a test that expects nothing cannot fail");
-  f.expect_keys(*expect, {"outcome", "survivors", "metrics", "trace", "not_trace", "error"}, "[expect]");
+  if (!expect)
+    f.fail(t, "a rules test needs an [expect] table: a test that expects nothing cannot fail");
+  f.expect_keys(*expect, {"outcome", "survivors", "metrics", "trace", "not_trace", "error"},
+                "[expect]");
   const auto want_error = f.string(*expect, "error");
 
   Trace trace;
@@ -107,7 +114,8 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
 
   auto problem = [&](std::string p) { r.problems.push_back(std::move(p)); };
   if (want_error) {
-    if (error.empty()) problem("expected an error containing '" + *want_error + "', but the run ended normally");
+    if (error.empty())
+      problem("expected an error containing '" + *want_error + "', but the run ended normally");
     else if (error.find(*want_error) == std::string::npos)
       problem("expected an error containing '" + *want_error + "'\n      actual error: " + error);
   } else if (!error.empty()) {
@@ -115,11 +123,13 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   }
   if (error.empty() && table) {
     if (auto outcome = f.string(*expect, "outcome"); outcome && *outcome != result.outcome_name)
-      problem("outcome: expected " + *outcome + ", actual " + (result.outcome_name.empty() ? "(none)" : result.outcome_name));
+      problem("outcome: expected " + *outcome + ", actual " +
+              (result.outcome_name.empty() ? "(none)" : result.outcome_name));
     if (const toml::table* metrics = f.table(*expect, "metrics"))
       for (auto&& [k, v] : *metrics) {
         if (!v.is_integer() && !v.is_floating_point()) f.fail(v, "expected metrics are numbers");
-        const double want = v.is_integer() ? static_cast<double>(v.as_integer()->get()) : v.as_floating_point()->get();
+        const double want = v.is_integer() ? static_cast<double>(v.as_integer()->get())
+                                           : v.as_floating_point()->get();
         const double got = result.metric(k.str(), -1e300);
         if (got != want)
           problem("metric " + std::string(k.str()) + ": expected " + node_text(v) + ", actual " +
@@ -127,17 +137,20 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
       }
     if (const toml::table* surv = f.table(*expect, "survivors"))
       for (auto&& [side, types] : *surv) {
-        if (!types.is_table()) f.fail(types, "survivors." + std::string(side.str()) + " must be a table of unit counts");
+        if (!types.is_table())
+          f.fail(types, "survivors." + std::string(side.str()) + " must be a table of unit counts");
         const EntityId player = state.role(sym(side.str()));
         if (player == kNoEntity) {
           problem("survivors: no player with role '" + std::string(side.str()) + "'");
           continue;
         }
         std::map<std::string, long long> actual;
-        for (const Entity& e : table->start.entities)  // every type the side started with counts, 0 or more
+        for (const Entity& e :
+             table->start.entities)  // every type the side started with counts, 0 or more
           if (e.owner == player && e.kind == sym("unit")) actual[std::string(sym_name(e.type))] = 0;
         for (const Entity& e : state.entities)
-          if (e.owner == player && e.kind == sym("unit") && e.location != kReinforcements) ++actual[std::string(sym_name(e.type))];
+          if (e.owner == player && e.kind == sym("unit") && e.location != kReinforcements)
+            ++actual[std::string(sym_name(e.type))];
         std::map<std::string, long long> wanted;
         for (auto&& [type, n] : *types.as_table()) {
           if (!n.is_integer()) f.fail(n, "survivor counts are integers");
@@ -147,7 +160,8 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
           if (!wanted.count(type)) wanted[type] = 0;
         for (const auto& [type, n] : wanted)
           if (actual[type] != n)
-            problem("survivors " + std::string(side.str()) + " " + type + ": expected " + std::to_string(n) + ", actual " + std::to_string(actual[type]));
+            problem("survivors " + std::string(side.str()) + " " + type + ": expected " +
+                    std::to_string(n) + ", actual " + std::to_string(actual[type]));
       }
   }
   // trace expectations: in order as a subsequence; not_trace: never
@@ -156,8 +170,11 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   for (const auto& ev : trace.events)
     if (at < want_trace.size() && Trace::matches(ev.key, want_trace[at])) ++at;
   if (at < want_trace.size()) {
-    const bool anywhere = std::any_of(trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return Trace::matches(e.key, want_trace[at]); });
-    problem("trace: expected '" + want_trace[at] + "'" + (at ? " after '" + want_trace[at - 1] + "'" : "") +
+    const bool anywhere =
+        std::any_of(trace.events.begin(), trace.events.end(),
+                    [&](const TraceEvent& e) { return Trace::matches(e.key, want_trace[at]); });
+    problem("trace: expected '" + want_trace[at] + "'" +
+            (at ? " after '" + want_trace[at - 1] + "'" : "") +
             (anywhere ? " (it appears, but earlier)" : " (it never appears)"));
   }
   for (const auto& no : f.strings(*expect, "not_trace"))
@@ -167,7 +184,9 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
         break;
       }
   if (error.empty() || want_error) {
-    if (result.forced_left > 0) problem("dice: " + std::to_string(result.forced_left) + " forced result(s) were never rolled");
+    if (result.forced_left > 0)
+      problem("dice: " + std::to_string(result.forced_left) +
+              " forced result(s) were never rolled");
     for (const auto& a : answers.unused())
       problem("answer never asked for: " + a.player + " " + a.decision + " = " + a.answer);
   }
@@ -186,7 +205,8 @@ bool looks_like_test(const fs::path& p) {
 
 }  // namespace
 
-std::vector<RulesTestResult> run_rules_test_file(const fs::path& file, const SessionOptions& options) {
+std::vector<RulesTestResult> run_rules_test_file(const fs::path& file,
+                                                 const SessionOptions& options) {
   std::vector<RulesTestResult> out;
   try {
     TomlFile f(file.string());
@@ -211,7 +231,8 @@ std::vector<RulesTestResult> run_rules_test_file(const fs::path& file, const Ses
   return out;
 }
 
-std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths, const SessionOptions& options) {
+std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths,
+                                       const SessionOptions& options) {
   std::vector<fs::path> roots = paths;
   if (roots.empty()) {
     LoadRequest req;
@@ -227,7 +248,8 @@ std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths, const
     } else if (fs::is_directory(p)) {
       std::vector<fs::path> found;
       for (const auto& e : fs::recursive_directory_iterator(p))
-        if (e.is_regular_file() && e.path().extension() == ".toml" && looks_like_test(e.path())) found.push_back(e.path());
+        if (e.is_regular_file() && e.path().extension() == ".toml" && looks_like_test(e.path()))
+          found.push_back(e.path());
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else {

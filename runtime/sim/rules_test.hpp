@@ -22,10 +22,12 @@ struct RulesTestResult {
 };
 
 // Runs every test in a file.
-std::vector<RulesTestResult> run_rules_test_file(const fs::path& file, const SessionOptions& options);
+std::vector<RulesTestResult> run_rules_test_file(const fs::path& file,
+                                                 const SessionOptions& options);
 
 // Test files under the paths (files or folders, recursively: *.toml with a [expect] table or
 // [[test]] entries). With no paths: the tests folder of every pack under root/content.
-std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths, const SessionOptions& options);
+std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths,
+                                       const SessionOptions& options);
 
 }  // namespace rb

@@ -18,7 +18,8 @@ Scenario scenario_from_table(const toml::table& t, const std::string& file, cons
   s.procedure = f.string(t, "procedure").value_or("");
   s.packs = f.strings(t, "packs");
   for (auto& p : s.packs)
-    if (p.find('/') != std::string::npos || p.rfind('.', 0) == 0) p = (dir / p).lexically_normal().string();
+    if (p.find('/') != std::string::npos || p.rfind('.', 0) == 0)
+      p = (dir / p).lexically_normal().string();
   return s;
 }
 
@@ -41,7 +42,8 @@ Session open_session(Scenario scenario, const SessionOptions& options) {
   for (const auto& p : options.extra_packs)
     if (std::find(req.packs.begin(), req.packs.end(), p) == req.packs.end()) req.packs.push_back(p);
   std::erase_if(req.packs, [&](const std::string& p) {
-    return std::find(options.without_packs.begin(), options.without_packs.end(), p) != options.without_packs.end();
+    return std::find(options.without_packs.begin(), options.without_packs.end(), p) !=
+           options.without_packs.end();
   });
   req.all_packs = options.all_packs;
   req.exclude = options.without_packs;
@@ -49,7 +51,8 @@ Session open_session(Scenario scenario, const SessionOptions& options) {
   s.content = load_content(req);
   s.procedure = scenario.procedure;
   if (s.procedure.empty()) {
-    if (s.content->ruleset.procedures.empty()) throw ContentError(scenario.file, 0, "ruleset '" + scenario.ruleset + "' has no procedures");
+    if (s.content->ruleset.procedures.empty())
+      throw ContentError(scenario.file, 0, "ruleset '" + scenario.ruleset + "' has no procedures");
     s.procedure = s.content->ruleset.procedures.front().first;
   }
   s.scenario = std::move(scenario);

@@ -16,9 +16,9 @@
 namespace rb {
 
 struct Scenario {
-  std::string file;       // for messages
-  fs::path dir;           // packs named by path are relative to it
-  toml::table table;      // the whole scenario, handed to the ruleset's setup
+  std::string file;   // for messages
+  fs::path dir;       // packs named by path are relative to it
+  toml::table table;  // the whole scenario, handed to the ruleset's setup
   std::string ruleset;
   std::string procedure;  // "" : the ruleset's first procedure
   std::vector<std::string> packs;
@@ -30,11 +30,11 @@ Scenario read_scenario(const fs::path& file);
 Scenario scenario_from_table(const toml::table& t, const std::string& file, const fs::path& dir);
 
 struct SessionOptions {
-  fs::path root;                   // the repository (scripts/, content/)
-  std::vector<fs::path> search;    // more pack folders
-  std::vector<std::string> extra_packs;  // packs added on the command line
+  fs::path root;                           // the repository (scripts/, content/)
+  std::vector<fs::path> search;            // more pack folders
+  std::vector<std::string> extra_packs;    // packs added on the command line
   std::vector<std::string> without_packs;  // packs removed (compare)
-  bool all_packs = false;          // load every pack of the ruleset (bench)
+  bool all_packs = false;                  // load every pack of the ruleset (bench)
 };
 
 struct Session {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "sim/parallel.hpp"
 
 namespace rb {
 
@@ -29,7 +30,8 @@ void Tally::merge(const Tally& o) {
 
 Interval wilson(std::uint64_t k, std::uint64_t n) {
   if (n == 0) return {0, 1};
-  const double z = 1.959963984540054, p = static_cast<double>(k) / static_cast<double>(n), nn = static_cast<double>(n);
+  const double z = 1.959963984540054, p = static_cast<double>(k) / static_cast<double>(n),
+               nn = static_cast<double>(n);
   const double denom = 1 + z * z / nn;
   const double centre = (p + z * z / (2 * nn)) / denom;
   const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
@@ -41,12 +43,14 @@ Simulation::Simulation(const Session& session) : session_(session) {
   if (auto it = reports.find(session.procedure); it != reports.end()) report_ = it->second;
 }
 
-void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first, std::uint64_t last, Tally& out) const {
+void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first,
+                           std::uint64_t last, Tally& out) const {
   State work;
   RunResult result;
   RunOptions options;
   options.seed = seed;
-  // which units are counted as survivors: the report's kind, owned by each side, starting at the location role
+  // which units are counted as survivors: the report's kind, owned by each side, starting at the
+  // location role
   struct Counted {
     std::string side, type;
     std::vector<EntityId> units;
@@ -55,7 +59,8 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
   if (!report_.survivors.empty()) {
     const State& s = table.start;
     const Sym kind = sym(report_.survivor_kind);
-    const EntityId where = report_.survivor_location.empty() ? kNoEntity : s.role(sym(report_.survivor_location));
+    const EntityId where =
+        report_.survivor_location.empty() ? kNoEntity : s.role(sym(report_.survivor_location));
     for (const std::string& side : report_.sides) {
       const EntityId player = s.role(sym(side));
       for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
@@ -63,7 +68,8 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
         if (u.kind != kind || u.owner != player || player == kNoEntity) continue;
         if (where != kNoEntity && u.location != where) continue;
         const std::string type(sym_name(u.type));
-        auto it = std::find_if(counted.begin(), counted.end(), [&](const Counted& c) { return c.side == side && c.type == type; });
+        auto it = std::find_if(counted.begin(), counted.end(),
+                               [&](const Counted& c) { return c.side == side && c.type == type; });
         if (it == counted.end()) counted.push_back({side, type, {}}), it = counted.end() - 1;
         it->units.push_back(e);
       }
@@ -95,8 +101,10 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
         if (mt.name == m) t = &mt;
       if (!t) t = &metrics.emplace_back(MetricTally{m, std::vector<std::uint64_t>(64), {}});
       const long long k = std::llround(v);
-      if (k >= 0 && k < 64) ++t->small[static_cast<std::size_t>(k)];
-      else ++t->other[k];
+      if (k >= 0 && k < 64)
+        ++t->small[static_cast<std::size_t>(k)];
+      else
+        ++t->other[k];
     }
     for (std::size_t c = 0; c < counted.size(); ++c) {
       std::size_t alive = 0;
@@ -123,44 +131,20 @@ Tally Simulation::run(const SimOptions& o) const {
   constexpr std::uint64_t kChunk = 2048;
   for (;;) {
     // runs [done, planned) in chunks taken by the threads in turn
-    std::atomic<std::uint64_t> next{done};
     std::vector<Tally> parts(static_cast<std::size_t>(threads));
-    std::vector<std::string> errors(static_cast<std::size_t>(threads));
-    auto work = [&](int t) {
-      try {
-        for (;;) {
-          const std::uint64_t first = next.fetch_add(kChunk);
-          if (first >= planned) break;
-          run_range(*tables[static_cast<std::size_t>(t)], o.seed, first, std::min(planned, first + kChunk), parts[static_cast<std::size_t>(t)]);
-        }
-      } catch (const std::exception& e) {
-        errors[static_cast<std::size_t>(t)] = e.what();
-        next = planned;
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    if (o.progress) {
-      std::thread main_worker(work, 0);
-      while (next.load() < planned) {
-        o.progress(std::min(next.load(), planned), planned);
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-      main_worker.join();
-    } else {
-      work(0);
-    }
-    for (auto& th : pool) th.join();
-    for (const auto& e : errors)
-      if (!e.empty()) throw ScriptError(e);
+    run_chunked(threads, done, planned, kChunk, o.progress,
+                [&](int t, std::uint64_t begin, std::uint64_t end) {
+                  run_range(*tables[static_cast<std::size_t>(t)], o.seed, begin, end,
+                            parts[static_cast<std::size_t>(t)]);
+                });
     for (const auto& p : parts) total.merge(p);
     done = planned;
-    if (o.progress) o.progress(done, planned);
     if (o.precision <= 0 || widest(total) < o.precision || planned >= o.max_runs) break;
     planned = std::min(o.max_runs, planned * 2);
   }
   if (o.loop_seconds)
-    *o.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+    *o.loop_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
   return total;
 }
 
@@ -173,7 +157,8 @@ Moments moments(const std::map<long long, std::uint64_t>& h, std::uint64_t runs)
   Moments m;
   if (runs == 0) return m;
   long double s = 0, s2 = 0;
-  for (const auto& [v, n] : h) s += static_cast<long double>(v) * n, s2 += static_cast<long double>(v) * v * n;
+  for (const auto& [v, n] : h)
+    s += static_cast<long double>(v) * n, s2 += static_cast<long double>(v) * v * n;
   const long double mean = s / runs;
   m.mean = static_cast<double>(mean);
   m.sd = static_cast<double>(std::sqrt(std::max<long double>(0, s2 / runs - mean * mean)));
@@ -205,7 +190,9 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
     json arr = json::array();
     for (long long v = 0; v <= top; ++v) {
       auto it = h.find(v);
-      arr.push_back(it == h.end() || !t.runs ? 0.0 : static_cast<double>(it->second) / static_cast<double>(t.runs));
+      arr.push_back(it == h.end() || !t.runs
+                        ? 0.0
+                        : static_cast<double>(it->second) / static_cast<double>(t.runs));
     }
     j[key] = arr;
   }
@@ -221,7 +208,8 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
     const Moments m = moments(hist(metric), t.runs);
     j[key] = m.mean;
     if (std::find(report_.ci95.begin(), report_.ci95.end(), key) != report_.ci95.end()) {
-      const double half = t.runs ? 1.959963984540054 * m.sd / std::sqrt(static_cast<double>(t.runs)) : 0;
+      const double half =
+          t.runs ? 1.959963984540054 * m.sd / std::sqrt(static_cast<double>(t.runs)) : 0;
       ci[key] = {m.mean - half, m.mean + half};
     }
   }
@@ -232,7 +220,8 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
     for (const auto& [side, types] : t.survivors)
       for (const auto& [type, counts] : types) {
         json arr = json::array();
-        for (auto n : counts) arr.push_back(t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0);
+        for (auto n : counts)
+          arr.push_back(t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0);
         s[side][type] = arr;
       }
     j[report_.survivors] = s;
@@ -243,13 +232,15 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
 double Simulation::widest(const Tally& t) const {
   const nlohmann::json j = report(t, 0);
   double w = 0;
-  for (const auto& [k, v] : j["ci95"].items()) w = std::max(w, (v[1].get<double>() - v[0].get<double>()) / 2);
+  for (const auto& [k, v] : j["ci95"].items())
+    w = std::max(w, (v[1].get<double>() - v[0].get<double>()) / 2);
   return w;
 }
 
 std::string format_report(const nlohmann::json& j, const ReportDef& def) {
   std::ostringstream out;
-  out << fmt::format("{} runs, seed {}\n", j["runs"].get<std::uint64_t>(), j["seed"].get<std::uint64_t>());
+  out << fmt::format("{} runs, seed {}\n", j["runs"].get<std::uint64_t>(),
+                     j["seed"].get<std::uint64_t>());
   auto pct = [](double p) { return fmt::format("{:6.2f}%", 100 * p); };
   auto bar = [](double p, int width) {
     const int n = static_cast<int>(std::lround(p * width));
@@ -260,22 +251,27 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
   for (const auto& o : def.outcomes) {
     const double p = j[o].get<double>();
     const auto& ci = j["ci95"][o];
-    out << fmt::format("  {:<14} {}  [{} .. {}]  {}\n", o, pct(p), pct(ci[0].get<double>()), pct(ci[1].get<double>()), bar(p, 30));
+    out << fmt::format("  {:<14} {}  [{} .. {}]  {}\n", o, pct(p), pct(ci[0].get<double>()),
+                       pct(ci[1].get<double>()), bar(p, 30));
   }
   for (const auto& [key, metric] : def.probabilities) {
     const auto& ci = j["ci95"][key];
-    out << fmt::format("  {:<14} {}  [{} .. {}]\n", key, pct(j[key].get<double>()), pct(ci[0].get<double>()), pct(ci[1].get<double>()));
+    out << fmt::format("  {:<14} {}  [{} .. {}]\n", key, pct(j[key].get<double>()),
+                       pct(ci[0].get<double>()), pct(ci[1].get<double>()));
   }
   for (const auto& [key, metric] : def.means) {
     out << fmt::format("  {:<14} {:.4f}", key, j[key].get<double>());
-    if (j["ci95"].contains(key)) out << fmt::format("  [{:.4f} .. {:.4f}]", j["ci95"][key][0].get<double>(), j["ci95"][key][1].get<double>());
+    if (j["ci95"].contains(key))
+      out << fmt::format("  [{:.4f} .. {:.4f}]", j["ci95"][key][0].get<double>(),
+                         j["ci95"][key][1].get<double>());
     out << '\n';
   }
   for (const auto& [key, metric] : def.distributions) {
     out << "  " << key << ":\n";
     const auto& arr = j[key];
     for (std::size_t k = 0; k < arr.size(); ++k)
-      out << fmt::format("    {:>3}  {}  {}\n", k, pct(arr[k].get<double>()), bar(arr[k].get<double>(), 30));
+      out << fmt::format("    {:>3}  {}  {}\n", k, pct(arr[k].get<double>()),
+                         bar(arr[k].get<double>(), 30));
   }
   if (!def.survivors.empty() && j.contains(def.survivors)) {
     out << "  " << def.survivors << " (probability of ending with k units):\n";
@@ -283,7 +279,8 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
       for (const auto& [type, arr] : types.items()) {
         out << fmt::format("    {} {}:\n", side, type);
         for (std::size_t k = 0; k < arr.size(); ++k)
-          out << fmt::format("      {:>2}  {}  {}\n", k, pct(arr[k].get<double>()), bar(arr[k].get<double>(), 24));
+          out << fmt::format("      {:>2}  {}  {}\n", k, pct(arr[k].get<double>()),
+                             bar(arr[k].get<double>(), 24));
       }
   }
   return out.str();

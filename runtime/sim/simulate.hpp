@@ -30,7 +30,7 @@ struct SimOptions {
 // Integer tallies of many runs.
 struct Tally {
   std::uint64_t runs = 0;
-  std::vector<std::uint64_t> outcomes;                       // by report outcome
+  std::vector<std::uint64_t> outcomes;                                // by report outcome
   std::map<std::string, std::map<long long, std::uint64_t>> metrics;  // metric -> value -> runs
   // side -> unit type -> number surviving -> runs
   std::map<std::string, std::map<std::string, std::vector<std::uint64_t>>> survivors;
@@ -55,7 +55,8 @@ class Simulation {
   const ReportDef& report_def() const { return report_; }
 
  private:
-  void run_range(Table& table, std::uint64_t seed, std::uint64_t first, std::uint64_t last, Tally& out) const;
+  void run_range(Table& table, std::uint64_t seed, std::uint64_t first, std::uint64_t last,
+                 Tally& out) const;
   const Session& session_;
   ReportDef report_;
 };

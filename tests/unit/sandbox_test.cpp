@@ -79,7 +79,8 @@ TEST_CASE("sandbox: an endless loop in a hook stops at the instruction budget", 
   CHECK(contains(error, "window mini.probe"));
 }
 
-TEST_CASE("sandbox: an endless loop in a hook is stopped by the run's time limit too", "[sandbox]") {
+TEST_CASE("sandbox: an endless loop in a hook is stopped by the run's time limit too",
+          "[sandbox]") {
   // a hook budget far larger than the run's time allows: the run's limit still holds
   EngineOptions options;
   options.hook_budget = 100'000'000'000;

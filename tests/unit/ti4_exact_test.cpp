@@ -14,11 +14,13 @@
 
 using namespace rb;
 
-TEST_CASE("ti4 space combat: 2 cruisers against 1 dreadnought matches the exact Markov chain", "[ti4][exact]") {
+TEST_CASE("ti4 space combat: 2 cruisers against 1 dreadnought matches the exact Markov chain",
+          "[ti4][exact]") {
   const fs::path root = RB_SOURCE_DIR;
   SessionOptions so;
   so.root = root;
-  Session session = open_session(read_scenario(root / "content/ti4-base/scenarios/cruisers_vs_dreadnought.toml"), so);
+  Session session = open_session(
+      read_scenario(root / "content/ti4-base/scenarios/cruisers_vs_dreadnought.toml"), so);
   Simulation sim(session);
 
   SimOptions options;
@@ -35,7 +37,8 @@ TEST_CASE("ti4 space combat: 2 cruisers against 1 dreadnought matches the exact 
     double p;
   };
   double total = 0;
-  for (const Exact& e : {Exact{"attacker_win", 0.448547}, Exact{"draw", 0.140896}, Exact{"defender_win", 0.410557}}) {
+  for (const Exact& e : {Exact{"attacker_win", 0.448547}, Exact{"draw", 0.140896},
+                         Exact{"defender_win", 0.410557}}) {
     const double got = report.at(e.outcome).get<double>();
     const double tolerance = 4.0 * std::sqrt(e.p * (1.0 - e.p) / n);  // four standard errors
     INFO(e.outcome << ": simulated " << got << ", exact " << e.p << ", tolerance " << tolerance);

@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "sim/rules_test.hpp"
 #include "content/toml_read.hpp"
 #include "sim/bench.hpp"
 #include "sim/compare.hpp"
+#include "sim/rules_test.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb::cli {
@@ -43,8 +43,9 @@ int check(const Common& c, const std::vector<std::string>& packs) {
       Engine engine(content);  // loads every script: syntax, hooks, windows, sources
       std::size_t records = 0;
       for (const auto& r : content->records) records += r.removed ? 0 : 1;
-      std::cout << fmt::format("ok    {:<24} ruleset {}, {} packs loaded, {} records, {} hooks\n", p, content->ruleset.id,
-                               content->packs.size(), records, engine.bus().hooks().size());
+      std::cout << fmt::format("ok    {:<24} ruleset {}, {} packs loaded, {} records, {} hooks\n",
+                               p, content->ruleset.id, content->packs.size(), records,
+                               engine.bus().hooks().size());
     } catch (const Error& e) {
       ++failed;
       std::cout << fmt::format("FAIL  {}\n      {}\n", p, e.what());
@@ -62,8 +63,9 @@ int list(const Common& c, const std::string& what, const std::string& ruleset) {
   if (what == "packs") {
     for (const auto& [id, dir] : discover_packs(req)) {
       TomlFile f((dir / "pack.toml").string());
-      std::cout << fmt::format("{:<20} {:<8} {:<10} {}\n", id, f.string(f.root(), "ruleset").value_or("?"),
-                               f.string(f.root(), "version").value_or("?"), f.string(f.root(), "name").value_or(""));
+      std::cout << fmt::format(
+          "{:<20} {:<8} {:<10} {}\n", id, f.string(f.root(), "ruleset").value_or("?"),
+          f.string(f.root(), "version").value_or("?"), f.string(f.root(), "name").value_or(""));
     }
     return 0;
   }
@@ -79,12 +81,15 @@ int list(const Common& c, const std::string& what, const std::string& ruleset) {
       std::cout << fmt::format("{:<40} {:>3} hooks  {}\n", wd.name, n, wd.doc);
     }
   } else if (what == "decisions") {
-    for (const auto& d : content->ruleset.decisions) std::cout << fmt::format("{:<40} {}\n", d.name, d.doc);
+    for (const auto& d : content->ruleset.decisions)
+      std::cout << fmt::format("{:<40} {}\n", d.name, d.doc);
   } else if (what == "hooks") {
     Engine engine(content);
     for (const auto& h : engine.bus().hooks())
-      std::cout << fmt::format("{:<40} {:<40} {}{}\n", h.id, engine.bus().windows()[static_cast<std::size_t>(h.window)].name,
-                               h.source_name.empty() ? "(rule)" : h.source_name, h.optional ? " (optional)" : "");
+      std::cout << fmt::format("{:<40} {:<40} {}{}\n", h.id,
+                               engine.bus().windows()[static_cast<std::size_t>(h.window)].name,
+                               h.source_name.empty() ? "(rule)" : h.source_name,
+                               h.optional ? " (optional)" : "");
   } else {
     for (const auto& r : content->records) {
       if (r.removed) continue;
@@ -112,26 +117,32 @@ std::function<void(std::uint64_t, std::uint64_t)> progress_bar(bool json, const 
   if (json || !isatty(STDERR_FILENO)) return {};
   const auto start = std::chrono::steady_clock::now();
   return [start, unit](std::uint64_t done, std::uint64_t planned) {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
     const double left = rate > 0 ? static_cast<double>(planned - done) / rate : 0;
     const int width = 30, filled = planned ? static_cast<int>(width * done / planned) : 0;
     std::string bar(static_cast<std::size_t>(filled), '#');
     bar += std::string(static_cast<std::size_t>(width - filled), '.');
-    std::cerr << fmt::format("\r[{}] {}/{}  {:.0f} {}/s  {:.1f}s left ", bar, done, planned, rate, unit, left)
+    std::cerr << fmt::format("\r[{}] {}/{}  {:.0f} {}/s  {:.1f}s left ", bar, done, planned, rate,
+                             unit, left)
               << std::flush;
   };
 }
 
-void clear_progress() { std::cerr << "\r" << std::string(79, ' ') << "\r" << std::flush; }
+void clear_progress() {
+  std::cerr << "\r" << std::string(79, ' ') << "\r" << std::flush;
+}
 
 int all_cores(int threads) {
-  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return threads > 0 ? threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace
 
-int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json, const Changes& changes) {
+int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json,
+          const Changes& changes) {
   SessionOptions so = c.session();
   Session session = changed_session(so, scenario_file, changes);
   Table table(session);
@@ -149,8 +160,10 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
     code = 2;
     if (!json) std::cerr << "error: " << e.what() << "\n";
   }
-  if (json) t.print_json_lines(std::cout);
-  else t.print_narrative(std::cout);
+  if (json)
+    t.print_json_lines(std::cout);
+  else
+    t.print_narrative(std::cout);
   return code;
 }
 
@@ -189,8 +202,10 @@ int compare(const Common& c, const CompareArgs& a) {
   const PairTally t = cmp.run(o);
   if (o.progress) clear_progress();
   const auto report = cmp.report(t, a.seed, a.changes);
-  if (a.json) std::cout << report.dump() << "\n";
-  else std::cout << format_comparison(report, cmp.report_def());
+  if (a.json)
+    std::cout << report.dump() << "\n";
+  else
+    std::cout << format_comparison(report, cmp.report_def());
   return 0;
 }
 
@@ -201,8 +216,10 @@ int bench(const Common& c, const BenchArgs& a) {
   o.seed = a.seed;
   o.threads = std::max(1, a.threads);
   const auto results = run_bench(c.session(), o);
-  if (a.json) std::cout << bench_json(results, o).dump() << "\n";
-  else std::cout << format_bench(results, o);
+  if (a.json)
+    std::cout << bench_json(results, o).dump() << "\n";
+  else
+    std::cout << format_bench(results, o);
   return 0;
 }
 

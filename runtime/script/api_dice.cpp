@@ -151,28 +151,29 @@ struct UnitRoll {
 // Every unit of `player` at `location` whose `value` attribute is set rolls `count` dice (1 when
 // no count attribute is named) against that value; declared modifiers add to each die or add
 // dice; units roll in ascending order of value.
-int l_roll_units(lua_State* L) {
+const Engine::Impl::RollSpec& roll_spec_at(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
-  State& s = st(L);
-  const EntityId player = check_entity(L, 2);
-  const EntityId location = check_entity(L, 3);
-  luaL_checktype(L, 4, LUA_TTABLE);
-  const Engine::Impl::RollSpec& spec =
-      I.roll_specs[static_cast<std::size_t>(I.cached_spec(L, 4, [&] {
-        Engine::Impl::RollSpec r;
-        lua_getfield(L, 4, "purpose");
-        r.purpose = lua_sym(L, -1);
-        lua_getfield(L, 4, "die");
-        r.die = die_index(L, -1);
-        lua_getfield(L, 4, "value");
-        r.value = I.attr_slot(L, -1);
-        lua_getfield(L, 4, "count");
-        r.count = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
-        lua_getfield(L, 4, "eligible");
-        r.eligible = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
-        I.roll_specs.push_back(r);
-        return static_cast<int>(I.roll_specs.size() - 1);
-      }))];
+  luaL_checktype(L, idx, LUA_TTABLE);
+  return I.roll_specs[static_cast<std::size_t>(I.cached_spec(L, idx, [&] {
+    Engine::Impl::RollSpec r;
+    lua_getfield(L, idx, "purpose");
+    r.purpose = lua_sym(L, -1);
+    lua_getfield(L, idx, "die");
+    r.die = die_index(L, -1);
+    lua_getfield(L, idx, "value");
+    r.value = I.attr_slot(L, -1);
+    lua_getfield(L, idx, "count");
+    r.count = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+    lua_getfield(L, idx, "eligible");
+    r.eligible = lua_isnil(L, -1) ? -1 : I.attr_slot(L, -1);
+    I.roll_specs.push_back(r);
+    return static_cast<int>(I.roll_specs.size() - 1);
+  }))];
+}
+
+// Rolls every unit of `player` at `location` as the spec says (see ctx:roll_units).
+Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId location,
+                      const Engine::Impl::RollSpec& spec) {
   const Sym purpose = spec.purpose;
   const int type = spec.die, value = spec.value, count = spec.count, eligible = spec.eligible;
   I.ensure_liveness();
@@ -218,6 +219,15 @@ int l_roll_units(lua_State* L) {
       pool.dice.push_back(d);
       if (I.tracing()) trace_die(I, d, "roll");
     }
+  return pool;
+}
+
+int l_roll_units(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId player = check_entity(L, 2);
+  const EntityId location = check_entity(L, 3);
+  Pool& pool = roll_units_core(I, s, player, location, roll_spec_at(L, 4));
   lua_pushlightuserdata(L, &pool);
   lua_pushinteger(L, pool.hits());
   return 2;
@@ -411,53 +421,52 @@ int p_faces(lua_State* L) {
 // else the policy: `order` lists unit types in the order they are lost; `sustain` is "first"
 // (absorb hits with Sustain Damage while any undamaged unit can, taking them in `order`), "last"
 // (sustain only when the unit is the next `order` would lose) or "never".
-int l_assign_hits(lua_State* L) {
+const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
-  State& s = st(L);
-  const EntityId player = check_entity(L, 2);
-  const EntityId location = check_entity(L, 3);
-  int hits = static_cast<int>(luaL_checkinteger(L, 4));
-  luaL_checktype(L, 5, LUA_TTABLE);
-  const Engine::Impl::CasualtySpec& spec =
-      I.casualty_specs[static_cast<std::size_t>(I.cached_spec(L, 5, [&] {
-        Engine::Impl::CasualtySpec c;
-        lua_getfield(L, 5, "eligible");
-        if (!lua_isnil(L, -1)) c.eligible = I.attr_slot(L, -1);
-        lua_getfield(L, 5, "can_sustain");
-        if (!lua_isnil(L, -1)) c.can_sustain = I.attr_slot(L, -1);
-        lua_getfield(L, 5, "damaged");
-        if (!lua_isnil(L, -1)) c.damaged = I.attr_slot(L, -1);
-        lua_getfield(L, 5, "decision");
-        c.decision = luaL_optstring(L, -1, "assign_hits");
-        lua_getfield(L, 5, "destroyed_window");
-        if (!lua_isnil(L, -1)) c.destroyed_window = I.window_index(L, -1);
-        lua_getfield(L, 5, "sustained_window");
-        if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
-        lua_getfield(L, 5, "types");
-        if (lua_istable(L, -1))
-          for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
-            c.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
-        I.casualty_specs.push_back(std::move(c));
-        return static_cast<int>(I.casualty_specs.size() - 1);
-      }))];
-  const char* decision = spec.decision.c_str();
+  luaL_checktype(L, idx, LUA_TTABLE);
+  return I.casualty_specs[static_cast<std::size_t>(I.cached_spec(L, idx, [&] {
+    Engine::Impl::CasualtySpec c;
+    lua_getfield(L, idx, "eligible");
+    if (!lua_isnil(L, -1)) c.eligible = I.attr_slot(L, -1);
+    lua_getfield(L, idx, "can_sustain");
+    if (!lua_isnil(L, -1)) c.can_sustain = I.attr_slot(L, -1);
+    lua_getfield(L, idx, "damaged");
+    if (!lua_isnil(L, -1)) c.damaged = I.attr_slot(L, -1);
+    lua_getfield(L, idx, "decision");
+    c.decision = luaL_optstring(L, -1, "assign_hits");
+    lua_getfield(L, idx, "destroyed_window");
+    if (!lua_isnil(L, -1)) c.destroyed_window = I.window_index(L, -1);
+    lua_getfield(L, idx, "sustained_window");
+    if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
+    lua_getfield(L, idx, "types");
+    if (lua_istable(L, -1))
+      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
+        c.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
+    I.casualty_specs.push_back(std::move(c));
+    return static_cast<int>(I.casualty_specs.size() - 1);
+  }))];
+}
+
+// A hit order (an array of unit types), parsed once per table.
+const std::vector<Sym>& order_at(lua_State* L, int idx) {
+  Engine::Impl& I = impl(L);
   static const std::vector<Sym> no_order;
-  const std::vector<Sym>& order =
-      lua_istable(L, 6)
-          ? I.orders[static_cast<std::size_t>(I.cached_spec(L, 6,
-                                                            [&] {
-                                                              std::vector<Sym> o;
-                                                              for (lua_Integer i = 1;
-                                                                   lua_rawgeti(L, 6, i) != LUA_TNIL;
-                                                                   ++i)
-                                                                o.push_back(lua_sym(L, -1)),
-                                                                    lua_pop(L, 1);
-                                                              I.orders.push_back(std::move(o));
-                                                              return static_cast<int>(
-                                                                  I.orders.size() - 1);
-                                                            }))]
-          : no_order;
-  const char* mode_name = luaL_optstring(L, 7, "first");
+  if (!lua_istable(L, idx)) return no_order;
+  return I.orders[static_cast<std::size_t>(I.cached_spec(L, idx, [&] {
+    std::vector<Sym> o;
+    for (lua_Integer i = 1; lua_rawgeti(L, idx, i) != LUA_TNIL; ++i)
+      o.push_back(lua_sym(L, -1)), lua_pop(L, 1);
+    I.orders.push_back(std::move(o));
+    return static_cast<int>(I.orders.size() - 1);
+  }))];
+}
+
+// The player loses units for `hits` (see ctx:assign_hits). Returns the units destroyed; adds
+// the units that sustained damage to `sustained`.
+int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, EntityId location,
+                     int hits, const Engine::Impl::CasualtySpec& spec,
+                     const std::vector<Sym>& order, const char* mode_name, int& sustained_out) {
+  const char* decision = spec.decision.c_str();
   enum { first, last, never } mode;
   if (std::strcmp(mode_name, "first") == 0)
     mode = first;
@@ -612,9 +621,113 @@ int l_assign_hits(lua_State* L) {
     destroy_all(std::vector<EntityId>(lost));
   else
     destroy_all(lost);
+  sustained_out = sustained;
+  return destroyed;
+}
+
+int l_assign_hits(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId player = check_entity(L, 2);
+  const EntityId location = check_entity(L, 3);
+  const int hits = static_cast<int>(luaL_checkinteger(L, 4));
+  const Engine::Impl::CasualtySpec& spec = casualty_spec_at(L, 5);
+  const std::vector<Sym>& order = order_at(L, 6);
+  int sustained = 0;
+  const int destroyed = assign_hits_core(L, I, s, player, location, hits, spec, order,
+                                         luaL_optstring(L, 7, "first"), sustained);
   lua_pushinteger(L, destroyed);
   lua_pushinteger(L, sustained);
   return 2;
+}
+
+// ---------------------------------------------------------------- rounds of fire
+
+const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
+  Engine::Impl& I = impl(L);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  return I.exchange_specs[static_cast<std::size_t>(I.cached_spec(L, idx, [&] {
+    Engine::Impl::ExchangeSpec x;
+    lua_getfield(L, idx, "roll");
+    x.roll = &roll_spec_at(L, lua_gettop(L));
+    lua_getfield(L, idx, "hits");
+    x.hits = &casualty_spec_at(L, lua_gettop(L));
+    lua_getfield(L, idx, "windows");
+    if (lua_istable(L, -1))
+      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
+        x.windows.push_back(I.window_index(L, -1)), lua_pop(L, 1);
+    for (int w : {x.hits->destroyed_window, x.hits->sustained_window})
+      if (w >= 0) x.windows.push_back(w);
+    auto scope = [&](const char* key) {
+      lua_getfield(L, idx, key);
+      const char* name = luaL_checkstring(L, -1);
+      if (!I.rules.has_scope(name)) luaL_error(L, "exchange_fire: '%s' is not a scope", name);
+      return lua_sym(L, -1);
+    };
+    lua_getfield(L, idx, "counter");
+    x.counter = lua_sym(L, -1);
+    x.counter_scope = scope("counter_scope");
+    x.round_scope = scope("round_scope");
+    I.exchange_specs.push_back(std::move(x));
+    return static_cast<int>(I.exchange_specs.size() - 1);
+  }))];
+}
+
+// ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) -> ongoing
+// Rounds of simultaneous fire, run in C++ while nothing can intervene: each round `a` then `d`
+// roll (spec.roll, as roll_units), then `a` takes `d`'s hits and `d` takes `a`'s (spec.hits, as
+// assign_hits, by each side's order and sustain policy); the round's scope ends and the counter
+// (on `location`) counts the next round. It runs a round only while none of spec.windows (nor
+// the hit spec's windows) can run a hook, nobody traces and no answers are scripted; otherwise
+// it returns true and the procedure runs that round itself. It returns false once a side has no
+// units that roll. The procedure's own round must do the same as a round here: a test compares
+// the two paths run for run.
+int l_exchange_fire(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId location = check_entity(L, 2);
+  const EntityId a = check_entity(L, 3);
+  const EntityId d = check_entity(L, 4);
+  const Engine::Impl::ExchangeSpec& x = exchange_spec_at(L, 5);
+  const std::vector<Sym>& order_a = order_at(L, 6);
+  const char* sustain_a = luaL_optstring(L, 7, "first");
+  const std::vector<Sym>& order_d = order_at(L, 8);
+  const char* sustain_d = luaL_optstring(L, 9, "first");
+  const int eligible = x.roll->eligible;
+  auto has_units = [&](EntityId p) {
+    for (const Entity& u : s.entities)
+      if (u.owner == p && u.location == location && u.kind == I.s_unit &&
+          (eligible < 0 || u.attr[static_cast<std::size_t>(eligible)] != 0))
+        return true;
+    return false;
+  };
+  const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
+  if (!I.options.exchange_fire || I.tracing() || scripted) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  const std::size_t pools_mark = I.pools_used;
+  for (;;) {
+    for (int w : x.windows)
+      if (I.window_live(w)) {
+        lua_pushboolean(L, 1);
+        return 1;
+      }
+    const int hits_a = roll_units_core(I, s, a, location, *x.roll).hits();
+    const int hits_d = roll_units_core(I, s, d, location, *x.roll).hits();
+    I.pools_used = pools_mark;  // these pools never reach a script
+    int sustained = 0;
+    if (hits_d > 0)
+      assign_hits_core(L, I, s, a, location, hits_d, *x.hits, order_a, sustain_a, sustained);
+    if (hits_a > 0)
+      assign_hits_core(L, I, s, d, location, hits_a, *x.hits, order_d, sustain_d, sustained);
+    if (!(has_units(a) && has_units(d))) {
+      lua_pushboolean(L, 0);
+      return 1;
+    }
+    s.end_scope(x.round_scope);
+    s.set_counter(location, x.counter, s.counter(location, x.counter) + 1, x.counter_scope);
+  }
 }
 
 // ctx:destroy(e [, window]): the unit goes to its owner's reinforcements; the window (if
@@ -652,6 +765,7 @@ void register_dice_api(lua_State* L) {
   static const luaL_Reg api[] = {{"roll", guarded<l_roll>},
                                  {"roll_units", guarded<l_roll_units>},
                                  {"assign_hits", guarded<l_assign_hits>},
+                                 {"exchange_fire", guarded<l_exchange_fire>},
                                  {"destroy", guarded<l_destroy>},
                                  {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);

@@ -26,6 +26,8 @@ struct EngineOptions {
   double procedure_seconds = 60;          // time limit of one procedure run (kept by a watchdog)
   std::size_t memory_limit = 512u << 20;  // bytes the Lua state may hold
   bool interactive = false;               // ask a person when no script or policy answers
+  bool exchange_fire =
+      true;  // ctx:exchange_fire runs rounds in C++ (false: it declines every round)
 };
 
 struct RunOptions {

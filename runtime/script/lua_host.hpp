@@ -112,6 +112,13 @@ struct Engine::Impl {
   std::deque<RollSpec> roll_specs;  // deques: references stay valid while hooks add more
   std::deque<CasualtySpec> casualty_specs;
   std::deque<std::vector<Sym>> orders;
+  struct ExchangeSpec {
+    const RollSpec* roll = nullptr;
+    const CasualtySpec* hits = nullptr;
+    std::vector<int> windows;  // if any of these can run a hook, the round is the procedure's
+    Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
+  };
+  std::deque<ExchangeSpec> exchange_specs;
   int spec_anchor_ref = LUA_NOREF;
   // Index of the parsed spec at idx, parsing (and anchoring) it the first time.
   template <class Parse>

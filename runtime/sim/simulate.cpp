@@ -123,7 +123,7 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
 Tally Simulation::run(const SimOptions& o) const {
   const int threads = std::max(1, o.threads);
   std::vector<std::unique_ptr<Table>> tables;
-  for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<Table>(session_));
+  for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<Table>(session_, o.engine));
   const auto loop_start = std::chrono::steady_clock::now();  // setup above is not timed
   Tally total;
   std::uint64_t planned = o.precision > 0 ? std::min<std::uint64_t>(o.max_runs, 20000) : o.runs;

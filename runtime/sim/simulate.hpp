@@ -25,6 +25,7 @@ struct SimOptions {
   // Called from the coordinating thread with (runs done, runs planned) a few times a second.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   double* loop_seconds = nullptr;  // out: wall time of the runs, after every thread's setup
+  EngineOptions engine;            // for every thread's engine
 };
 
 // Integer tallies of many runs.

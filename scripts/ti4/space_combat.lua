@@ -16,6 +16,16 @@ local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "dam
 local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged = "damaged",
   decision = "space_combat.assign_afb_hits", destroyed_window = "space_combat.unit_destroyed" }
 
+-- Rounds with no retreat to decide and no hook that can run are plain exchanges of fire; the
+-- runtime runs them in C++ (ctx:exchange_fire), exactly as the round below would, and hands a
+-- round back as soon as one of these windows has a hook to run.
+local FIRE = {
+  roll = COMBAT, hits = HITS, counter = "round", counter_scope = "combat", round_scope = "round",
+  windows = { "space_combat.start_of_round", "space_combat.announce_retreats", "space_combat.before_roll",
+    "space_combat.after_roll", "space_combat.assign_hits", "space_combat.before_retreat",
+    "space_combat.end_of_round" },
+}
+
 local function has_ships(ctx, player, sys)
   return ctx:count(player, sys, "ship") > 0
 end
@@ -276,6 +286,11 @@ function M.run(ctx)
     ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
   end
   while ongoing do
+    if #neighbours == 0 then  -- no retreat is possible: nothing to decide in a round
+      ongoing = ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain)
+      round = ctx:counter(sys, "round")
+      if not ongoing then break end
+    end
     if round > 1 then
       -- 9: only an ability at the start of the round can have changed who has ships
       if ctx:open("space_combat.start_of_round") > 0 and not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then break end

@@ -203,8 +203,11 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
     }
     units[n_units++] = r;
   }
-  std::stable_sort(units, units + n_units,
-                   [](const UnitRoll& a, const UnitRoll& b) { return a.threshold < b.threshold; });
+  // ascending combat value, units of equal value in entity order (5.3); an insertion sort: a
+  // handful of units, stable, and no allocation
+  for (int k = 1; k < n_units; ++k)
+    for (int j = k; j > 0 && units[j].threshold < units[j - 1].threshold; --j)
+      std::swap(units[j], units[j - 1]);
   Pool& pool = I.new_pool();
   for (int k = 0; k < n_units; ++k)
     for (int i = 0; i < units[k].dice; ++i) {

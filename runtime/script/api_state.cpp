@@ -9,13 +9,14 @@ Sym lua_sym(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
   if (lua_type(L, idx) != LUA_TSTRING)
     luaL_error(L, "expected a name (a string), got %s", luaL_typename(L, idx));
-  size_t len = 0;
-  const char* str = lua_tolstring(L, idx, &len);
-  // short strings are interned by Lua and anchored below, so their address names them for good
-  const bool short_string = len <= 40;
+  // Short strings are interned by Lua and anchored below, so their address names them for good;
+  // only such strings enter the cache, so a hit needs no look at the characters.
   const void* p = lua_topointer(L, idx);
   auto& slot = I.sym_slots[(reinterpret_cast<std::uintptr_t>(p) >> 4) & (I.sym_slots.size() - 1)];
-  if (short_string && slot.str == p) return slot.sym;
+  if (slot.str == p) return slot.sym;
+  size_t len = 0;
+  const char* str = lua_tolstring(L, idx, &len);
+  const bool short_string = len <= 40;
   idx = lua_absindex(L, idx);
   lua_rawgeti(L, LUA_REGISTRYINDEX, I.symcache_ref);
   lua_pushvalue(L, idx);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "content/toml_read.hpp"
@@ -661,6 +663,9 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
     throw ContentError("", 0, "dependency cycle among packs: " + cycle);
   }
 
+  for (std::size_t i = 0; i < c.packs.size(); ++i)
+    spdlog::debug("pack {} of {}: {} {} ({}), from {}", i + 1, c.packs.size(), c.packs[i].id,
+                  c.packs[i].version, c.packs[i].name, c.packs[i].dir.string());
   PackLoader loader(c);
   for (std::size_t i = 0; i < c.packs.size(); ++i)
     for (const fs::path& file : c.packs[i].data)

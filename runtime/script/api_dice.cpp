@@ -1,9 +1,13 @@
 // Lua calls C++: rolls, pools (light userdata with methods), hit assignment.
 #include <algorithm>
 #include <cstring>
+#include <iostream>
+
+#include <unistd.h>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
+#include "decide/decide.hpp"
 #include "script/lua_host.hpp"
 
 namespace rb {
@@ -563,6 +567,26 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
         return luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it",
                           item.c_str(), decision, sustain ? "undamaged sustaining" : "eligible",
                           I.name_of(player).c_str());
+    } else if (I.options.interactive && isatty(STDIN_FILENO)) {
+      // the person at the terminal picks each casualty: a unit type to lose or to sustain with
+      std::vector<std::string> choices;
+      for (std::size_t i = 0; i < units.size(); ++i) {
+        if (!alive(i)) continue;
+        const std::string type(sym_name(s.at(units[i]).type));
+        for (const std::string& c : {type, "sustain:" + type})
+          if ((c == type || can_sustain(i)) &&
+              std::find(choices.begin(), choices.end(), c) == choices.end())
+            choices.push_back(c);
+      }
+      if (choices.empty()) break;
+      const std::string pick = choices[prompt_choice(
+          std::cin, std::cerr, I.name_of(player),
+          std::string(decision) + " (" + std::to_string(hits) + " left)", choices)];
+      sustain = pick.rfind("sustain:", 0) == 0;
+      const Sym type = sym(sustain ? pick.substr(8) : pick);
+      target = sustain ? next_sustain(type) : next_loss(type);
+      script.push_back(pick);  // the trace says who decided
+      script_next = script.size();
     } else {
       const int loss = next_loss(kNoSym);
       if (loss < 0) break;  // nothing left to take the hit
@@ -593,8 +617,10 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
   }
   if (tracing && !summary.empty()) {
     const std::string name = I.name_of(player);
-    const std::string reason =
-        script.empty() ? "policy: hit_order, sustain " + std::string(mode_name) : "scripted";
+    const std::string reason = script.empty()
+                                   ? "policy: hit_order, sustain " + std::string(mode_name)
+                               : I.options.interactive ? "asked at the terminal"
+                                                       : "scripted";
     I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + summary,
                  name + " assigns hits: " + summary + " (" + reason + ")");
   }

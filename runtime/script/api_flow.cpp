@@ -51,8 +51,9 @@ std::string option_label(lua_State* L, int idx) {
 
 }  // namespace
 
-// Picks an option for a decision: scripted answer, then policy, then a person, then the first
-// option. Returns the 1-based index of the chosen option; `reason` says where it came from.
+// Picks an option for a decision: scripted answer, then (interactive mode) a person, then the
+// policy, then the first option. Returns the 1-based index of the chosen option; `reason` says
+// where it came from.
 std::string Engine::Impl::decide(EntityId player, const std::string& decision, int options_index,
                                  std::string& reason) {
   const int n = static_cast<int>(lua_rawlen(L, options_index));
@@ -82,7 +83,13 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       reason = "scripted";
       return labels[static_cast<std::size_t>(i - 1)];
     }
-  // 2. the player's policy: the ruleset's heuristic for this decision, given the player's settings
+  // 2. in interactive mode, the person at the terminal decides what no test scripted
+  if (options.interactive && isatty(STDIN_FILENO)) {
+    const std::size_t i = prompt_choice(std::cin, std::cerr, player_name, decision, labels);
+    reason = "asked at the terminal";
+    return labels[i];
+  }
+  // 3. the player's policy: the ruleset's heuristic for this decision, given the player's settings
   if (policies_ref != LUA_NOREF) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, policies_ref);
     const bool has = lua_getfield(L, -1, decision.c_str()) == LUA_TFUNCTION;
@@ -114,12 +121,6 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       return labels[static_cast<std::size_t>(i - 1)];
     }
     lua_pop(L, 2);
-  }
-  // 3. a person
-  if (options.interactive && isatty(STDIN_FILENO)) {
-    const std::size_t i = prompt_choice(std::cin, std::cerr, player_name, decision, labels);
-    reason = "asked at the terminal";
-    return labels[i];
   }
   reason = "default: the first option";
   return labels[0];

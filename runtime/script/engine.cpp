@@ -12,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "script/lua_host.hpp"
@@ -290,6 +292,7 @@ void load_file(Engine::Impl& I, const fs::path& path, int env_ref) {
   lua_State* L = I.L;
   const std::string text = read_file(path);
   const std::string chunk = "@" + display_path(path);
+  spdlog::debug("loading {}", display_path(path));
   if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK) {
     std::string msg = lua_tostring(L, -1);
     lua_pop(L, 1);
@@ -525,6 +528,8 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   }
   loading = false;
   bus.freeze();
+  spdlog::debug("ruleset {}: {} procedures, {} windows, {} hooks registered and frozen", rules.id,
+                procedures.size(), bus.windows().size(), bus.hooks().size());
 }
 
 Engine::Impl::~Impl() {

@@ -142,10 +142,12 @@ int all_cores(int threads) {
 }  // namespace
 
 int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json,
-          const Changes& changes) {
+          bool interactive, const Changes& changes) {
   SessionOptions so = c.session();
   Session session = changed_session(so, scenario_file, changes);
-  Table table(session);
+  EngineOptions engine;
+  engine.interactive = interactive;  // decisions no script answers are asked at the terminal
+  Table table(session, engine);
   Trace t;
   t.enabled = true;
   RunOptions run;

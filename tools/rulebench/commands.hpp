@@ -20,7 +20,7 @@ struct Common {
 int check(const Common& c, const std::vector<std::string>& packs);
 int list(const Common& c, const std::string& what, const std::string& ruleset);
 int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool json,
-          const Changes& changes);
+          bool interactive, const Changes& changes);
 
 struct SimulateArgs {
   std::string scenario;

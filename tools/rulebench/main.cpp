@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
       "--root", common.root,
       "repository holding scripts/ and content/ (default: $RULEBENCH_ROOT or the build's source)");
   app.add_option("--packs", common.pack_dirs, "more folders that hold packs");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose,
+               "diagnostics on stderr: packs in load order, scripts, hooks");
 
   auto* version = app.add_subcommand("version", "print the version");
 
@@ -39,6 +42,9 @@ int main(int argc, char** argv) {
   trace->add_option("scenario", trace_scenario, "scenario file")->required();
   trace->add_option("--seed", trace_seed, "random seed");
   trace->add_flag("--json", trace_json, "JSON lines instead of the narrative");
+  bool trace_interactive = false;
+  trace->add_flag("-i,--interactive", trace_interactive,
+                  "you make the decisions (retreats, hits, optional abilities) at the terminal");
   trace->add_option("--with", trace_changes.with,
                     "records, packs or settings to add ([SIDE:]ID, PACK, [SIDE:]PATH=VALUE)");
   trace->add_option("--without", trace_changes.without, "records, packs or settings to remove");
@@ -100,6 +106,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   spdlog::set_pattern("%^%l%$: %v");
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
   try {
     if (*version) {
       std::cout << "rulebench " << RB_VERSION << "\n";
@@ -107,7 +114,9 @@ int main(int argc, char** argv) {
     }
     if (*check) return cli::check(common, check_packs);
     if (*list) return cli::list(common, list_what, list_ruleset);
-    if (*trace) return cli::trace(common, trace_scenario, trace_seed, trace_json, trace_changes);
+    if (*trace)
+      return cli::trace(common, trace_scenario, trace_seed, trace_json, trace_interactive,
+                        trace_changes);
     if (*simulate) return cli::simulate(common, sim);
     if (*compare) return cli::compare(common, cmp);
     if (*bench) return cli::bench(common, bench_args);

@@ -312,6 +312,21 @@ int l_count(lua_State* L) {
   lua_pushinteger(L, n);
   return 1;
 }
+// ctx:sum(owner, location, attr, filter) -> the sum of an integer attribute over the units that
+// count(owner, location, filter) counts (capacity of a fleet, dice of a side)
+int l_sum(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const State& s = st(L);
+  const int slot = I.attr_slot(L, 4);
+  lua_remove(L, 4);  // the filter takes the attribute's place for read_filter
+  const Filter f = read_filter(L, 2);
+  long long total = 0;
+  for (const Entity& e : s.entities)
+    if (f.matches(e)) total += e.attr[static_cast<std::size_t>(slot)];
+  lua_pushinteger(L, total);
+  return 1;
+}
+
 // ctx:entities{kind=, owner=, location=, type=} -> array (any kind, general query)
 int l_entities(lua_State* L) {
   const State& s = st(L);
@@ -551,6 +566,7 @@ void register_state_api(lua_State* L) {
                                  {"upgrade", guarded<l_upgrade>},
                                  {"units", guarded<l_units>},
                                  {"count", guarded<l_count>},
+                                 {"sum", guarded<l_sum>},
                                  {"entities", guarded<l_entities>},
                                  {"role", guarded<l_role>},
                                  {"set_role", guarded<l_set_role>},

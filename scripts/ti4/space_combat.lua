@@ -196,7 +196,8 @@ end
 -- ------------------------------------------------------------------ 10.1: capacity after combat
 
 local function check_capacity(ctx, player, sys)
-  if ctx:count(player, sys, "fighter") == 0 and ctx:count(player, sys, "ground_force") == 0 then return end
+  local carried = ctx:count(player, sys, "fighter") + ctx:count(player, sys, "ground_force")
+  if carried == 0 or carried <= ctx:sum(player, sys, "capacity", "ship") then return end  -- all fit
   local capacity, fighter_room = 0, 0
   for _, u in ipairs(ctx:units(player, sys, "ship")) do capacity = capacity + ctx:get(u, "capacity") end
   for _, planet in ipairs(planets_of(ctx, sys)) do

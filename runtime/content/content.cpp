@@ -126,16 +126,22 @@ Ruleset load_ruleset(const fs::path& dir) {
     throw ContentError(file.string(), 0, "no ruleset here (expected a ruleset.toml)");
   TomlFile f(file.string());
   const toml::table& t = f.root();
-  f.expect_keys(t,
-                {"id", "name", "base_pack", "kinds", "scopes", "attributes", "dice", "windows",
-                 "decisions", "procedures", "setup", "policies", "report", "scenario_lists"},
-                "ruleset.toml");
+  f.expect_keys(
+      t,
+      {"id", "name", "base_pack", "kinds", "unit_kind", "scopes", "attributes", "dice", "windows",
+       "decisions", "procedures", "setup", "policies", "report", "scenario_lists"},
+      "ruleset.toml");
   Ruleset r;
   r.dir = dir;
   r.id = *f.string(t, "id", true);
   r.name = f.string(t, "name").value_or(r.id);
   r.base_pack = f.string(t, "base_pack").value_or("");
   r.kinds = f.strings(t, "kinds");
+  if (auto k = f.string(t, "unit_kind")) {
+    if (std::find(r.kinds.begin(), r.kinds.end(), *k) == r.kinds.end())
+      f.fail(*t.get("unit_kind"), "unit_kind '" + *k + "' is not one of the declared kinds");
+    r.unit_kind = *k;
+  }
   if (std::find(r.kinds.begin(), r.kinds.end(), "player") == r.kinds.end())
     r.kinds.insert(r.kinds.begin(), "player");
   r.scopes = f.strings(t, "scopes");

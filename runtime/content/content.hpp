@@ -59,6 +59,7 @@ struct Ruleset {
   std::string id, name, base_pack;
   fs::path dir;
   std::vector<std::string> kinds;
+  std::string unit_kind = "unit";  // the kind that rolls, takes hits and is counted (ctx:count)
   std::vector<std::string> scopes;
   std::vector<AttributeDef> attributes;
   std::vector<DieType> dice;

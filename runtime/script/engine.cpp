@@ -455,7 +455,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   lua_pushnil(L);
   lua_setfield(L, -2, "dump");
   lua_pop(L, 1);
-  s_unit = sym("unit");
+  s_unit = sym(rules.unit_kind);
   s_player = sym("player");
   s_active_player = sym("active_player");
 

@@ -147,9 +147,11 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
         std::map<std::string, long long> actual;
         for (const Entity& e :
              table->start.entities)  // every type the side started with counts, 0 or more
-          if (e.owner == player && e.kind == sym("unit")) actual[std::string(sym_name(e.type))] = 0;
+          if (e.owner == player && e.kind == sym(table->engine.content().ruleset.unit_kind))
+            actual[std::string(sym_name(e.type))] = 0;
         for (const Entity& e : state.entities)
-          if (e.owner == player && e.kind == sym("unit") && e.location != kReinforcements)
+          if (e.owner == player && e.kind == sym(table->engine.content().ruleset.unit_kind) &&
+              e.location != kReinforcements)
             ++actual[std::string(sym_name(e.type))];
         std::map<std::string, long long> wanted;
         for (auto&& [type, n] : *types.as_table()) {

@@ -20,6 +20,8 @@ class TomlFile {
 
   const std::string& path() const { return path_; }
   const toml::table& root() const { return root_; }
+  // Takes the parsed table out (a copy would lose the source lines; a move keeps them).
+  toml::table release() { return std::move(root_); }
 
   static int line(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 

@@ -510,6 +510,22 @@ int l_reject(lua_State* L) {
     for (const auto& [p, l] : I.scenario_lines)
       if (p == q) line = l;
   }
+  if (line == 0 && !I.scenario_source.empty()) {
+    // the table was copied (a compare arm): find the key in the file itself
+    try {
+      const toml::table file = toml::parse_file(I.scenario_source.string());
+      const toml::node* n = &file;
+      for (std::string q = path; n && !q.empty();) {
+        const std::string key = q.substr(0, q.find('.'));
+        q = q.find('.') == std::string::npos ? "" : q.substr(q.find('.') + 1);
+        const toml::node* next = n->is_table() ? n->as_table()->get(key) : nullptr;
+        if (!next) break;
+        n = next;
+        line = static_cast<int>(n->source().begin.line);
+      }
+    } catch (const std::exception&) {
+    }
+  }
   const ContentError e(I.scenario_file, line, msg);
   lua_pushfstring(L, "%cC%s", kFormatted, e.what());
   return lua_error(L);

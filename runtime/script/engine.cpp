@@ -604,7 +604,8 @@ void push_toml(lua_State* L, const toml::node& n, const std::string& path,
 
 }  // namespace
 
-void Engine::setup(const toml::table& scenario, const std::string& file, State& state) {
+void Engine::setup(const toml::table& scenario, const std::string& file, State& state,
+                   const fs::path& source) {
   Impl& I = *impl_;
   if (I.setup_ref == LUA_NOREF)
     throw ContentError(
@@ -616,6 +617,7 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   I.trace = nullptr;
   I.dice.seed(0, 0);
   I.scenario_file = file;
+  I.scenario_source = source;
   I.scenario_lines.clear();
   lua_newtable(L);
   lua_rawseti(L, LUA_REGISTRYINDEX, I.player_policy_ref);

@@ -61,7 +61,10 @@ class Engine {
 
   // Builds `state` from a scenario (its TOML table; `file` names it in errors) by calling the
   // ruleset's setup script. Throws ContentError or ScriptError.
-  void setup(const toml::table& scenario, const std::string& file, State& state);
+  // `source`, when given, is the file the table came from: a copied table has lost its lines,
+  // and an error looks them up there.
+  void setup(const toml::table& scenario, const std::string& file, State& state,
+             const fs::path& source = {});
 
   // Runs a procedure on `state`, changing it. Throws ScriptError (with pack, file:line, hook
   // and window) when a script fails.

@@ -75,6 +75,7 @@ struct Engine::Impl {
   // scenario line map for setup errors: "attacker.units.cruiser" -> line
   std::vector<std::pair<std::string, int>> scenario_lines;
   std::string scenario_file;
+  fs::path scenario_source;  // the scenario's file, to find lines a copied table lost
 
   // cached symbols used by primitives
   Sym s_unit, s_player, s_active_player;

@@ -28,8 +28,9 @@ Scenario read_scenario(const fs::path& file) {
   TomlFile f(file.string());
   Scenario s = scenario_from_table(f.root(), file.string(), file.parent_path());
   // toml++ copies no source positions, so the copy above lost the lines that ctx:reject reports;
-  // parse again (it parsed once, it parses again) and move the table in, which keeps them.
-  s.table = toml::parse_file(file.string());
+  // move the parsed table in instead, which keeps them
+  s.table = f.release();
+  s.path = file;
   return s;
 }
 
@@ -60,7 +61,7 @@ Session open_session(Scenario scenario, const SessionOptions& options) {
 }
 
 Table::Table(const Session& s, EngineOptions o) : engine(s.content, o) {
-  engine.setup(s.scenario.table, s.scenario.file, start);
+  engine.setup(s.scenario.table, s.scenario.file, start, s.scenario.path);
 }
 
 fs::path default_root() {

@@ -17,6 +17,7 @@ namespace rb {
 
 struct Scenario {
   std::string file;   // for messages
+  fs::path path;      // the file it was read from ("" when inline)
   fs::path dir;       // packs named by path are relative to it
   toml::table table;  // the whole scenario, handed to the ruleset's setup
   std::string ruleset;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
 
 #include "base/error.hpp"
 #include "sim/compare.hpp"
@@ -169,4 +170,27 @@ TEST_CASE("variants: a change that cannot apply is a usage error that says why",
   fails({{"attacker:policy.sustain"}, {}}, "a setting needs a value");
   fails({{}, {"attacker:policy.retreat"}}, "is not set");
   fails({{}, {"ti4-base"}}, "still loaded");
+}
+
+TEST_CASE("variants: a scenario error in a changed arm still names its line", "[compare]") {
+  // the changed arm's table is a copy, which toml++ keeps without source lines; the error looks
+  // the key up in the file
+  const fs::path file = fs::temp_directory_path() / "rulebench-variant-line.toml";
+  {
+    std::ofstream out(file);
+    out << "ruleset = \"ti4\"\n[attacker]\nunits = { cruiser = 2 }\nunitz = {}\n"
+           "[defender]\nunits = { dreadnought = 1 }\n";
+  }
+  for (const bool changed : {false, true}) {
+    std::string error;
+    try {
+      Session s = open_session(read_scenario(file), ti4_options());
+      if (changed) s = apply_changes(s, Changes{{"attacker:morale_boost"}, {}}, ti4_options());
+      Table table(s);
+    } catch (const ContentError& e) {
+      error = e.what();
+    }
+    INFO(error);
+    CHECK(error.find(":4: unknown key 'unitz'") != std::string::npos);
+  }
 }

@@ -108,7 +108,8 @@ namespace {
 // The session of a scenario file, changed by --with/--without.
 Session changed_session(const SessionOptions& so, const std::string& file, const Changes& changes) {
   Session base = open_session(read_scenario(file), so);
-  return changes.empty() ? base : apply_changes(base, changes, so);
+  if (changes.empty()) return base;  // moved, not copied: a copy of a TOML table loses its lines
+  return apply_changes(base, changes, so);
 }
 
 // A progress bar with rate and time left on stderr, when stderr is a terminal and stdout is not

@@ -247,8 +247,10 @@ local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked
   end
   local sustain_a = spec == AFB_HITS and "never" or pa.sustain
   local sustain_d = spec == AFB_HITS and "never" or pd.sustain
-  if hits_on_a > 0 then ctx:assign_hits(a, sys, hits_on_a, spec, pa.hit_order, sustain_a) end
-  if hits_on_d > 0 then ctx:assign_hits(d, sys, hits_on_d, spec, pd.hit_order, sustain_d) end
+  local destroyed = 0
+  if hits_on_a > 0 then destroyed = destroyed + ctx:assign_hits(a, sys, hits_on_a, spec, pa.hit_order, sustain_a) end
+  if hits_on_d > 0 then destroyed = destroyed + ctx:assign_hits(d, sys, hits_on_d, spec, pd.hit_order, sustain_d) end
+  return destroyed
 end
 
 function M.run(ctx)
@@ -271,20 +273,25 @@ function M.run(ctx)
 
   local round = 1
   ctx:set_counter(sys, "round", round, "combat")
-  ctx:open("space_combat.start_of_combat", "space_combat.start_of_round")  -- 2.1
-  -- 9: an ability at the start of combat may leave one side without ships (Skilled Retreat)
-  local ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+  -- 9: an ability at the start of combat may leave one side without ships (Skilled Retreat);
+  -- both had ships before it (1), so only a hook that ran can have changed that
+  local ongoing = true
+  if ctx:open("space_combat.start_of_combat", "space_combat.start_of_round") > 0 then  -- 2.1
+    ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+  end
   if ongoing then
-    ctx:open("space_combat.before_combat")                                 -- 2
+    local ran = ctx:open("space_combat.before_combat")                     -- 2
 
     -- Step 1, Anti-Fighter Barrage: first round only (3.2), simultaneous, even with no fighters (3.3)
-    ctx:open("space_combat.anti_fighter_barrage")
+    ran = ran + ctx:open("space_combat.anti_fighter_barrage")
     local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
     local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
-    assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked)
+    local destroyed = assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked)
 
     -- 3.1: if a side has no ships after the barrage, the combat ends at once
-    ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+    if destroyed > 0 or ran > 0 or after_afb_hooked or assign_hooked then
+      ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+    end
   end
   while ongoing do
     if #neighbours == 0 then  -- no retreat is possible: nothing to decide in a round

@@ -40,7 +40,7 @@ int DiceStream::roll(const DieType& type) {
   if (strict_)
     throw ScriptError("the run rolled more dice than the " + std::to_string(forced_.size()) +
                       " forced results given (a " + std::string(sym_name(type.name)) + " die)");
-  return static_cast<int>(rng_(static_cast<std::uint32_t>(type.sides)));
+  return static_cast<int>(below(static_cast<std::uint32_t>(type.sides)));
 }
 
 int Pool::hits() const {

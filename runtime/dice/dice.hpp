@@ -77,7 +77,20 @@ class DiceStream {
   int roll(const DieType& type);
 
   // Uniform integer in [0, bound) and in [0, 1): the sandbox's math.random.
-  std::uint32_t below(std::uint32_t bound) { return rng_(bound); }
+  // Lemire's multiply-shift method: unbiased, and a division only in the rare rejection case
+  // (pcg32's own bounded call divides on every roll).
+  std::uint32_t below(std::uint32_t bound) {
+    std::uint64_t m = static_cast<std::uint64_t>(rng_()) * bound;
+    auto low = static_cast<std::uint32_t>(m);
+    if (low < bound) {
+      const std::uint32_t threshold = (0u - bound) % bound;
+      while (low < threshold) {
+        m = static_cast<std::uint64_t>(rng_()) * bound;
+        low = static_cast<std::uint32_t>(m);
+      }
+    }
+    return static_cast<std::uint32_t>(m >> 32);
+  }
   double uniform() { return static_cast<double>(rng_()) / 4294967296.0; }
 
  private:

@@ -199,39 +199,59 @@ int sandbox_randomseed(lua_State* L) {
                     "math.randomseed is not available: the runtime's dice are the only randomness");
 }
 
-// require inside a pack: loads <pack>/<a/b>.lua once into the pack's environment.
+// Loads module `name` ("a.b" -> a/b.lua) into the environment at absolute index `env`: from its
+// own folder, else from its __parent's (a pack's parent is the ruleset, whose modules are loaded
+// once into the ruleset's environment and shared). Pushes the module; false when no file.
+bool require_in(lua_State* L, int env, const char* name, const std::string& rel) {
+  lua_getfield(L, env, "__loaded");
+  if (lua_getfield(L, -1, name) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return true;
+  }
+  lua_pop(L, 2);
+  lua_getfield(L, env, "__dir");
+  const fs::path path = fs::path(lua_tostring(L, -1)) / (rel + ".lua");
+  lua_pop(L, 1);
+  if (!fs::is_regular_file(path)) {
+    if (lua_getfield(L, env, "__parent") != LUA_TTABLE) {
+      lua_pop(L, 1);
+      return false;
+    }
+    const int parent = lua_gettop(L);
+    const bool found = require_in(L, parent, name, rel);
+    lua_remove(L, parent);
+    return found;
+  }
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception& e) {
+    luaL_error(L, "%s", e.what());
+  }
+  const std::string chunk = "@" + display_path(path);
+  if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK) lua_error(L);
+  lua_pushvalue(L, env);
+  lua_setupvalue(L, -2, 1);
+  lua_call(L, 0, 1);
+  if (lua_isnil(L, -1)) lua_pop(L, 1), lua_pushboolean(L, 1);
+  lua_getfield(L, env, "__loaded");
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 1);
+  return true;
+}
+
+// require inside a pack: a module of the pack, else of its ruleset (scripts/<game>/).
 int sandbox_require(lua_State* L) {
   const char* name = luaL_checkstring(L, 1);
-  lua_getfield(L, lua_upvalueindex(1), "__loaded");
-  lua_getfield(L, -1, name);
-  if (!lua_isnil(L, -1)) return 1;
-  lua_pop(L, 1);
   std::string rel = name;
   if (rel.find("..") != std::string::npos || rel.find('/') != std::string::npos)
     return luaL_error(L, "require '%s': module names are dotted names inside the pack", name);
   for (char& c : rel)
     if (c == '.') c = '/';
-  lua_getfield(L, lua_upvalueindex(1), "__dir");
-  fs::path path = fs::path(lua_tostring(L, -1)) / (rel + ".lua");
-  lua_pop(L, 1);
-  if (!fs::is_regular_file(path))
-    return luaL_error(L, "require '%s': no file %s in this pack", name, path.string().c_str());
-  std::string text;
-  try {
-    text = read_file(path);
-  } catch (const std::exception& e) {
-    return luaL_error(L, "%s", e.what());
-  }
-  const std::string chunk = "@" + display_path(path);
-  if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK)
-    return lua_error(L);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_setupvalue(L, -2, 1);
-  lua_call(L, 0, 1);
-  if (lua_isnil(L, -1)) lua_pop(L, 1), lua_pushboolean(L, 1);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -3, name);
-  return 1;
+  if (require_in(L, lua_upvalueindex(1), name, rel)) return 1;
+  return luaL_error(L, "require '%s': no file %s.lua in this pack or its ruleset", name,
+                    rel.c_str());
 }
 
 void copy_fields(lua_State* L, int from, int to, std::initializer_list<const char*> names) {
@@ -476,13 +496,16 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   for (const auto& w : rules.windows) bus.declare(w);
   for (const HookDef& h : content->hooks) bus.add(h);  // declarative hooks from TOML
 
-  // sandboxes: one per pack, then the ruleset's
+  // sandboxes: one per pack, then the ruleset's, whose modules a pack may require
+  push_sandbox(L, rules.dir);
+  const int ruleset_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   for (const auto& p : content->packs) {
     push_sandbox(L, p.dir);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ruleset_ref);
+    lua_setfield(L, -2, "__parent");
     env_refs.push_back(luaL_ref(L, LUA_REGISTRYINDEX));
   }
-  push_sandbox(L, rules.dir);
-  env_refs.push_back(luaL_ref(L, LUA_REGISTRYINDEX));
+  env_refs.push_back(ruleset_ref);
   for (int ref : env_refs) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_pushcfunction(L, guarded<lua_register_hook>);

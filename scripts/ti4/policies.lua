@@ -4,24 +4,12 @@
 
 local P = {}
 
-local function opponent(ctx, player)
-  local a, d = ctx:role("attacker"), ctx:role("defender")
-  return player == a and d or a
-end
+local lib = require "lib"
 
 -- retreat = "never" | "when_outnumbered" | N (announce once N rounds have been fought)
 P["space_combat.announce_retreat"] = function(ctx, player, options, policy)
-  local r = policy.retreat
-  if r == "never" then return "no", "retreat: never" end
-  local sys = ctx:role("active_system")
-  if r == "when_outnumbered" then
-    local mine, theirs = ctx:count(player, sys, "ship"), ctx:count(opponent(ctx, player), sys, "ship")
-    if mine < theirs then return "yes", "outnumbered " .. mine .. " to " .. theirs end
-    return "no", "not outnumbered (" .. mine .. " to " .. theirs .. ")"
-  end
-  local fought = ctx:counter(sys, "round") - 1
-  if fought >= r then return "yes", "retreat after " .. r .. " rounds" end
-  return "no", "retreat after " .. r .. " rounds; " .. fought .. " fought"
+  local go, why = lib.time_to_retreat(ctx, player)
+  return go and "yes" or "no", why
 end
 
 -- the first eligible system, unless the policy names one (retreat_to = "home")

@@ -26,14 +26,8 @@ local FIRE = {
     "space_combat.end_of_round" },
 }
 
-local function has_ships(ctx, player, sys)
-  return ctx:count(player, sys, "ship") > 0
-end
-
-local function opponent(ctx, player)
-  local a, d = ctx:role("attacker"), ctx:role("defender")
-  return player == a and d or a
-end
+local lib = require "lib"
+local has_ships, opponent = lib.has_ships, lib.opponent
 
 -- ------------------------------------------------------------------ retreat eligibility (4.3, 7.3)
 
@@ -47,11 +41,7 @@ local function eligible_by_rule(ctx, player, sys)
   for _, planet in ipairs(planets_of(ctx, sys)) do
     if ctx:owner(planet) == player or ctx:count(player, planet) > 0 then own = true end
   end
-  if not own then return false end
-  for _, other in ipairs(ctx:players()) do
-    if other ~= player and ctx:count(other, sys, "ship") > 0 then return false end
-  end
-  return true
+  return own and not lib.other_ships(ctx, player, sys)
 end
 
 -- The systems a player may retreat to. Content extends eligibility through the
@@ -105,11 +95,6 @@ local function place_command_token(ctx, player, sys)
     ctx:event("command_token:" .. ctx:name(player) .. ":" .. ctx:name(sys) .. ":" .. from,
       ctx:name(player) .. " places a command token in " .. ctx:name(sys) .. " from " .. from:gsub("_tokens", ""))
   end
-end
-
-local function rank_in(order, type)
-  for i, t in ipairs(order) do if t == type then return i end end
-  return #order + 1
 end
 
 local function needs_transport(ctx, u)
@@ -167,12 +152,7 @@ local function retreat(ctx, player, sys, neighbours)
     for n = 0, math.min(capacity, #planet_forces) do options[#options + 1] = tostring(n) end
     from_planets = tonumber(ctx:decide(player, "space_combat.retreat_ground_forces", options))
   end
-  local order = ctx:policy(player).transport_order or {}
-  table.sort(cargo, function(a, b)
-    local ra, rb = rank_in(order, ctx:type(a)), rank_in(order, ctx:type(b))
-    if ra ~= rb then return ra < rb end
-    return a < b
-  end)
+  lib.sort_cargo(ctx, player, cargo)
   local room = capacity - from_planets
   local moved = {}
   for _, u in ipairs(movers) do moved[#moved + 1] = u end

@@ -64,8 +64,18 @@ TEST_CASE("sandbox: forbidden libraries and loaders are clear errors naming hook
 }
 
 TEST_CASE("sandbox: require loads a module from inside the pack", "[sandbox]") {
+  // the ruleset has a lib/helper.lua too (answer -1): the pack's own comes first
   MiniTable table({"sandbox-pack"}, probe_scenario("require_inside"));
   CHECK(run_probe(table).metric("helper") == 42);
+}
+
+TEST_CASE("sandbox: a pack may require its ruleset's modules, and nothing else", "[sandbox]") {
+  MiniTable table({"sandbox-pack"}, probe_scenario("require_ruleset"));
+  CHECK(run_probe(table).metric("ruleset_lib") == 7);
+  const std::string error = probe_error("require_missing");
+  INFO(error);
+  CHECK(contains(
+      error, "require 'no_such_module': no file no_such_module.lua in this pack or its ruleset"));
 }
 
 TEST_CASE("sandbox: an endless loop in a hook stops at the instruction budget", "[sandbox]") {
@@ -167,5 +177,5 @@ TEST_CASE("sandbox: hook{} called during a run fails because registrations are f
     CHECK(contains(e.what(), "frozen"));
     CHECK(contains(e.what(), "hooks.lua:"));
   }
-  CHECK(table.engine.bus().hooks().size() == 14);  // nothing was added
+  CHECK(table.engine.bus().hooks().size() == 16);  // the fixture's 16 probes; nothing was added
 }

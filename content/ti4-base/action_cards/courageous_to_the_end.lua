@@ -6,10 +6,7 @@
 -- Courageous to the End may answer), and the runtime counts a use and discards the card only
 -- after apply returns; the "used" counter keeps this card from firing twice in that nesting.
 
-local function opponent(ctx, player)
-  local a, d = ctx:role("attacker"), ctx:role("defender")
-  return player == a and d or a
-end
+local opponent = require("lib").opponent  -- scripts/ti4/lib.lua
 
 hook {
   id = "courageous_to_the_end",

@@ -11,40 +11,16 @@
 -- capacity lasts (transport_order), the rest are removed (as in 7.2).
 -- Test: tests/cards/skilled_retreat.toml
 
-local function opponent(ctx, player)
-  local a, d = ctx:role("attacker"), ctx:role("defender")
-  return player == a and d or a
-end
-
-local function wants_to_leave(ctx, player)
-  local r = ctx:policy(player).retreat
-  local sys = ctx:role("active_system")
-  if r == "when_outnumbered" then
-    return ctx:count(player, sys, "ship") < ctx:count(opponent(ctx, player), sys, "ship")
-  end
-  return math.type(r) == "integer" and ctx:counter(sys, "round") - 1 >= r
-end
-
-local function other_ships(ctx, player, sys)
-  for _, other in ipairs(ctx:players()) do
-    if other ~= player and ctx:count(other, sys, "ship") > 0 then return true end
-  end
-  return false
-end
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local function open_systems(ctx, player)
   local out = {}
   for _, sys in ipairs(ctx:adjacent(ctx:role("active_system"), "adjacent")) do
-    local args = { player = player, system = sys, eligible = not other_ships(ctx, player, sys), by_rule = false }
+    local args = { player = player, system = sys, eligible = not lib.other_ships(ctx, player, sys), by_rule = false }
     ctx:open("space_combat.retreat_eligibility", args)
     if args.eligible then out[#out + 1] = sys end
   end
   return out
-end
-
-local function rank_in(order, type)
-  for i, t in ipairs(order) do if t == type then return i end end
-  return #order + 1
 end
 
 local function place_token(ctx, player, sys)
@@ -65,7 +41,7 @@ hook {
   optional = true,
   discard = true,
   condition = function(ctx, player)
-    return ctx:count(player, ctx:role("active_system"), "ship") > 0 and wants_to_leave(ctx, player)
+    return ctx:count(player, ctx:role("active_system"), "ship") > 0 and lib.time_to_retreat(ctx, player)
       and #open_systems(ctx, player) > 0
   end,
   apply = function(ctx, player)
@@ -86,12 +62,7 @@ hook {
         cargo[#cargo + 1] = u
       end
     end
-    local order = ctx:policy(player).transport_order or {}
-    table.sort(cargo, function(a, b)
-      local ra, rb = rank_in(order, ctx:type(a)), rank_in(order, ctx:type(b))
-      if ra ~= rb then return ra < rb end
-      return a < b
-    end)
+    lib.sort_cargo(ctx, player, cargo)
     for _, u in ipairs(movers) do ctx:move(u, dest) end
     for i, u in ipairs(cargo) do
       if i <= room then ctx:move(u, dest) else ctx:move(u, "reinforcements") end

@@ -6,9 +6,7 @@
 --   "A player may retreat into a supernova only if that player owns the Magmus Reactor Muaat
 --    factional technology." (a faction pack grants it by holding that technology)
 
-local function owns(ctx, player, tech)
-  return #ctx:entities { kind = "technology", owner = player, type = tech } > 0
-end
+local owns = require("lib").owns  -- scripts/ti4/lib.lua
 
 -- hook id, anomaly, the technology that allows it (nil: nothing does)
 local RULES = {

@@ -4,10 +4,7 @@
 
 local NEEDED = 3
 
-local function opponent(ctx, player)
-  local a, d = ctx:role("attacker"), ctx:role("defender")
-  return player == a and d or a
-end
+local opponent = require("lib").opponent  -- scripts/ti4/lib.lua
 
 -- the player's non-fighter ships in the active system
 local function non_fighter_ships(ctx, player)

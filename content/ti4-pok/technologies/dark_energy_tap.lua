@@ -8,23 +8,15 @@
 -- run after hooks that are rules (no source), so this is written as a rule with a higher
 -- priority that checks for the technology itself. Test: tests/dark_energy_tap.toml
 
-local function owns(ctx, player, tech)
-  return #ctx:entities { kind = "technology", owner = player, type = tech } > 0
-end
-
-local function other_ships(ctx, player, sys)
-  for _, other in ipairs(ctx:players()) do
-    if other ~= player and ctx:count(other, sys, "ship") > 0 then return true end
-  end
-  return false
-end
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 hook {
   id = "dark_energy_tap",
   window = "space_combat.retreat_eligibility",
   priority = 10,  -- before the anomaly rules (priority 0), which may still say no
   condition = function(ctx, _, _, args)
-    return not args.eligible and owns(ctx, args.player, "dark_energy_tap") and not other_ships(ctx, args.player, args.system)
+    return not args.eligible and lib.owns(ctx, args.player, "dark_energy_tap")
+      and not lib.other_ships(ctx, args.player, args.system)
   end,
   apply = function(_, _, _, args) args.eligible = true end,
 }

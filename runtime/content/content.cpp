@@ -385,7 +385,6 @@ class PackLoader {
     }
   }
 
-  std::vector<PendingRef> hook_sources;  // resolved by the engine too (hook.source)
 
  private:
   template <class F>

@@ -589,10 +589,6 @@ const EventBus& Engine::bus() const {
   return impl_->bus;
 }
 
-std::string Engine::entity_name(const State& state, EntityId e) const {
-  return state.valid(e) ? std::string(sym_name(state.at(e).type)) : std::string();
-}
-
 namespace {
 
 void push_toml(lua_State* L, const toml::node& n, const std::string& path,

@@ -70,9 +70,6 @@ class Engine {
   // and window) when a script fails.
   void run(std::string_view procedure, State& state, const RunOptions& options, RunResult& result);
 
-  // The names of the players, indexed by entity id (empty for non-players), for reports.
-  std::string entity_name(const State& state, EntityId e) const;
-
   struct Impl;  // script/lua_host.hpp, seen only by runtime/script/
 
  private:

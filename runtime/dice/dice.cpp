@@ -20,7 +20,7 @@ int DieType::face_of_name(Sym face) const {
   return -1;
 }
 
-int DiceStream::roll(const DieType& type) {
+int DiceStream::roll_forced(const DieType& type) {
   if (next_forced_ < forced_.size()) {
     const Forced& f = forced_[next_forced_++];
     int face = type.numeric() ? (f.face == kNoSym ? type.face_of_value(f.value) : -1)
@@ -56,11 +56,6 @@ int Pool::count(const std::vector<DieType>& types, Sym face) const {
         types[static_cast<std::size_t>(d.type)].faces[static_cast<std::size_t>(d.face)] == face)
       ++n;
   return n;
-}
-
-void set_face(Die& d, const DieType& type, int face) {
-  d.face = static_cast<std::int16_t>(face);
-  d.value = type.numeric() ? type.values[static_cast<std::size_t>(face)] : 0;
 }
 
 }  // namespace rb

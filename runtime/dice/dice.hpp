@@ -74,7 +74,10 @@ class DiceStream {
   // Rolls a face index of `type`: the next forced result if one is queued, else random.
   // Throws ScriptError when a forced result does not fit the die, or when strict forcing runs
   // out of results.
-  int roll(const DieType& type);
+  int roll(const DieType& type) {
+    if (next_forced_ < forced_.size() || strict_) return roll_forced(type);
+    return static_cast<int>(below(static_cast<std::uint32_t>(type.sides)));
+  }
 
   // Uniform integer in [0, bound) and in [0, 1): the sandbox's math.random.
   // Lemire's multiply-shift method: unbiased, and a division only in the rare rejection case
@@ -94,6 +97,8 @@ class DiceStream {
   double uniform() { return static_cast<double>(rng_()) / 4294967296.0; }
 
  private:
+  int roll_forced(const DieType& type);  // the queue of forced results, or strict forcing
+
   pcg32 rng_;
   std::vector<Forced> forced_;
   std::size_t next_forced_ = 0;
@@ -114,6 +119,9 @@ class Pool {
 };
 
 // Sets a die to a rolled face of its type.
-void set_face(Die& d, const DieType& type, int face);
+inline void set_face(Die& d, const DieType& type, int face) {
+  d.face = static_cast<std::int16_t>(face);
+  d.value = type.numeric() ? type.values[static_cast<std::size_t>(face)] : 0;
+}
 
 }  // namespace rb

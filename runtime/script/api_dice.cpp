@@ -17,9 +17,9 @@ Pool& check_pool(lua_State* L, int idx) {
   void* p = lua_touserdata(L, idx);
   if (lua_type(L, idx) == LUA_TLIGHTUSERDATA)
     for (std::size_t i = 0; i < I.pools_used; ++i)
-      if (&I.pools[i] == p) return I.pools[i];
+      if (I.pools[i].get() == p) return *I.pools[i];
   luaL_error(L, "bad argument #%d: expected a pool of dice from this run", idx);
-  return I.pools[0];  // unreachable
+  return *I.pools[0];  // unreachable
 }
 
 namespace {
@@ -693,10 +693,14 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
       if (!I.rules.has_scope(name)) luaL_error(L, "exchange_fire: '%s' is not a scope", name);
       return lua_sym(L, -1);
     };
-    lua_getfield(L, idx, "counter");
-    x.counter = lua_sym(L, -1);
-    x.counter_scope = scope("counter_scope");
-    x.round_scope = scope("round_scope");
+    lua_getfield(L, idx, "once");
+    x.once = lua_toboolean(L, -1);
+    if (!x.once) {
+      lua_getfield(L, idx, "counter");
+      x.counter = lua_sym(L, -1);
+      x.counter_scope = scope("counter_scope");
+      x.round_scope = scope("round_scope");
+    }
     I.exchange_specs.push_back(std::move(x));
     return static_cast<int>(I.exchange_specs.size() - 1);
   }))];
@@ -711,6 +715,12 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
 // it returns true and the procedure runs that round itself. It returns false once a side has no
 // units that roll. The procedure's own round must do the same as a round here: a test compares
 // the two paths run for run.
+// With spec.once, it is one exchange and no round (a first-round step such as Anti-Fighter
+// Barrage): it returns nil when it hands the exchange back, else whether both sides still have
+// units that roll.
+// With spec.once, it is one exchange and no round (a first-round step such as Anti-Fighter
+// Barrage): it returns nil when it hands the exchange back, else whether both sides still have
+// units that roll.
 int l_exchange_fire(lua_State* L) {
   Engine::Impl& I = impl(L);
   State& s = st(L);
@@ -730,18 +740,21 @@ int l_exchange_fire(lua_State* L) {
         return true;
     return false;
   };
-  const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
-  if (!I.options.exchange_fire || I.tracing() || scripted) {
-    lua_pushboolean(L, 1);
+  // handing the exchange back: "ongoing, run the round yourself", or for a single exchange
+  // "not done"
+  auto hand_back = [&] {
+    if (x.once)
+      lua_pushnil(L);
+    else
+      lua_pushboolean(L, 1);
     return 1;
-  }
+  };
+  const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
+  if (!I.options.exchange_fire || I.tracing() || scripted) return hand_back();
   const std::size_t pools_mark = I.pools_used;
   for (;;) {
     for (int w : x.windows)
-      if (I.window_live(w)) {
-        lua_pushboolean(L, 1);
-        return 1;
-      }
+      if (I.window_live(w)) return hand_back();
     const int hits_a = roll_units_core(I, s, a, location, *x.roll).hits();
     const int hits_d = roll_units_core(I, s, d, location, *x.roll).hits();
     I.pools_used = pools_mark;  // these pools never reach a script
@@ -750,8 +763,9 @@ int l_exchange_fire(lua_State* L) {
       assign_hits_core(L, I, s, a, location, hits_d, *x.hits, order_a, sustain_a, sustained);
     if (hits_a > 0)
       assign_hits_core(L, I, s, d, location, hits_a, *x.hits, order_d, sustain_d, sustained);
-    if (!(has_units(a) && has_units(d))) {
-      lua_pushboolean(L, 0);
+    const bool ongoing = has_units(a) && has_units(d);
+    if (!ongoing || x.once) {
+      lua_pushboolean(L, ongoing);
       return 1;
     }
     s.end_scope(x.round_scope);

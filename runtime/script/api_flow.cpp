@@ -253,13 +253,18 @@ int l_open(lua_State* L) {
   return 1;
 }
 
-// ctx:hooked(window) -> whether a hook on the window can run in this run (its source is held,
-// or it is a rule); a procedure builds the window's args only then
+// ctx:hooked(window, ...) -> for each window, whether a hook on it can run in this run (its
+// source is held, or it is a rule); a procedure builds the window's args only then
 int l_hooked(lua_State* L) {
   Engine::Impl& I = impl(L);
-  const int w = I.window_index(L, 2);
-  lua_pushboolean(L, I.state ? I.window_live(w) : !I.bus.empty(w));
-  return 1;
+  const int n = lua_gettop(L);
+  if (n < 2) return luaL_error(L, "hooked needs a window name");
+  luaL_checkstack(L, n, "too many windows");
+  for (int i = 2; i <= n; ++i) {
+    const int w = I.window_index(L, i);
+    lua_pushboolean(L, I.state ? I.window_live(w) : !I.bus.empty(w));
+  }
+  return n - 1;
 }
 
 // ctx:decide(player, decision, options) -> the chosen option
@@ -305,16 +310,19 @@ int l_result(lua_State* L) {
   Engine::Impl& I = impl(L);
   if (!I.result) return luaL_error(L, "result needs a run");
   const char* name = luaL_checkstring(L, 2);
-  I.result->outcome_name = name;
+  const Sym outcome = lua_sym(L, 2);
+  const auto& outs = I.procedure->outcome_syms;
   I.result->outcome = -1;
-  auto it = I.rules.reports.find(I.procedure_name);
-  if (it != I.rules.reports.end()) {
-    const auto& outs = it->second.outcomes;
-    for (std::size_t i = 0; i < outs.size(); ++i)
-      if (outs[i] == name) I.result->outcome = static_cast<int>(i);
-    if (I.result->outcome < 0 && !outs.empty())
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    if (outs[i] == outcome) {
+      I.result->outcome = static_cast<int>(i);
+      I.result->outcome_name = I.procedure->outcomes[i];
+    }
+  if (I.result->outcome < 0) {
+    if (!outs.empty())
       return luaL_error(L, "outcome '%s' is not one of the report's outcomes%s", name,
-                        did_you_mean(name, outs).c_str());
+                        did_you_mean(name, I.procedure->outcomes).c_str());
+    I.result->outcome_name = name;
   }
   if (I.tracing())
     I.trace->add(EventKind::note, std::string("result:") + name, std::string("outcome: ") + name);

@@ -7,13 +7,14 @@ namespace rb {
 
 Sym lua_sym(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
-  if (lua_type(L, idx) != LUA_TSTRING)
-    luaL_error(L, "expected a name (a string), got %s", luaL_typename(L, idx));
   // Short strings are interned by Lua and anchored below, so their address names them for good;
-  // only such strings enter the cache, so a hit needs no look at the characters.
+  // only such strings enter the cache, so a hit needs no look at the characters, nor at the
+  // type (no live object of another type can have an anchored string's address).
   const void* p = lua_topointer(L, idx);
   auto& slot = I.sym_slots[(reinterpret_cast<std::uintptr_t>(p) >> 4) & (I.sym_slots.size() - 1)];
-  if (slot.str == p) return slot.sym;
+  if (p && slot.str == p) return slot.sym;
+  if (lua_type(L, idx) != LUA_TSTRING)
+    luaL_error(L, "expected a name (a string), got %s", luaL_typename(L, idx));
   size_t len = 0;
   const char* str = lua_tolstring(L, idx, &len);
   const bool short_string = len <= 40;
@@ -47,6 +48,10 @@ EntityId check_entity(lua_State* L, int idx) {
 }
 
 EntityId opt_entity(lua_State* L, int idx) {
+  int ok = 0;
+  const lua_Integer e = lua_tointegerx(L, idx, &ok);
+  const State* s = impl(L).state;
+  if (ok && s && s->valid(static_cast<EntityId>(e))) return static_cast<EntityId>(e);
   return lua_isnoneornil(L, idx) ? kNoEntity : check_entity(L, idx);
 }
 
@@ -253,14 +258,20 @@ struct Filter {
   EntityId owner = kNoEntity;
   EntityId location = kNoEntity;
   bool any_location = true;
-  int attr = -1;
+  int attr = -1;       // must be set...
+  int also[3] = {};    // ...or one of these (ctx:count(p, sys, "fighter", "ground_force"))
+  int n_also = 0;
   Sym kind = kNoSym;
   Sym type = kNoSym;
   bool matches(const Entity& e) const {
     if (kind != kNoSym && e.kind != kind) return false;
     if (owner != kNoEntity && e.owner != owner) return false;
     if (any_location ? e.location == kReinforcements : e.location != location) return false;
-    if (attr >= 0 && e.attr[static_cast<std::size_t>(attr)] == 0) return false;
+    if (attr >= 0 && e.attr[static_cast<std::size_t>(attr)] == 0) {
+      bool any = false;
+      for (int i = 0; i < n_also && !any; ++i) any = e.attr[static_cast<std::size_t>(also[i])] != 0;
+      if (!any) return false;
+    }
     if (type != kNoSym && e.type != type) return false;
     return true;
   }
@@ -271,14 +282,18 @@ Filter read_filter(lua_State* L, int first) {
   Filter f;
   f.kind = I.s_unit;
   f.owner = opt_entity(L, first);
-  const int where = lua_type(L, first + 1);
-  if (where == LUA_TNUMBER)
+  int is_id = 0;
+  const lua_Integer at = lua_tointegerx(L, first + 1, &is_id);
+  const int where = is_id ? LUA_TNUMBER : lua_type(L, first + 1);
+  if (is_id && I.state && I.state->valid(static_cast<EntityId>(at)))
+    f.any_location = false, f.location = static_cast<EntityId>(at);
+  else if (where == LUA_TNUMBER)
     f.any_location = false, f.location = check_entity(L, first + 1);
   else if (where == LUA_TSTRING && std::string_view(lua_tostring(L, first + 1)) == "reinforcements")
     f.any_location = false, f.location = kReinforcements;
   else if (where > LUA_TNIL)
     f.any_location = false, f.location = check_entity(L, first + 1);
-  if (lua_type(L, first + 2) > LUA_TNIL) {
+  if (!lua_isnoneornil(L, first + 2)) {
     // an attribute name, or "type:cruiser"; both cached by symbol after the first time
     const Sym s = lua_sym(L, first + 2);
     if (s < I.attr_by_sym.size() && I.attr_by_sym[s] >= 0) {
@@ -287,6 +302,12 @@ Filter read_filter(lua_State* L, int first) {
       f.type = sym(name.substr(5));
     } else {
       f.attr = I.attr_slot(L, first + 2);
+    }
+    // more attribute names: a unit with any of them counts
+    for (int i = first + 3; !lua_isnoneornil(L, i); ++i) {
+      if (f.attr < 0) luaL_error(L, "a \"type:\" filter takes no other filter");
+      if (f.n_also == 3) luaL_error(L, "at most 4 attributes in one filter");
+      f.also[f.n_also++] = I.attr_slot(L, i);
     }
   }
   return f;
@@ -349,13 +370,20 @@ int l_entities(lua_State* L) {
   return 1;
 }
 
+// ctx:role(name, ...) -> the entity of each role named (nil if none)
 int l_role(lua_State* L) {
-  const EntityId e = st(L).role(lua_sym(L, 2));
-  if (e == kNoEntity)
-    lua_pushnil(L);
-  else
-    lua_pushinteger(L, e);
-  return 1;
+  const State& s = st(L);
+  const int n = lua_gettop(L);
+  if (n < 2) return luaL_error(L, "role needs a name");
+  luaL_checkstack(L, n, "too many roles");
+  for (int i = 2; i <= n; ++i) {
+    const EntityId e = s.role(lua_sym(L, i));
+    if (e == kNoEntity)
+      lua_pushnil(L);
+    else
+      lua_pushinteger(L, e);
+  }
+  return n - 1;
 }
 int l_set_role(lua_State* L) {
   st(L).set_role(lua_sym(L, 2), opt_entity(L, 3));
@@ -372,11 +400,13 @@ int l_players(lua_State* L) {
 Sym opt_scope(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return kNoSym;
   Engine::Impl& I = impl(L);
-  const char* s = luaL_checkstring(L, idx);
-  if (!I.rules.has_scope(s))
+  const Sym scope = lua_sym(L, idx);
+  if (std::find(I.scope_syms.begin(), I.scope_syms.end(), scope) == I.scope_syms.end()) {
+    const char* s = lua_tostring(L, idx);
     luaL_error(L, "'%s' is not a scope of the ruleset%s", s,
                did_you_mean(s, I.rules.scopes).c_str());
-  return lua_sym(L, idx);
+  }
+  return scope;
 }
 int l_counter(lua_State* L) {
   lua_pushinteger(L, st(L).counter(check_entity(L, 2), lua_sym(L, 3)));
@@ -400,10 +430,15 @@ int l_set_flag(lua_State* L) {
   st(L).set_counter(check_entity(L, 2), lua_sym(L, 3), 1, opt_scope(L, 4));
   return 0;
 }
+// ctx:end_scope(scope, ...): the counters, flags and modifiers of each scope named end
 int l_end_scope(lua_State* L) {
-  const Sym scope = opt_scope(L, 2);
-  if (scope == kNoSym) return luaL_error(L, "end_scope needs a scope");
-  st(L).end_scope(scope);
+  const int n = lua_gettop(L);
+  if (n < 2) return luaL_error(L, "end_scope needs a scope");
+  for (int i = 2; i <= n; ++i) {
+    const Sym scope = opt_scope(L, i);
+    if (scope == kNoSym) return luaL_error(L, "end_scope needs a scope");
+    st(L).end_scope(scope);
+  }
   return 0;
 }
 

@@ -20,9 +20,6 @@
 
 namespace rb {
 
-Engine::Impl& impl(lua_State* L) {
-  return **static_cast<Engine::Impl**>(lua_getextraspace(L));
-}
 
 double RunResult::metric(std::string_view name, double fallback) const {
   const auto s = find_sym(name);
@@ -476,6 +473,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   lua_setfield(L, -2, "dump");
   lua_pop(L, 1);
   s_unit = sym(rules.unit_kind);
+  for (const std::string& scope : rules.scopes) scope_syms.push_back(sym(scope));
   s_player = sym("player");
   s_active_player = sym("active_player");
 
@@ -524,7 +522,11 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
     if (!lua_isfunction(L, -1))
       throw ContentError(display_path(path), 0,
                          "procedure '" + name + "' has no run(ctx) function");
-    procedures.emplace_back(name, luaL_ref(L, LUA_REGISTRYINDEX));
+    Procedure proc{name, luaL_ref(L, LUA_REGISTRYINDEX), {}, {}};
+    if (auto it = rules.reports.find(name); it != rules.reports.end())
+      for (const std::string& o : it->second.outcomes)
+        proc.outcomes.push_back(o), proc.outcome_syms.push_back(sym(o));
+    procedures.push_back(std::move(proc));
     lua_pop(L, 1);
   }
   if (!rules.setup.empty()) {
@@ -565,8 +567,8 @@ void Engine::Impl::push_ctx() {
 }
 
 Pool& Engine::Impl::new_pool() {
-  if (pools_used == pools.size()) pools.emplace_back();
-  Pool& p = pools[pools_used++];
+  if (pools_used == pools.size()) pools.push_back(std::make_unique<Pool>());
+  Pool& p = *pools[pools_used++];
   p.clear();
   return p;
 }
@@ -653,12 +655,12 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
 void Engine::run(std::string_view procedure, State& state, const RunOptions& options,
                  RunResult& result) {
   Impl& I = *impl_;
-  int ref = LUA_NOREF;
-  for (const auto& [name, r] : I.procedures)
-    if (name == procedure) ref = r;
-  if (ref == LUA_NOREF) {
+  const Impl::Procedure* proc = nullptr;
+  for (const auto& p : I.procedures)
+    if (p.name == procedure) proc = &p;
+  if (!proc) {
     std::vector<std::string> names;
-    for (const auto& [name, r] : I.procedures) names.push_back(name);
+    for (const auto& p : I.procedures) names.push_back(p.name);
     throw UsageError("ruleset '" + I.rules.id + "' has no procedure '" + std::string(procedure) +
                      "'" + did_you_mean(procedure, names));
   }
@@ -666,7 +668,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   I.trace = options.trace;
   I.result = &result;
   I.run_options = &options;
-  I.procedure_name = procedure;
+  I.procedure = proc;
   I.pools_used = 0;
   I.depth = 0;
   I.liveness_dirty = true;
@@ -691,7 +693,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
     }
   } reset{I, outer};
   lua_State* L = I.L;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, proc->ref);
   I.push_ctx();
   try {
     I.call(1, 0, Impl::kTimeLimited, [&] { return "procedure '" + std::string(procedure) + "'"; });

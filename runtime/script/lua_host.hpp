@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,7 +43,14 @@ struct Engine::Impl {
   int setup_ref = LUA_NOREF;
   int player_policy_ref = LUA_NOREF;  // player entity -> policy table (scenario settings)
   int scenario_ref = LUA_NOREF;
-  std::vector<std::pair<std::string, int>> procedures;  // name -> run function
+  struct Procedure {
+    std::string name;
+    int ref = LUA_NOREF;  // the run function
+    std::vector<std::string> outcomes;  // its report's outcomes (ctx:result checks against them)
+    std::vector<Sym> outcome_syms;
+  };
+  std::vector<Procedure> procedures;
+  const Procedure* procedure = nullptr;  // the one running
   std::vector<int> env_refs;                            // one sandbox per pack, then the ruleset's
 
   // memory and instruction budget
@@ -66,8 +74,7 @@ struct Engine::Impl {
   Trace* trace = nullptr;
   RunResult* result = nullptr;
   const RunOptions* run_options = nullptr;
-  std::string procedure_name;
-  std::deque<Pool> pools;
+  std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added
   std::size_t pools_used = 0;
   std::deque<std::vector<Firing>> firings;  // one list per nesting depth of open()
   std::vector<int> window_by_sym;           // Sym -> window index (-1), a cache
@@ -79,6 +86,7 @@ struct Engine::Impl {
 
   // cached symbols used by primitives
   Sym s_unit, s_player, s_active_player;
+  std::vector<Sym> scope_syms;  // the ruleset's scopes
   std::vector<int> attr_by_sym;  // Sym -> attribute slot (-1: not an attribute), a cache
   std::vector<int> die_by_sym;   // Sym -> die type index, a cache
 
@@ -118,6 +126,7 @@ struct Engine::Impl {
     const CasualtySpec* hits = nullptr;
     std::vector<int> windows;  // if any of these can run a hook, the round is the procedure's
     Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
+    bool once = false;  // one exchange (a first-round step such as Anti-Fighter Barrage)
   };
   std::deque<ExchangeSpec> exchange_specs;
   int spec_anchor_ref = LUA_NOREF;
@@ -174,7 +183,9 @@ struct Engine::Impl {
 };
 
 // The Impl of the Lua state (stored in its extra space).
-Engine::Impl& impl(lua_State* L);
+inline Engine::Impl& impl(lua_State* L) {
+  return **static_cast<Engine::Impl**>(lua_getextraspace(L));
+}
 
 // Interned symbol of the string at idx (cached in a Lua table: no lock after the first time).
 Sym lua_sym(lua_State* L, int idx);

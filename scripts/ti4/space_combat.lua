@@ -26,6 +26,14 @@ local FIRE = {
     "space_combat.end_of_round" },
 }
 
+-- Anti-Fighter Barrage as one exchange in C++ (ctx:exchange_fire with once), when no hook can run
+-- from the windows before it to the hits it assigns; else the procedure resolves it below.
+local BARRAGE = {
+  roll = AFB, hits = AFB_HITS, once = true,
+  windows = { "space_combat.before_combat", "space_combat.anti_fighter_barrage",
+    "space_combat.after_anti_fighter_barrage_roll", "space_combat.assign_hits" },
+}
+
 local lib = require "lib"
 local has_ships, opponent = lib.has_ships, lib.opponent
 
@@ -176,7 +184,7 @@ end
 -- ------------------------------------------------------------------ 10.1: capacity after combat
 
 local function check_capacity(ctx, player, sys)
-  local carried = ctx:count(player, sys, "fighter") + ctx:count(player, sys, "ground_force")
+  local carried = ctx:count(player, sys, "fighter", "ground_force")
   if carried == 0 or carried <= ctx:sum(player, sys, "capacity", "ship") then return end  -- all fit
   local capacity, fighter_room = 0, 0
   for _, u in ipairs(ctx:units(player, sys, "ship")) do capacity = capacity + ctx:get(u, "capacity") end
@@ -234,12 +242,10 @@ local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked
 end
 
 function M.run(ctx)
-  local a, d = ctx:role("attacker"), ctx:role("defender")
-  local sys = ctx:role("active_system")
+  local a, d, sys = ctx:role("attacker", "defender", "active_system")
   local neighbours = ctx:adjacent(sys)
-  local after_roll_hooked = ctx:hooked("space_combat.after_roll")
-  local after_afb_hooked = ctx:hooked("space_combat.after_anti_fighter_barrage_roll")
-  local assign_hooked = ctx:hooked("space_combat.assign_hits")
+  local after_roll_hooked, after_afb_hooked, assign_hooked = ctx:hooked("space_combat.after_roll",
+    "space_combat.after_anti_fighter_barrage_roll", "space_combat.assign_hits")
   local pa, pd = ctx:policy(a), ctx:policy(d)
 
   -- 1: a space combat is resolved only when two players have ships in the active system; else
@@ -259,16 +265,17 @@ function M.run(ctx)
   if ctx:open("space_combat.start_of_combat", "space_combat.start_of_round") > 0 then  -- 2.1
     ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
   end
-  if ongoing then
+  -- Step 1, Anti-Fighter Barrage: first round only (3.2), simultaneous, even with no fighters (3.3);
+  -- 3.1: if a side has no ships after the barrage, the combat ends at once
+  local fired = ongoing and ctx:exchange_fire(sys, a, d, BARRAGE, pa.hit_order, "never", pd.hit_order, "never")
+  if fired ~= nil then
+    ongoing = fired
+  elseif ongoing then
     local ran = ctx:open("space_combat.before_combat")                     -- 2
-
-    -- Step 1, Anti-Fighter Barrage: first round only (3.2), simultaneous, even with no fighters (3.3)
     ran = ran + ctx:open("space_combat.anti_fighter_barrage")
     local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
     local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
     local destroyed = assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked)
-
-    -- 3.1: if a side has no ships after the barrage, the combat ends at once
     if destroyed > 0 or ran > 0 or after_afb_hooked or assign_hooked then
       ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
     end

@@ -2,7 +2,7 @@
 // intervene. It must be the same combat as the procedure's own round, die for die: each
 // scenario below is simulated with it and without it (EngineOptions::exchange_fire), and the
 // reports must be byte-identical. The scenarios cover burst dice (war suns), Anti-Fighter
-// Barrage and fighters, Sustain Damage under each policy, a custom hit order, upgrades, the
+// Barrage (one exchange, spec.once) and fighters, a barrage that ends the combat, Sustain Damage under each policy, a custom hit order, upgrades, the
 // nebula's declared modifier, and held cards whose hooks make some rounds the procedure's.
 #include <catch2/catch.hpp>
 
@@ -54,6 +54,8 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "ruleset='ti4'\n[attacker]\nunits={cruiser=3}\n[defender]\nunits={dreadnought=1,destroyer=2}"
       "\n"
       "[system]\nanomaly='nebula'\n",
+      // Anti-Fighter Barrage that can end the combat before the first round (3.1)
+      "ruleset='ti4'\n[attacker]\nunits={destroyer=2}\n[defender]\nunits={fighter=2}\n",
       // held cards: their windows are live, so those rounds go back to the procedure
       "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,cruiser=2}\ncards=['morale_boost','direct_"
       "hit']\n"

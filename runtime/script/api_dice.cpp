@@ -68,8 +68,7 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   I.trace->add(std::string(verb) == "roll" ? EventKind::roll : EventKind::reroll, key, text);
 }
 
-void roll_die(Engine::Impl& I, Die& d) {
-  const DieType& t = I.die_type(d.type);
+void roll_die(Engine::Impl& I, Die& d, const DieType& t) {
   int face = -1;
   try {
     face = I.dice.roll(t);
@@ -82,6 +81,7 @@ void roll_die(Engine::Impl& I, Die& d) {
   if (face < 0) lua_error(I.L);
   set_face(d, t, face);
 }
+void roll_die(Engine::Impl& I, Die& d) { roll_die(I, d, I.die_type(d.type)); }
 
 // A modifier that applies to a roll of `purpose` by `player`.
 bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player,
@@ -175,11 +175,12 @@ const Engine::Impl::RollSpec& roll_spec_at(lua_State* L, int idx) {
   }))];
 }
 
-// Rolls every unit of `player` at `location` as the spec says (see ctx:roll_units).
-Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId location,
-                      const Engine::Impl::RollSpec& spec) {
+// The units of `player` at `location` that roll as the spec says (see ctx:roll_units), with
+// their live modifiers, in rolling order. Returns how many (at most 256).
+int rollers(Engine::Impl& I, const State& s, EntityId player, EntityId location,
+            const Engine::Impl::RollSpec& spec, UnitRoll (&units)[256]) {
   const Sym purpose = spec.purpose;
-  const int type = spec.die, value = spec.value, count = spec.count, eligible = spec.eligible;
+  const int value = spec.value, count = spec.count, eligible = spec.eligible;
   I.ensure_liveness();
 
   // live modifiers for this player and purpose
@@ -190,7 +191,6 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
     if (modifier_live(I, s, static_cast<int>(mi), mods[mi], player, purpose))
       live[n_live++] = static_cast<int>(mi);
 
-  UnitRoll units[256];
   int n_units = 0;
   for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()) && n_units < 256; ++e) {
     const Entity& u = s.entities[static_cast<std::size_t>(e)];
@@ -212,14 +212,22 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
   for (int k = 1; k < n_units; ++k)
     for (int j = k; j > 0 && units[j].threshold < units[j - 1].threshold; --j)
       std::swap(units[j], units[j - 1]);
+  return n_units;
+}
+
+// Rolls every unit of `player` at `location` as the spec says (see ctx:roll_units).
+Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId location,
+                      const Engine::Impl::RollSpec& spec) {
+  UnitRoll units[256];
+  const int n_units = rollers(I, s, player, location, spec, units);
   Pool& pool = I.new_pool();
   for (int k = 0; k < n_units; ++k)
     for (int i = 0; i < units[k].dice; ++i) {
       Die d;
-      d.type = static_cast<std::int16_t>(type);
+      d.type = static_cast<std::int16_t>(spec.die);
       d.player = player;
       d.unit = units[k].unit;
-      d.purpose = purpose;
+      d.purpose = spec.purpose;
       d.threshold = static_cast<std::int16_t>(units[k].threshold);
       d.modifier = static_cast<std::int16_t>(units[k].modifier);
       roll_die(I, d);
@@ -227,6 +235,25 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
       if (I.tracing()) trace_die(I, d, "roll");
     }
   return pool;
+}
+
+// The hits of the same roll as roll_units_core, die for die from the same stream, without a
+// pool: for exchange_fire, whose dice no script sees and nobody traces.
+int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId location,
+              const Engine::Impl::RollSpec& spec) {
+  UnitRoll units[256];
+  const int n_units = rollers(I, s, player, location, spec, units);
+  const DieType& type = I.die_type(spec.die);
+  int hits = 0;
+  for (int k = 0; k < n_units; ++k)
+    for (int i = 0; i < units[k].dice; ++i) {
+      Die d;
+      d.threshold = static_cast<std::int16_t>(units[k].threshold);
+      d.modifier = static_cast<std::int16_t>(units[k].modifier);
+      roll_die(I, d, type);
+      hits += d.hit() ? 1 : 0;
+    }
+  return hits;
 }
 
 int l_roll_units(lua_State* L) {
@@ -751,13 +778,11 @@ int l_exchange_fire(lua_State* L) {
   };
   const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
   if (!I.options.exchange_fire || I.tracing() || scripted) return hand_back();
-  const std::size_t pools_mark = I.pools_used;
   for (;;) {
     for (int w : x.windows)
       if (I.window_live(w)) return hand_back();
-    const int hits_a = roll_units_core(I, s, a, location, *x.roll).hits();
-    const int hits_d = roll_units_core(I, s, d, location, *x.roll).hits();
-    I.pools_used = pools_mark;  // these pools never reach a script
+    const int hits_a = roll_hits(I, s, a, location, *x.roll);
+    const int hits_d = roll_hits(I, s, d, location, *x.roll);
     int sustained = 0;
     if (hits_d > 0)
       assign_hits_core(L, I, s, a, location, hits_d, *x.hits, order_a, sustain_a, sustained);

@@ -497,19 +497,23 @@ const std::vector<Sym>& order_at(lua_State* L, int idx) {
 
 // The player loses units for `hits` (see ctx:assign_hits). Returns the units destroyed; adds
 // the units that sustained damage to `sustained`.
+enum class Sustain { first, last, never };
+const char* const kSustainNames[] = {"first", "last", "never"};
+
+// The sustain policy at idx ("first" when none).
+Sustain sustain_at(lua_State* L, int idx) {
+  const char* name = luaL_optstring(L, idx, "first");
+  for (int i = 0; i < 3; ++i)
+    if (std::strcmp(name, kSustainNames[i]) == 0) return static_cast<Sustain>(i);
+  luaL_error(L, "sustain policy '%s' is not one of: first, last, never", name);
+  return Sustain::first;
+}
+
 int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, EntityId location,
                      int hits, const Engine::Impl::CasualtySpec& spec,
-                     const std::vector<Sym>& order, const char* mode_name, int& sustained_out) {
+                     const std::vector<Sym>& order, Sustain mode, int& sustained_out) {
   const char* decision = spec.decision.c_str();
-  enum { first, last, never } mode;
-  if (std::strcmp(mode_name, "first") == 0)
-    mode = first;
-  else if (std::strcmp(mode_name, "last") == 0)
-    mode = last;
-  else if (std::strcmp(mode_name, "never") == 0)
-    mode = never;
-  else
-    return luaL_error(L, "sustain policy '%s' is not one of: first, last, never", mode_name);
+  const char* mode_name = kSustainNames[static_cast<int>(mode)];
 
   // the units that can take these hits, each ranked once by the order
   std::vector<EntityId>& units = I.scratch_units;
@@ -617,11 +621,11 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     } else {
       const int loss = next_loss(kNoSym);
       if (loss < 0) break;  // nothing left to take the hit
-      if (mode == first) {
+      if (mode == Sustain::first) {
         const int sus = next_sustain(kNoSym);
         target = sus >= 0 ? sus : loss;
         sustain = sus >= 0;
-      } else if (mode == last && can_sustain(static_cast<std::size_t>(loss))) {
+      } else if (mode == Sustain::last && can_sustain(static_cast<std::size_t>(loss))) {
         target = loss, sustain = true;
       } else {
         target = loss;
@@ -690,8 +694,8 @@ int l_assign_hits(lua_State* L) {
   const Engine::Impl::CasualtySpec& spec = casualty_spec_at(L, 5);
   const std::vector<Sym>& order = order_at(L, 6);
   int sustained = 0;
-  const int destroyed = assign_hits_core(L, I, s, player, location, hits, spec, order,
-                                         luaL_optstring(L, 7, "first"), sustained);
+  const int destroyed =
+      assign_hits_core(L, I, s, player, location, hits, spec, order, sustain_at(L, 7), sustained);
   lua_pushinteger(L, destroyed);
   lua_pushinteger(L, sustained);
   return 2;
@@ -756,9 +760,9 @@ int l_exchange_fire(lua_State* L) {
   const EntityId d = check_entity(L, 4);
   const Engine::Impl::ExchangeSpec& x = exchange_spec_at(L, 5);
   const std::vector<Sym>& order_a = order_at(L, 6);
-  const char* sustain_a = luaL_optstring(L, 7, "first");
+  const Sustain sustain_a = sustain_at(L, 7);
   const std::vector<Sym>& order_d = order_at(L, 8);
-  const char* sustain_d = luaL_optstring(L, 9, "first");
+  const Sustain sustain_d = sustain_at(L, 9);
   const int eligible = x.roll->eligible;
   auto has_units = [&](EntityId p) {
     for (const Entity& u : s.entities)

@@ -131,10 +131,20 @@ struct Engine::Impl {
   std::deque<ExchangeSpec> exchange_specs;
   int spec_anchor_ref = LUA_NOREF;
   // Index of the parsed spec at idx, parsing (and anchoring) it the first time.
+  struct SpecSlot {
+    const void* table = nullptr;
+    int index = -1;
+  };
+  std::array<SpecSlot, 64> spec_slots{};  // a direct-mapped cache in front of spec_index
   template <class Parse>
   int cached_spec(lua_State* L, int idx, Parse&& parse) {
     const void* p = lua_topointer(L, idx);
-    if (auto it = spec_index.find(p); it != spec_index.end()) return it->second;
+    SpecSlot& slot = spec_slots[(reinterpret_cast<std::uintptr_t>(p) >> 4) & 63];
+    if (slot.table == p) return slot.index;
+    if (auto it = spec_index.find(p); it != spec_index.end()) {
+      slot = {p, it->second};
+      return it->second;
+    }
     const int top = lua_gettop(L);
     const int i = parse();
     lua_settop(L, top);

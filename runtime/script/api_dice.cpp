@@ -502,10 +502,12 @@ const char* const kSustainNames[] = {"first", "last", "never"};
 
 // The sustain policy at idx ("first" when none).
 Sustain sustain_at(lua_State* L, int idx) {
-  const char* name = luaL_optstring(L, idx, "first");
+  if (lua_isnoneornil(L, idx)) return Sustain::first;
+  static const Sym names[] = {sym(kSustainNames[0]), sym(kSustainNames[1]), sym(kSustainNames[2])};
+  const Sym name = lua_sym(L, idx);
   for (int i = 0; i < 3; ++i)
-    if (std::strcmp(name, kSustainNames[i]) == 0) return static_cast<Sustain>(i);
-  luaL_error(L, "sustain policy '%s' is not one of: first, last, never", name);
+    if (name == names[i]) return static_cast<Sustain>(i);
+  luaL_error(L, "sustain policy '%s' is not one of: first, last, never", lua_tostring(L, idx));
   return Sustain::first;
 }
 

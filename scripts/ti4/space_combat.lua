@@ -183,9 +183,9 @@ end
 
 -- ------------------------------------------------------------------ 10.1: capacity after combat
 
-local function check_capacity(ctx, player, sys)
-  local carried = ctx:count(player, sys, "fighter", "ground_force")
-  if carried == 0 or carried <= ctx:sum(player, sys, "capacity", "ship") then return end  -- all fit
+-- `carried`: the player's fighters and ground forces in the space area (more than 0)
+local function check_capacity(ctx, player, sys, carried)
+  if carried <= ctx:sum(player, sys, "capacity", "ship") then return end  -- all fit
   local capacity, fighter_room = 0, 0
   for _, u in ipairs(ctx:units(player, sys, "ship")) do capacity = capacity + ctx:get(u, "capacity") end
   for _, planet in ipairs(planets_of(ctx, sys)) do
@@ -250,9 +250,10 @@ function M.run(ctx)
 
   -- 1: a space combat is resolved only when two players have ships in the active system; else
   -- the step is skipped (no windows, no Anti-Fighter Barrage, no rounds)
-  if not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then
+  local a_ships, d_ships = ctx:count(a, sys, "ship"), ctx:count(d, sys, "ship")
+  if a_ships == 0 or d_ships == 0 then
     if ctx:tracing() then ctx:event("no_combat", "only one player (or none) has ships in the active system: no space combat (1)") end
-    ctx:result(has_ships(ctx, a, sys) and "attacker_win" or has_ships(ctx, d, sys) and "defender_win" or "draw")
+    ctx:result(a_ships > 0 and "attacker_win" or d_ships > 0 and "defender_win" or "draw")
     ctx:metric("rounds", 0)
     return
   end
@@ -326,7 +327,7 @@ function M.run(ctx)
   ctx:end_scope("round")
 
   -- 10: the player with ships left wins; neither: a draw
-  local a_left, d_left = has_ships(ctx, a, sys), has_ships(ctx, d, sys)
+  local a_left, d_left = ctx:count(a, sys, "ship") > 0, ctx:count(d, sys, "ship") > 0
   if a_left and not d_left then
     ctx:result("attacker_win")
   elseif d_left and not a_left then
@@ -337,8 +338,9 @@ function M.run(ctx)
   ctx:metric("rounds", round)
   ctx:open("space_combat.after_combat")
   -- 10.1 and notes: capacity is checked after the winner is known
-  check_capacity(ctx, a, sys)
-  check_capacity(ctx, d, sys)
+  local carried_a, carried_d = ctx:count(a, sys, "fighter", "ground_force"), ctx:count(d, sys, "fighter", "ground_force")
+  if carried_a > 0 then check_capacity(ctx, a, sys, carried_a) end
+  if carried_d > 0 then check_capacity(ctx, d, sys, carried_d) end
   ctx:end_scope("combat")
 end
 

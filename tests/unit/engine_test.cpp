@@ -182,3 +182,18 @@ TEST_CASE("engine: a run with strict forced dice does not make the next run stri
   CHECK(r.metric("first") <= 10);
   CHECK(r.forced_used == 0);
 }
+
+TEST_CASE("engine: role, hooked and end_scope take several names; count any of attributes",
+          "[engine]") {
+  MiniTable table({"probes"},
+                  "probe = 'several_names'\n[attacker]\nunits={cruiser=2,dreadnought=1}\n"
+                  "[defender]\nunits={fighter=1}\n");
+  const RunResult r = run_probe(table);
+  CHECK(r.metric("roles_match") == 1);
+  CHECK(r.metric("probe_hooked") == 1);       // the probes pack hooks it
+  CHECK(r.metric("after_roll_hooked") == 0);  // nothing does
+  CHECK(r.metric("sustain") == 1);
+  CHECK(r.metric("sustain_or_combat") == 3);
+  CHECK(r.metric("type_dreadnought") == 1);
+  CHECK(r.metric("left") == 1);  // the round and combat counters ended, the game's stays
+}

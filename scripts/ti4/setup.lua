@@ -27,7 +27,9 @@ local function check_keys(ctx, t, allowed, path)
   if type(t) ~= "table" then ctx:reject(path, path .. " must be a table") end
   for k in pairs(t) do
     if not allowed[k] then
-      ctx:reject(path .. "." .. k, "unknown key '" .. k .. "' in " .. path .. "; expected one of: " .. keys_of(allowed))
+      -- a policy setting written at the side's level: say where it goes
+      local hint = (allowed == SIDE_KEYS and POLICY_KEYS[k]) and (" (a policy setting: " .. path .. ".policy." .. k .. ")") or ""
+      ctx:reject(path .. "." .. k, "unknown key '" .. k .. "' in " .. path .. "; expected one of: " .. keys_of(allowed) .. hint)
     end
   end
 end

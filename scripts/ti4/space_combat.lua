@@ -117,6 +117,38 @@ local function remove_unit(ctx, u, why)
   end
 end
 
+-- The ships of a retreat leave the active system: rules that act on ships leaving a system hook
+-- the departure window (a gravity rift destroys some, space combat notes). Returns the units that
+-- still go: the ships left, and the fighters and ground forces those ships can carry. The rest of
+-- the cargo was aboard the ships destroyed and is destroyed with them, the last loaded first.
+local function depart(ctx, player, sys, dest, moved)
+  local from = {}
+  for _, u in ipairs(moved) do from[u] = ctx:location(u) end
+  ctx:open("space_combat.retreat_departure", { player = player, from = sys, to = dest, units = moved })
+  local going, room = {}, 0
+  for _, u in ipairs(moved) do
+    if ctx:location(u) == from[u] and ctx:get(u, "move") > 0 then
+      going[#going + 1] = u
+      room = room + ctx:get(u, "capacity")
+    end
+  end
+  for _, u in ipairs(moved) do
+    if ctx:location(u) == from[u] and ctx:get(u, "move") == 0 then
+      if room > 0 then
+        going[#going + 1] = u
+        room = room - 1
+      else
+        if ctx:tracing() then
+          ctx:event("lost_with_ship:" .. ctx:name(player) .. ":" .. ctx:type(u),
+            ctx:name(player) .. "'s " .. ctx:type(u) .. " is destroyed with the ship that carried it")
+        end
+        ctx:destroy(u, "space_combat.unit_destroyed")
+      end
+    end
+  end
+  return going
+end
+
 local function retreat(ctx, player, sys, neighbours)
   -- 7.1: the opponent has no ships left: the combat ends and the retreat does not occur
   if not has_ships(ctx, opponent(ctx, player), sys) then
@@ -171,6 +203,10 @@ local function retreat(ctx, player, sys, neighbours)
   if #movers == 0 then
     -- only units that cannot move (fighters I): they are removed and no token is placed (notes)
     return
+  end
+  if ctx:hooked("space_combat.retreat_departure") then
+    moved = depart(ctx, player, sys, dest, moved)
+    if #moved == 0 then return end  -- nothing retreated: no command token (7.4)
   end
   for _, u in ipairs(moved) do ctx:move(u, dest) end
   if ctx:tracing() then

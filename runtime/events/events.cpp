@@ -76,14 +76,12 @@ void EventBus::collect(const State& state, std::span<const int> windows, EntityI
         continue;
       }
       if (!held.empty() && !held[static_cast<std::size_t>(h.source)]) continue;
-      // one firing per player that holds the source (the first such entity is the source)
-      const std::size_t first = out.size();
+      // one firing per entity that carries the source (each card, each ship with the upgrade),
+      // for that entity's owner
       for (EntityId e = 0; e < static_cast<EntityId>(state.entities.size()); ++e) {
         const Entity& ent = state.entities[static_cast<std::size_t>(e)];
         if (ent.record != h.source || ent.location == kReinforcements) continue;
-        bool seen = false;
-        for (std::size_t k = first; k < out.size(); ++k) seen |= out[k].player == ent.owner;
-        if (!seen) out.push_back({hi, ent.owner, e, state.turn_rank(ent.owner, active)});
+        out.push_back({hi, ent.owner, e, state.turn_rank(ent.owner, active)});
       }
     }
   }

@@ -161,7 +161,9 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     auto where = [&] { return "hook '" + h.id + "' (pack " + h.pack + ", window " + wname + ")"; };
     if (f.source != kNoEntity && state->at(f.source).location == kReinforcements)
       continue;  // discarded meanwhile
-    if (h.limit != kNoSym && state->counter(f.player, h.use_key) > 0) continue;
+    // a use limit is the source's own (each copy of a card, each ship's upgrade)
+    const EntityId user = f.source != kNoEntity ? f.source : f.player;
+    if (h.limit != kNoSym && state->counter(user, h.use_key) > 0) continue;
     auto push_call = [&](int ref) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
       push_ctx();
@@ -209,7 +211,7 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     ++ran;
     // the use is counted and the card discarded before the effect, so that a window the
     // effect reopens cannot fire the same card again
-    if (h.limit != kNoSym) state->add_counter(f.player, h.use_key, 1, h.limit);
+    if (h.limit != kNoSym) state->add_counter(user, h.use_key, 1, h.limit);
     if (h.discard && f.source != kNoEntity) state->at(f.source).location = kReinforcements;
     if (trace) ++trace->depth;
     if (h.apply >= 0) {

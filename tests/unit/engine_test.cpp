@@ -197,3 +197,12 @@ TEST_CASE("engine: role, hooked and end_scope take several names; count any of a
   CHECK(r.metric("type_dreadnought") == 1);
   CHECK(r.metric("left") == 1);  // the round and combat counters ended, the game's stays
 }
+
+TEST_CASE("engine: a hook fires once per copy of its source, and each copy has its own use limit",
+          "[engine][hooks]") {
+  MiniTable table({"probes"}, "probe = 'two_copies'\n[attacker]\nunits={cruiser=1}\n");
+  const RunResult r = run_probe(table);
+  CHECK(r.metric("uses_first") == 2);
+  CHECK(r.metric("uses_second") == 2);       // once per round, per copy
+  CHECK(r.metric("uses_next_round") == 4);  // a new round: both again
+}

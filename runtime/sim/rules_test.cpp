@@ -89,7 +89,8 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   const toml::table* expect = f.table(t, "expect");
   if (!expect)
     f.fail(t, "a rules test needs an [expect] table: a test that expects nothing cannot fail");
-  f.expect_keys(*expect, {"outcome", "survivors", "metrics", "trace", "not_trace", "error"},
+  f.expect_keys(*expect,
+                {"outcome", "survivors", "metrics", "trace", "not_trace", "trace_count", "error"},
                 "[expect]");
   const auto want_error = f.string(*expect, "error");
 
@@ -185,6 +186,19 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
         problem("trace: '" + ev.key + "' appears, but the test says it must not");
         break;
       }
+  // trace_count: how many events match each key, exactly
+  if (const toml::node* counts = expect->get("trace_count")) {
+    if (!counts->is_table()) f.fail(*counts, "trace_count must be a table of event keys and counts");
+    for (auto&& [key, n] : *counts->as_table()) {
+      if (!n.is_integer()) f.fail(n, "trace_count values are integers");
+      const std::string want(key.str());
+      long long seen = 0;
+      for (const auto& ev : trace.events) seen += Trace::matches(ev.key, want) ? 1 : 0;
+      if (seen != n.as_integer()->get())
+        problem("trace: '" + std::string(key.str()) + "' appears " + std::to_string(seen) +
+                " time(s), expected " + std::to_string(n.as_integer()->get()));
+    }
+  }
   if (error.empty() || want_error) {
     if (result.forced_left > 0)
       problem("dice: " + std::to_string(result.forced_left) +

@@ -10,8 +10,10 @@ hook {
   source = "action_card/direct_hit",
   optional = true,
   discard = true,
+  -- the ship must still be there: a second copy held by the same player finds it destroyed
   condition = function(ctx, player, _, args)
-    return args.player ~= player and ctx:get(args.unit, "ship") and not ctx:get(args.unit, "direct_hit_immune")
+    return args.player ~= player and ctx:location(args.unit) == args.location and ctx:get(args.unit, "ship")
+      and not ctx:get(args.unit, "direct_hit_immune")
   end,
   apply = function(ctx, _, _, args)
     ctx:set(args.unit, "damaged", false)  -- it goes to reinforcements whole

@@ -3,8 +3,8 @@
 -- their own hit_order and no Sustain Damage ("destroy"). Test: tests/cards/courageous_to_the_end.toml
 --
 -- The opponent's losses open unit_destroyed again while this hook is still running (their own
--- Courageous to the End may answer), and the runtime counts a use and discards the card only
--- after apply returns; the "used" counter keeps this card from firing twice in that nesting.
+-- Courageous to the End may answer); the runtime discards the card before apply runs, so this
+-- copy cannot fire again in that nesting.
 
 local opponent = require("lib").opponent  -- scripts/ti4/lib.lua
 
@@ -17,11 +17,9 @@ hook {
   condition = function(ctx, player, _, args)
     local sys = ctx:role("active_system")
     return args.player == player and args.location == sys and ctx:get(args.unit, "ship")
-      and ctx:counter(player, "courageous_to_the_end_used") == 0
       and ctx:count(opponent(ctx, player), sys, "ship") > 0
   end,
   apply = function(ctx, player, _, args)
-    ctx:add_counter(player, "courageous_to_the_end_used", 1, "combat")
     local sys = ctx:role("active_system")
     local pool = ctx:roll(player, "d10", 2, { purpose = "courageous_to_the_end", unit = args.unit,
       threshold = ctx:get(args.unit, "combat") })

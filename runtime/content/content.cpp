@@ -385,7 +385,6 @@ class PackLoader {
     }
   }
 
-
  private:
   template <class F>
   void for_each_table(const TomlFile& f, const toml::node& v, const std::string& what, F&& fn) {

@@ -81,7 +81,9 @@ void roll_die(Engine::Impl& I, Die& d, const DieType& t) {
   if (face < 0) lua_error(I.L);
   set_face(d, t, face);
 }
-void roll_die(Engine::Impl& I, Die& d) { roll_die(I, d, I.die_type(d.type)); }
+void roll_die(Engine::Impl& I, Die& d) {
+  roll_die(I, d, I.die_type(d.type));
+}
 
 // A modifier that applies to a roll of `purpose` by `player`.
 bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player,

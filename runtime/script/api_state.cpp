@@ -258,8 +258,8 @@ struct Filter {
   EntityId owner = kNoEntity;
   EntityId location = kNoEntity;
   bool any_location = true;
-  int attr = -1;       // must be set...
-  int also[3] = {};    // ...or one of these (ctx:count(p, sys, "fighter", "ground_force"))
+  int attr = -1;     // must be set...
+  int also[3] = {};  // ...or one of these (ctx:count(p, sys, "fighter", "ground_force"))
   int n_also = 0;
   Sym kind = kNoSym;
   Sym type = kNoSym;

@@ -20,7 +20,6 @@
 
 namespace rb {
 
-
 double RunResult::metric(std::string_view name, double fallback) const {
   const auto s = find_sym(name);
   if (!s) return fallback;

@@ -45,13 +45,13 @@ struct Engine::Impl {
   int scenario_ref = LUA_NOREF;
   struct Procedure {
     std::string name;
-    int ref = LUA_NOREF;  // the run function
+    int ref = LUA_NOREF;                // the run function
     std::vector<std::string> outcomes;  // its report's outcomes (ctx:result checks against them)
     std::vector<Sym> outcome_syms;
   };
   std::vector<Procedure> procedures;
   const Procedure* procedure = nullptr;  // the one running
-  std::vector<int> env_refs;                            // one sandbox per pack, then the ruleset's
+  std::vector<int> env_refs;             // one sandbox per pack, then the ruleset's
 
   // memory and instruction budget
   std::size_t memory = 0;
@@ -86,7 +86,7 @@ struct Engine::Impl {
 
   // cached symbols used by primitives
   Sym s_unit, s_player, s_active_player;
-  std::vector<Sym> scope_syms;  // the ruleset's scopes
+  std::vector<Sym> scope_syms;   // the ruleset's scopes
   std::vector<int> attr_by_sym;  // Sym -> attribute slot (-1: not an attribute), a cache
   std::vector<int> die_by_sym;   // Sym -> die type index, a cache
 

@@ -188,7 +188,8 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
       }
   // trace_count: how many events match each key, exactly
   if (const toml::node* counts = expect->get("trace_count")) {
-    if (!counts->is_table()) f.fail(*counts, "trace_count must be a table of event keys and counts");
+    if (!counts->is_table())
+      f.fail(*counts, "trace_count must be a table of event keys and counts");
     for (auto&& [key, n] : *counts->as_table()) {
       if (!n.is_integer()) f.fail(n, "trace_count values are integers");
       const std::string want(key.str());

@@ -203,6 +203,6 @@ TEST_CASE("engine: a hook fires once per copy of its source, and each copy has i
   MiniTable table({"probes"}, "probe = 'two_copies'\n[attacker]\nunits={cruiser=1}\n");
   const RunResult r = run_probe(table);
   CHECK(r.metric("uses_first") == 2);
-  CHECK(r.metric("uses_second") == 2);       // once per round, per copy
+  CHECK(r.metric("uses_second") == 2);      // once per round, per copy
   CHECK(r.metric("uses_next_round") == 4);  // a new round: both again
 }

@@ -2,8 +2,9 @@
 // intervene. It must be the same combat as the procedure's own round, die for die: each
 // scenario below is simulated with it and without it (EngineOptions::exchange_fire), and the
 // reports must be byte-identical. The scenarios cover burst dice (war suns), Anti-Fighter
-// Barrage (one exchange, spec.once) and fighters, a barrage that ends the combat, Sustain Damage under each policy, a custom hit order, upgrades, the
-// nebula's declared modifier, and held cards whose hooks make some rounds the procedure's.
+// Barrage (one exchange, spec.once) and fighters, a barrage that ends the combat, Sustain Damage
+// under each policy, a custom hit order, upgrades, the nebula's declared modifier, and held cards
+// whose hooks make some rounds the procedure's.
 #include <catch2/catch.hpp>
 
 #include <fstream>

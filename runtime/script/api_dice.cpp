@@ -497,8 +497,6 @@ const std::vector<Sym>& order_at(lua_State* L, int idx) {
   }))];
 }
 
-// The player loses units for `hits` (see ctx:assign_hits). Returns the units destroyed; adds
-// the units that sustained damage to `sustained`.
 enum class Sustain { first, last, never };
 const char* const kSustainNames[] = {"first", "last", "never"};
 
@@ -513,6 +511,8 @@ Sustain sustain_at(lua_State* L, int idx) {
   return Sustain::first;
 }
 
+// The player loses units for `hits` (see ctx:assign_hits). Returns the units destroyed; adds
+// the units that sustained damage to `sustained`.
 int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, EntityId location,
                      int hits, const Engine::Impl::CasualtySpec& spec,
                      const std::vector<Sym>& order, Sustain mode, int& sustained_out) {
@@ -750,9 +750,6 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
 // it returns true and the procedure runs that round itself. It returns false once a side has no
 // units that roll. The procedure's own round must do the same as a round here: a test compares
 // the two paths run for run.
-// With spec.once, it is one exchange and no round (a first-round step such as Anti-Fighter
-// Barrage): it returns nil when it hands the exchange back, else whether both sides still have
-// units that roll.
 // With spec.once, it is one exchange and no round (a first-round step such as Anti-Fighter
 // Barrage): it returns nil when it hands the exchange back, else whether both sides still have
 // units that roll.

@@ -48,4 +48,62 @@ P.use = function(ctx, player, options, policy, decision)
   return "yes", "optional abilities are used when they can be"
 end
 
+-- ------------------------------------------------------------------ tactical action: movement
+
+-- The scripted move (the player's `moves` in the scenario) for the ship being moved: the n-th
+-- entry naming its type and start system goes to the n-th such ship. nil: none.
+local function scripted_move(ctx, player, policy)
+  local u = ctx:role("moving_ship")
+  local t, from, n = ctx:type(u), ctx:name(ctx:location(u)), ctx:counter(u, "move_ordinal")
+  local seen = 0
+  for i, m in ipairs(policy.moves) do
+    if m.unit == t and m.from == from then
+      seen = seen + 1
+      if seen == n then return m, i end
+    end
+  end
+  return nil
+end
+
+-- which path a ship takes: the scenario's scripted moves when it lists any (unlisted ships stay),
+-- else the first option (the procedure lists paths through fewer risky systems first, then the
+-- shorter): every ship that can reach moves
+P["tactical_action.move_ship"] = function(ctx, player, options, policy)
+  if policy.moves then
+    local m, i = scripted_move(ctx, player, policy)
+    if not m then return "stay", "no scripted move for this ship" end
+    for _, o in ipairs(options) do
+      if o == m.path then return o, "scripted move " .. i end
+    end
+    error("scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): the path '" .. m.path
+      .. "' is not a legal move; legal paths: " .. table.concat(options, ", ", 1, #options - 1), 0)
+  end
+  return options[1], "every ship that can reach moves, by the path with the fewest risks, then the shortest"
+end
+
+-- how many of one type a moving ship picks up (options "type:0" .. "type:n"): the scripted
+-- move's carry, else as many as capacity allows
+P["tactical_action.pick_up"] = function(ctx, player, options, policy)
+  local t = options[1]:match("^(.*):%d+$")
+  if policy.moves then
+    local m, i = scripted_move(ctx, player, policy)
+    local want = m and m.carry[t] or 0
+    if want > #options - 1 then
+      error("scripted move " .. i .. " carries " .. want .. " " .. t .. ", but only " .. (#options - 1) .. " can be picked up", 0)
+    end
+    return options[want + 1], "scripted move " .. (i or "")
+  end
+  return options[#options], "carry as much as capacity allows"
+end
+
+-- Space Cannon Offense is a "may": fired unless use = { space_cannon = "never" }
+P["tactical_action.use_space_cannon"] = function(ctx, player, options, policy)
+  local v = policy.use and policy.use.space_cannon
+  if v == false or v == "never" or v == "no" then return "no", "use.space_cannon = never" end
+  return "yes", "space cannon fires when it can"
+end
+
+-- over capacity outside combat: as after combat, the last type in transport_order goes first
+P["tactical_action.remove_excess"] = P["space_combat.remove_excess"]
+
 return P

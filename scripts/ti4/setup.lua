@@ -102,9 +102,13 @@ local function side_policy(ctx, side, path)
 end
 
 return function(ctx, scenario)
+  if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
+    return require("tactical_setup")(ctx, scenario, { check_keys = check_keys, place_units = place_units,
+      record_or_reject = record_or_reject, side_policy = side_policy, keys_of = keys_of, ANOMALIES = ANOMALIES })
+  end
   check_keys(ctx, scenario, TOP_KEYS, "scenario")
   if scenario.procedure and scenario.procedure ~= "space_combat" then
-    ctx:reject("procedure", "the ti4 ruleset has the procedure space_combat")
+    ctx:reject("procedure", "the ti4 ruleset has the procedures space_combat and tactical_action")
   end
   local players = {}
   for _, role in ipairs { "attacker", "defender" } do

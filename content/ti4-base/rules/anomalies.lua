@@ -1,6 +1,7 @@
--- Anomaly rules for retreats (Rules Reference, space combat notes). The eligibility hooks read
--- args.system and may set args.eligible = false; the gravity rift's hook (at the end) rolls for
--- the ships leaving it.
+-- Anomaly rules for retreats (Rules Reference, space combat notes) and for movement in a tactical
+-- action (Learn to Play). The eligibility hooks read args.system and may set args.eligible = false;
+-- the gravity rift's hooks roll for the ships leaving it (retreat, movement); anomaly_movement says
+-- what each anomaly allows a moving ship.
 --   "A player cannot retreat into a nebula."
 --   "A player may retreat into an asteroid field only if that player owns the Antimass
 --    Deflectors technology."
@@ -32,21 +33,68 @@ end
 -- Gravity rift (Learn to Play): "A ship that moves through or out of a gravity rift applies +1 to
 -- its move value and then rolls one die; on a result of 1-3, the ship is destroyed." Space combat
 -- notes: "A player may attempt to retreat from a combat in a gravity rift, but will still be
--- affected by it." Each retreating ship rolls as it leaves, in the order it is listed.
+-- affected by it." One roll per ship and per rift it leaves; returns whether the ship survives.
+local function gravity_rift_roll(ctx, player, u, window)
+  local result = ctx:roll(player, "d10", 1, { purpose = "gravity_rift", unit = u }):value(1)
+  if ctx:tracing() then
+    ctx:event("gravity_rift:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. (result <= 3 and "destroyed" or "survives"),
+      ctx:name(player) .. "'s " .. ctx:type(u) .. " leaves the gravity rift on a " .. result .. (result <= 3 and ": destroyed" or ": it survives"))
+  end
+  if result <= 3 then ctx:destroy(u, window) end
+  return result > 3
+end
+
+-- A retreat out of a rift: each retreating ship rolls as it leaves, in the order it is listed.
 hook {
   id = "gravity_rift_retreat",
   window = "space_combat.retreat_departure",
   apply = function(ctx, _, _, args)
     if ctx:get(args.from, "anomaly") ~= "gravity_rift" then return end
     for _, u in ipairs(args.units) do
-      if ctx:get(u, "ship") and ctx:get(u, "move") > 0 then
-        local result = ctx:roll(args.player, "d10", 1, { purpose = "gravity_rift", unit = u }):value(1)
-        if ctx:tracing() then
-          ctx:event("gravity_rift:" .. ctx:name(args.player) .. ":" .. ctx:type(u) .. ":" .. (result <= 3 and "destroyed" or "survives"),
-            ctx:name(args.player) .. "'s " .. ctx:type(u) .. " leaves the gravity rift on a " .. result .. (result <= 3 and ": destroyed" or ": it survives"))
-        end
-        if result <= 3 then ctx:destroy(u, "space_combat.unit_destroyed") end
+      if ctx:get(u, "ship") and ctx:get(u, "move") > 0 then gravity_rift_roll(ctx, args.player, u, "space_combat.unit_destroyed") end
+    end
+  end,
+}
+
+-- A ship moving in a tactical action rolls for each gravity rift it moves out of or through (the
+-- systems of its path before the active system), in path order, until one destroys it; the
+-- procedure destroys what it carries with it.
+hook {
+  id = "gravity_rift_movement",
+  window = "tactical_action.ship_moves",
+  apply = function(ctx, _, _, args)
+    local path = args.path
+    for i = 1, #path - 1 do
+      if ctx:get(path[i], "anomaly") == "gravity_rift" and not gravity_rift_roll(ctx, args.player, args.unit, "tactical_action.unit_destroyed") then
+        return
       end
+    end
+  end,
+}
+
+-- Movement through anomalies (Learn to Play), asked once per system a move may touch:
+--   Asteroid Field: "A ship cannot move through or into an asteroid field." (Antimass Deflectors
+--     lets its owner do both.)
+--   Nebula: "A ship cannot move through, but may move into a nebula. [...] A ship moving out of a
+--     nebula has a move value of 1." (into: only as the active system, where every move ends)
+--   Supernova: "A ship cannot move through or into a supernova."
+--   Gravity rift: +1 to the move value of a ship that moves through or out of it (the roll is
+--     gravity_rift_movement above); a risk the default movement policy avoids when it can.
+hook {
+  id = "anomaly_movement",
+  window = "tactical_action.passage",
+  apply = function(ctx, _, _, args)
+    local a = ctx:get(args.system, "anomaly")
+    if a == "asteroid_field" then
+      if not owns(ctx, args.player, "antimass_deflectors") then args.can_pass, args.can_end = false, false end
+    elseif a == "supernova" then
+      args.can_pass, args.can_end = false, false
+    elseif a == "nebula" then
+      args.can_pass = false
+      args.move_limit = 1
+    elseif a == "gravity_rift" then
+      args.move_bonus = args.move_bonus + 1
+      args.risk = true
     end
   end,
 }

@@ -1,0 +1,430 @@
+-- TI4 tactical action, as the Learn to Play gives it (shared/rules/ti4-tactical-action.md):
+-- 1 Activation, 2 Movement (with Space Cannon Offense and capacity), 3 Space Combat. Invasion and
+-- production slot in as further steps (M.steps). Each step is a function(ctx, st) where st holds
+-- the action's facts: st.player (active), st.system (active system) and the run's tallies.
+--
+-- Movement is a search over paths: for each system holding the active player's ships, every
+-- simple path of adjacent systems into the active system whose cost fits a ship's move value is
+-- found (a detour around a blocked system included); each ship then takes one of them (decision
+-- tactical_action.move_ship), and the chosen path decides pick-ups and what happens on the way
+-- (the gravity rift's rolls hook tactical_action.ship_moves). What a system allows is asked once
+-- per action through the window tactical_action.passage: the procedure fills in the Learn to
+-- Play's own rules (no leaving a system with your command token, no passing another player's
+-- ships other than fighters) and content adds the rest (anomalies in ti4-base/rules/anomalies.lua).
+
+local M = {}
+
+local lib = require "lib"
+local space_combat = require "space_combat"
+
+local SPACE_CANNON = { purpose = "space_cannon", die = "d10", value = "space_cannon", count = "space_cannon_dice" }
+-- from an adjacent system: only units whose space cannon reaches (PDS II)
+local SPACE_CANNON_ADJACENT = { purpose = "space_cannon", die = "d10", value = "space_cannon",
+  count = "space_cannon_dice", eligible = "space_cannon_range" }
+local SPACE_CANNON_HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed" }
+
+local function needs_transport(ctx, u)
+  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
+end
+
+-- ------------------------------------------------------------------ 1. Activation
+
+function M.activation(ctx, st)
+  local p, sys = st.player, st.system
+  -- setup rejects both with the scenario line; a hook cannot have changed them before this
+  if ctx:get(p, "tactic_tokens") <= 0 then error("activation: " .. ctx:name(p) .. " has no command token in the tactic pool") end
+  if #ctx:entities { kind = "command_token", owner = p, location = sys } > 0 then
+    error("activation: " .. ctx:name(sys) .. " already contains one of " .. ctx:name(p) .. "'s command tokens")
+  end
+  ctx:set(p, "tactic_tokens", ctx:get(p, "tactic_tokens") - 1)
+  ctx:create { kind = "command_token", owner = p, location = sys }
+  ctx:metric("tactic_tokens", ctx:get(p, "tactic_tokens"))
+  if ctx:tracing() then
+    ctx:event("command_token:" .. ctx:name(p) .. ":" .. ctx:name(sys) .. ":tactic",
+      ctx:name(p) .. " places a command token in " .. ctx:name(sys) .. " from tactic")
+    ctx:event("activate:" .. ctx:name(p) .. ":" .. ctx:name(sys),
+      ctx:name(p) .. " activates " .. ctx:name(sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
+  end
+  ctx:open("tactical_action.activation", { player = p, system = sys })
+end
+
+-- ------------------------------------------------------------------ 2. Movement: the search
+
+-- What a system allows the active player's ships, once per action (memo[sys]).
+local function passage(ctx, st, sys)
+  local f = st.passage[sys]
+  if f then return f end
+  local p = st.player
+  -- "A ship cannot pass through a system that contains another player's ships, excluding fighters."
+  local blocked = false
+  for _, other in ipairs(st.players) do
+    if other ~= p and ctx:count(other, sys, "ship") > ctx:count(other, sys, "fighter") then blocked = true end
+  end
+  f = {
+    player = p, system = sys, active = sys == st.system,
+    -- "A player cannot move units out of a system that contains one of his command tokens."
+    can_leave = #ctx:entities { kind = "command_token", owner = p, location = sys } == 0,
+    can_pass = not blocked,
+    can_end = true,
+    move_bonus = 0,   -- added to the move value of a ship that moves out of or through it
+    move_limit = -1,  -- >= 0: the move value of a ship that moves out of it
+    risk = false,     -- the default policy prefers paths through fewer risky systems
+  }
+  if st.passage_hooked then ctx:open("tactical_action.passage", f) end
+  st.passage[sys] = f
+  return f
+end
+
+-- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
+-- of a path is what it asks of a move value: one per system moved out of, less that system's
+-- move_bonus. Paths pass only systems that allow it and never the active system.
+local function find_paths(ctx, st, start, budget)
+  local out, path, on = {}, { start }, { [start] = true }
+  local function walk(u, spent)
+    local fu = passage(ctx, st, u)
+    local cost = spent + 1 - fu.move_bonus
+    if cost > budget then return end
+    for _, v in ipairs(ctx:adjacent(u)) do
+      if not on[v] then
+        if v == st.system then
+          if passage(ctx, st, v).can_end then
+            local copy = {}
+            for i = 1, #path do copy[i] = path[i] end
+            copy[#copy + 1] = v
+            out[#out + 1] = { systems = copy, cost = cost }
+          end
+        elseif passage(ctx, st, v).can_pass then
+          on[v] = true
+          path[#path + 1] = v
+          walk(v, cost)
+          path[#path] = nil
+          on[v] = nil
+        end
+      end
+    end
+  end
+  walk(start, 0)
+  -- the default policy takes the first: fewest risky systems left, then the fewest systems
+  for _, pth in ipairs(out) do
+    local risk, names = 0, {}
+    for i, s in ipairs(pth.systems) do
+      if i < #pth.systems and passage(ctx, st, s).risk then risk = risk + 1 end
+      names[i] = ctx:name(s)
+    end
+    pth.risk, pth.label = risk, table.concat(names, ">")
+  end
+  table.sort(out, function(a, b)
+    if a.risk ~= b.risk then return a.risk < b.risk end
+    if #a.systems ~= #b.systems then return #a.systems < #b.systems end
+    if a.cost ~= b.cost then return a.cost < b.cost end
+    return a.label < b.label
+  end)
+  return out
+end
+
+-- A ship's move value out of `start`: its own, or the start system's limit (nebula); then hooks.
+local function move_value(ctx, st, u, start)
+  local move = ctx:get(u, "move")
+  local limit = passage(ctx, st, start).move_limit
+  if limit >= 0 then move = limit end
+  if st.move_value_hooked then
+    local args = { player = st.player, unit = u, move = move }
+    ctx:open("tactical_action.move_value", args)
+    move = args.move
+  end
+  return move
+end
+
+-- ------------------------------------------------------------------ 2. Movement: transport
+
+-- The fighters and ground forces a ship on `pth` can pick up, in pick-up order: the start system,
+-- then each system passed that holds none of the player's command tokens; in each, the space area,
+-- then the ground forces on planets the player controls.
+local function cargo_along(ctx, st, pth)
+  local p, out = st.player, {}
+  for i = 1, #pth.systems - 1 do
+    local s = pth.systems[i]
+    if i == 1 or passage(ctx, st, s).can_leave then
+      for _, u in ipairs(ctx:units(p, s)) do
+        if needs_transport(ctx, u) then out[#out + 1] = u end
+      end
+      for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
+        if ctx:owner(planet) == p then
+          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do out[#out + 1] = u end
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- The cargo the player takes on ship `u`: for each type (in transport_order), how many
+-- (decision tactical_action.pick_up, options "type:n").
+local function load_cargo(ctx, st, u, pth)
+  local room = ctx:get(u, "capacity")
+  if room <= 0 then return {} end
+  local available = cargo_along(ctx, st, pth)
+  if #available == 0 then return {} end
+  -- types in transport_order; within a type, in pick-up order
+  local firsts, by_type, types = {}, {}, {}
+  for _, c in ipairs(available) do
+    local t = ctx:type(c)
+    if not by_type[t] then by_type[t] = {}; firsts[#firsts + 1] = c end
+    local list = by_type[t]
+    list[#list + 1] = c
+  end
+  lib.sort_cargo(ctx, st.player, firsts)
+  for i, c in ipairs(firsts) do types[i] = ctx:type(c) end
+  local cargo = {}
+  for _, t in ipairs(types) do
+    if room <= 0 then break end
+    local list = by_type[t]
+    local options = {}
+    for n = 0, math.min(room, #list) do options[#options + 1] = t .. ":" .. n end
+    local n = tonumber(ctx:decide(st.player, "tactical_action.pick_up", options):match(":(%d+)$"))
+    for i = 1, n do cargo[#cargo + 1] = list[i] end
+    room = room - n
+    if n > 0 and ctx:tracing() then
+      ctx:event("pick_up:" .. ctx:name(st.player) .. ":" .. ctx:type(u) .. ":" .. t .. ":" .. n,
+        ctx:name(st.player) .. "'s " .. ctx:type(u) .. " takes " .. n .. " " .. t)
+    end
+  end
+  return cargo
+end
+
+-- ------------------------------------------------------------------ capacity (Key Concept)
+
+-- "If at any time the number of a player's fighters and ground forces in the space area of a
+-- system exceeds the capacity of his ships in that system, the excess units are destroyed."
+-- Fighters also fit in structures' fighter_capacity on the system's planets (space docks).
+function M.check_capacity(ctx, st, player, sys)
+  local carried = 0
+  for _, u in ipairs(ctx:units(player, sys, "fighter", "ground_force")) do
+    if needs_transport(ctx, u) then carried = carried + 1 end
+  end
+  local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship"), 0
+  if carried <= capacity then return end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    fighter_room = fighter_room + ctx:sum(player, planet, "fighter_capacity")
+  end
+  for _ = 1, 200 do
+    local fighters, forces = {}, {}
+    for _, u in ipairs(ctx:units(player, sys)) do
+      if needs_transport(ctx, u) then
+        if ctx:get(u, "fighter") then fighters[#fighters + 1] = u else forces[#forces + 1] = u end
+      end
+    end
+    local excess = math.max(0, #fighters - fighter_room) + #forces - capacity
+    if excess <= 0 then return end
+    local types, seen, candidates = {}, {}, {}
+    local pools = (#fighters > fighter_room) and { fighters, forces } or { forces }
+    for _, list in ipairs(pools) do
+      for _, u in ipairs(list) do
+        local t = ctx:type(u)
+        if not seen[t] then seen[t] = true; types[#types + 1] = t; candidates[t] = u end
+      end
+    end
+    local t = ctx:decide(player, "tactical_action.remove_excess", types)
+    if ctx:tracing() then
+      ctx:event("over_capacity:" .. ctx:name(player) .. ":" .. t .. ":" .. ctx:name(sys),
+        ctx:name(player) .. "'s " .. t .. " in " .. ctx:name(sys) .. " is destroyed: over capacity")
+    end
+    ctx:destroy(candidates[t], "tactical_action.unit_destroyed")
+  end
+end
+
+-- ------------------------------------------------------------------ 2. Movement
+
+function M.movement(ctx, st)
+  local p, active = st.player, st.system
+  ctx:open("tactical_action.before_movement", { player = p, system = active })
+  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
+    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
+
+  -- the ships that may move, by start system (in system order), each with its move value
+  local starts = {}
+  for _, sys in ipairs(ctx:entities { kind = "system" }) do
+    if sys ~= active and ctx:count(p, sys, "move") > 0 then
+      local ships = {}
+      for _, u in ipairs(ctx:units(p, sys, "move")) do
+        if ctx:get(u, "ship") then ships[#ships + 1] = u end
+      end
+      if #ships > 0 then starts[#starts + 1] = { system = sys, ships = ships } end
+    end
+  end
+
+  local left = {}   -- systems ships or cargo left: capacity is checked there afterwards
+  local moved = 0
+  for _, start in ipairs(starts) do
+    local sys = start.system
+    local paths, budget, moves = {}, -1, {}
+    if passage(ctx, st, sys).can_leave then
+      for i, u in ipairs(start.ships) do
+        moves[i] = move_value(ctx, st, u, sys)
+        if moves[i] > budget then budget = moves[i] end
+      end
+      if budget > 0 then paths = find_paths(ctx, st, sys, budget) end
+    end
+    local ordinal = {}
+    for i, u in ipairs(start.ships) do
+      local t = ctx:type(u)
+      ordinal[t] = (ordinal[t] or 0) + 1
+      local options, by_label = {}, {}
+      for _, pth in ipairs(paths) do
+        if pth.cost <= moves[i] then options[#options + 1] = pth.label; by_label[pth.label] = pth end
+      end
+      if #options == 0 then
+        if ctx:tracing() then
+          ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
+            ctx:name(p) .. "'s " .. t .. " in " .. ctx:name(sys) .. " cannot reach " .. ctx:name(active))
+        end
+      else
+        options[#options + 1] = "stay"
+        ctx:set_role("moving_ship", u)
+        ctx:set_counter(u, "move_ordinal", ordinal[t], "action")  -- the n-th of its type here (scripted moves)
+        local choice = ctx:decide(p, "tactical_action.move_ship", options)
+        local pth = by_label[choice]
+        if pth then
+          local cargo = load_cargo(ctx, st, u, pth)
+          for _, c in ipairs(cargo) do left[#left + 1] = ctx:location(c) end
+          left[#left + 1] = sys
+          if ctx:tracing() then
+            ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
+              ctx:name(p) .. "'s " .. t .. " moves " .. pth.label .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
+          end
+          if st.ship_moves_hooked then
+            ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })
+          end
+          if ctx:location(u) == sys then
+            ctx:move(u, active)
+            for _, c in ipairs(cargo) do ctx:move(c, active) end
+            moved = moved + 1
+          else
+            -- destroyed on the way (gravity rift): what it carries is destroyed with it
+            if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then st.lost_to_rifts = st.lost_to_rifts + 1 end
+            for _, c in ipairs(cargo) do
+              if ctx:tracing() then
+                ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
+                  ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")
+              end
+              ctx:destroy(c, "tactical_action.unit_destroyed")
+            end
+          end
+        end
+      end
+    end
+  end
+  ctx:set_role("moving_ship", nil)
+  st.ships_moved = moved
+
+  -- capacity: in the active system, and where units were left behind
+  M.check_capacity(ctx, st, p, active)
+  local seen = {}
+  for _, s in ipairs(left) do
+    local sys = ctx:kind(s) == "planet" and ctx:location(s) or s
+    if not seen[sys] then seen[sys] = true; M.check_capacity(ctx, st, p, sys) end
+  end
+  ctx:open("tactical_action.after_movement", { player = p, system = active })
+end
+
+-- ------------------------------------------------------------------ Space Cannon Offense
+
+-- Where a player's units may fire at the active system from: the active system's space area and
+-- planets (every unit with space cannon), then each adjacent system's space area and planets
+-- (only units whose space cannon reaches: space_cannon_range).
+local function firing_positions(ctx, st, p)
+  local out = {}
+  local function add(loc, spec)
+    local attr = spec == SPACE_CANNON and "space_cannon" or "space_cannon_range"
+    if ctx:count(p, loc, attr) > 0 then out[#out + 1] = { loc, spec } end
+  end
+  local function system_and_planets(sys, spec)
+    add(sys, spec)
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do add(planet, spec) end
+  end
+  system_and_planets(st.system, SPACE_CANNON)
+  for _, adj in ipairs(ctx:adjacent(st.system)) do system_and_planets(adj, SPACE_CANNON_ADJACENT) end
+  return out
+end
+
+function M.space_cannon_offense(ctx, st)
+  local active, sys = st.player, st.system
+  local hooked_roll, hooked_assign = ctx:hooked("tactical_action.after_space_cannon_roll", "tactical_action.assign_space_cannon_hits")
+  local opened = false
+  -- the active player first, then the others in turn order from the active player
+  local order, at = {}, 1
+  for i, q in ipairs(st.players) do if q == active then at = i end end
+  for k = 0, #st.players - 1 do order[#order + 1] = st.players[(at - 1 + k) % #st.players + 1] end
+  for _, p in ipairs(order) do
+    -- the others fire at the active player's ships; the active player at another player's ships
+    local target
+    if p ~= active then
+      if ctx:count(active, sys, "ship") > 0 then target = active end
+    else
+      for _, q in ipairs(order) do
+        if q ~= active and ctx:count(q, sys, "ship") > 0 then target = q; break end
+      end
+    end
+    local positions = target and firing_positions(ctx, st, p) or {}
+    if #positions > 0 then
+      if not opened then
+        ctx:open("tactical_action.before_space_cannon", { player = active, system = sys })
+        opened = true
+      end
+      if ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
+        local hits = 0
+        for _, pos in ipairs(positions) do
+          local pool, h = ctx:roll_units(p, pos[1], pos[2])
+          if hooked_roll and #pool > 0 then
+            ctx:open("tactical_action.after_space_cannon_roll", { player = p, pool = pool, purpose = "space_cannon" })
+            h = pool:hits()
+          end
+          hits = hits + h
+        end
+        if hooked_assign then
+          local args = { player = p, target = target, hits = { [target] = hits } }
+          ctx:open("tactical_action.assign_space_cannon_hits", args)
+          hits = math.max(0, args.hits[target])
+        end
+        if hits > 0 then
+          local tp = ctx:policy(target)
+          local before = ctx:count(target, sys, "ship")
+          ctx:assign_hits(target, sys, hits, SPACE_CANNON_HITS, tp.hit_order, tp.sustain)
+          if target == active then st.lost_to_space_cannon = st.lost_to_space_cannon + before - ctx:count(target, sys, "ship") end
+          M.check_capacity(ctx, st, target, sys)
+        end
+      end
+    end
+  end
+end
+
+-- ------------------------------------------------------------------ 3. Space Combat
+
+function M.space_combat(ctx, st)
+  local a, d, sys = st.player, ctx:role("defender"), st.system
+  if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 then
+    space_combat.run(ctx)   -- attacker = the active player (setup), result and rounds
+  else
+    if ctx:tracing() then ctx:event("no_combat", "no two players have ships in the active system: no space combat") end
+    ctx:result("no_combat")
+    ctx:metric("rounds", 0)
+  end
+end
+
+-- The steps in order; invasion and production go after space_combat.
+M.steps = { M.activation, M.movement, M.space_cannon_offense, M.space_combat }
+
+function M.run(ctx)
+  local st = {
+    player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
+    passage = {}, lost_to_rifts = 0, lost_to_space_cannon = 0, ships_moved = 0,
+  }
+  for _, step in ipairs(M.steps) do step(ctx, st) end
+  ctx:metric("ships_moved", st.ships_moved)
+  ctx:metric("lost_to_rifts", st.lost_to_rifts)
+  ctx:metric("lost_to_space_cannon", st.lost_to_space_cannon)
+  ctx:end_scope("action")
+end
+
+return M

@@ -1,0 +1,233 @@
+-- Builds a TI4 tactical action state from a scenario (procedure = "tactical_action"); called by
+-- setup.lua, whose helpers it gets in `h`. Every key is checked; a value the rules forbid (a
+-- system that already holds the active player's command token, an empty tactic pool) is rejected
+-- with its line. The format is in README.md, "The tactical action":
+--
+--   procedure = "tactical_action"
+--   active_player = "xxcha"          -- a player's name
+--   activate = "wellon"              -- a system's id
+--   [[players]]                      -- any number, in turn order
+--   name = "xxcha"                   -- also a role: survivors = { xxcha = {...} } in tests
+--   tokens = { tactic = 3, fleet = 3, strategy = 2, reinforcements = 8 }
+--   technologies, cards, laws, faction, policy   -- as a space combat side
+--   moves = [{ unit = "carrier", path = ["quann", "wellon"], carry = { infantry = 2 } }]  -- from = path[1]
+--   [[systems]]
+--   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]
+--   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
+--   planets = [{ name = "wellon", owner = "xxcha", units = { infantry = 1 } }]
+--   command_tokens = ["naalu"]
+--
+-- Roles: active_player and attacker are the active player; defender is the other player with
+-- ships in the active system (else the next player in turn order), so the space combat of step 3
+-- and the report read the same roles as a plain space combat.
+
+local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description = true, name = true,
+  players = true, systems = true, active_player = true, activate = true }
+local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
+  tokens = true, policy = true, moves = true }
+local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
+  planets = true, command_tokens = true }
+local PLANET_KEYS = { name = true, owner = true, units = true }
+local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
+local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
+  fleet = "fleet_tokens", strategy = "strategy_tokens" }
+local TOKEN_DEFAULTS = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }
+local RESERVED = { attacker = true, defender = true, active_player = true, active_system = true,
+  moving_ship = true }
+
+local function list_of(ctx, t, path)
+  if t == nil then return {} end
+  if type(t) ~= "table" then ctx:reject(path, path .. " must be an array") end
+  for k in pairs(t) do
+    if math.type(k) ~= "integer" then ctx:reject(path, path .. " must be an array, not a table") end
+  end
+  return t
+end
+
+local function name_of(ctx, v, path, what)
+  if type(v) ~= "string" or v == "" then ctx:reject(path, path .. " must be " .. what) end
+  return v
+end
+
+return function(ctx, scenario, h)
+  local check_keys, place_units, record_or_reject = h.check_keys, h.place_units, h.record_or_reject
+  check_keys(ctx, scenario, TOP_KEYS, "scenario")
+
+  -- players, in turn order
+  local players, order, specs = {}, {}, {}
+  for i, spec in ipairs(list_of(ctx, scenario.players, "players")) do
+    local path = "players." .. i
+    check_keys(ctx, spec, PLAYER_KEYS, path)
+    local name = name_of(ctx, spec.name, path .. ".name", "a player's name")
+    if RESERVED[name] then ctx:reject(path .. ".name", "'" .. name .. "' is a role; name the player otherwise") end
+    if players[name] then ctx:reject(path .. ".name", "two players are named '" .. name .. "'") end
+    local p = ctx:create { kind = "player", name = name }
+    players[name], order[#order + 1], specs[p] = p, p, { spec = spec, path = path }
+    ctx:set_role(name, p)
+  end
+  if #order == 0 then ctx:reject("players", "a tactical action needs [[players]] (one or more)") end
+  local function player_named(v, path)
+    name_of(ctx, v, path, "a player's name")
+    if not players[v] then
+      local names = {}
+      for n in pairs(players) do names[#names + 1] = n end
+      table.sort(names)
+      ctx:reject(path, "no player named '" .. v .. "'; players: " .. table.concat(names, ", "))
+    end
+    return players[v]
+  end
+
+  -- systems first (adjacency may name a later one), then their contents
+  local systems, sys_specs = {}, list_of(ctx, scenario.systems, "systems")
+  for i, spec in ipairs(sys_specs) do
+    local path = "systems." .. i
+    check_keys(ctx, spec, SYSTEM_KEYS, path)
+    local id = name_of(ctx, spec.id, path .. ".id", "a system id")
+    if systems[id] then ctx:reject(path .. ".id", "two systems have the id '" .. id .. "'") end
+    systems[id] = ctx:create { kind = "system", name = id }
+    if spec.anomaly then
+      if not h.ANOMALIES[spec.anomaly] then ctx:reject(path .. ".anomaly", "anomaly must be one of: " .. h.keys_of(h.ANOMALIES)) end
+      ctx:set(systems[id], "anomaly", spec.anomaly)
+    end
+  end
+  local function system_named(v, path)
+    name_of(ctx, v, path, "a system id")
+    if not systems[v] then ctx:reject(path, "no system with the id '" .. v .. "' in [[systems]]") end
+    return systems[v]
+  end
+  for i, spec in ipairs(sys_specs) do
+    local path, sys = "systems." .. i, systems[spec.id]
+    for j, other in ipairs(list_of(ctx, spec.adjacent, path .. ".adjacent")) do
+      local o = system_named(other, path .. ".adjacent." .. j)
+      if o == sys then ctx:reject(path .. ".adjacent." .. j, "a system is not adjacent to itself") end
+      if not ctx:linked(sys, o, "adjacent") then ctx:link(sys, o, "adjacent") end
+    end
+    if spec.units ~= nil then
+      check_keys(ctx, spec.units, setmetatable({}, { __index = function() return true end }), path .. ".units")
+      local names = {}
+      for who in pairs(spec.units) do names[#names + 1] = who end
+      table.sort(names)
+      for _, who in ipairs(names) do
+        place_units(ctx, spec.units[who], player_named(who, path .. ".units." .. who), sys, path .. ".units." .. who)
+      end
+    end
+    for j, p in ipairs(list_of(ctx, spec.planets, path .. ".planets")) do
+      local ppath = path .. ".planets." .. j
+      check_keys(ctx, p, PLANET_KEYS, ppath)
+      local owner = p.owner and player_named(p.owner, ppath .. ".owner")
+      local planet = ctx:create { kind = "planet", name = p.name or ("planet_" .. j), owner = owner, location = sys }
+      if p.units then
+        if not owner then ctx:reject(ppath .. ".units", "units on a planet belong to its owner: give the planet an owner") end
+        place_units(ctx, p.units, owner, planet, ppath .. ".units")
+      end
+    end
+    for j, who in ipairs(list_of(ctx, spec.command_tokens, path .. ".command_tokens")) do
+      ctx:create { kind = "command_token", owner = player_named(who, path .. ".command_tokens." .. j), location = sys }
+    end
+    if spec.damaged ~= nil then
+      check_keys(ctx, spec.damaged, setmetatable({}, { __index = function() return true end }), path .. ".damaged")
+      for who, types in pairs(spec.damaged) do
+        local p = player_named(who, path .. ".damaged." .. who)
+        for t, n in pairs(types) do
+          local left = n
+          for _, u in ipairs(ctx:units(p, sys, "type:" .. t)) do
+            if left > 0 and ctx:get(u, "sustain_damage") then ctx:set(u, "damaged", true); left = left - 1 end
+          end
+          if left > 0 then ctx:reject(path .. ".damaged." .. who .. "." .. t, "more damaged " .. t .. " than units that can sustain damage there") end
+        end
+      end
+    end
+  end
+
+  -- each player's records, tokens and policy
+  for _, p in ipairs(order) do
+    local spec, path = specs[p].spec, specs[p].path
+    for i, tech in ipairs(list_of(ctx, spec.technologies, path .. ".technologies")) do
+      record_or_reject(ctx, "technology", tech, path .. ".technologies." .. i)
+      ctx:create { kind = "technology", type = tech, owner = p }
+    end
+    for i, card in ipairs(list_of(ctx, spec.cards, path .. ".cards")) do
+      record_or_reject(ctx, "action_card", card, path .. ".cards." .. i)
+      ctx:create { kind = "action_card", type = card, owner = p }
+    end
+    for i, law in ipairs(list_of(ctx, spec.laws, path .. ".laws")) do
+      record_or_reject(ctx, "agenda", law, path .. ".laws." .. i)
+      ctx:create { kind = "agenda", type = law, owner = p }
+    end
+    if spec.faction then
+      record_or_reject(ctx, "faction", spec.faction, path .. ".faction")
+      ctx:create { kind = "faction", type = spec.faction, owner = p }
+    end
+    local tokens = spec.tokens or {}
+    check_keys(ctx, tokens, TOKEN_KEYS, path .. ".tokens")
+    for key, attr in pairs(TOKEN_KEYS) do
+      local n = tokens[key] or TOKEN_DEFAULTS[key]
+      if math.type(n) ~= "integer" or n < 0 then ctx:reject(path .. ".tokens." .. key, "command token counts are whole numbers") end
+      ctx:set(p, attr, n)
+    end
+    local policy = h.side_policy(ctx, spec, path)
+    -- scripted moves: checked here for names; whether a path is legal is checked when it is taken
+    local moves = {}
+    for i, m in ipairs(list_of(ctx, spec.moves, path .. ".moves")) do
+      local mpath = path .. ".moves." .. i
+      check_keys(ctx, m, MOVE_KEYS, mpath)
+      record_or_reject(ctx, "unit", name_of(ctx, m.unit, mpath .. ".unit", "a unit type"), mpath .. ".unit")
+      local steps = list_of(ctx, m.path, mpath .. ".path")
+      if #steps < 2 then ctx:reject(mpath .. ".path", "a move's path lists its systems, from the start to the active system") end
+      for j, s in ipairs(steps) do system_named(s, mpath .. ".path." .. j) end
+      if m.from ~= nil and system_named(m.from, mpath .. ".from") and steps[1] ~= m.from then
+        ctx:reject(mpath .. ".path", "a path starts at its 'from' system")
+      end
+      if m.carry ~= nil then
+        check_keys(ctx, m.carry, setmetatable({}, { __index = function() return true end }), mpath .. ".carry")
+        for t, n in pairs(m.carry) do
+          record_or_reject(ctx, "unit", t, mpath .. ".carry." .. t)
+          if math.type(n) ~= "integer" or n < 0 then ctx:reject(mpath .. ".carry." .. t, "carry counts are whole numbers") end
+        end
+      end
+      moves[i] = { unit = m.unit, from = steps[1], path = table.concat(steps, ">"), carry = m.carry or {} }
+    end
+    if spec.moves ~= nil then policy.moves = moves end
+    ctx:set_policy(p, policy)
+  end
+
+  -- unit upgrade technologies: every unit of the type takes the upgraded record
+  for _, p in ipairs(order) do
+    for _, tech in ipairs(specs[p].spec.technologies or {}) do
+      local rec = ctx:record(tech, "technology")
+      if rec.upgrades then
+        for _, u in ipairs(ctx:entities { kind = "unit", owner = p, type = rec.upgrades }) do ctx:upgrade(u, rec.upgrade_to) end
+      end
+    end
+  end
+
+  -- 1. Activation: what the rules forbid is an error at its line
+  local active = player_named(scenario.active_player, "active_player")
+  local sys = system_named(scenario.activate, "activate")
+  if #ctx:entities { kind = "command_token", owner = active, location = sys } > 0 then
+    ctx:reject("activate", "a player cannot activate a system that already contains one of his command tokens ("
+      .. scenario.activate .. " holds one of " .. scenario.active_player .. "'s)")
+  end
+  if ctx:get(active, "tactic_tokens") <= 0 then
+    ctx:reject(specs[active].path .. ".tokens.tactic", "a player cannot activate a system with no command tokens in his tactic pool ("
+      .. scenario.active_player .. " has none)")
+  end
+  ctx:set_role("active_player", active)
+  ctx:set_role("attacker", active)
+  ctx:set_role("active_system", sys)
+  -- the defender: a player other than the active one with ships in the active system
+  local defender
+  for _, p in ipairs(order) do
+    if p ~= active and ctx:count(p, sys, "ship") > 0 then
+      if defender then
+        ctx:reject("activate", "two players other than the active player have ships in " .. scenario.activate
+          .. "; a space combat has two sides")
+      end
+      defender = p
+    end
+  end
+  if not defender then
+    for _, p in ipairs(order) do if p ~= active then defender = p; break end end
+  end
+  if defender then ctx:set_role("defender", defender) end
+end

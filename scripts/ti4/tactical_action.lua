@@ -64,7 +64,7 @@ local function passage(ctx, st, sys)
   f = {
     player = p, system = sys, active = sys == st.system,
     -- "A player cannot move units out of a system that contains one of his command tokens."
-    can_leave = #ctx:entities { kind = "command_token", owner = p, location = sys } == 0,
+    can_leave = not st.tokens[sys],
     can_pass = not blocked,
     can_end = true,
     move_bonus = 0,   -- added to the move value of a ship that moves out of or through it
@@ -110,7 +110,9 @@ local function find_paths(ctx, st, start, budget)
     local risk, names = 0, {}
     for i, s in ipairs(pth.systems) do
       if i < #pth.systems and passage(ctx, st, s).risk then risk = risk + 1 end
-      names[i] = ctx:name(s)
+      local n = st.names[s]
+      if not n then n = ctx:name(s); st.names[s] = n end
+      names[i] = n
     end
     pth.risk, pth.label = risk, table.concat(names, ">")
   end
@@ -199,12 +201,8 @@ end
 -- system exceeds the capacity of his ships in that system, the excess units are destroyed."
 -- Fighters also fit in structures' fighter_capacity on the system's planets (space docks).
 function M.check_capacity(ctx, st, player, sys)
-  local carried = 0
-  for _, u in ipairs(ctx:units(player, sys, "fighter", "ground_force")) do
-    if needs_transport(ctx, u) then carried = carried + 1 end
-  end
   local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship"), 0
-  if carried <= capacity then return end
+  if ctx:count(player, sys, "fighter", "ground_force") <= capacity then return end  -- all fit (most calls)
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     fighter_room = fighter_room + ctx:sum(player, planet, "fighter_capacity")
   end
@@ -242,15 +240,18 @@ function M.movement(ctx, st)
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
     ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
 
-  -- the ships that may move, by start system (in system order), each with its move value
-  local starts = {}
-  for _, sys in ipairs(ctx:entities { kind = "system" }) do
-    if sys ~= active and ctx:count(p, sys, "move") > 0 then
-      local ships = {}
-      for _, u in ipairs(ctx:units(p, sys, "move")) do
-        if ctx:get(u, "ship") then ships[#ships + 1] = u end
-      end
-      if #ships > 0 then starts[#starts + 1] = { system = sys, ships = ships } end
+  -- the systems holding one of the player's command tokens
+  st.tokens = {}
+  for _, t in ipairs(ctx:entities { kind = "command_token", owner = p }) do st.tokens[ctx:location(t)] = true end
+  -- the ships that may move, by start system (in the order of the first ship's entity), each
+  -- with its move value
+  local starts, at = {}, {}
+  for _, u in ipairs(ctx:units(p, nil, "move")) do
+    local sys = ctx:location(u)
+    if sys ~= active and ctx:get(u, "ship") and ctx:kind(sys) == "system" then
+      local start = at[sys]
+      if not start then start = { system = sys, ships = {} }; at[sys] = start; starts[#starts + 1] = start end
+      start.ships[#start.ships + 1] = u
     end
   end
 
@@ -418,7 +419,7 @@ M.steps = { M.activation, M.movement, M.space_cannon_offense, M.space_combat }
 function M.run(ctx)
   local st = {
     player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
-    passage = {}, lost_to_rifts = 0, lost_to_space_cannon = 0, ships_moved = 0,
+    passage = {}, names = {}, lost_to_rifts = 0, lost_to_space_cannon = 0, ships_moved = 0,
   }
   for _, step in ipairs(M.steps) do step(ctx, st) end
   ctx:metric("ships_moved", st.ships_moved)

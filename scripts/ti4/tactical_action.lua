@@ -28,6 +28,15 @@ local function needs_transport(ctx, u)
   return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
 end
 
+-- The step windows with args {player, system}: opened when a hook can run there or the run is
+-- traced (tests read the window events); else no args table is built.
+local STEP_WINDOWS = { "tactical_action.activation", "tactical_action.before_movement",
+  "tactical_action.after_movement", "tactical_action.before_space_cannon" }
+
+local function open(ctx, st, window, player, sys)
+  if st.hooked[window] or ctx:tracing() then ctx:open(window, { player = player, system = sys }) end
+end
+
 -- ------------------------------------------------------------------ 1. Activation
 
 function M.activation(ctx, st)
@@ -46,7 +55,7 @@ function M.activation(ctx, st)
     ctx:event("activate:" .. ctx:name(p) .. ":" .. ctx:name(sys),
       ctx:name(p) .. " activates " .. ctx:name(sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
   end
-  ctx:open("tactical_action.activation", { player = p, system = sys })
+  open(ctx, st, "tactical_action.activation", p, sys)
 end
 
 -- ------------------------------------------------------------------ 2. Movement: the search
@@ -236,7 +245,7 @@ end
 
 function M.movement(ctx, st)
   local p, active = st.player, st.system
-  ctx:open("tactical_action.before_movement", { player = p, system = active })
+  open(ctx, st, "tactical_action.before_movement", p, active)
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
     ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
 
@@ -326,7 +335,7 @@ function M.movement(ctx, st)
     local sys = ctx:kind(s) == "planet" and ctx:location(s) or s
     if not seen[sys] then seen[sys] = true; M.check_capacity(ctx, st, p, sys) end
   end
-  ctx:open("tactical_action.after_movement", { player = p, system = active })
+  open(ctx, st, "tactical_action.after_movement", p, active)
 end
 
 -- ------------------------------------------------------------------ Space Cannon Offense
@@ -370,7 +379,7 @@ function M.space_cannon_offense(ctx, st)
     local positions = target and firing_positions(ctx, st, p) or {}
     if #positions > 0 then
       if not opened then
-        ctx:open("tactical_action.before_space_cannon", { player = active, system = sys })
+        open(ctx, st, "tactical_action.before_space_cannon", active, sys)
         opened = true
       end
       if ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
@@ -421,6 +430,8 @@ function M.run(ctx)
     player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
     passage = {}, names = {}, lost_to_rifts = 0, lost_to_space_cannon = 0, ships_moved = 0,
   }
+  local h1, h2, h3, h4 = ctx:hooked(STEP_WINDOWS[1], STEP_WINDOWS[2], STEP_WINDOWS[3], STEP_WINDOWS[4])
+  st.hooked = { [STEP_WINDOWS[1]] = h1, [STEP_WINDOWS[2]] = h2, [STEP_WINDOWS[3]] = h3, [STEP_WINDOWS[4]] = h4 }
   for _, step in ipairs(M.steps) do step(ctx, st) end
   ctx:metric("ships_moved", st.ships_moved)
   ctx:metric("lost_to_rifts", st.lost_to_rifts)

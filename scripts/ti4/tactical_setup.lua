@@ -77,14 +77,19 @@ return function(ctx, scenario, h)
     return players[v]
   end
 
-  -- systems first (adjacency may name a later one), then their contents
-  local systems, sys_specs = {}, list_of(ctx, scenario.systems, "systems")
+  -- systems first (adjacency may name a later one), then their contents. h.systems (optional,
+  -- id -> entity) are systems a map already created (galaxy.lua): a [[systems]] entry with one of
+  -- their ids adds to that system instead of creating one.
+  local systems, from_map, sys_specs = {}, {}, list_of(ctx, scenario.systems, "systems")
+  for id, e in pairs(h.systems or {}) do systems[id], from_map[id] = e, true end
+  local listed = {}
   for i, spec in ipairs(sys_specs) do
     local path = "systems." .. i
     check_keys(ctx, spec, SYSTEM_KEYS, path)
     local id = name_of(ctx, spec.id, path .. ".id", "a system id")
-    if systems[id] then ctx:reject(path .. ".id", "two systems have the id '" .. id .. "'") end
-    systems[id] = ctx:create { kind = "system", name = id }
+    if listed[id] then ctx:reject(path .. ".id", "two systems have the id '" .. id .. "'") end
+    listed[id] = true
+    if not from_map[id] then systems[id] = ctx:create { kind = "system", name = id } end
     if spec.anomaly then
       if not h.ANOMALIES[spec.anomaly] then ctx:reject(path .. ".anomaly", "anomaly must be one of: " .. h.keys_of(h.ANOMALIES)) end
       ctx:set(systems[id], "anomaly", spec.anomaly)

@@ -22,7 +22,10 @@
 -- and the report read the same roles as a plain space combat.
 
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description = true, name = true,
-  players = true, systems = true, active_player = true, activate = true }
+  players = true, systems = true, active_player = true, activate = true, attacker = true, defender = true }
+-- [attacker] and [defender] (what compare/simulate --with attacker:CARD and attacker:policy.x=v
+-- write): added to the active player's and the defender's own lists and policy
+local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
   tokens = true, policy = true, moves = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
@@ -144,6 +147,63 @@ return function(ctx, scenario, h)
     end
   end
 
+  -- 1. Activation: what the rules forbid is an error at its line
+  local active = player_named(scenario.active_player, "active_player")
+  local sys = system_named(scenario.activate, "activate")
+  if #ctx:entities { kind = "command_token", owner = active, location = sys } > 0 then
+    ctx:reject("activate", "a player cannot activate a system that already contains one of his command tokens ("
+      .. scenario.activate .. " holds one of " .. scenario.active_player .. "'s)")
+  end
+  local tactic = (specs[active].spec.tokens or {}).tactic or TOKEN_DEFAULTS.tactic
+  if math.type(tactic) == "integer" and tactic <= 0 then
+    ctx:reject(specs[active].path .. ".tokens.tactic", "a player cannot activate a system with no command tokens in his tactic pool ("
+      .. scenario.active_player .. " has none)")
+  end
+  ctx:set_role("active_player", active)
+  ctx:set_role("attacker", active)
+  ctx:set_role("active_system", sys)
+  -- the defender: a player other than the active one with ships in the active system
+  local defender
+  for _, p in ipairs(order) do
+    if p ~= active and ctx:count(p, sys, "ship") > 0 then
+      if defender then
+        ctx:reject("activate", "two players other than the active player have ships in " .. scenario.activate
+          .. "; a space combat has two sides")
+      end
+      defender = p
+    end
+  end
+  if not defender then
+    for _, p in ipairs(order) do if p ~= active then defender = p; break end end
+  end
+  if defender then ctx:set_role("defender", defender) end
+  -- compare/simulate overlays: lists appended, policy keys set over the player's
+  for _, rp in ipairs { { "attacker", active }, { "defender", defender } } do
+    local role, p = rp[1], rp[2]
+    local over = scenario[role]
+    if over ~= nil then
+      check_keys(ctx, over, OVERLAY_KEYS, role)
+      if not p then ctx:reject(role, "[" .. role .. "]: this scenario has no " .. role) end
+      local spec, merged = specs[p].spec, {}
+      for k, v in pairs(spec) do merged[k] = v end
+      for _, list in ipairs { "technologies", "cards", "laws" } do
+        if over[list] ~= nil then
+          local all = {}
+          for _, x in ipairs(list_of(ctx, spec[list], specs[p].path .. "." .. list)) do all[#all + 1] = x end
+          for _, x in ipairs(list_of(ctx, over[list], role .. "." .. list)) do all[#all + 1] = x end
+          merged[list] = all
+        end
+      end
+      if over.policy ~= nil then
+        local pol = {}
+        for k, v in pairs(spec.policy or {}) do pol[k] = v end
+        for k, v in pairs(over.policy) do pol[k] = v end
+        merged.policy = pol
+      end
+      specs[p].spec = merged
+    end
+  end
+
   -- each player's records, tokens and policy
   for _, p in ipairs(order) do
     local spec, path = specs[p].spec, specs[p].path
@@ -206,33 +266,4 @@ return function(ctx, scenario, h)
     end
   end
 
-  -- 1. Activation: what the rules forbid is an error at its line
-  local active = player_named(scenario.active_player, "active_player")
-  local sys = system_named(scenario.activate, "activate")
-  if #ctx:entities { kind = "command_token", owner = active, location = sys } > 0 then
-    ctx:reject("activate", "a player cannot activate a system that already contains one of his command tokens ("
-      .. scenario.activate .. " holds one of " .. scenario.active_player .. "'s)")
-  end
-  if ctx:get(active, "tactic_tokens") <= 0 then
-    ctx:reject(specs[active].path .. ".tokens.tactic", "a player cannot activate a system with no command tokens in his tactic pool ("
-      .. scenario.active_player .. " has none)")
-  end
-  ctx:set_role("active_player", active)
-  ctx:set_role("attacker", active)
-  ctx:set_role("active_system", sys)
-  -- the defender: a player other than the active one with ships in the active system
-  local defender
-  for _, p in ipairs(order) do
-    if p ~= active and ctx:count(p, sys, "ship") > 0 then
-      if defender then
-        ctx:reject("activate", "two players other than the active player have ships in " .. scenario.activate
-          .. "; a space combat has two sides")
-      end
-      defender = p
-    end
-  end
-  if not defender then
-    for _, p in ipairs(order) do if p ~= active then defender = p; break end end
-  end
-  if defender then ctx:set_role("defender", defender) end
 end

@@ -257,6 +257,7 @@ HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int li
   if (!lua_isnil(L, -1)) {
     if (!lua_isfunction(L, -1))
       throw ContentError(file, line, "hook 'condition' must be a function");
+    if (I.options.check_state) guard_hook_function(I, I.loading_env);
     h.condition = luaL_ref(L, LUA_REGISTRYINDEX);
   } else {
     lua_pop(L, 1);
@@ -264,6 +265,7 @@ HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int li
   lua_getfield(L, 1, "apply");
   if (!lua_isfunction(L, -1))
     throw ContentError(file, line, "hook '" + h.id + "' needs an 'apply' function");
+  if (I.options.check_state) guard_hook_function(I, I.loading_env);
   h.apply = luaL_ref(L, LUA_REGISTRYINDEX);
   return h;
 }

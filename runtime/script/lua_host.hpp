@@ -250,6 +250,9 @@ struct StateSnapshot {
   static std::string field_path(const std::string& path, Style style, const std::string& key);
 };
 StateSnapshot snapshot_state(Engine::Impl& I);
+// Replaces the hook function on the top of the stack by one that checks, around each call, that
+// it left its pack's globals and what it reaches unchanged (an error naming the variable).
+void guard_hook_function(Engine::Impl& I, int sandbox);
 // "hook 'p:x' upvalue 'calls' changed from 0 to 1", one line each, sorted.
 std::vector<std::string> state_changes(const StateSnapshot& before, const StateSnapshot& after);
 

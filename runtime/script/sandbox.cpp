@@ -594,9 +594,12 @@ struct Walker {
       for (int n = 1;; ++n) {
         const char* name = lua_getupvalue(L, idx, n);
         if (!name) break;
-        const std::string key = *name ? name : "#" + std::to_string(n);
-        if (key != "_ENV")
-          walk(-1, StateSnapshot::field_path(base, my_style, key), StateSnapshot::Style::table,
+        // a C closure's upvalues are the runtime's (the state guard's wrapper holds the hook's
+        // function): what they lead to is named as if reached directly
+        if (!*name)
+          walk(-1, base, StateSnapshot::Style::upvalues, depth + 1);
+        else if (std::string_view(name) != "_ENV")
+          walk(-1, StateSnapshot::field_path(base, my_style, name), StateSnapshot::Style::table,
                depth + 1);
         lua_pop(L, 1);
       }
@@ -655,6 +658,8 @@ StateSnapshot snapshot_state(Engine::Impl& I) {
   for (const auto& p : I.procedures)
     w.root_ref(p.ref, "procedure '" + p.name + "'", Style::upvalues);
   w.root_ref(I.policies_ref, "the ruleset's policies", Style::table);
+  w.root_ref(I.scenario_ref, "ctx:scenario()", Style::table);
+  w.root_ref(I.player_policy_ref, "the players' policies (ctx:policy)", Style::table);
   w.root_ref(I.setup_ref, "the ruleset's setup", Style::upvalues);
   for (const Engine::Impl::Sandbox& s : I.sandboxes) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, s.loaded);
@@ -667,6 +672,50 @@ StateSnapshot snapshot_state(Engine::Impl& I) {
   }
   lua_settop(L, top);
   return snap;
+}
+
+// The state guard around one call of a hook's function (check_state): the globals of its pack
+// and what the function reaches must be as they were when it returns. Upvalues: [1] the
+// function, [2] its sandbox.
+int guarded_hook_call(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const auto& s = I.sandboxes[static_cast<std::size_t>(lua_tointeger(L, lua_upvalueindex(2)))];
+  auto snapshot = [&] {
+    StateSnapshot snap;
+    Walker w{L, snap};
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s.env);
+    if (lua_getmetatable(L, -1)) {
+      lua_getfield(L, -1, "__index");
+      w.walk(-1, s.owner, StateSnapshot::Style::globals, 0);
+      lua_pop(L, 2);
+    }
+    w.walk(-1, s.owner, StateSnapshot::Style::globals, 0);
+    lua_pop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    w.walk(-1, "the hook's", StateSnapshot::Style::upvalues, 0);
+    lua_pop(L, 1);
+    return snap;
+  };
+  const StateSnapshot before = snapshot();
+  const int n = lua_gettop(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  const std::vector<std::string> changes = state_changes(before, snapshot());
+  if (!changes.empty()) {
+    std::string msg =
+        "keeps state between calls (scripts keep nothing between calls: keep what "
+        "must be remembered in the game state, as counters or flags): ";
+    for (std::size_t i = 0; i < changes.size() && i < 5; ++i) msg += (i ? "; " : "") + changes[i];
+    if (changes.size() > 5) msg += "; and " + std::to_string(changes.size() - 5) + " more";
+    return luaL_error(L, "%s", msg.c_str());
+  }
+  return lua_gettop(L);
+}
+
+void guard_hook_function(Engine::Impl& I, int sandbox) {
+  lua_pushinteger(I.L, sandbox);
+  lua_pushcclosure(I.L, guarded_hook_call, 2);
 }
 
 std::vector<std::string> state_changes(const StateSnapshot& before, const StateSnapshot& after) {

@@ -562,7 +562,7 @@ int l_reject(lua_State* L) {
     }
   }
   const ContentError e(I.scenario_file, line, msg);
-  lua_pushfstring(L, "%cC%s", kFormatted, e.what());
+  push_attributed(L, 'C', e.what());
   return lua_error(L);
 }
 

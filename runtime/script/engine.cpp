@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -136,8 +137,18 @@ void budget_hook(lua_State* L, lua_Debug*) {
 }
 
 int message_handler(lua_State* L) {
+  std::string attributed;
+  switch (attributed_kind(L, 1, &attributed)) {
+    case 0:
+      break;
+    case -1:  // an attributed error that content caught and raised again: now content's message
+      lua_pushstring(L, attributed.c_str());
+      lua_replace(L, 1);
+      break;
+    default:
+      return 1;  // an inner gate already said everything
+  }
   const char* msg = lua_tostring(L, 1);
-  if (msg && msg[0] == kFormatted) return 1;  // an inner gate already said everything
   if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   luaL_traceback(L, L, msg, 1);
   return 1;
@@ -158,150 +169,7 @@ std::string display_path(const fs::path& p) {
   return p.string();
 }
 
-// ---------------------------------------------------------------- sandbox
-
-int sandbox_print(lua_State* L) {
-  Engine::Impl& I = impl(L);
-  std::string line;
-  for (int i = 1; i <= lua_gettop(L); ++i) {
-    if (i > 1) line += '\t';
-    line += luaL_tolstring(L, i, nullptr);
-    lua_pop(L, 1);
-  }
-  if (I.tracing()) I.trace->add(EventKind::note, "print", line);
-  return 0;
-}
-
-int sandbox_random(lua_State* L) {
-  Engine::Impl& I = impl(L);
-  const int n = lua_gettop(L);
-  if (n == 0) {
-    lua_pushnumber(L, I.dice.uniform());
-    return 1;
-  }
-  lua_Integer lo = 1, hi;
-  if (n == 1)
-    hi = luaL_checkinteger(L, 1);
-  else
-    lo = luaL_checkinteger(L, 1), hi = luaL_checkinteger(L, 2);
-  luaL_argcheck(L, lo <= hi && hi - lo < 0xFFFFFFFF, n, "interval is empty or too large");
-  lua_pushinteger(
-      L, lo + static_cast<lua_Integer>(I.dice.below(static_cast<std::uint32_t>(hi - lo + 1))));
-  return 1;
-}
-
-int sandbox_randomseed(lua_State* L) {
-  return luaL_error(L,
-                    "math.randomseed is not available: the runtime's dice are the only randomness");
-}
-
-// Loads module `name` ("a.b" -> a/b.lua) into the environment at absolute index `env`: from its
-// own folder, else from its __parent's (a pack's parent is the ruleset, whose modules are loaded
-// once into the ruleset's environment and shared). Pushes the module; false when no file.
-bool require_in(lua_State* L, int env, const char* name, const std::string& rel) {
-  lua_getfield(L, env, "__loaded");
-  if (lua_getfield(L, -1, name) != LUA_TNIL) {
-    lua_remove(L, -2);
-    return true;
-  }
-  lua_pop(L, 2);
-  lua_getfield(L, env, "__dir");
-  const fs::path path = fs::path(lua_tostring(L, -1)) / (rel + ".lua");
-  lua_pop(L, 1);
-  if (!fs::is_regular_file(path)) {
-    if (lua_getfield(L, env, "__parent") != LUA_TTABLE) {
-      lua_pop(L, 1);
-      return false;
-    }
-    const int parent = lua_gettop(L);
-    const bool found = require_in(L, parent, name, rel);
-    lua_remove(L, parent);
-    return found;
-  }
-  std::string text;
-  try {
-    text = read_file(path);
-  } catch (const std::exception& e) {
-    luaL_error(L, "%s", e.what());
-  }
-  const std::string chunk = "@" + display_path(path);
-  if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK) lua_error(L);
-  lua_pushvalue(L, env);
-  lua_setupvalue(L, -2, 1);
-  lua_call(L, 0, 1);
-  if (lua_isnil(L, -1)) lua_pop(L, 1), lua_pushboolean(L, 1);
-  lua_getfield(L, env, "__loaded");
-  lua_pushvalue(L, -2);
-  lua_setfield(L, -2, name);
-  lua_pop(L, 1);
-  return true;
-}
-
-// require inside a pack: a module of the pack, else of its ruleset (scripts/<game>/).
-int sandbox_require(lua_State* L) {
-  const char* name = luaL_checkstring(L, 1);
-  std::string rel = name;
-  if (rel.find("..") != std::string::npos || rel.find('/') != std::string::npos)
-    return luaL_error(L, "require '%s': module names are dotted names inside the pack", name);
-  for (char& c : rel)
-    if (c == '.') c = '/';
-  if (require_in(L, lua_upvalueindex(1), name, rel)) return 1;
-  return luaL_error(L, "require '%s': no file %s.lua in this pack or its ruleset", name,
-                    rel.c_str());
-}
-
-void copy_fields(lua_State* L, int from, int to, std::initializer_list<const char*> names) {
-  for (const char* n : names) {
-    lua_getfield(L, from, n);
-    lua_setfield(L, to, n);
-  }
-}
-
-// Builds a sandboxed environment for scripts in `dir` and leaves it on the stack.
-void push_sandbox(lua_State* L, const fs::path& dir) {
-  lua_newtable(L);
-  const int env = lua_gettop(L);
-  lua_pushglobaltable(L);
-  const int g = lua_gettop(L);
-  copy_fields(L, g, env,
-              {"assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
-               "rawlen", "rawset", "select", "setmetatable", "getmetatable", "tonumber", "tostring",
-               "type", "xpcall", "_VERSION"});
-  lua_pushcfunction(L, sandbox_print);
-  lua_setfield(L, env, "print");
-  for (const char* lib : {"string", "table", "math", "utf8"}) {
-    lua_newtable(L);
-    lua_getfield(L, g, lib);
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_settable(L, -5);
-    }
-    lua_pop(L, 1);
-    lua_setfield(L, env, lib);
-  }
-  lua_getfield(L, env, "string");
-  lua_pushnil(L);
-  lua_setfield(L, -2, "dump");
-  lua_pop(L, 1);
-  lua_getfield(L, env, "math");
-  lua_pushcfunction(L, sandbox_random);
-  lua_setfield(L, -2, "random");
-  lua_pushcfunction(L, sandbox_randomseed);
-  lua_setfield(L, -2, "randomseed");
-  lua_pop(L, 1);
-  lua_newtable(L);
-  lua_setfield(L, env, "__loaded");
-  lua_pushstring(L, dir.string().c_str());
-  lua_setfield(L, env, "__dir");
-  lua_pushvalue(L, env);
-  lua_pushcclosure(L, sandbox_require, 1);
-  lua_setfield(L, env, "require");
-  lua_pushvalue(L, env);
-  lua_setfield(L, env, "_G");
-  lua_pop(L, 1);  // global table
-}
+// (the environments scripts run in: script/sandbox.cpp)
 
 // Loads a Lua file into environment `env_ref` and runs it; leaves its first result on the stack.
 void load_file(Engine::Impl& I, const fs::path& path, int env_ref) {
@@ -389,6 +257,7 @@ HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int li
   if (!lua_isnil(L, -1)) {
     if (!lua_isfunction(L, -1))
       throw ContentError(file, line, "hook 'condition' must be a function");
+    if (I.options.check_state) guard_hook_function(I, I.loading_env);
     h.condition = luaL_ref(L, LUA_REGISTRYINDEX);
   } else {
     lua_pop(L, 1);
@@ -396,6 +265,7 @@ HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int li
   lua_getfield(L, 1, "apply");
   if (!lua_isfunction(L, -1))
     throw ContentError(file, line, "hook '" + h.id + "' needs an 'apply' function");
+  if (I.options.check_state) guard_hook_function(I, I.loading_env);
   h.apply = luaL_ref(L, LUA_REGISTRYINDEX);
   return h;
 }
@@ -446,12 +316,18 @@ int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
 }
 
 void Engine::Impl::fail(int status, const std::string& what) {
-  std::string msg =
-      lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(error object is not a string)";
+  // The attribution is the runtime's: an error object only it makes, raised by this call, or
+  // else `what` (the call this gate made). No text content writes is taken for an attribution.
+  std::string attributed;
+  const int kind = attributed_kind(L, -1, &attributed);
+  std::string msg = kind                             ? attributed
+                    : lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                     : "(error object is not a string)";
   lua_pop(L, 1);
-  if (msg.size() > 1 && msg[0] == kFormatted) {
-    if (msg[1] == 'C') throw ContentError("", 0, msg.substr(2));
-    throw ScriptError(msg.substr(2));
+  if (kind > 0) {
+    consume_attributed(L);
+    if (kind == 'C') throw ContentError("", 0, msg);
+    throw ScriptError(msg);
   }
   if (status == LUA_ERRMEM)
     msg = "out of memory (the Lua state may hold " + std::to_string(options.memory_limit >> 20) +
@@ -483,26 +359,13 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   lua_newtable(L);
   spec_anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
-  // ctx: one table holding the api functions, so that ctx:method() is a plain field lookup
-  lua_newtable(L);
-  register_state_api(L);
-  register_dice_api(L);
-  register_flow_api(L);
-  ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  make_ctx(*this);  // ctx, read-only, and the shared metatables, protected
 
   for (const auto& w : rules.windows) bus.declare(w);
   for (const HookDef& h : content->hooks) bus.add(h);  // declarative hooks from TOML
 
   // sandboxes: one per pack, then the ruleset's, whose modules a pack may require
-  push_sandbox(L, rules.dir);
-  const int ruleset_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  for (const auto& p : content->packs) {
-    push_sandbox(L, p.dir);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ruleset_ref);
-    lua_setfield(L, -2, "__parent");
-    env_refs.push_back(luaL_ref(L, LUA_REGISTRYINDEX));
-  }
-  env_refs.push_back(ruleset_ref);
+  make_sandboxes(*this);
   for (int ref : env_refs) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_pushcfunction(L, guarded<lua_register_hook>);
@@ -551,6 +414,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
     }
   }
   loading = false;
+  freeze_sandboxes(*this);
   bus.freeze();
   spdlog::debug("ruleset {}: {} procedures, {} windows, {} hooks registered and frozen", rules.id,
                 procedures.size(), bus.windows().size(), bus.hooks().size());
@@ -575,6 +439,19 @@ Pool& Engine::Impl::new_pool() {
 std::string Engine::Impl::name_of(EntityId e) const {
   if (!state || !state->valid(e)) return e == kNoEntity ? "nobody" : "?";
   return std::string(sym_name(state->at(e).type));
+}
+
+// The state guard: a run must leave what scripts could keep as it found it.
+static void check_kept_state(Engine::Impl& I, const StateSnapshot& before,
+                             const std::string& procedure) {
+  const std::vector<std::string> changes = state_changes(before, snapshot_state(I));
+  if (changes.empty()) return;
+  std::string msg = "a script keeps state between runs (procedure '" + procedure +
+                    "'; scripts keep nothing between calls: keep what must be remembered in the "
+                    "game state, as counters or flags):";
+  for (std::size_t i = 0; i < changes.size() && i < 10; ++i) msg += "\n  " + changes[i];
+  if (changes.size() > 10) msg += "\n  and " + std::to_string(changes.size() - 10) + " more";
+  throw ScriptError(msg);
 }
 
 // ---------------------------------------------------------------- Engine
@@ -639,6 +516,7 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   I.scenario_file = file;
   I.scenario_source = source;
   I.scenario_lines.clear();
+  I.live_error = 0;
   lua_newtable(L);
   lua_rawseti(L, LUA_REGISTRYINDEX, I.player_policy_ref);
   lua_rawgeti(L, LUA_REGISTRYINDEX, I.setup_ref);
@@ -672,6 +550,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   I.depth = 0;
   I.liveness_dirty = true;
   I.dice.seed(options.seed, options.run);
+  I.live_error = 0;  // an error object kept from an earlier run is no longer the runtime's
   if (!options.forced.empty() || options.strict_dice)
     I.dice.force(options.forced, options.strict_dice);
   result.clear();
@@ -696,6 +575,8 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
     }
   } reset{I, outer};
   lua_State* L = I.L;
+  std::optional<StateSnapshot> before;
+  if (I.options.check_state) before = snapshot_state(I);
   lua_rawgeti(L, LUA_REGISTRYINDEX, proc->ref);
   I.push_ctx();
   try {
@@ -710,6 +591,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   result.forced_left = I.dice.forced_left();
   if (options.answers) result.unused_answers = options.answers->unused();
   if (lua_gettop(L) != 0) lua_settop(L, 0);
+  if (before) check_kept_state(I, *before, std::string(procedure));
 }
 
 }  // namespace rb

@@ -3,7 +3,9 @@
 // runtime/script/ includes lua.h").
 //
 // Layout of the binding (after Luanti's cpp_api/lua_api split):
-//   engine.cpp    C++ calls Lua: loading, sandbox, the one call gate, setup and run
+//   engine.cpp    C++ calls Lua: loading, the one call gate, setup and run
+//   sandbox.cpp   what content sees: environments, require, read-only views, ctx, frozen
+//                 globals, unforgeable error attribution, the state guard of check and test
 //   api_state.cpp Lua calls C++: entities, attributes, roles, counters, links, modifiers
 //   api_dice.cpp  Lua calls C++: rolls, pools, hit assignment
 //   api_flow.cpp  Lua calls C++: windows and hooks, decisions, trace and results
@@ -52,6 +54,20 @@ struct Engine::Impl {
   std::vector<Procedure> procedures;
   const Procedure* procedure = nullptr;  // the one running
   std::vector<int> env_refs;             // one sandbox per pack, then the ruleset's
+  // What the runtime knows of each environment (sandbox.cpp). None of it is reachable from
+  // content: `require` finds its sandbox by an index in its upvalue.
+  struct Sandbox {
+    std::string owner;       // "pack 'id'" or "ruleset 'id'", for messages
+    fs::path dir;            // where its modules are
+    int env = LUA_NOREF;     // the environment (frozen once loading ends)
+    int loaded = LUA_NOREF;  // module name -> module
+    int views = LUA_NOREF;   // weak table: a table it shares -> its read-only view of it
+    int parent = -1;         // the ruleset's sandbox for a pack, -1 for the ruleset
+  };
+  std::vector<Sandbox> sandboxes;  // same order as env_refs
+  // attributed errors (push_attributed): only the most recent one raised is the runtime's
+  int error_meta_ref = LUA_NOREF;
+  std::uint64_t error_serial = 0, live_error = 0;
 
   // memory and instruction budget
   std::size_t memory = 0;
@@ -205,19 +221,50 @@ void register_state_api(lua_State* L);
 void register_dice_api(lua_State* L);
 void register_flow_api(lua_State* L);
 
-// Wraps an api function so that a C++ exception becomes a Lua error with its message.
-// Marks an error message as already formatted (by an inner call gate, or as a content error):
-// "\x01S<message>" is a script error, "\x01C<message>" a content error. The gate passes it on.
-inline constexpr char kFormatted = '\x01';
+// --- sandbox.cpp
+void make_sandboxes(Engine::Impl& I);    // one environment per pack, then the ruleset's
+void freeze_sandboxes(Engine::Impl& I);  // once loading ends: a global write is an error
+void make_ctx(Engine::Impl& I);          // ctx (read-only), protected shared metatables
 
+// An error already attributed (by an inner call gate, or a content error such as a scenario's)
+// travels up to the outer gate as an object that only the runtime can make: the gate passes it
+// on as it is, instead of blaming its own call. Pushes it; the caller raises it (lua_error).
+// `kind` is 'S' (ScriptError) or 'C' (ContentError).
+void push_attributed(lua_State* L, char kind, const char* message);
+// The kind of the attributed error at idx: 0 when it is not one, -1 when content raised it again
+// (caught with pcall, raised later: it is content's message now). Sets *message either way.
+int attributed_kind(lua_State* L, int idx, std::string* message);
+void consume_attributed(lua_State* L);  // the gate has turned it into a C++ exception
+
+// The state guard (EngineOptions::check_state): everything a script could keep between runs,
+// every table and closure reachable from the environments' globals, the registered hooks,
+// procedures, policies, setup and loaded modules, with their contents (values by identity).
+struct StateSnapshot {
+  enum class Style { table, globals, upvalues };
+  struct Object {
+    std::string path;  // how it was reached: "hook 'pack:id' upvalue 'seen'"
+    Style style = Style::table;
+    std::vector<std::pair<std::string, std::string>> fields;  // sorted: key, value
+  };
+  std::unordered_map<const void*, Object> objects;
+  static std::string field_path(const std::string& path, Style style, const std::string& key);
+};
+StateSnapshot snapshot_state(Engine::Impl& I);
+// Replaces the hook function on the top of the stack by one that checks, around each call, that
+// it left its pack's globals and what it reaches unchanged (an error naming the variable).
+void guard_hook_function(Engine::Impl& I, int sandbox);
+// "hook 'p:x' upvalue 'calls' changed from 0 to 1", one line each, sorted.
+std::vector<std::string> state_changes(const StateSnapshot& before, const StateSnapshot& after);
+
+// Wraps an api function so that a C++ exception becomes a Lua error with its message.
 template <lua_CFunction F>
 int guarded(lua_State* L) {
   try {
     return F(L);
   } catch (const ContentError& e) {
-    lua_pushfstring(L, "%cC%s", kFormatted, e.what());
+    push_attributed(L, 'C', e.what());
   } catch (const ScriptError& e) {
-    lua_pushfstring(L, "%cS%s", kFormatted, e.what());
+    push_attributed(L, 'S', e.what());
   } catch (const std::exception& e) {
     lua_pushstring(L, e.what());
   }

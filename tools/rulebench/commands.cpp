@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -35,6 +36,7 @@ int check(const Common& c, const std::vector<std::string>& packs) {
   if (targets.empty())
     for (const auto& [id, dir] : discover_packs(base)) targets.push_back(id);
   int failed = 0;
+  std::error_code ec;
   for (const std::string& p : targets) {
     try {
       LoadRequest req = base;
@@ -43,9 +45,42 @@ int check(const Common& c, const std::vector<std::string>& packs) {
       Engine engine(content);  // loads every script: syntax, hooks, windows, sources
       std::size_t records = 0;
       for (const auto& r : content->records) records += r.removed ? 0 : 1;
-      std::cout << fmt::format("ok    {:<24} ruleset {}, {} packs loaded, {} records, {} hooks\n",
-                               p, content->ruleset.id, content->packs.size(), records,
-                               engine.bus().hooks().size());
+      // the state guard: each scenario of the pack runs twice; a script that keeps something
+      // between the runs (an upvalue, a global, a table reachable from them) is named
+      int scenarios = 0;
+      const PackInfo* info = content->pack(content->packs.back().id);
+      for (const PackInfo& pi : content->packs)
+        if (pi.id == p || pi.dir == fs::path(p) || fs::equivalent(pi.dir, fs::path(p), ec))
+          info = &pi;
+      if (info && fs::is_directory(info->dir / "scenarios")) {
+        std::vector<fs::path> files;
+        for (const auto& f : fs::directory_iterator(info->dir / "scenarios"))
+          if (f.path().extension() == ".toml") files.push_back(f.path());
+        std::sort(files.begin(), files.end());
+        for (const fs::path& file : files) {
+          Session session = open_session(read_scenario(file), so);
+          EngineOptions guarded;
+          guarded.check_state = true;
+          Table table(session, guarded);
+          for (std::uint64_t run = 0; run < 2; ++run) {
+            State state = table.start;
+            RunOptions options;
+            options.run = run;
+            RunResult result;
+            try {
+              table.engine.run(session.procedure, state, options, result);
+            } catch (const Error& e) {
+              throw ScriptError(file.string() + ": " + e.what());
+            }
+          }
+          ++scenarios;
+        }
+      }
+      std::cout << fmt::format(
+          "ok    {:<24} ruleset {}, {} packs loaded, {} records, {} hooks, {} scenarios run "
+          "twice\n",
+          p, content->ruleset.id, content->packs.size(), records, engine.bus().hooks().size(),
+          scenarios);
     } catch (const Error& e) {
       ++failed;
       std::cout << fmt::format("FAIL  {}\n      {}\n", p, e.what());

@@ -166,7 +166,7 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     if (h.limit != kNoSym && state->counter(user, h.use_key) > 0) continue;
     auto push_call = [&](int ref) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-      push_ctx();
+      push_hook_ctx();  // read-only: the ruleset's own ctx stays out of packs' reach
       if (f.player == kNoEntity)
         lua_pushnil(L);
       else

@@ -341,7 +341,6 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   if (!L) throw Error("cannot create a Lua state");
   *static_cast<Impl**>(lua_getextraspace(L)) = this;
   luaL_openlibs(L);
-  Watchdog::get().add(this);
   // strings share one metatable: take string.dump away from it too
   lua_getglobal(L, "string");
   lua_pushnil(L);
@@ -416,6 +415,8 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   loading = false;
   freeze_sandboxes(*this);
   bus.freeze();
+  // only a fully built engine: when loading throws, no destructor removes it (issue 9)
+  Watchdog::get().add(this);
   spdlog::debug("ruleset {}: {} procedures, {} windows, {} hooks registered and frozen", rules.id,
                 procedures.size(), bus.windows().size(), bus.hooks().size());
 }

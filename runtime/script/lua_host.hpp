@@ -39,7 +39,8 @@ struct Engine::Impl {
   EventBus bus;
 
   // Lua registry references
-  int ctx_ref = LUA_NOREF;       // the ctx userdata handed to every script
+  int ctx_ref = LUA_NOREF;       // the ruleset's ctx: procedures, setup, policies
+  int hook_ctx_ref = LUA_NOREF;  // the hooks' ctx: read-only (sandbox.cpp, make_ctx)
   int symcache_ref = LUA_NOREF;  // string -> Sym
   int policies_ref = LUA_NOREF;  // decision name -> default policy function
   int setup_ref = LUA_NOREF;
@@ -206,6 +207,7 @@ struct Engine::Impl {
                      std::string& reason);
   void destroy(EntityId e, int window);
   void push_ctx();
+  void push_hook_ctx() { lua_rawgeti(L, LUA_REGISTRYINDEX, hook_ctx_ref); }
 };
 
 // The Impl of the Lua state (stored in its extra space).

@@ -1,8 +1,9 @@
 // Isolation tests (issue 9): one pack must not reach into another, into the ruleset or into the
 // runtime, must not forge who an error blames, and must not keep state between runs. The
 // hostile packs are in tests/fixtures/isolation (see its README); each hook acts when the
-// scenario's probe names it. Every case here failed on the runtime before the sandbox kept its
-// internals in C++, handed out read-only views and froze globals.
+// scenario's probe names it. Built against the runtime before this change (without the last
+// case, which needs EngineOptions::check_state), every case failed but the control case ("a hook
+// that only reads passes"): 10 of 11, 56 assertions.
 #include <catch2/catch.hpp>
 
 #include "base/error.hpp"

@@ -241,6 +241,22 @@ const Engine::Impl::RollSpec& roll_spec_at(lua_State* L, int idx) {
   }))];
 }
 
+// A unit's roll out of range (see rollers): kept out of the loop, which is the hot path.
+[[gnu::noinline, gnu::cold]] void rollers_error(Engine::Impl& I, const char* call, EntityId player,
+                                                EntityId e, std::int64_t dice, int threshold,
+                                                std::int64_t modifier, std::int64_t total) {
+  if (total <= kMaxDice || dice > kMaxDice || dice < 0)
+    push_error(I.L, std::string(call) + ": " + I.name_of(player) + " " + I.name_of(e) + " rolls " +
+                        std::to_string(dice) + " dice hitting on " + std::to_string(threshold) +
+                        " with modifier " + std::to_string(modifier) + ": out of range (at most " +
+                        std::to_string(kMaxDice) + " dice, values and modifiers within +-" +
+                        std::to_string(INT16_MAX) + ")");
+  else
+    push_error(I.L, std::string(call) + ": " + I.name_of(player) + "'s units roll more than " +
+                        std::to_string(kMaxDice) + " dice at once");
+  lua_error(I.L);
+}
+
 // The units of `player` at `location` that roll as the spec says (see ctx:roll_units), with
 // their live modifiers, in rolling order, in I.scratch_rollers (no cap on units). Returns how
 // many dice they roll; raises a Lua error naming `call` past kMaxDice or when a threshold,
@@ -268,38 +284,27 @@ std::int64_t rollers(Engine::Impl& I, const State& s, EntityId player, EntityId 
     if (eligible >= 0 && u.attr[static_cast<std::size_t>(eligible)] == 0) continue;
     const int threshold = u.attr[static_cast<std::size_t>(value)];
     if (threshold <= 0) continue;
-    UnitRoll r{threshold, e, count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, 0};
-    std::int64_t modifier = 0;
+    std::int64_t dice = count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, modifier = 0;
     for (int k : live) {
       const ModifierDef& m = mods[static_cast<std::size_t>(k)];
       if (!modifier_fits_unit(s, m, u)) continue;
       modifier += m.delta;
-      r.dice += m.dice;
+      dice += m.dice;
     }
-    if (threshold > INT16_MAX || modifier < INT16_MIN || modifier > INT16_MAX || r.dice < 0 ||
-        r.dice > kMaxDice) {
-      push_error(I.L, std::string(call) + ": " + I.name_of(player) + " " + I.name_of(e) +
-                          " rolls " + std::to_string(r.dice) + " dice hitting on " +
-                          std::to_string(threshold) + " with modifier " + std::to_string(modifier) +
-                          ": out of range (at most " + std::to_string(kMaxDice) +
-                          " dice, values and modifiers within +-" + std::to_string(INT16_MAX) +
-                          ")");
-      lua_error(I.L);
-    }
-    r.modifier = static_cast<int>(modifier);
-    total += r.dice;
-    if (total > kMaxDice) {
-      push_error(I.L, std::string(call) + ": " + I.name_of(player) + "'s units roll more than " +
-                          std::to_string(kMaxDice) + " dice at once");
-      lua_error(I.L);
-    }
-    units.push_back(r);
+    total += dice;
+    if (threshold > INT16_MAX || modifier < INT16_MIN || modifier > INT16_MAX || dice < 0 ||
+        dice > kMaxDice || total > kMaxDice) [[unlikely]]
+      rollers_error(I, call, player, e, dice, threshold, modifier, total);
+    units.push_back({threshold, e, static_cast<int>(dice), static_cast<int>(modifier)});
   }
   // ascending combat value, units of equal value in entity order (5.3); an insertion sort:
   // stable, no allocation, and the units are nearly in order already
-  for (std::size_t k = 1; k < units.size(); ++k)
-    for (std::size_t j = k; j > 0 && units[j].threshold < units[j - 1].threshold; --j)
-      std::swap(units[j], units[j - 1]);
+  for (std::size_t k = 1; k < units.size(); ++k) {
+    const UnitRoll x = units[k];
+    std::size_t j = k;
+    for (; j > 0 && x.threshold < units[j - 1].threshold; --j) units[j] = units[j - 1];
+    units[j] = x;
+  }
   return total;
 }
 
@@ -312,7 +317,7 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
   Pool& pool = I.new_pool();
   reserve_dice(I.L, pool, total, "ctx:roll_units");
   for (int k = 0; k < n_units; ++k)
-    for (std::int64_t i = 0; i < units[k].dice; ++i) {
+    for (int i = 0; i < units[k].dice; ++i) {
       Die d;
       d.type = static_cast<std::int16_t>(spec.die);
       d.player = player;
@@ -337,7 +342,7 @@ int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId locatio
   const DieType& type = I.die_type(spec.die);
   int hits = 0;
   for (int k = 0; k < n_units; ++k)
-    for (std::int64_t i = 0; i < units[k].dice; ++i) {
+    for (int i = 0; i < units[k].dice; ++i) {
       Die d;
       d.threshold = static_cast<std::int16_t>(units[k].threshold);
       d.modifier = static_cast<std::int16_t>(units[k].modifier);

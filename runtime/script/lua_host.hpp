@@ -216,7 +216,7 @@ struct Engine::Impl {
   struct UnitRoll {
     int threshold;
     EntityId unit;
-    std::int64_t dice;
+    int dice;  // at most kMaxDice
     int modifier;
   };
   std::vector<UnitRoll> scratch_rollers;

@@ -137,14 +137,12 @@ TEST_CASE("hostile: an engine whose loading throws leaves nothing behind", "[hos
     LoadRequest req;
     req.root = fixture_root();
     req.ruleset = "mini";
-    req.packs = {hostile("hostile-load")};
-    const auto content = load_content(req);
-    EngineOptions options;
-    options.hook_budget = 20'000;
+    req.packs = {(broken_dir() / "lua_hook_unknown_key" / "hook-typo").string()};
+    const auto content = load_content(req);  // the data loads; its hooks.lua throws
     auto attempt = [&] {
       try {
-        Engine engine(content, options);
-      } catch (const ScriptError&) {
+        Engine engine(content);
+      } catch (const ContentError&) {
       }
     };
     for (int i = 0; i < 20; ++i) attempt();  // warm up the allocator

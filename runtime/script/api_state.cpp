@@ -50,9 +50,13 @@ EntityId check_entity(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
   int ok = 0;
   const lua_Integer e = lua_tointegerx(L, idx, &ok);
-  if (!ok || !I.state || e < 0 || e > INT32_MAX || !I.state->valid(static_cast<EntityId>(e)))
-    luaL_error(L, "bad argument #%d: expected an entity id, got %s", idx - 1,
+  if (!ok || !I.state || e < 0 || e > INT32_MAX || !I.state->valid(static_cast<EntityId>(e))) {
+    lua_Debug ar;  // the api call, for the message
+    const bool named = lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name;
+    luaL_error(L, "%s%s%sbad argument #%d: expected an entity id, got %s", named ? "ctx:" : "",
+               named ? ar.name : "", named ? ": " : "", idx - 1,
                ok ? std::to_string(e).c_str() : luaL_typename(L, idx));
+  }
   return static_cast<EntityId>(e);
 }
 

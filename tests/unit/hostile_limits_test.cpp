@@ -199,8 +199,8 @@ TEST_CASE("hostile: counts and indices from Lua are checked, naming the call", "
       {"add_loop", "more than 1000000 dice rolled into pools in one run"},
       {"modify_huge", "pool:modify: the die's modifier would be 1099511627776"},
       {"threshold_huge", "ctx:roll: threshold 70000 is out of range"},
-      {"entity_wrap", "expected an entity id, got 4294967300"},
-      {"entity_negative", "expected an entity id, got -7"},
+      {"entity_wrap", "ctx:get: bad argument #1: expected an entity id, got 4294967300"},
+      {"entity_negative", "ctx:get: bad argument #1: expected an entity id, got -7"},
       {"counter_huge", "ctx:set_counter: value 1099511627776 is out of range"},
   };
   for (const Case& c : cases) {
@@ -307,4 +307,19 @@ TEST_CASE("hostile: a side of 1000 units rolls 1000 dice (no silent cap)", "[hos
     r = run_probe(table);
   });
   CHECK(r.metric("dice") == 1000);
+}
+
+TEST_CASE("hostile: a scenario that asks setup for 2^63-1 units stops at the entity limit",
+          "[hostile]") {
+  const std::string error = within(60, [] {
+    try {
+      MiniTable table({}, "[attacker]\nunits = { cruiser = 9223372036854775807 }");
+    } catch (const ScriptError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  });
+  INFO(error);
+  CHECK(contains(error, "setup of scenario.toml"));
+  CHECK(contains(error, "ctx:create: more than 100000 entities in one game state"));
 }

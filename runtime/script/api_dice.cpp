@@ -12,17 +12,81 @@
 
 namespace rb {
 
+// The name the running api function was called by ("add"), for its errors.
+static const char* call_name(lua_State* L) {
+  lua_Debug ar;
+  if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name) return ar.name;
+  return "?";
+}
+
+void push_pool(lua_State* L, const Pool& pool) {
+  Engine::Impl& I = impl(L);
+  std::size_t i = I.pools_used - 1;
+  while (i > 0 && I.pools[i].get() != &pool) --i;  // the newest pool, nearly always
+  lua_pushlightuserdata(L, reinterpret_cast<void*>(static_cast<std::uintptr_t>(I.pool_base + i)));
+}
+
 Pool& check_pool(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
-  void* p = lua_touserdata(L, idx);
-  if (lua_type(L, idx) == LUA_TLIGHTUSERDATA)
-    for (std::size_t i = 0; i < I.pools_used; ++i)
-      if (I.pools[i].get() == p) return *I.pools[i];
-  luaL_error(L, "bad argument #%d: expected a pool of dice from this run", idx);
+  if (lua_type(L, idx) == LUA_TLIGHTUSERDATA) {
+    const auto serial =
+        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(lua_touserdata(L, idx)));
+    const std::uint64_t i = serial - I.pool_base;
+    if (serial >= I.pool_base && i < I.pools_used) {
+      const int d = I.pool_depth[i];
+      if (I.depth >= d && I.window_serial[static_cast<std::size_t>(d)] == I.pool_window[i])
+        return *I.pools[i];
+      luaL_error(L,
+                 "%s: this pool of dice was made in a window that has closed: a pool handle kept "
+                 "from an earlier call cannot be used (scripts keep nothing between calls)",
+                 call_name(L));
+    }
+    if (serial > 0 && serial < I.pool_base)
+      luaL_error(L,
+                 "%s: this pool of dice is from an earlier run: a pool handle kept between runs "
+                 "cannot be used (scripts keep nothing between calls)",
+                 call_name(L));
+  }
+  luaL_error(L, "%s: bad argument #%d: expected a pool of dice from this run, got %s", call_name(L),
+             idx, luaL_typename(L, idx));
   return *I.pools[0];  // unreachable
 }
 
 namespace {
+
+// A count of dice from Lua (ctx:roll, pool:add): an integer in 0..kMaxDice.
+int check_dice_count(lua_State* L, int idx, const char* call) {
+  int ok = 0;
+  const lua_Integer n = lua_tointegerx(L, idx, &ok);
+  if (!ok)
+    luaL_error(L, "%s: the number of dice must be an integer, got %s", call,
+               lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  if (n < 0 || n > kMaxDice)
+    luaL_error(L, "%s: %I dice: the number of dice must be between 0 and %I", call, n,
+               static_cast<lua_Integer>(kMaxDice));
+  return static_cast<int>(n);
+}
+
+// Room in the run and in the pool for n more dice.
+void reserve_dice(lua_State* L, const Pool& pool, std::int64_t n, const char* call) {
+  Engine::Impl& I = impl(L);
+  if (static_cast<std::int64_t>(pool.dice.size()) + n > kMaxDice)
+    luaL_error(L, "%s: a pool may hold at most %I dice (this one would hold %I)", call,
+               static_cast<lua_Integer>(kMaxDice),
+               static_cast<lua_Integer>(static_cast<std::int64_t>(pool.dice.size()) + n));
+  if (I.run_dice + n > kMaxRunDice)
+    luaL_error(L, "%s: more than %I dice rolled into pools in one run", call,
+               static_cast<lua_Integer>(kMaxRunDice));
+  I.run_dice += n;
+}
+
+// An integer argument that must fit [lo, hi].
+lua_Integer check_range(lua_State* L, int idx, lua_Integer lo, lua_Integer hi, const char* what,
+                        const char* call) {
+  const lua_Integer v = luaL_checkinteger(L, idx);
+  if (v < lo || v > hi) luaL_error(L, "%s: %s %I is out of range (%I..%I)", call, what, v, lo, hi);
+  return v;
+}
 
 State& st(lua_State* L) {
   Engine::Impl& I = impl(L);
@@ -120,7 +184,7 @@ int l_roll(lua_State* L) {
   Engine::Impl& I = impl(L);
   const EntityId player = opt_entity(L, 2);
   const int type = die_index(L, 3);
-  const int n = static_cast<int>(luaL_checkinteger(L, 4));
+  const int n = check_dice_count(L, 4, "ctx:roll");
   Die proto;
   proto.type = static_cast<std::int16_t>(type);
   proto.player = player;
@@ -130,28 +194,28 @@ int l_roll(lua_State* L) {
     lua_getfield(L, 5, "unit");
     proto.unit = opt_entity(L, -1);
     lua_getfield(L, 5, "threshold");
-    proto.threshold = static_cast<std::int16_t>(luaL_optinteger(L, -1, 0));
+    if (!lua_isnil(L, -1))
+      proto.threshold =
+          static_cast<std::int16_t>(check_range(L, -1, 0, INT16_MAX, "threshold", "ctx:roll"));
     lua_getfield(L, 5, "reroll_limit");
-    if (!lua_isnil(L, -1)) proto.reroll_limit = static_cast<std::uint8_t>(luaL_checkinteger(L, -1));
+    if (!lua_isnil(L, -1))
+      proto.reroll_limit = static_cast<std::uint8_t>(
+          check_range(L, -1, 0, kNoRerollLimit - 1, "reroll_limit", "ctx:roll"));
     lua_pop(L, 4);
   }
   Pool& pool = I.new_pool();
+  reserve_dice(L, pool, n, "ctx:roll");
   for (int i = 0; i < n; ++i) {
     Die d = proto;
     roll_die(I, d);
     pool.dice.push_back(d);
     if (I.tracing()) trace_die(I, d, "roll");
   }
-  lua_pushlightuserdata(L, &pool);
+  push_pool(L, pool);
   return 1;
 }
 
-struct UnitRoll {
-  int threshold;
-  EntityId unit;
-  int dice;
-  int modifier;
-};
+using UnitRoll = Engine::Impl::UnitRoll;
 
 // ctx:roll_units(player, location, {purpose=, die=, value=, count=, eligible=}) -> pool, hits
 // Every unit of `player` at `location` whose `value` attribute is set rolls `count` dice (1 when
@@ -177,52 +241,81 @@ const Engine::Impl::RollSpec& roll_spec_at(lua_State* L, int idx) {
   }))];
 }
 
+// A unit's roll out of range (see rollers): kept out of the loop, which is the hot path.
+[[gnu::noinline, gnu::cold]] void rollers_error(Engine::Impl& I, const char* call, EntityId player,
+                                                EntityId e, std::int64_t dice, int threshold,
+                                                std::int64_t modifier, std::int64_t total) {
+  if (total <= kMaxDice || dice > kMaxDice || dice < 0)
+    push_error(I.L, std::string(call) + ": " + I.name_of(player) + " " + I.name_of(e) + " rolls " +
+                        std::to_string(dice) + " dice hitting on " + std::to_string(threshold) +
+                        " with modifier " + std::to_string(modifier) + ": out of range (at most " +
+                        std::to_string(kMaxDice) + " dice, values and modifiers within +-" +
+                        std::to_string(INT16_MAX) + ")");
+  else
+    push_error(I.L, std::string(call) + ": " + I.name_of(player) + "'s units roll more than " +
+                        std::to_string(kMaxDice) + " dice at once");
+  lua_error(I.L);
+}
+
 // The units of `player` at `location` that roll as the spec says (see ctx:roll_units), with
-// their live modifiers, in rolling order. Returns how many (at most 256).
-int rollers(Engine::Impl& I, const State& s, EntityId player, EntityId location,
-            const Engine::Impl::RollSpec& spec, UnitRoll (&units)[256]) {
+// their live modifiers, in rolling order, in I.scratch_rollers (no cap on units). Returns how
+// many dice they roll; raises a Lua error naming `call` past kMaxDice or when a threshold,
+// modifier or count is out of range.
+std::int64_t rollers(Engine::Impl& I, const State& s, EntityId player, EntityId location,
+                     const Engine::Impl::RollSpec& spec, const char* call) {
   const Sym purpose = spec.purpose;
   const int value = spec.value, count = spec.count, eligible = spec.eligible;
   I.ensure_liveness();
 
   // live modifiers for this player and purpose
-  int live[32];
-  int n_live = 0;
+  std::vector<int>& live = I.scratch_modifiers;
+  live.clear();
   const auto& mods = I.content->modifiers;
-  for (std::size_t mi = 0; mi < mods.size() && n_live < 32; ++mi)
+  for (std::size_t mi = 0; mi < mods.size(); ++mi)
     if (modifier_live(I, s, static_cast<int>(mi), mods[mi], player, purpose))
-      live[n_live++] = static_cast<int>(mi);
+      live.push_back(static_cast<int>(mi));
 
-  int n_units = 0;
-  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()) && n_units < 256; ++e) {
+  std::vector<UnitRoll>& units = I.scratch_rollers;
+  units.clear();
+  std::int64_t total = 0;
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
     const Entity& u = s.entities[static_cast<std::size_t>(e)];
     if (u.owner != player || u.location != location || u.kind != I.s_unit) continue;
     if (eligible >= 0 && u.attr[static_cast<std::size_t>(eligible)] == 0) continue;
     const int threshold = u.attr[static_cast<std::size_t>(value)];
     if (threshold <= 0) continue;
-    UnitRoll r{threshold, e, count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, 0};
-    for (int k = 0; k < n_live; ++k) {
-      const ModifierDef& m = mods[static_cast<std::size_t>(live[k])];
+    std::int64_t dice = count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, modifier = 0;
+    for (int k : live) {
+      const ModifierDef& m = mods[static_cast<std::size_t>(k)];
       if (!modifier_fits_unit(s, m, u)) continue;
-      r.modifier += m.delta;
-      r.dice += m.dice;
+      modifier += m.delta;
+      dice += m.dice;
     }
-    units[n_units++] = r;
+    total += dice;
+    if (threshold > INT16_MAX || modifier < INT16_MIN || modifier > INT16_MAX || dice < 0 ||
+        dice > kMaxDice || total > kMaxDice) [[unlikely]]
+      rollers_error(I, call, player, e, dice, threshold, modifier, total);
+    units.push_back({threshold, e, static_cast<int>(dice), static_cast<int>(modifier)});
   }
-  // ascending combat value, units of equal value in entity order (5.3); an insertion sort: a
-  // handful of units, stable, and no allocation
-  for (int k = 1; k < n_units; ++k)
-    for (int j = k; j > 0 && units[j].threshold < units[j - 1].threshold; --j)
-      std::swap(units[j], units[j - 1]);
-  return n_units;
+  // ascending combat value, units of equal value in entity order (5.3); an insertion sort:
+  // stable, no allocation, and the units are nearly in order already
+  for (std::size_t k = 1; k < units.size(); ++k) {
+    const UnitRoll x = units[k];
+    std::size_t j = k;
+    for (; j > 0 && x.threshold < units[j - 1].threshold; --j) units[j] = units[j - 1];
+    units[j] = x;
+  }
+  return total;
 }
 
 // Rolls every unit of `player` at `location` as the spec says (see ctx:roll_units).
 Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId location,
                       const Engine::Impl::RollSpec& spec) {
-  UnitRoll units[256];
-  const int n_units = rollers(I, s, player, location, spec, units);
+  const std::int64_t total = rollers(I, s, player, location, spec, "ctx:roll_units");
+  const std::vector<UnitRoll>& units = I.scratch_rollers;
+  const int n_units = static_cast<int>(units.size());
   Pool& pool = I.new_pool();
+  reserve_dice(I.L, pool, total, "ctx:roll_units");
   for (int k = 0; k < n_units; ++k)
     for (int i = 0; i < units[k].dice; ++i) {
       Die d;
@@ -243,8 +336,9 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
 // pool: for exchange_fire, whose dice no script sees and nobody traces.
 int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId location,
               const Engine::Impl::RollSpec& spec) {
-  UnitRoll units[256];
-  const int n_units = rollers(I, s, player, location, spec, units);
+  rollers(I, s, player, location, spec, "ctx:exchange_fire");
+  const std::vector<UnitRoll>& units = I.scratch_rollers;
+  const int n_units = static_cast<int>(units.size());
   const DieType& type = I.die_type(spec.die);
   int hits = 0;
   for (int k = 0; k < n_units; ++k)
@@ -264,7 +358,7 @@ int l_roll_units(lua_State* L) {
   const EntityId player = check_entity(L, 2);
   const EntityId location = check_entity(L, 3);
   Pool& pool = roll_units_core(I, s, player, location, roll_spec_at(L, 4));
-  lua_pushlightuserdata(L, &pool);
+  push_pool(L, pool);
   lua_pushinteger(L, pool.hits());
   return 2;
 }
@@ -272,9 +366,13 @@ int l_roll_units(lua_State* L) {
 // ---------------------------------------------------------------- pool methods
 
 Die& check_die(lua_State* L, Pool& p, int idx) {
-  const lua_Integer i = luaL_checkinteger(L, idx);
+  int ok = 0;
+  const lua_Integer i = lua_tointegerx(L, idx, &ok);
+  if (!ok)
+    luaL_error(L, "pool:%s: argument #%d must be a die's index, got %s", call_name(L), idx - 1,
+               lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : luaL_typename(L, idx));
   if (i < 1 || i > static_cast<lua_Integer>(p.dice.size()))
-    luaL_error(L, "die %d is not in this pool of %d dice", static_cast<int>(i),
+    luaL_error(L, "pool:%s: die %I is not in this pool of %d dice", call_name(L), i,
                static_cast<int>(p.dice.size()));
   return p.dice[static_cast<std::size_t>(i - 1)];
 }
@@ -370,9 +468,11 @@ int p_set(lua_State* L) {
   Pool& p = check_pool(L, 1);
   Die& d = check_die(L, p, 2);
   const DieType& t = I.die_type(d.type);
-  const int face = lua_type(L, 3) == LUA_TNUMBER
-                       ? t.face_of_value(static_cast<std::int32_t>(lua_tointeger(L, 3)))
-                       : t.face_of_name(lua_sym(L, 3));
+  const lua_Integer v = lua_type(L, 3) == LUA_TNUMBER ? lua_tointeger(L, 3) : 0;
+  const int face = lua_type(L, 3) != LUA_TNUMBER ? t.face_of_name(lua_sym(L, 3))
+                   : v >= INT32_MIN && v <= INT32_MAX
+                       ? t.face_of_value(static_cast<std::int32_t>(v))
+                       : -1;
   if (face < 0)
     return luaL_error(L, "a %s die has no face '%s'", std::string(sym_name(t.name)).c_str(),
                       luaL_tolstring(L, 3, nullptr));
@@ -388,7 +488,12 @@ int p_set(lua_State* L) {
 int p_modify(lua_State* L) {
   Pool& p = check_pool(L, 1);
   Die& d = check_die(L, p, 2);
-  d.modifier = static_cast<std::int16_t>(d.modifier + luaL_checkinteger(L, 3));
+  const lua_Integer by = luaL_checkinteger(L, 3);
+  if (by < INT16_MIN || by > INT16_MAX || d.modifier + by < INT16_MIN ||
+      d.modifier + by > INT16_MAX)
+    return luaL_error(L, "pool:modify: the die's modifier would be %I (at most +-%d)",
+                      by < INT16_MIN || by > INT16_MAX ? by : d.modifier + by, INT16_MAX);
+  d.modifier = static_cast<std::int16_t>(d.modifier + by);
   return 0;
 }
 int p_cancel(lua_State* L) {
@@ -406,14 +511,17 @@ int p_cancel(lua_State* L) {
 int p_add(lua_State* L) {
   Engine::Impl& I = impl(L);
   Pool& p = check_pool(L, 1);
-  const int n = static_cast<int>(luaL_checkinteger(L, 2));
+  const int n = check_dice_count(L, 2, "pool:add");
   Die proto;
   if (lua_type(L, 3) == LUA_TSTRING)
     proto.type = static_cast<std::int16_t>(die_index(L, 3));
-  else if (!p.dice.empty())
-    proto = p.dice[static_cast<std::size_t>(luaL_optinteger(L, 3, 1) - 1)];
+  else if (p.dice.empty())
+    return luaL_error(L, "pool:add: an empty pool needs a die type (pool:add(n, \"d10\"))");
+  else if (lua_isnoneornil(L, 3))
+    proto = p.dice.front();
   else
-    return luaL_error(L, "pool:add on an empty pool needs a die type");
+    proto = check_die(L, p, 3);
+  reserve_dice(L, p, n, "pool:add");
   proto.rerolls = 0;
   proto.changed = proto.cancelled = false;
   for (int i = 0; i < n; ++i) {
@@ -432,7 +540,8 @@ int p_remove(lua_State* L) {
 }
 int p_set_reroll_limit(lua_State* L) {
   Pool& p = check_pool(L, 1);
-  const auto limit = static_cast<std::uint8_t>(luaL_checkinteger(L, 2));
+  const auto limit = static_cast<std::uint8_t>(
+      check_range(L, 2, 0, kNoRerollLimit - 1, "reroll limit", "pool:set_reroll_limit"));
   for (Die& d : p.dice) d.reroll_limit = limit;
   return 0;
 }
@@ -784,6 +893,11 @@ int l_exchange_fire(lua_State* L) {
   const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
   if (!I.options.exchange_fire || I.tracing() || scripted) return hand_back();
   for (;;) {
+    if (I.signalled.load(std::memory_order_relaxed)) {  // past the run's time limit
+      I.exhaust(1,
+                "time limit exceeded in ctx:exchange_fire (rounds in which no unit is ever hit?)");
+      I.raise_exhausted();
+    }
     for (int w : x.windows)
       if (I.window_live(w)) return hand_back();
     const int hits_a = roll_hits(I, s, a, location, *x.roll);

@@ -147,6 +147,7 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
   if (!any) return 0;
   int ran = 0;
   const int d = depth++;
+  window_opened();  // pools made in this window die with it (check_pool)
   if (static_cast<int>(firings.size()) <= d) firings.emplace_back();
   struct Depth {
     Impl& I;

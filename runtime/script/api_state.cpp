@@ -27,6 +27,15 @@ Sym lua_sym(lua_State* L, int idx) {
     lua_pop(L, 2);
   } else {
     lua_pop(L, 1);
+    // a name never seen before is interned for good: a script that makes a new name on every
+    // call ("hits_" .. n) would grow the symbol table without end
+    if (!find_sym(std::string_view(str, len)) && ++I.new_names > kMaxNewNames) {
+      lua_pushlstring(L, str, std::min<std::size_t>(len, 40));
+      luaL_error(L,
+                 "too many different names made by scripts (more than %d, the last '%s'): a name "
+                 "built anew on every call (\"x\" .. n) is kept for good; use a fixed set of names",
+                 static_cast<int>(kMaxNewNames), lua_tostring(L, -1));
+    }
     s = sym(std::string_view(str, len));
     lua_pushvalue(L, idx);  // the anchor: the string stays alive, its address stays its own
     lua_pushinteger(L, s);
@@ -41,9 +50,13 @@ EntityId check_entity(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
   int ok = 0;
   const lua_Integer e = lua_tointegerx(L, idx, &ok);
-  if (!ok || !I.state || !I.state->valid(static_cast<EntityId>(e)))
-    luaL_error(L, "bad argument #%d: expected an entity id, got %s", idx - 1,
+  if (!ok || !I.state || e < 0 || e > INT32_MAX || !I.state->valid(static_cast<EntityId>(e))) {
+    lua_Debug ar;  // the api call, for the message
+    const bool named = lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name;
+    luaL_error(L, "%s%s%sbad argument #%d: expected an entity id, got %s", named ? "ctx:" : "",
+               named ? ar.name : "", named ? ": " : "", idx - 1,
                ok ? std::to_string(e).c_str() : luaL_typename(L, idx));
+  }
   return static_cast<EntityId>(e);
 }
 
@@ -51,7 +64,8 @@ EntityId opt_entity(lua_State* L, int idx) {
   int ok = 0;
   const lua_Integer e = lua_tointegerx(L, idx, &ok);
   const State* s = impl(L).state;
-  if (ok && s && s->valid(static_cast<EntityId>(e))) return static_cast<EntityId>(e);
+  if (ok && s && e >= 0 && e <= INT32_MAX && s->valid(static_cast<EntityId>(e)))
+    return static_cast<EntityId>(e);
   return lua_isnoneornil(L, idx) ? kNoEntity : check_entity(L, idx);
 }
 
@@ -79,6 +93,14 @@ State& st(lua_State* L) {
   return *I.state;
 }
 
+// "ctx:count": the api call running, for its errors.
+std::string call_name(lua_State* L) {
+  lua_Debug ar;
+  if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name)
+    return std::string("ctx:") + ar.name;
+  return "ctx";
+}
+
 void push_attr(lua_State* L, const AttributeDef& a, std::int32_t v) {
   switch (a.type) {
     case AttrType::integer:
@@ -97,10 +119,18 @@ void push_attr(lua_State* L, const AttributeDef& a, std::int32_t v) {
   }
 }
 
+// An int32 value from Lua: counters and integer attributes.
+std::int32_t check_int32(lua_State* L, int idx, const char* what) {
+  const lua_Integer v = luaL_checkinteger(L, idx);
+  if (v < INT32_MIN || v > INT32_MAX)
+    luaL_error(L, "%s %I is out of range (a 32-bit integer)", what, v);
+  return static_cast<std::int32_t>(v);
+}
+
 std::int32_t to_attr(lua_State* L, const AttributeDef& a, int idx) {
   switch (a.type) {
     case AttrType::integer:
-      return static_cast<std::int32_t>(luaL_checkinteger(L, idx));
+      return check_int32(L, idx, ("attribute '" + a.name + "':").c_str());
     case AttrType::boolean:
       return lua_toboolean(L, idx) ? 1 : 0;
     case AttrType::symbol:
@@ -144,6 +174,9 @@ int l_create(lua_State* L) {
   lua_getfield(L, 2, "location");
   e.location = opt_entity(L, -1);
   lua_pop(L, 5);
+  if (s.entities.size() >= kMaxEntities)
+    return luaL_error(L, "ctx:create: more than %d entities in one game state",
+                      static_cast<int>(kMaxEntities));
   const EntityId id = s.add(e);
   I.liveness_dirty = true;
   if (e.kind == I.s_player) {
@@ -277,6 +310,32 @@ struct Filter {
   }
 };
 
+// The unit type named by a "type:x" filter (whose symbol is `filter`): a unit record, or the type
+// of a unit in the state; else an error with the nearest unit type.
+Sym check_unit_type(lua_State* L, std::string_view name, Sym filter) {
+  Engine::Impl& I = impl(L);
+  std::vector<std::string> names;
+  for (const Record& rec : I.content->records)
+    if (!rec.removed && rec.kind == I.s_unit) {
+      if (sym_name(rec.name) == name) {
+        if (filter >= I.type_by_sym.size()) I.type_by_sym.resize(filter + 64, kNoSym);
+        return I.type_by_sym[filter] = rec.name;
+      }
+      names.emplace_back(sym_name(rec.name));
+    }
+  if (const auto t = find_sym(name); t && I.state)
+    for (const Entity& e : I.state->entities)
+      if (e.kind == I.s_unit && e.type == *t) return *t;
+  {
+    const std::string n(name);
+    push_error(L, call_name(L) + ": unknown unit type '" + n + "' in filter \"type:" + n + "\"" +
+                      did_you_mean(n, names));
+    std::vector<std::string>().swap(names);  // nothing left to free when lua_error unwinds
+  }
+  lua_error(L);
+  return kNoSym;
+}
+
 Filter read_filter(lua_State* L, int first) {
   Engine::Impl& I = impl(L);
   Filter f;
@@ -298,8 +357,10 @@ Filter read_filter(lua_State* L, int first) {
     const Sym s = lua_sym(L, first + 2);
     if (s < I.attr_by_sym.size() && I.attr_by_sym[s] >= 0) {
       f.attr = I.attr_by_sym[s];
+    } else if (s < I.type_by_sym.size() && I.type_by_sym[s] != kNoSym) {
+      f.type = I.type_by_sym[s];
     } else if (std::string_view name = sym_name(s); name.rfind("type:", 0) == 0) {
-      f.type = sym(name.substr(5));
+      f.type = check_unit_type(L, name.substr(5), s);
     } else {
       f.attr = I.attr_slot(L, first + 2);
     }
@@ -377,16 +438,40 @@ int l_role(lua_State* L) {
   if (n < 2) return luaL_error(L, "role needs a name");
   luaL_checkstack(L, n, "too many roles");
   for (int i = 2; i <= n; ++i) {
-    const EntityId e = s.role(lua_sym(L, i));
-    if (e == kNoEntity)
+    const Sym name = lua_sym(L, i);
+    const EntityId e = s.role(name);
+    if (e == kNoEntity) {
+      // nil is an answer only for a role the game knows (set now or before, or a report's side)
+      Engine::Impl& I = impl(L);
+      bool known = false;
+      for (const auto& [r, v] : s.roles) known |= r == name;
+      const std::string_view text = sym_name(name);
+      for (const std::string& r : I.role_names) known |= r == text;
+      if (!known) {
+        {
+          std::vector<std::string> names = I.role_names;
+          for (const auto& [r, v] : s.roles) names.emplace_back(sym_name(r));
+          const std::string t(text);
+          push_error(L, "ctx:role: unknown role '" + t + "'" + did_you_mean(t, names));
+        }
+        return lua_error(L);
+      }
       lua_pushnil(L);
-    else
+    } else {
       lua_pushinteger(L, e);
+    }
   }
   return n - 1;
 }
 int l_set_role(lua_State* L) {
-  st(L).set_role(lua_sym(L, 2), opt_entity(L, 3));
+  Engine::Impl& I = impl(L);
+  const Sym name = lua_sym(L, 2);
+  const std::string_view text = sym_name(name);
+  if (std::find(I.role_names.begin(), I.role_names.end(), text) == I.role_names.end()) {
+    if (I.role_names.size() >= 1000) return luaL_error(L, "ctx:set_role: more than 1000 roles");
+    I.role_names.emplace_back(text);
+  }
+  st(L).set_role(name, opt_entity(L, 3));
   return 0;
 }
 int l_players(lua_State* L) {
@@ -414,12 +499,13 @@ int l_counter(lua_State* L) {
 }
 int l_add_counter(lua_State* L) {
   st(L).add_counter(check_entity(L, 2), lua_sym(L, 3),
-                    static_cast<std::int32_t>(luaL_optinteger(L, 4, 1)), opt_scope(L, 5));
+                    lua_isnoneornil(L, 4) ? 1 : check_int32(L, 4, "ctx:add_counter: delta"),
+                    opt_scope(L, 5));
   return 0;
 }
 int l_set_counter(lua_State* L) {
-  st(L).set_counter(check_entity(L, 2), lua_sym(L, 3),
-                    static_cast<std::int32_t>(luaL_checkinteger(L, 4)), opt_scope(L, 5));
+  st(L).set_counter(check_entity(L, 2), lua_sym(L, 3), check_int32(L, 4, "ctx:set_counter: value"),
+                    opt_scope(L, 5));
   return 0;
 }
 int l_flag(lua_State* L) {
@@ -445,6 +531,9 @@ int l_end_scope(lua_State* L) {
 int l_link(lua_State* L) {
   State& s = st(L);
   const EntityId a = check_entity(L, 2), b = check_entity(L, 3);
+  if (s.links.size() >= kMaxLinks)
+    return luaL_error(L, "ctx:link: more than %d links in one game state",
+                      static_cast<int>(kMaxLinks));
   s.links.push_back({a, b, lua_isnoneornil(L, 4) ? kNoSym : lua_sym(L, 4)});
   return 0;
 }

@@ -48,6 +48,8 @@ void* limited_alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
 }
 
 constexpr int kBudgetStep = 10000;
+// marks kill_message as already attributed (see Engine::Impl::fail)
+constexpr char kKilled = '\1';
 
 std::int64_t now_ns() {
   timespec ts;
@@ -67,13 +69,23 @@ int watchdog_signal() {
   return SIGRTMIN + 5;
 }
 
-void stop_hook(lua_State* L, lua_Debug*) {
-  lua_sethook(L, nullptr, 0, 0);
-  luaL_where(L, 0);
-  lua_pushfstring(L, "time limit exceeded (the procedure ran longer than %d s: an endless loop?)",
-                  static_cast<int>(impl(L).options.procedure_seconds));
-  lua_concat(L, 2);
+// Raises the run's kill message again: armed once a budget or time limit is exceeded, on every
+// instruction, call and return, so that a pcall, xpcall handler or <close> handler that catches
+// the error stops at its next instruction. Disarmed when the outermost call gate returns.
+constexpr int kKillMask = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
+void kill_hook(lua_State* L, lua_Debug*) {
+  const std::string& m = impl(L).kill_message;
+  lua_pushlstring(L, m.data(), m.size());
   lua_error(L);
+}
+
+void stop_hook(lua_State* L, lua_Debug*) {
+  Engine::Impl& I = impl(L);
+  if (I.exhausted) kill_hook(L, nullptr);
+  I.exhaust(0, "time limit exceeded (ran longer than " +
+                   std::to_string(static_cast<int>(I.options.procedure_seconds)) +
+                   " s: an endless loop?)");
+  kill_hook(L, nullptr);
 }
 
 void on_watchdog_signal(int) {
@@ -128,13 +140,200 @@ void budget_hook(lua_State* L, lua_Debug*) {
   Engine::Impl& I = impl(L);
   I.instructions += kBudgetStep;
   if (I.instructions > I.instruction_limit) {
-    luaL_where(L, 0);  // inside a hook, level 0 is the function that runs too long
-    lua_pushliteral(
-        L, "instruction budget exceeded (a hook or procedure runs too long: an endless loop?)");
-    lua_concat(L, 2);
-    lua_error(L);
+    // inside a hook, level 0 is the function that runs too long
+    I.exhaust(0,
+              "instruction budget exceeded (a hook or procedure runs too long: an endless loop?)");
+    kill_hook(L, nullptr);
   }
 }
+
+// setmetatable without finalizers: a __gc from content would run outside any budget (at a
+// garbage collection or at lua_close, where a loop hangs the process) and could call a saved ctx.
+int sandbox_setmetatable(lua_State* L) {
+  const int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+  if (t == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, 2) != LUA_TNIL)
+      return luaL_error(L,
+                        "setmetatable: a metatable with __gc is not allowed (finalizers would run "
+                        "outside the instruction budget)");
+    lua_pop(L, 1);
+  }
+  if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+    return luaL_error(L, "cannot change a protected metatable");
+  lua_settop(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+// xpcall whose message handler does not run once the run is over. An error raised from a Lua
+// hook (the budget, time and kill hooks) calls the message handler while hooks are still off,
+// so a looping handler would never be stopped: the content's handler is skipped then.
+int xpcall_handler(lua_State* L) {
+  if (impl(L).exhausted) return 1;  // the kill message, as it is
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+int sandbox_xpcall(lua_State* L) {
+  const int n = lua_gettop(L);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_pushboolean(L, 1);  // the first result
+  lua_pushvalue(L, 1);    // the function to call
+  lua_rotate(L, 3, 2);    // f, h, true, f, args...
+  lua_pushvalue(L, 2);
+  lua_pushcclosure(L, xpcall_handler, 1);
+  lua_replace(L, 2);  // f, handler, true, f, args...
+  if (lua_pcall(L, n - 2, LUA_MULTRET, 2) != LUA_OK) {
+    lua_pushboolean(L, 0);
+    lua_pushvalue(L, -2);
+    return 2;
+  }
+  return lua_gettop(L) - 2;  // true, results...
+}
+
+// ---------------------------------------------------------------- bounded patterns
+// Lua's pattern matcher backtracks in C, where no hook can stop it: ("a"):rep(5000) against
+// ".-.-.-.-.-.-.-.-b" runs for hours. string.find/match/gmatch/gsub first estimate the worst
+// case of the match and refuse a call whose estimate passes kMaxPatternWork steps. With n the
+// subject's length: each variable-length item ("*", "+", "-", "%b", a back-reference) may try
+// n + 1 lengths for each way the items before it matched, and each "?" two; a last "*", "+" or
+// "-" item only scans (nothing after it can fail, unless the pattern ends in "$"); and the whole
+// is tried at each of n + 1 starts unless the pattern begins with "^".
+
+double pattern_work(std::string_view p, std::size_t n) {
+  const double m = static_cast<double>(n) + 1;
+  double work = 1, last = 1;  // the product of the items' factors before the last, the last's
+  std::size_t i = 0;
+  if (!p.empty() && p[0] == '^')
+    i = 1;
+  else
+    work = m;
+  bool end_anchor = false;
+  auto skip_set = [&] {  // p[i] == '[': Lua's rules (a ']' right after '[' or '[^' is literal)
+    ++i;
+    if (i < p.size() && p[i] == '^') ++i;
+    do {
+      if (i >= p.size()) return;
+      if (p[i++] == '%') ++i;
+    } while (i < p.size() && p[i] != ']');
+    ++i;
+  };
+  auto item = [&](double factor) { work *= last, last = factor; };
+  while (i < p.size()) {
+    const char c = p[i];
+    if (c == '(' || c == ')') {
+      ++i;
+      continue;
+    }
+    if (c == '$' && i + 1 == p.size()) {
+      end_anchor = true, ++i;
+      continue;
+    }
+    if (c == '%' && i + 1 < p.size()) {
+      const char d = p[i + 1];
+      if (d == 'b') {  // a scan that can fail at its end: never only a scan
+        item(m), item(1), i += 4;
+        continue;
+      }
+      if (d == 'f') {
+        i += 2;
+        if (i < p.size() && p[i] == '[') skip_set();
+        continue;
+      }
+      if (d >= '0' && d <= '9') {  // a back-reference: likewise
+        item(m), item(1), i += 2;
+        continue;
+      }
+      i += 2;
+    } else if (c == '[') {
+      skip_set();
+    } else {
+      ++i;
+    }
+    double factor = 1;
+    if (i < p.size()) {
+      if (p[i] == '*' || p[i] == '+' || p[i] == '-')
+        factor = m, ++i;
+      else if (p[i] == '?')
+        factor = 2, ++i;
+    }
+    item(factor);
+  }
+  return end_anchor ? work * last : work + m;
+}
+
+template <int Kind>  // 0 find, 1 match, 2 gmatch, 3 gsub
+int bounded_pattern(lua_State* L) {
+  static const char* const names[] = {"find", "match", "gmatch", "gsub"};
+  std::size_t n = 0, pn = 0;
+  luaL_checklstring(L, 1, &n);
+  const char* p = luaL_checklstring(L, 2, &pn);
+  const bool plain = Kind == 0 && lua_toboolean(L, 4);
+  if (!plain && pattern_work(std::string_view(p, pn), n) > kMaxPatternWork) {
+    lua_pushlstring(L, p, std::min<std::size_t>(pn, 40));
+    return luaL_error(L,
+                      "string.%s: pattern '%s%s' on a subject of %d characters could backtrack for "
+                      "too long (limit: about %d steps); use a simpler pattern or a shorter text",
+                      names[Kind], lua_tostring(L, -1), pn > 40 ? "..." : "", static_cast<int>(n),
+                      static_cast<int>(kMaxPatternWork));
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// Installs the bounded pattern functions and setmetatable into the global tables that every
+// sandbox copies from (and the string metatable's __index, the global string table).
+void install_limits(lua_State* L) {
+  lua_getglobal(L, "string");
+  const lua_CFunction wrappers[] = {bounded_pattern<0>, bounded_pattern<1>, bounded_pattern<2>,
+                                    bounded_pattern<3>};
+  const char* const names[] = {"find", "match", "gmatch", "gsub"};
+  for (int k = 0; k < 4; ++k) {
+    lua_getfield(L, -1, names[k]);
+    lua_pushcclosure(L, wrappers[k], 1);
+    lua_setfield(L, -2, names[k]);
+  }
+  lua_pop(L, 1);
+  lua_pushcfunction(L, sandbox_setmetatable);
+  lua_setglobal(L, "setmetatable");
+  lua_pushcfunction(L, sandbox_xpcall);
+  lua_setglobal(L, "xpcall");
+}
+
+// The run's time limit (a procedure run, a setup, loading): the watchdog signals this thread
+// once past the deadline.
+class TimeLimit {
+ public:
+  explicit TimeLimit(Engine::Impl& I) : I_(I), outer_(running_engine) {
+    I.thread = pthread_self();
+    I.signalled = false;
+    running_engine = &I;
+    // the coarse clock is a few milliseconds behind at most, and costs a fraction of the
+    // precise one
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    I.deadline = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec +
+                 static_cast<std::int64_t>(I.options.procedure_seconds * 1e9);
+  }
+  ~TimeLimit() {
+    I_.deadline = 0;
+    running_engine = outer_;
+    if (I_.signalled && I_.counting == 0 && I_.gate_depth == 0) lua_sethook(I_.L, nullptr, 0, 0);
+  }
+  TimeLimit(const TimeLimit&) = delete;
+  TimeLimit& operator=(const TimeLimit&) = delete;
+
+ private:
+  Engine::Impl& I_;
+  Engine::Impl* outer_;
+};
 
 int message_handler(lua_State* L) {
   std::string attributed;
@@ -289,6 +488,18 @@ int lua_register_hook(lua_State* L) {
 
 // ---------------------------------------------------------------- the call gate
 
+void Engine::Impl::exhaust(int level, const std::string& message) {
+  luaL_where(L, level);
+  kill_message = lua_tostring(L, -1) + message;
+  lua_pop(L, 1);
+  exhausted = true;
+  lua_sethook(L, kill_hook, kKillMask, 1);
+}
+
+void Engine::Impl::raise_exhausted() {
+  kill_hook(L, nullptr);
+}
+
 int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
   const int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, message_handler);
@@ -298,18 +509,39 @@ int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
   if (counted) {
     // content (hooks, policies, setup, loading) is counted: a deterministic instruction budget
     instruction_limit = std::min(saved_limit > 0 ? saved_limit : INT64_MAX, instructions + budget);
-    if (counting++ == 0) lua_sethook(L, budget_hook, LUA_MASKCOUNT, kBudgetStep);
+    if (counting++ == 0 && !exhausted) lua_sethook(L, budget_hook, LUA_MASKCOUNT, kBudgetStep);
   }
-  const int status = lua_pcall(L, nargs, nresults, base);
+  ++gate_depth;
+  int status = LUA_ERRRUN;
+  if (!exhausted) {
+    status = lua_pcall(L, nargs, nresults, base);
+  } else {  // the run is over: a C++ caller that went on does not start more content
+    lua_settop(L, base);
+    lua_pushlstring(L, kill_message.data(), kill_message.size());
+  }
+  --gate_depth;
   if (counted) {
     instruction_limit = saved_limit;
-    if (--counting == 0) {
-      const std::int64_t d = deadline.load(std::memory_order_relaxed);
-      if (d != 0 && now_ns() > d)
-        lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);  // the run is over time
-      else
-        lua_sethook(L, nullptr, 0, 0);
+    --counting;
+  }
+  if (exhausted) {
+    if (status == LUA_OK) {  // content caught the error and returned: it is an error still
+      lua_settop(L, base);
+      lua_pushlstring(L, kill_message.data(), kill_message.size());
+      status = LUA_ERRRUN;
     }
+    if (gate_depth == 0) {  // back in the runtime: the next call starts afresh
+      exhausted = false;
+      lua_sethook(L, nullptr, 0, 0);
+    } else {
+      lua_sethook(L, kill_hook, kKillMask, 1);  // still inside content: keep raising
+    }
+  } else if (counted && counting == 0) {
+    const std::int64_t d = deadline.load(std::memory_order_relaxed);
+    if (d != 0 && now_ns() > d)
+      lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);  // the run is over time
+    else
+      lua_sethook(L, nullptr, 0, 0);
   }
   lua_remove(L, base);
   return status;
@@ -326,12 +558,22 @@ void Engine::Impl::fail(int status, const std::string& what) {
   lua_pop(L, 1);
   if (kind > 0) {
     consume_attributed(L);
+    if (exhausted) kill_message = std::string(1, kKilled) + char(kind) + msg;  // raised again
     if (kind == 'C') throw ContentError("", 0, msg);
     throw ScriptError(msg);
+  }
+  // a kill message raised again by an outer gate: only the runtime makes one, and only once
+  // the run is over, when content can no longer run to forge it
+  if (exhausted && msg.size() > 1 && msg[0] == kKilled) {
+    kill_message = msg;
+    if (msg[1] == 'C') throw ContentError("", 0, msg.substr(2));
+    throw ScriptError(msg.substr(2));
   }
   if (status == LUA_ERRMEM)
     msg = "out of memory (the Lua state may hold " + std::to_string(options.memory_limit >> 20) +
           " MiB)";
+  // a limit exceeded in an inner call: outer gates raise this message again, naming this call
+  if (exhausted) kill_message = std::string(1, kKilled) + "S" + what + ": " + msg;
   throw ScriptError(what + ": " + msg);
 }
 
@@ -341,6 +583,9 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   if (!L) throw Error("cannot create a Lua state");
   *static_cast<Impl**>(lua_getextraspace(L)) = this;
   luaL_openlibs(L);
+  install_limits(L);
+  Watchdog::get().add(this);  // `owner` takes it off again, also when loading throws
+  TimeLimit limit(*this);     // loading is under the run's time limit too
   // strings share one metatable: take string.dump away from it too
   lua_getglobal(L, "string");
   lua_pushnil(L);
@@ -350,6 +595,8 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   for (const std::string& scope : rules.scopes) scope_syms.push_back(sym(scope));
   s_player = sym("player");
   s_active_player = sym("active_player");
+  for (const auto& [name, report] : rules.reports)
+    for (const std::string& side : report.sides) role_names.push_back(side);
 
   lua_newtable(L);
   symcache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -415,15 +662,39 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   loading = false;
   freeze_sandboxes(*this);
   bus.freeze();
-  // only a fully built engine: when loading throws, no destructor removes it (issue 9)
-  Watchdog::get().add(this);
   spdlog::debug("ruleset {}: {} procedures, {} windows, {} hooks registered and frozen", rules.id,
                 procedures.size(), bus.windows().size(), bus.hooks().size());
 }
 
-Engine::Impl::~Impl() {
-  Watchdog::get().remove(this);
-  if (L) lua_close(L);
+Engine::Impl::~Impl() = default;
+
+Engine::Impl::Owner::~Owner() {
+  Watchdog::get().remove(I);
+  if (!I->L) return;
+  // no finalizer runs content at close (sandbox_setmetatable refuses them; this is the backstop)
+  I->exhausted = true;
+  I->kill_message = "the Lua state is closing";
+  lua_sethook(I->L, kill_hook, kKillMask, 1);
+  lua_close(I->L);
+  I->L = nullptr;
+}
+
+void Engine::Impl::reset_specs() {
+  spec_index.clear();
+  spec_slots.fill({});
+  roll_specs.clear();
+  casualty_specs.clear();
+  orders.clear();
+  exchange_specs.clear();
+  lua_newtable(L);
+  lua_rawseti(L, LUA_REGISTRYINDEX, spec_anchor_ref);
+}
+
+void Engine::Impl::begin_run() {
+  pool_base = next_pool_base;  // handles of earlier runs stay invalid
+  pools_used = 0;
+  run_dice = 0;
+  if (spec_index.size() > kSpecCacheKeep) reset_specs();
 }
 
 void Engine::Impl::push_ctx() {
@@ -431,9 +702,19 @@ void Engine::Impl::push_ctx() {
 }
 
 Pool& Engine::Impl::new_pool() {
-  if (pools_used == pools.size()) pools.push_back(std::make_unique<Pool>());
+  if (pools_used == kMaxRunPools)
+    luaL_error(L, "more than %d pools of dice in one run", static_cast<int>(kMaxRunPools));
+  if (pools_used == pools.size()) {
+    pools.push_back(std::make_unique<Pool>());
+    pool_depth.push_back(0), pool_window.push_back(0);
+  }
+  if (window_serial.size() <= static_cast<std::size_t>(depth))
+    window_serial.resize(static_cast<std::size_t>(depth) + 1);
+  pool_depth[pools_used] = depth;
+  pool_window[pools_used] = window_serial[static_cast<std::size_t>(depth)];
   Pool& p = *pools[pools_used++];
   p.clear();
+  next_pool_base = pool_base + pools_used;
   return p;
 }
 
@@ -509,6 +790,8 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
     throw ContentError(
         file, 0, "ruleset '" + I.rules.id + "' has no setup script, so it cannot read scenarios");
   lua_State* L = I.L;
+  TimeLimit limit(I);  // setup is under the run's time limit too
+  I.begin_run();
   state = State();
   I.state = &state;
   I.liveness_dirty = true;
@@ -547,7 +830,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   I.result = &result;
   I.run_options = &options;
   I.procedure = proc;
-  I.pools_used = 0;
+  I.begin_run();
   I.depth = 0;
   I.liveness_dirty = true;
   I.dice.seed(options.seed, options.run);
@@ -556,25 +839,11 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
     I.dice.force(options.forced, options.strict_dice);
   result.clear();
   // the time limit of this run, kept by the watchdog
-  I.thread = pthread_self();
-  I.signalled = false;
-  Engine::Impl* outer = running_engine;
-  running_engine = &I;
-  // the coarse clock is a few milliseconds behind at most, and costs a fraction of the precise one
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  I.deadline = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec +
-               static_cast<std::int64_t>(I.options.procedure_seconds * 1e9);
+  TimeLimit limit(I);
   struct Reset {
     Impl& I;
-    Engine::Impl* outer;
-    ~Reset() {
-      I.deadline = 0;
-      running_engine = outer;
-      if (I.signalled && I.counting == 0) lua_sethook(I.L, nullptr, 0, 0);
-      I.state = nullptr, I.result = nullptr, I.run_options = nullptr, I.trace = nullptr;
-    }
-  } reset{I, outer};
+    ~Reset() { I.state = nullptr, I.result = nullptr, I.run_options = nullptr, I.trace = nullptr; }
+  } reset{I};
   lua_State* L = I.L;
   std::optional<StateSnapshot> before;
   if (I.options.check_state) before = snapshot_state(I);

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -27,6 +28,18 @@
 #include "script/engine.hpp"
 
 namespace rb {
+
+// Limits on what content can make the runtime do (README.md, "The sandbox", lists them). Each is
+// a clear Lua error naming the call, so the call gate names the hook or procedure.
+inline constexpr std::int64_t kMaxDice = 100'000;       // dice in one roll, one pool
+inline constexpr std::int64_t kMaxRunDice = 1'000'000;  // dice put in pools during one run
+inline constexpr std::size_t kMaxRunPools = 100'000;    // pools made during one run
+inline constexpr std::size_t kMaxRunSpecs = 10'000;     // distinct spec tables in one run
+inline constexpr std::size_t kSpecCacheKeep = 1'000;    // spec tables kept from run to run
+inline constexpr std::size_t kMaxNewNames = 100'000;    // names first made by scripts at run time
+inline constexpr std::size_t kMaxEntities = 100'000;    // entities in one game state
+inline constexpr std::size_t kMaxLinks = 1'000'000;     // links in one game state
+inline constexpr double kMaxPatternWork = 1e8;  // string.find/match/gmatch/gsub: estimated steps
 
 struct Engine::Impl {
   Impl(std::shared_ptr<const Content> c, EngineOptions o);
@@ -74,6 +87,16 @@ struct Engine::Impl {
   std::size_t memory = 0;
   std::int64_t instructions = 0, instruction_limit = 0;
   int counting = 0;  // nesting of counted calls (the count hook is on while > 0)
+  // Once a budget or time limit is exceeded the run is over: a hook raises `kill_message` on
+  // every instruction, call and return until the outermost call gate returns, so that content
+  // cannot catch the error (pcall, xpcall, <close>) and go on.
+  int gate_depth = 0;  // nesting of protected_call
+  bool exhausted = false;
+  std::string kill_message;
+  // Arms the kill hook with "<where at level>message"; then raise_exhausted() raises it.
+  // (Two steps: no C++ object may be alive in a frame a Lua error unwinds, it is a longjmp.)
+  void exhaust(int level, const std::string& message);
+  void raise_exhausted();
   static constexpr std::int64_t kTimeLimited = -1;  // a call under the run's time limit only
   // the run's time limit: the watchdog signals `thread` once past `deadline` (0: none)
   std::atomic<std::int64_t> deadline{0};
@@ -93,6 +116,21 @@ struct Engine::Impl {
   const RunOptions* run_options = nullptr;
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added
   std::size_t pools_used = 0;
+  // A pool's handle (light userdata) is its serial number, never reused by this engine:
+  // pools[i] of this run has serial pool_base + i, so a handle saved from an earlier run (or
+  // another window, see pool_depth) is refused rather than reading a reused pool.
+  std::uint64_t pool_base = 1, next_pool_base = 1;
+  std::vector<int> pool_depth;                  // the window nesting depth each pool was made at
+  std::vector<std::uint64_t> pool_window;       // ...and the serial of that window (window_serial)
+  std::vector<std::uint64_t> window_serial{0};  // serial of the window open at each depth
+  std::uint64_t windows_opened = 0;
+  void window_opened() {  // called by open_windows once depth counts the new window
+    if (window_serial.size() <= static_cast<std::size_t>(depth))
+      window_serial.resize(static_cast<std::size_t>(depth) + 1);
+    window_serial[static_cast<std::size_t>(depth)] = ++windows_opened;
+  }
+  std::int64_t run_dice = 0;                // dice put in pools this run (kMaxRunDice)
+  std::size_t new_names = 0;                // names first interned by scripts (kMaxNewNames)
   std::deque<std::vector<Firing>> firings;  // one list per nesting depth of open()
   std::vector<int> window_by_sym;           // Sym -> window index (-1), a cache
   int depth = 0;
@@ -106,6 +144,8 @@ struct Engine::Impl {
   std::vector<Sym> scope_syms;   // the ruleset's scopes
   std::vector<int> attr_by_sym;  // Sym -> attribute slot (-1: not an attribute), a cache
   std::vector<int> die_by_sym;   // Sym -> die type index, a cache
+  std::vector<Sym> type_by_sym;  // Sym of "type:x" -> Sym of the unit type x (kNoSym: unchecked)
+  std::vector<std::string> role_names;  // every role set so far (ctx:role checks against them)
 
   // hook liveness of the run: which records are held, which windows have a hook that can run.
   // Recomputed when an entity is created or changes record, owner or location from off-board.
@@ -162,6 +202,12 @@ struct Engine::Impl {
       slot = {p, it->second};
       return it->second;
     }
+    if (spec_index.size() >= kMaxRunSpecs)
+      luaL_error(
+          L,
+          "more than %d different spec tables in one run: a table written inline in a "
+          "loop or hook is a new table on every call; define it once (a local at file level)",
+          static_cast<int>(kMaxRunSpecs));
     const int top = lua_gettop(L);
     const int i = parse();
     lua_settop(L, top);
@@ -173,6 +219,9 @@ struct Engine::Impl {
     spec_index.emplace(p, i);
     return i;
   }
+  void reset_specs();
+  void begin_run();  // a run or setup starts: new pool handles, fresh limits  // forgets every
+                     // parsed spec (between runs, when too many were kept)
   void ensure_liveness() {
     if (liveness_dirty)
       bus.liveness(*state, content->records.size(), held, live), liveness_dirty = false;
@@ -181,6 +230,14 @@ struct Engine::Impl {
   // scratch space reused by primitives, so that a run allocates nothing once warm
   std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining;
   std::vector<int> scratch_rank;
+  struct UnitRoll {
+    int threshold;
+    EntityId unit;
+    int dice;  // at most kMaxDice
+    int modifier;
+  };
+  std::vector<UnitRoll> scratch_rollers;
+  std::vector<int> scratch_modifiers;
 
   // --- the call gate: the function and its arguments are on the stack. Throws ScriptError
   // (or ContentError) whose message starts with what(): built only when the call fails.
@@ -208,6 +265,13 @@ struct Engine::Impl {
   void destroy(EntityId e, int window);
   void push_ctx();
   void push_hook_ctx() { lua_rawgeti(L, LUA_REGISTRYINDEX, hook_ctx_ref); }
+
+  // The last member, so destroyed first (also when the constructor throws): takes the engine
+  // off the watchdog's list and closes the Lua state, no finalizer running.
+  struct Owner {
+    Impl* I;
+    ~Owner();
+  } owner{this};
 };
 
 // The Impl of the Lua state (stored in its extra space).
@@ -273,9 +337,18 @@ int guarded(lua_State* L) {
   return lua_error(L);
 }
 
+// Pushes "file:line: " of the Lua caller and `message`, for a lua_error(L) that the caller makes
+// once its C++ objects are gone (a Lua error is a longjmp: it runs no destructor).
+inline void push_error(lua_State* L, const std::string& message) {
+  luaL_where(L, 1);
+  lua_pushlstring(L, message.data(), message.size());
+  lua_concat(L, 2);
+}
+
 // Checked argument helpers.
 EntityId check_entity(lua_State* L, int idx);
 EntityId opt_entity(lua_State* L, int idx);  // nil -> kNoEntity
 Pool& check_pool(lua_State* L, int idx);
+void push_pool(lua_State* L, const Pool& pool);  // the pool's handle
 
 }  // namespace rb

@@ -21,13 +21,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string nearest(std::string_view word, std::span<const std::string> candidates) {
+  // close: at most max(3, half the word) edits away; a candidate that contains the word
+  // ("after_roll" in "space_combat.after_roll") counts as just within that, so any candidate
+  // that is really a few edits away ("depends" for "depend") wins over a mere container
+  // ("optional_depends"), whatever the order of the candidates
+  const std::size_t limit = std::max<std::size_t>(3, word.size() / 2);
   std::string best;
-  std::size_t best_distance = std::max<std::size_t>(3, word.size() / 2) + 1;
+  std::size_t best_distance = limit + 1;
   for (const auto& c : candidates) {
     std::size_t d = edit_distance(word, c);
-    // a candidate that contains the word, or the word's last dotted part, is close too
-    if (d >= best_distance && !word.empty() && c.find(word) != std::string::npos)
-      d = best_distance - 1;
+    if (d > limit && !word.empty() && c.find(word) != std::string::npos) d = limit;
     if (d < best_distance) best_distance = d, best = c;
   }
   return best;

@@ -1,6 +1,7 @@
 #include "content/content.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -98,6 +99,12 @@ int Content::require_record(std::string_view ref, std::string_view kind, const s
 
 namespace {
 
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
 // ---------------------------------------------------------------- ruleset.toml
 
 AttrType parse_attr_type(const TomlFile& f, const toml::node& n, const std::string& type) {
@@ -126,11 +133,11 @@ Ruleset load_ruleset(const fs::path& dir) {
     throw ContentError(file.string(), 0, "no ruleset here (expected a ruleset.toml)");
   TomlFile f(file.string());
   const toml::table& t = f.root();
-  f.expect_keys(
-      t,
-      {"id", "name", "base_pack", "kinds", "unit_kind", "scopes", "attributes", "dice", "windows",
-       "decisions", "procedures", "setup", "policies", "report", "scenario_lists"},
-      "ruleset.toml");
+  f.expect_keys(t,
+                {"id", "name", "base_pack", "kinds", "unit_kind", "scopes", "attributes", "dice",
+                 "windows", "decisions", "procedures", "setup", "policies", "report",
+                 "scenario_lists", "purposes", "roles"},
+                "ruleset.toml");
   Ruleset r;
   r.dir = dir;
   r.id = *f.string(t, "id", true);
@@ -145,6 +152,8 @@ Ruleset load_ruleset(const fs::path& dir) {
   if (std::find(r.kinds.begin(), r.kinds.end(), "player") == r.kinds.end())
     r.kinds.insert(r.kinds.begin(), "player");
   r.scopes = f.strings(t, "scopes");
+  r.purposes = f.strings(t, "purposes");
+  r.roles = f.strings(t, "roles");
   if (const toml::table* attrs = f.table(t, "attributes")) {
     for (auto&& [k, v] : *attrs) {
       AttributeDef a;
@@ -153,9 +162,20 @@ Ruleset load_ruleset(const fs::path& dir) {
         a.type = parse_attr_type(f, v, std::string(v.as_string()->get()));
       } else if (v.is_table()) {
         const toml::table& at = *v.as_table();
-        f.expect_keys(at, {"type", "doc"}, "attribute '" + a.name + "'");
+        f.expect_keys(at, {"type", "doc", "min", "max", "values"}, "attribute '" + a.name + "'");
         a.type = parse_attr_type(f, v, f.string(at, "type", true).value());
         a.doc = f.string(at, "doc").value_or("");
+        if (a.type != AttrType::integer && (at.contains("min") || at.contains("max")))
+          f.fail(v, "attribute '" + a.name + "': 'min' and 'max' are for int attributes");
+        a.min = f.integer(at, "min").value_or(a.min);
+        a.max = f.integer(at, "max").value_or(a.max);
+        constexpr std::int64_t lo = std::numeric_limits<std::int32_t>::min(),
+                               hi = std::numeric_limits<std::int32_t>::max();
+        if (a.min < lo || a.max > hi || a.min > a.max)
+          f.fail(v, "attribute '" + a.name + "': min and max must be 32-bit integers, min <= max");
+        if (at.contains("values") && a.type != AttrType::symbol)
+          f.fail(v, "attribute '" + a.name + "': 'values' is for symbol attributes");
+        a.values = f.strings(at, "values");
       } else {
         f.fail(v, "attribute '" + a.name +
                       "' must be a type name (\"int\", \"bool\", \"symbol\") or a table");
@@ -285,6 +305,7 @@ PackInfo read_pack(const fs::path& dir) {
   p.version = f.string(t, "version").value_or("0");
   p.ruleset = *f.string(t, "ruleset", true);
   p.depends = f.strings(t, "depends");
+  p.depends_line = f.line_of(t, "depends");
   p.optional_depends = f.strings(t, "optional_depends");
   p.conflicts = f.strings(t, "conflicts");
   p.data = list_files(f, t, "data", dir, ".toml");
@@ -363,6 +384,30 @@ class PackLoader {
   }
 
   void resolve() {
+    // a modifier's units: records of the ruleset's unit kind, matched by short name at run time
+    for (const PendingRef& u : pending_units_) {
+      int r = -1;
+      try {
+        r = c_.find_record(u.ref, u.kind);
+      } catch (const ContentError& e) {
+        throw ContentError(u.file, u.line, e.what());
+      }
+      if (r < 0) {
+        int other = -1;
+        try {
+          other = c_.find_record(u.ref.substr(u.ref.find('/') + 1));
+        } catch (const ContentError&) {  // the same short name in two kinds: no hint
+        }
+        if (other >= 0 && u.ref.find(':') == std::string::npos)
+          throw ContentError(
+              u.file, u.line,
+              "'" + u.ref + "' in the modifier's units is not a " + u.kind + ": it is " +
+                  std::string(sym_name(c_.records[static_cast<std::size_t>(other)].kind)) + "/" +
+                  std::string(sym_name(c_.records[static_cast<std::size_t>(other)].name)));
+        r = c_.require_record(u.ref, u.kind, u.file, u.line);  // throws, naming the nearest
+      }
+      c_.modifiers[u.index].units.push_back(c_.records[static_cast<std::size_t>(r)].name);
+    }
     for (const PendingRef& p : pending_)
       (p.hook ? c_.hooks[p.index].source : c_.modifiers[p.index].source) =
           c_.require_record(p.ref, p.kind, p.file, p.line);
@@ -395,6 +440,39 @@ class PackLoader {
     }
   }
 
+  // The value of an attribute as content writes it: of the attribute's type, an int within its
+  // range, a symbol among its declared values.
+  static std::int32_t attribute_value(const TomlFile& f, const toml::node& v, const AttributeDef& a,
+                                      const std::string& what) {
+    switch (a.type) {
+      case AttrType::integer: {
+        if (!v.is_integer()) f.fail(v, what + " must be an integer, not " + toml_type_name(v));
+        const std::int64_t n = v.as_integer()->get();
+        if (n < a.min || n > a.max)
+          f.fail(v, what + " is " + std::to_string(n) + ", out of range: '" + a.name + "' takes " +
+                        std::to_string(a.min) + " to " + std::to_string(a.max) +
+                        " (min/max in ruleset.toml)");
+        return static_cast<std::int32_t>(n);
+      }
+      case AttrType::boolean:
+        if (!v.is_boolean()) f.fail(v, what + " must be true or false, not " + toml_type_name(v));
+        return v.as_boolean()->get() ? 1 : 0;
+      case AttrType::symbol: {
+        if (!v.is_string()) f.fail(v, what + " must be a string, not " + toml_type_name(v));
+        const std::string name(v.as_string()->get());
+        if (!a.values.empty() &&
+            std::find(a.values.begin(), a.values.end(), name) == a.values.end()) {
+          std::string list;
+          for (const auto& x : a.values) list += (list.empty() ? "" : ", ") + x;
+          f.fail(v, what + ": '" + name + "' is not a value of '" + a.name + "'" +
+                        did_you_mean(name, a.values) + "; expected one of: " + list);
+        }
+        return static_cast<std::int32_t>(sym(name));
+      }
+    }
+    return 0;
+  }
+
   void read_fields(const TomlFile& f, const toml::table& t, Record& rec, const std::string& where) {
     for (auto&& [k, v] : t) {
       const std::string key(k.str());
@@ -411,25 +489,7 @@ class PackLoader {
                       " (records take the attributes declared in ruleset.toml)");
       }
       const auto slot = static_cast<std::size_t>(a->slot);
-      switch (a->type) {
-        case AttrType::integer:
-          if (!v.is_integer())
-            f.fail(v,
-                   "'" + key + "' in " + where + " must be an integer, not " + toml_type_name(v));
-          rec.attr[slot] = static_cast<std::int32_t>(v.as_integer()->get());
-          break;
-        case AttrType::boolean:
-          if (!v.is_boolean())
-            f.fail(v, "'" + key + "' in " + where + " must be true or false, not " +
-                          toml_type_name(v));
-          rec.attr[slot] = v.as_boolean()->get() ? 1 : 0;
-          break;
-        case AttrType::symbol:
-          if (!v.is_string())
-            f.fail(v, "'" + key + "' in " + where + " must be a string, not " + toml_type_name(v));
-          rec.attr[slot] = static_cast<std::int32_t>(sym(std::string_view(v.as_string()->get())));
-          break;
-      }
+      rec.attr[slot] = attribute_value(f, v, *a, "'" + key + "' in " + where);
       rec.has.set(slot);
     }
   }
@@ -445,9 +505,40 @@ class PackLoader {
     m.file = f.path();
     m.line = TomlFile::line(t);
     m.activated = f.boolean(t, "activated").value_or(false);
-    if (auto p = f.string(t, "purpose")) m.purpose = sym(*p);
-    for (const auto& u : f.strings(t, "units")) m.units.push_back(sym(u));
-    if (auto r = f.string(t, "role")) m.role = sym(*r);
+    const std::string where = "modifier '" + m.id + "'";
+    if (auto p = f.string(t, "purpose")) {
+      if (c_.ruleset.purposes.empty())
+        f.fail(f.line_of(t, "purpose"), where + ": purpose '" + *p +
+                                            "', but the ruleset declares no purposes "
+                                            "(purposes = [...] in ruleset.toml)");
+      if (std::find(c_.ruleset.purposes.begin(), c_.ruleset.purposes.end(), *p) ==
+          c_.ruleset.purposes.end())
+        f.fail(f.line_of(t, "purpose"),
+               where + ": unknown purpose '" + *p + "'" + did_you_mean(*p, c_.ruleset.purposes) +
+                   "; the ruleset's purposes: " + join(c_.ruleset.purposes));
+      m.purpose = sym(*p);
+    }
+    if (const toml::node* units = t.get("units")) {
+      f.strings(t, "units");  // a string or an array of strings
+      auto pend = [&](const toml::node& u) {
+        pending_units_.push_back({std::string(u.as_string()->get()), c_.ruleset.unit_kind, f.path(),
+                                  TomlFile::line(u), false, c_.modifiers.size()});
+      };
+      if (units->is_string())
+        pend(*units);
+      else
+        for (const toml::node& u : *units->as_array()) pend(u);
+    }
+    if (auto r = f.string(t, "role")) {
+      if (std::find(c_.ruleset.roles.begin(), c_.ruleset.roles.end(), *r) == c_.ruleset.roles.end())
+        f.fail(f.line_of(t, "role"),
+               where + ": unknown role '" + *r + "'" + did_you_mean(*r, c_.ruleset.roles) +
+                   (c_.ruleset.roles.empty()
+                        ? std::string(" (the ruleset declares no roles: roles = [...] in "
+                                      "ruleset.toml)")
+                        : "; the ruleset's roles: " + join(c_.ruleset.roles)));
+      m.role = sym(*r);
+    }
     if (const toml::table* loc = f.table(t, "location"))
       for (auto&& [k, v] : *loc) {
         const AttributeDef* a = c_.ruleset.attribute(k.str());
@@ -457,19 +548,20 @@ class PackLoader {
           f.fail(v, "unknown attribute '" + std::string(k.str()) + "' in modifier location" +
                         did_you_mean(k.str(), names));
         }
-        std::int32_t value = 0;
-        if (v.is_string())
-          value = static_cast<std::int32_t>(sym(std::string_view(v.as_string()->get())));
-        else if (v.is_integer())
-          value = static_cast<std::int32_t>(v.as_integer()->get());
-        else if (v.is_boolean())
-          value = v.as_boolean()->get() ? 1 : 0;
-        else
-          f.fail(v, "modifier location values must be strings, integers or booleans");
-        m.location.emplace_back(a->slot, value);
+        m.location.emplace_back(
+            a->slot,
+            attribute_value(f, v, *a, "location." + std::string(k.str()) + " in " + where));
       }
-    m.delta = static_cast<std::int32_t>(f.integer(t, "delta").value_or(0));
-    m.dice = static_cast<std::int32_t>(f.integer(t, "dice").value_or(0));
+    auto bounded = [&](std::string_view key, std::int64_t lo, std::int64_t hi) {
+      const auto n = f.integer(t, key).value_or(0);
+      if (n < lo || n > hi)
+        f.fail(f.line_of(t, key), where + ": '" + std::string(key) + "' is " + std::to_string(n) +
+                                      ", out of range: " + std::to_string(lo) + " to " +
+                                      std::to_string(hi));
+      return static_cast<std::int32_t>(n);
+    };
+    m.delta = bounded("delta", -kModifierDeltaMax, kModifierDeltaMax);
+    m.dice = bounded("dice", 0, kModifierDiceMax);
     if (m.delta == 0 && m.dice == 0)
       f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta' or 'dice'");
     c_.modifiers.push_back(std::move(m));
@@ -536,11 +628,35 @@ class PackLoader {
  private:
   Content& c_;
   std::vector<PendingRef> pending_;
+  std::vector<PendingRef> pending_units_;  // index: the modifier
   std::vector<std::tuple<int, std::string, std::string, int>> pending_activations_;
   int registration_ = 0;
 };
 
+std::vector<std::string> pack_ids(const std::map<std::string, PackInfo>& available) {
+  std::vector<std::string> ids;
+  for (const auto& [id, _] : available) ids.push_back(id);
+  return ids;
+}
+
+std::string searched(const LoadRequest& request) {
+  std::string s = (request.root / "content").string();
+  for (const auto& d : request.search) s += ", " + d.string();
+  return s;
+}
+
 }  // namespace
+
+bool looks_like_path(std::string_view p) {
+  return p.find('/') != std::string_view::npos || p.find('\\') != std::string_view::npos ||
+         p.starts_with('.');
+}
+
+bool is_pack_path(std::string_view p) {
+  if (looks_like_path(p)) return true;
+  std::error_code ec;
+  return !p.empty() && fs::is_regular_file(fs::path(p) / "pack.toml", ec);
+}
 
 std::map<std::string, fs::path> discover_packs(const LoadRequest& request) {
   std::map<std::string, fs::path> found;
@@ -575,8 +691,7 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
   // the packs asked for: ids, or folders (which may be outside the search path)
   std::vector<std::string> wanted;
   for (const std::string& p : request.packs) {
-    if (p.find('/') != std::string::npos || p.find('\\') != std::string::npos ||
-        p.rfind('.', 0) == 0) {
+    if (is_pack_path(p)) {
       PackInfo info = read_pack(fs::path(p));
       if (auto it = available.find(info.id);
           it != available.end() &&
@@ -587,11 +702,9 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
       available.insert_or_assign(info.id, std::move(info));
     } else {
       if (!available.count(p)) {
-        std::vector<std::string> ids;
-        for (const auto& [id, _] : available) ids.push_back(id);
         throw ContentError("", 0,
-                           "no pack with id '" + p + "'" + did_you_mean(p, ids) + " (searched " +
-                               (request.root / "content").string() + ")");
+                           "no pack with id '" + p + "'" + did_you_mean(p, pack_ids(available)) +
+                               " (searched " + searched(request) + ")");
       }
       wanted.push_back(p);
     }
@@ -631,8 +744,10 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
     chosen.emplace(id, &p);
     for (const std::string& d : p.depends) {
       if (!available.count(d))
-        throw ContentError((p.dir / "pack.toml").string(), 0,
-                           "pack '" + id + "' depends on '" + d + "', which is missing");
+        throw ContentError((p.dir / "pack.toml").string(), p.depends_line,
+                           "pack '" + id + "' depends on '" + d + "', which is missing" +
+                               did_you_mean(d, pack_ids(available)) + " (searched " +
+                               searched(request) + ")");
       todo.push_back(d);
     }
   }

@@ -30,12 +30,23 @@ namespace fs = std::filesystem;
 
 enum class AttrType { integer, boolean, symbol };
 
+// An int attribute in content (records, overrides, modifier locations) must lie in [min, max];
+// by default [0, kAttributeMax], wider or narrower where ruleset.toml says `min`/`max`.
+inline constexpr std::int64_t kAttributeMax = 1000;
+
 struct AttributeDef {
   std::string name;
   AttrType type = AttrType::integer;
   int slot = 0;
   std::string doc;
+  std::int64_t min = 0, max = kAttributeMax;  // int: the values content may give
+  std::vector<std::string> values;            // symbol: the values content may give (empty: any)
 };
+
+// A [[modifier]]'s numbers: `delta` in [-kModifierDeltaMax, kModifierDeltaMax], `dice` in
+// [0, kModifierDiceMax].
+inline constexpr std::int64_t kModifierDeltaMax = 1000;
+inline constexpr std::int64_t kModifierDiceMax = 100;
 
 struct DecisionDef {
   std::string name;
@@ -61,6 +72,8 @@ struct Ruleset {
   std::vector<std::string> kinds;
   std::string unit_kind = "unit";  // the kind that rolls, takes hits and is counted (ctx:count)
   std::vector<std::string> scopes;
+  std::vector<std::string> purposes;  // what rolls are for (a modifier's `purpose`)
+  std::vector<std::string> roles;     // roles a modifier's `role` may name
   std::vector<AttributeDef> attributes;
   std::vector<DieType> dice;
   std::vector<WindowDef> windows;
@@ -123,6 +136,7 @@ struct PackInfo {
   std::string id, name, version, ruleset;
   fs::path dir;
   std::vector<std::string> depends, optional_depends, conflicts;
+  int depends_line = 0;           // the line of `depends` in pack.toml
   std::vector<fs::path> data;     // TOML files, in load order
   std::vector<fs::path> scripts;  // Lua files, in load order
   fs::path tests;                 // rules tests folder ("" if none)
@@ -155,6 +169,12 @@ struct LoadRequest {
   bool all_packs = false;            // every pack found for the ruleset...
   std::vector<std::string> exclude;  // ...except these
 };
+
+// Whether a pack named in a request is a folder rather than an id: it holds a '/' or starts with
+// '.' ("./my-pack", "../packs/x", "/abs"), or it is a folder holding a pack.toml.
+bool is_pack_path(std::string_view p);
+// Only the first test: written as a path. (A scenario's `packs` are relative to its folder.)
+bool looks_like_path(std::string_view p);
 
 // Loads a ruleset and packs. Throws ContentError.
 std::shared_ptr<const Content> load_content(const LoadRequest& request);

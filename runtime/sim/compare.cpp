@@ -105,7 +105,7 @@ Change parse_change(const std::string& spec, bool add, const std::vector<std::st
     if (!c.side.empty())
       throw UsageError(flag + " " + spec + ": a pack applies to every side; write " + rest);
     c.kind = ChangeKind::pack;
-    c.body = pack_folder ? fs::path(rest).lexically_normal().string() : rest;
+    c.body = pack_folder ? pack_path(rest) : rest;  // a folder stays a folder ("./my-pack")
     return c;
   }
   if (looks_like_folder(rest) && rest.find('.') != std::string::npos && !is_key_path(rest))

@@ -1,7 +1,8 @@
 // sim/parallel: runs [first, last) in chunks over threads. Each thread takes the next chunk in
 // turn and calls fn(thread, begin, end) with its own state (thread 0 is the caller's), so the
 // caller merges per-thread tallies afterwards. What a run computes depends only on its index,
-// never on which thread ran it. An error in any thread stops the others and is rethrown.
+// never on which thread ran it. An error in any thread stops the others and is rethrown. When
+// `stop` is set, no new chunk starts (the caller keeps the tallies of the chunks done).
 #pragma once
 
 #include <algorithm>
@@ -19,12 +20,17 @@ namespace rb {
 
 template <class Fn>
 void run_chunked(int threads, std::uint64_t first, std::uint64_t last, std::uint64_t chunk,
-                 const std::function<void(std::uint64_t, std::uint64_t)>& progress, Fn&& fn) {
+                 const std::function<void(std::uint64_t, std::uint64_t)>& progress, Fn&& fn,
+                 const std::atomic<bool>* stop = nullptr) {
   std::atomic<std::uint64_t> next{first};
   std::vector<std::string> errors(static_cast<std::size_t>(threads));
   auto work = [&](int t) {
     try {
       for (;;) {
+        if (stop && stop->load()) {
+          next = last;
+          break;
+        }
         const std::uint64_t begin = next.fetch_add(chunk);
         if (begin >= last) break;
         fn(t, begin, std::min(last, begin + chunk));
@@ -49,7 +55,7 @@ void run_chunked(int threads, std::uint64_t first, std::uint64_t last, std::uint
   for (auto& th : pool) th.join();
   for (const auto& e : errors)
     if (!e.empty()) throw ScriptError(e);
-  if (progress) progress(last, last);
+  if (progress && !(stop && stop->load())) progress(last, last);
 }
 
 }  // namespace rb

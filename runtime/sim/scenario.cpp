@@ -4,9 +4,16 @@
 #include <cstdlib>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "content/toml_read.hpp"
 
 namespace rb {
+
+std::string pack_path(const fs::path& p) {
+  // absolute, so that it keeps a '/' and is never mistaken for a pack id ("./my-pack" would
+  // normalise to "my-pack")
+  return fs::absolute(p).lexically_normal().string();
+}
 
 Scenario scenario_from_table(const toml::table& t, const std::string& file, const fs::path& dir) {
   TomlFile f(file, "");  // only for its helpers and messages
@@ -18,8 +25,7 @@ Scenario scenario_from_table(const toml::table& t, const std::string& file, cons
   s.procedure = f.string(t, "procedure").value_or("");
   s.packs = f.strings(t, "packs");
   for (auto& p : s.packs)
-    if (p.find('/') != std::string::npos || p.rfind('.', 0) == 0)
-      p = (dir / p).lexically_normal().string();
+    if (looks_like_path(p)) p = pack_path(dir / p);
   return s;
 }
 
@@ -60,8 +66,85 @@ Session open_session(Scenario scenario, const SessionOptions& options) {
   return s;
 }
 
+namespace {
+
+std::string short_hook_id(const std::string& id) {
+  const auto colon = id.find(':');
+  return colon == std::string::npos ? id : id.substr(colon + 1);
+}
+
+// Every `policy.use` table in the scenario names optional abilities, by the id of their hook
+// ("use:<id>" is the decision the runtime asks for an optional hook) or, for an ability the
+// procedure itself offers, by the name of a declared decision "<procedure>.use_<ability>".
+void check_policy_use(const toml::table& t, const std::string& path, const Engine& engine,
+                      const std::string& file) {
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    const std::string here = path.empty() ? key : path + "." + key;
+    if (!v.is_table()) continue;
+    if (key == "use" && path.ends_with("policy")) {
+      std::vector<std::string> ids;
+      for (const auto& h : engine.bus().hooks())
+        if (h.optional) ids.push_back(short_hook_id(h.id));
+      // a procedure's own optional abilities: decisions named "<procedure>.use_<ability>"
+      for (const auto& d : engine.content().ruleset.decisions) {
+        const auto at = d.name.find(".use_");
+        if (at != std::string::npos) ids.push_back(d.name.substr(at + 5));
+      }
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      for (auto&& [name, value] : *v.as_table()) {
+        const std::string n(name.str());
+        if (std::find(ids.begin(), ids.end(), n) != ids.end()) continue;
+        std::string list;
+        for (const auto& id : ids) list += (list.empty() ? "" : ", ") + id;
+        const int line = static_cast<int>(name.source().begin.line ? name.source().begin.line
+                                                                   : value.source().begin.line);
+        throw ContentError(file, line,
+                           here + "." + n + ": no optional ability '" + n +
+                               "' in the loaded packs" + did_you_mean(n, ids) +
+                               "; the optional abilities: " + (list.empty() ? "(none)" : list));
+      }
+      continue;
+    }
+    check_policy_use(*v.as_table(), here, engine, file);
+  }
+}
+
+// The first line of the scenario that writes `name`, as a key or a string value; 0 when none.
+int line_naming(const toml::node& n, const std::string& name) {
+  int best = 0;
+  auto take = [&](int line) {
+    if (line > 0 && (best == 0 || line < best)) best = line;
+  };
+  if (const toml::table* t = n.as_table()) {
+    for (auto&& [k, v] : *t) {
+      if (k.str() == name) take(static_cast<int>(k.source().begin.line));
+      take(line_naming(v, name));
+    }
+  } else if (const toml::array* a = n.as_array()) {
+    for (const toml::node& e : *a) take(line_naming(e, name));
+  } else if (n.is_string() && n.as_string()->get() == name) {
+    take(static_cast<int>(n.source().begin.line));
+  }
+  return best;
+}
+
+}  // namespace
+
 Table::Table(const Session& s, EngineOptions o) : engine(s.content, o) {
-  engine.setup(s.scenario.table, s.scenario.file, start, s.scenario.path);
+  try {
+    engine.setup(s.scenario.table, s.scenario.file, start, s.scenario.path);
+  } catch (const ContentError& e) {
+    // a short name the scenario writes that two packs define (Content::find_record): the error
+    // knows no file; it is the scenario's, at the line that writes the name
+    const std::string what = e.what(), head = "the short name '";
+    const auto end = what.find("' is ambiguous");
+    if (!e.file.empty() || what.rfind(head, 0) != 0 || end == std::string::npos) throw;
+    const std::string name = what.substr(head.size(), end - head.size());
+    throw ContentError(s.scenario.file, line_naming(s.scenario.table, name), what);
+  }
+  check_policy_use(s.scenario.table, "", engine, s.scenario.file);
 }
 
 fs::path default_root() {

@@ -25,6 +25,10 @@ struct Scenario {
   std::vector<std::string> packs;
 };
 
+// The form a pack folder named in a scenario or on the command line is kept in: absolute, so
+// that it is never mistaken for a pack id (see is_pack_path).
+std::string pack_path(const fs::path& p);
+
 // Reads a scenario file; throws ContentError.
 Scenario read_scenario(const fs::path& file);
 // A scenario from a TOML table (inline in a rules test).

@@ -132,14 +132,18 @@ Tally Simulation::run(const SimOptions& o) const {
   for (;;) {
     // runs [done, planned) in chunks taken by the threads in turn
     std::vector<Tally> parts(static_cast<std::size_t>(threads));
-    run_chunked(threads, done, planned, kChunk, o.progress,
-                [&](int t, std::uint64_t begin, std::uint64_t end) {
-                  run_range(*tables[static_cast<std::size_t>(t)], o.seed, begin, end,
-                            parts[static_cast<std::size_t>(t)]);
-                });
+    run_chunked(
+        threads, done, planned, kChunk, o.progress,
+        [&](int t, std::uint64_t begin, std::uint64_t end) {
+          run_range(*tables[static_cast<std::size_t>(t)], o.seed, begin, end,
+                    parts[static_cast<std::size_t>(t)]);
+        },
+        o.stop);
     for (const auto& p : parts) total.merge(p);
     done = planned;
-    if (o.precision <= 0 || widest(total) < o.precision || planned >= o.max_runs) break;
+    if ((o.stop && o.stop->load()) || o.precision <= 0 || widest(total) < o.precision ||
+        planned >= o.max_runs)
+      break;
     planned = std::min(o.max_runs, planned * 2);
   }
   if (o.loop_seconds)

@@ -25,7 +25,10 @@ struct SimOptions {
   // Called from the coordinating thread with (runs done, runs planned) a few times a second.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   double* loop_seconds = nullptr;  // out: wall time of the runs, after every thread's setup
-  EngineOptions engine;            // for every thread's engine
+  // When set (by a signal handler), no new chunk of runs starts: run() returns the tally of the
+  // runs done so far (whole chunks, so not a prefix of the run indices).
+  const std::atomic<bool>* stop = nullptr;
+  EngineOptions engine;  // for every thread's engine
 };
 
 // Integer tallies of many runs.

@@ -15,6 +15,10 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, attacker = tr
 local SYSTEM_KEYS = { id = true, anomaly = true, planets = true, adjacent = true, command_tokens = true }
 local PLANET_KEYS = { name = true, owner = true, units = true }
 local ANOMALIES = { asteroid_field = true, nebula = true, supernova = true, gravity_rift = true }
+-- the most units of one type a scenario entry may place (the error message states it)
+local MAX_UNITS = 1000
+-- what `policy.use = { <ability> = ... }` may say for an optional ability
+local USE_VALUES = { always = true, never = true, [true] = true, [false] = true }
 
 local function keys_of(t)
   local names = {}
@@ -52,7 +56,9 @@ local function place_units(ctx, units, owner, location, path)
   table.sort(names)  -- deterministic entity order
   for _, name in ipairs(names) do
     local n = units[name]
-    if math.type(n) ~= "integer" or n < 0 then ctx:reject(path .. "." .. name, "unit counts are whole numbers") end
+    if math.type(n) ~= "integer" or n < 0 or n > MAX_UNITS then
+      ctx:reject(path .. "." .. name, "unit counts are whole numbers from 0 to " .. MAX_UNITS .. ", not " .. tostring(n))
+    end
     record_or_reject(ctx, "unit", name, path .. "." .. name)
     for _ = 1, n do ctx:create { kind = "unit", type = name, owner = owner, location = location } end
   end
@@ -91,6 +97,25 @@ local function side_policy(ctx, side, path)
     transport_order = p.transport_order or DEFAULT_TRANSPORT_ORDER,
     use = p.use or {},
   }
+  -- unit orders name unit types
+  for _, key in ipairs { "hit_order", "transport_order" } do
+    if type(p[key]) == "string" then p[key] = { p[key] } end  -- one type: hit_order = "fighter"
+    if p[key] ~= nil then
+      if type(p[key]) ~= "table" then ctx:reject(path .. ".policy." .. key, key .. " must be a list of unit types") end
+      for i, name in ipairs(p[key]) do
+        if type(name) ~= "string" then ctx:reject(path .. ".policy." .. key .. "." .. i, key .. " must be a list of unit types") end
+        record_or_reject(ctx, "unit", name, path .. ".policy." .. key .. "." .. i)
+      end
+    end
+  end
+  -- use = { morale_boost = "never" }: the ability names are checked by the runtime (optional
+  -- hooks), the values here
+  if type(policy.use) ~= "table" then ctx:reject(path .. ".policy.use", "use must be a table: use = { morale_boost = \"never\" }") end
+  for name, v in pairs(policy.use) do
+    if not USE_VALUES[v] then
+      ctx:reject(path .. ".policy.use." .. tostring(name), "use." .. tostring(name) .. " must be \"always\" or \"never\" (or true/false), not " .. tostring(v))
+    end
+  end
   if policy.sustain ~= "first" and policy.sustain ~= "last" and policy.sustain ~= "never" then
     ctx:reject(path .. ".policy.sustain", "sustain must be first, last or never")
   end

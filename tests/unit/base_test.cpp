@@ -85,6 +85,23 @@ TEST_CASE("text: nearest picks the closest candidate, or nothing when none is cl
   CHECK(nearest("after_roll", windows) == "space_combat.after_roll");
 }
 
+TEST_CASE("text: a candidate one edit away wins over one that merely contains the word", "[text]") {
+  // the keys of pack.toml and of a record, in the order the loaders list them
+  const std::vector<std::string> pack_keys{
+      "id",        "name", "version", "ruleset", "depends",    "optional_depends",
+      "conflicts", "data", "scripts", "tests",   "description"};
+  CHECK(nearest("depend", pack_keys) == "depends");
+  CHECK(nearest("script", pack_keys) == "scripts");
+  // whatever the order of the candidates
+  CHECK(nearest("depend", std::vector<std::string>{"depends", "optional_depends"}) == "depends");
+  CHECK(nearest("depend", std::vector<std::string>{"optional_depends", "depends"}) == "depends");
+  CHECK(nearest("script", std::vector<std::string>{"scripts", "description"}) == "scripts");
+  CHECK(nearest("script", std::vector<std::string>{"description", "scripts"}) == "scripts");
+  // a container still wins when nothing is a few edits away
+  CHECK(nearest("after_roll", std::vector<std::string>{"space_combat.after_roll", "zzz"}) ==
+        "space_combat.after_roll");
+}
+
 TEST_CASE("text: did_you_mean phrases the hint", "[text]") {
   const std::vector<std::string> keys{"depends", "conflicts"};
   CHECK(did_you_mean("dependz", keys) == " (did you mean 'depends'?)");

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -12,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "content/toml_read.hpp"
 #include "sim/bench.hpp"
 #include "sim/compare.hpp"
@@ -35,6 +38,19 @@ int check(const Common& c, const std::vector<std::string>& packs) {
   std::vector<std::string> targets = packs;
   if (targets.empty())
     for (const auto& [id, dir] : discover_packs(base)) targets.push_back(id);
+  // a target that is neither a pack folder nor a known id is a usage error (exit 2), before
+  // anything is checked
+  std::vector<std::string> ids;
+  for (const auto& [id, dir] : discover_packs(base)) ids.push_back(id);
+  for (const std::string& p : targets) {
+    if (is_pack_path(p)) {
+      if (!fs::is_directory(p)) throw UsageError("check: no folder " + p);
+      if (!fs::is_regular_file(fs::path(p) / "pack.toml"))
+        throw UsageError("check: " + p + " is not a pack folder (it has no pack.toml)");
+    } else if (std::find(ids.begin(), ids.end(), p) == ids.end()) {
+      throw UsageError("check: no pack folder or pack id '" + p + "'" + did_you_mean(p, ids));
+    }
+  }
   int failed = 0;
   std::error_code ec;
   for (const std::string& p : targets) {
@@ -205,6 +221,29 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
   return code;
 }
 
+namespace {
+
+std::atomic<bool> interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);  // set from a signal handler
+
+extern "C" void on_interrupt(int) {
+  interrupted = true;
+}
+
+// SIGINT stops the runs (the runs in progress finish their chunk) while it is alive.
+struct InterruptScope {
+  InterruptScope() {
+    interrupted = false;
+    previous = std::signal(SIGINT, on_interrupt);
+  }
+  ~InterruptScope() { std::signal(SIGINT, previous); }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+  void (*previous)(int) = SIG_DFL;
+};
+
+}  // namespace
+
 int simulate(const Common& c, const SimulateArgs& a) {
   const SessionOptions so = c.session();
   const Session session = changed_session(so, a.scenario, a.changes);
@@ -212,22 +251,48 @@ int simulate(const Common& c, const SimulateArgs& a) {
   SimOptions o;
   o.runs = a.runs;
   o.precision = a.precision;
+  o.max_runs = a.max_runs;
   o.seed = a.seed;
   o.threads = all_cores(a.threads);
   o.progress = progress_bar(a.json, "runs");
+  InterruptScope scope;
+  o.stop = &interrupted;
   const Tally t = sim.run(o);
   if (o.progress) clear_progress();
-  const auto report = sim.report(t, a.seed);
+  const bool stopped = interrupted.load();
+  auto report = sim.report(t, a.seed);
+  if (stopped) report["interrupted"] = true;
   if (a.json) {
     std::cout << report.dump() << "\n";
   } else {
+    if (stopped)
+      std::cout << fmt::format("interrupted: the partial result of the {} runs done\n", t.runs);
     if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
     std::cout << format_report(report, sim.report_def());
+  }
+  std::cout << std::flush;
+  if (stopped) {
+    std::cerr << fmt::format("interrupted after {} runs\n", t.runs);
+    return 130;  // 128 + SIGINT, as a shell reports it
+  }
+  if (a.precision > 0) {
+    const double widest = sim.widest(t);
+    if (!(widest < a.precision)) {
+      std::cerr << fmt::format(
+          "error: --precision {} not reached: the widest 95% half-width is {:.6g} after {} runs, "
+          "the cap (--max-runs {})\n",
+          a.precision, widest, t.runs, a.max_runs);
+      return 1;
+    }
   }
   return 0;
 }
 
 int compare(const Common& c, const CompareArgs& a) {
+  if (a.changes.empty())
+    throw UsageError(
+        "compare needs --with or --without: what arm B changes (a record, a pack or a "
+        "setting), or there is nothing to compare");
   const SessionOptions so = c.session();
   const Session as_written = open_session(read_scenario(a.scenario), so);
   const Session changed = apply_changes(as_written, a.changes, so);
@@ -262,10 +327,29 @@ int bench(const Common& c, const BenchArgs& a) {
 }
 
 int test(const Common& c, const std::vector<std::string>& paths, bool verbose) {
-  const SessionOptions so = c.session();
+  SessionOptions so = c.session();
   std::vector<fs::path> ps(paths.begin(), paths.end());
+  // tests inside a pack outside the search path (rulebench test my-pack/): that pack is found
+  for (const fs::path& p : ps) {
+    std::error_code ec;
+    for (fs::path d = fs::absolute(p, ec).lexically_normal(); !d.empty(); d = d.parent_path()) {
+      if (fs::is_regular_file(d / "pack.toml", ec)) {
+        so.search.push_back(d);
+        break;
+      }
+      if (d == d.parent_path()) break;
+    }
+  }
+  const std::vector<fs::path> files = find_rules_tests(ps, so);
+  if (files.empty()) {
+    std::string where;
+    for (const auto& p : ps) where += (where.empty() ? "" : ", ") + p.string();
+    if (where.empty()) where = "the packs under " + (so.root / "content").string();
+    std::cout << "no tests found in " << where << "\n";
+    return 1;
+  }
   int passed = 0, failed = 0;
-  for (const fs::path& file : find_rules_tests(ps, so)) {
+  for (const fs::path& file : files) {
     for (const RulesTestResult& r : run_rules_test_file(file, so)) {
       if (r.passed) {
         ++passed;

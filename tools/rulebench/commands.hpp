@@ -26,6 +26,7 @@ struct SimulateArgs {
   std::string scenario;
   std::uint64_t runs = 100000;
   double precision = 0;
+  std::uint64_t max_runs = 100'000'000;  // the cap of --precision
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
   bool json = false;

@@ -1,12 +1,55 @@
 // rulebench: the command line of the Rulebench rules platform.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "commands.hpp"
+
+namespace {
+
+// A whole number written in digits only (no sign, no exponent, no fraction) within [lo, hi]:
+// "--runs -1" or "--runs 1e20" is an error, not a wrapped or truncated number.
+CLI::Validator whole(std::uint64_t lo, std::uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
+        std::uint64_t v = 0;
+        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec == std::errc::invalid_argument || p != s.data() + s.size())
+          return "'" + s + "' is not a whole number (expected " + range + ")";
+        if (ec == std::errc::result_out_of_range || v < lo || v > hi)
+          return "'" + s + "' is out of range (expected " + range + ")";
+        return "";
+      },
+      "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+// A finite number above zero.
+CLI::Validator positive() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
+          return "'" + s + "' is not a number above zero";
+        return "";
+      },
+      "NUMBER > 0");
+}
+
+constexpr std::uint64_t kMaxRuns = 1'000'000'000'000;  // 10^12
+constexpr std::uint64_t kMaxSeed = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kMaxThreads = 1024;
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace rb;
@@ -16,7 +59,9 @@ int main(int argc, char** argv) {
   app.add_option(
       "--root", common.root,
       "repository holding scripts/ and content/ (default: $RULEBENCH_ROOT or the build's source)");
-  app.add_option("--packs", common.pack_dirs, "more folders that hold packs");
+  app.add_option("--packs", common.pack_dirs,
+                 "more folders that hold packs (each a pack folder or a folder of pack folders; "
+                 "repeatable)");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose,
                "diagnostics on stderr: packs in load order, scripts, hooks");
@@ -40,7 +85,7 @@ int main(int argc, char** argv) {
   Changes trace_changes;
   auto* trace = app.add_subcommand("trace", "run one combat and narrate it");
   trace->add_option("scenario", trace_scenario, "scenario file")->required();
-  trace->add_option("--seed", trace_seed, "random seed");
+  trace->add_option("--seed", trace_seed, "random seed")->check(whole(0, kMaxSeed));
   trace->add_flag("--json", trace_json, "JSON lines instead of the narrative");
   bool trace_interactive = false;
   trace->add_flag("-i,--interactive", trace_interactive,
@@ -53,11 +98,22 @@ int main(int argc, char** argv) {
   auto* simulate =
       app.add_subcommand("simulate", "Monte Carlo: outcome probabilities with 95% intervals");
   simulate->add_option("scenario", sim.scenario, "scenario file")->required();
-  auto* runs = simulate->add_option("--runs", sim.runs, "number of runs (default 100000)");
-  simulate->add_option("--precision", sim.precision, "run until every 95% half-width is below this")
-      ->excludes(runs);
-  simulate->add_option("--seed", sim.seed, "random seed (default 1)");
-  simulate->add_option("--threads", sim.threads, "threads (default: every core)");
+  auto* runs = simulate->add_option("--runs", sim.runs, "number of runs (default 100000)")
+                   ->check(whole(1, kMaxRuns));
+  auto* precision =
+      simulate
+          ->add_option("--precision", sim.precision,
+                       "run until every 95% half-width is below this (exit 1 if --max-runs "
+                       "stops it first)")
+          ->check(positive())
+          ->excludes(runs);
+  simulate
+      ->add_option("--max-runs", sim.max_runs, "the most runs --precision may take (default 10^8)")
+      ->check(whole(1, kMaxRuns))
+      ->needs(precision);
+  simulate->add_option("--seed", sim.seed, "random seed (default 1)")->check(whole(0, kMaxSeed));
+  simulate->add_option("--threads", sim.threads, "threads (default: every core)")
+      ->check(whole(1, kMaxThreads));
   simulate->add_flag("--json", sim.json, "print one JSON object");
   simulate->add_option("--with", sim.changes.with,
                        "records, packs or settings to add: [SIDE:]RECORD, PACK, [SIDE:]PATH=VALUE");
@@ -77,20 +133,27 @@ int main(int argc, char** argv) {
   compare->add_option(
       "--without", cmp.changes.without,
       "remove from B: the same forms; a setting without =VALUE goes back to its default");
-  compare->add_option("--runs", cmp.runs, "pairs of runs (default 100000)");
-  compare->add_option("--seed", cmp.seed, "random seed (default 1)");
-  compare->add_option("--threads", cmp.threads, "threads (default: every core)");
+  compare->add_option("--runs", cmp.runs, "pairs of runs (default 100000)")
+      ->check(whole(1, kMaxRuns));
+  compare->add_option("--seed", cmp.seed, "random seed (default 1)")->check(whole(0, kMaxSeed));
+  compare->add_option("--threads", cmp.threads, "threads (default: every core)")
+      ->check(whole(1, kMaxThreads));
   compare->add_flag("--json", cmp.json, "print one JSON object");
 
   cli::BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench",
                                    "combats per second on three fixed TI4 space combats, every "
                                    "pack loaded, against the anchors");
-  bench->add_option("--runs", bench_args.runs, "runs per scenario (default: about 10 s in all)");
-  bench->add_option("--seconds", bench_args.seconds,
-                    "time the default runs aim at, in all (default 10)");
-  bench->add_option("--threads", bench_args.threads, "threads (default 1)");
-  bench->add_option("--seed", bench_args.seed, "random seed (default 1)");
+  bench->add_option("--runs", bench_args.runs, "runs per scenario (default: about 10 s in all)")
+      ->check(whole(1, kMaxRuns));
+  bench
+      ->add_option("--seconds", bench_args.seconds,
+                   "time the default runs aim at, in all (default 10)")
+      ->check(positive());
+  bench->add_option("--threads", bench_args.threads, "threads (default 1)")
+      ->check(whole(1, kMaxThreads));
+  bench->add_option("--seed", bench_args.seed, "random seed (default 1)")
+      ->check(whole(0, kMaxSeed));
   bench->add_flag("--json", bench_args.json, "print one JSON object");
 
   std::vector<std::string> test_paths;
@@ -100,6 +163,25 @@ int main(int argc, char** argv) {
   test->add_option("path", test_paths, "test files or folders");
   test->add_flag("-v,--verbose", test_verbose, "print the trace of failing tests");
 
+  // an unknown command is named (CLI11 would only say that a subcommand is required)
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--root" || a == "--packs") {
+      ++i;  // its value
+      continue;
+    }
+    if (a.starts_with("-")) continue;
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), a) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      std::cerr << "error: unknown command '" << a << "'" << did_you_mean(a, names)
+                << "; the commands: " << list << "\n";
+      return 2;
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

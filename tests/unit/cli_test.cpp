@@ -1,0 +1,240 @@
+// The rulebench command line as a user meets it: exit codes (0 ok, 1 a check, test or precision
+// not met, 2 usage or content error, 130 interrupted) and the messages of bad input. Each test
+// runs the built binary (RULEBENCH_EXE) through the shell, in a scratch folder of its own.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "fixtures.hpp"
+
+using namespace rb::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+// Runs a shell command line, stdout and stderr together.
+Run shell(const std::string& cmd) {
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const std::string kExe = std::string("'") + RULEBENCH_EXE + "' --root '" + RB_SOURCE_DIR + "'";
+
+// Runs `cd DIR && rulebench --root ROOT ARGS` (ARGS as shell words).
+Run rulebench(const fs::path& dir, const std::string& args) {
+  return shell("cd '" + dir.string() + "' && timeout 120 " + kExe + " " + args + " 2>&1");
+}
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+
+// A scratch folder with a two-cruiser scenario (ok.toml) and a pack outside content/ ("twin":
+// a second unit/cruiser) with one rules test.
+fs::path scratch(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("rulebench-cli-" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  write(d / "ok.toml", R"(ruleset = "ti4"
+[attacker]
+units = { cruiser = 2 }
+[defender]
+units = { destroyer = 2 }
+)");
+  write(d / "twin" / "pack.toml", R"(id = "twin"
+ruleset = "ti4"
+depends = ["ti4-base"]
+data = ["units.toml"]
+)");
+  write(d / "twin" / "units.toml", "[unit.cruiser]\ncombat = 6\n");
+  // passes only when the pack "twin" is loaded: its cruiser makes the short name ambiguous
+  write(d / "twin" / "tests" / "twin.toml", R"(rule = "twin"
+name = "a second unit/cruiser makes the short name ambiguous"
+[scenario]
+ruleset = "ti4"
+packs = ["twin"]
+attacker = { units = { cruiser = 1 } }
+defender = { units = { fighter = 1 } }
+[expect]
+error = "the short name 'cruiser' is ambiguous"
+)");
+  return d;
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("cli: nonsense numbers are usage errors (exit 2) naming the option", "[cli]") {
+  const fs::path d = scratch("numbers");
+  const std::array<std::pair<const char*, const char*>, 13> cases{{
+      {"simulate ok.toml --runs 0", "--runs"},
+      {"simulate ok.toml --runs -1", "--runs"},
+      {"simulate ok.toml --runs 1e20", "--runs"},
+      {"simulate ok.toml --threads 0", "--threads"},
+      {"simulate ok.toml --threads -1", "--threads"},
+      {"simulate ok.toml --precision 0", "--precision"},
+      {"simulate ok.toml --precision -1", "--precision"},
+      {"simulate ok.toml --precision nan", "--precision"},
+      {"simulate ok.toml --seed -1", "--seed"},
+      {"simulate ok.toml --seed 18446744073709551616", "--seed"},
+      {"compare ok.toml --with attacker:morale_boost --runs 0", "--runs"},
+      {"compare ok.toml --with attacker:morale_boost --threads 0", "--threads"},
+      {"trace ok.toml --seed 99999999999999999999", "--seed"},
+  }};
+  for (const auto& [args, option] : cases) {
+    const Run r = rulebench(d, args);
+    INFO(args << "\n" << r.out);
+    CHECK(r.code == 2);
+    CHECK(has(r.out, option));
+  }
+}
+
+TEST_CASE("cli: an unknown command is named, with the nearest one", "[cli]") {
+  const fs::path d = scratch("command");
+  const Run r = rulebench(d, "simulat ok.toml");
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "unknown command 'simulat' (did you mean 'simulate'?)"));
+}
+
+TEST_CASE("cli: compare with nothing to compare is a usage error", "[cli]") {
+  const fs::path d = scratch("compare");
+  const Run r = rulebench(d, "compare ok.toml --runs 10");
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "compare needs --with or --without"));
+}
+
+TEST_CASE("cli: --precision stopped by the run cap says so and exits 1", "[cli]") {
+  const fs::path d = scratch("precision");
+  const Run r = rulebench(d, "simulate ok.toml --precision 0.0001 --max-runs 2000 --threads 1");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(has(r.out, "2000 runs, seed 1"));  // the report is still printed
+  CHECK(has(r.out, "--precision 0.0001 not reached"));
+  // reached: exit 0
+  CHECK(rulebench(d, "simulate ok.toml --precision 0.2 --threads 1").code == 0);
+}
+
+TEST_CASE("cli: test that finds no tests fails; check of a missing pack is a usage error",
+          "[cli]") {
+  const fs::path d = scratch("missing");
+  fs::create_directories(d / "empty");
+  Run r = rulebench(d, "test empty");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(has(r.out, "no tests found in empty"));
+  r = rulebench(d, "check ./nowhere");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "no folder ./nowhere"));
+  r = rulebench(d, "check ti4-bse");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "no pack folder or pack id 'ti4-bse' (did you mean 'ti4-base'?)"));
+}
+
+TEST_CASE("cli: a pack outside content/ named by its folder is taken as a folder", "[cli]") {
+  const fs::path d = scratch("packs");
+  // ./twin would have been stripped to the id "twin", which no search folder holds
+  Run r = rulebench(d, "check twin");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "ok    twin"));
+  r = rulebench(d, "check ./twin");
+  CHECK(r.code == 0);
+  r = rulebench(d, "simulate ok.toml --runs 10 --with ./twin");
+  // twin's cruiser makes the scenario's short name 'cruiser' ambiguous: proof it was loaded,
+  // reported at the scenario line that writes it
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "ok.toml"));
+  CHECK(has(r.out, "the short name 'cruiser' is ambiguous"));
+  write(d / "amb.toml", R"(ruleset = "ti4"
+packs = ["./twin"]
+[attacker]
+units = { cruiser = 2 }
+[defender]
+units = { destroyer = 2 }
+)");
+  r = rulebench(d, "simulate amb.toml --runs 10");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "amb.toml:4: the short name 'cruiser' is ambiguous"));
+  // the tests of a pack outside content/ find their pack
+  r = rulebench(d, "test twin/");
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "1 passed, 0 failed"));
+  r = rulebench(d, "test twin/tests/twin.toml");
+  CHECK(r.code == 0);
+  // --packs DIR: a folder of packs
+  r = rulebench(d, "--packs . check twin");
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("cli: scenario mistakes are errors at their scenario line", "[cli][scenario]") {
+  const fs::path d = scratch("scenario");
+  const std::string head = "ruleset = \"ti4\"\n[defender]\nunits = { destroyer = 2 }\n";
+  const std::array<std::pair<std::string, std::string>, 4> cases{{
+      {"[attacker]\nunits = { cruiser = 2 }\npolicy = { hit_order = [\"fightr\"] }\n",
+       "s.toml:6: unknown unit 'fightr'"},
+      {"[attacker]\nunits = { cruiser = 2 }\npolicy = { use = { morale_bost = \"never\" } }\n",
+       "s.toml:6: attacker.policy.use.morale_bost: no optional ability 'morale_bost' in the "
+       "loaded packs (did you mean 'morale_boost'?)"},
+      {"[attacker]\nunits = { cruiser = 2 }\npolicy = { use = { morale_boost = \"nevr\" } }\n",
+       "s.toml:6: use.morale_boost must be \"always\" or \"never\""},
+      {"[attacker]\nunits = { cruiser = 9223372036854775807 }\n",
+       "s.toml:5: unit counts are whole numbers from 0 to 1000"},
+  }};
+  for (const auto& [side, expected] : cases) {
+    write(d / "s.toml", head + side);
+    const Run r = rulebench(d, "simulate s.toml --runs 10");
+    INFO(head + side << "\n" << r.out);
+    CHECK(r.code == 2);
+    CHECK(has(r.out, expected));
+  }
+  // a setting from the command line is checked the same way
+  const Run r = rulebench(d, "simulate ok.toml --runs 10 --with attacker:policy.hit_order=fightr");
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "unknown unit 'fightr'"));
+  // and a scenario that uses them correctly runs
+  write(d / "good.toml",
+        head +
+            "[attacker]\nunits = { cruiser = 2 }\n"
+            "policy = { hit_order = [\"cruiser\"], use = { morale_boost = \"never\" } }\n");
+  CHECK(rulebench(d, "simulate good.toml --runs 10").code == 0);
+}
+
+TEST_CASE("cli: SIGINT during simulate prints the partial result and exits 130", "[cli]") {
+  const fs::path d = scratch("sigint");
+  // 10^12 runs would take days: interrupted after 2 s, it must stop within the timeout
+  // (a watchdog kills it after 60 s, so a missed signal fails the test instead of hanging it)
+  const Run r = shell("cd '" + d.string() + "' && { " + kExe +
+                      " simulate ok.toml --runs 1000000000000 --threads 1 > out.txt 2>&1 & "
+                      "pid=$!; (sleep 60; kill -KILL $pid) 2>/dev/null & dog=$!; sleep 2; "
+                      "kill -INT $pid; wait $pid; echo \"exit=$?\"; kill $dog 2>/dev/null; "
+                      "cat out.txt; }");
+  INFO(r.out);
+  CHECK(has(r.out, "exit=130"));
+  CHECK(has(r.out, "interrupted: the partial result of the "));
+  CHECK(has(r.out, "attacker_win"));  // the intervals so far
+  CHECK(has(r.out, "interrupted after "));
+}

@@ -56,8 +56,12 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   std::string label = face_label(t, d);
   std::string key = std::string(verb) + ":" + player + ":" + std::string(sym_name(d.purpose)) +
                     ":" + unit + ":" + label;
+  // the narrative says what the face reads when its label is not its value: "0 (10)"
+  const std::string shown = t.numeric() && label != std::to_string(d.value)
+                                ? label + " (" + std::to_string(d.value) + ")"
+                                : label;
   std::string text = player + (d.unit == kNoEntity ? "" : "'s " + unit) +
-                     (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + label;
+                     (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + shown;
   if (d.threshold > 0) {
     key += d.hit() ? ":hit" : ":miss";
     text += " (" + std::string(sym_name(d.purpose)) + ", hits on " + std::to_string(d.threshold) +
@@ -454,9 +458,19 @@ int p_faces(lua_State* L) {
 // spec: {eligible = attr, types = {...}, can_sustain = attr, damaged = attr, decision = name,
 //        destroyed_window = window, sustained_window = window}
 // The player loses units for `hits`: scripted answers first ("sustain:dreadnought,cruiser"),
-// else the policy: `order` lists unit types in the order they are lost; `sustain` is "first"
-// (absorb hits with Sustain Damage while any undamaged unit can, taking them in `order`), "last"
-// (sustain only when the unit is the next `order` would lose) or "never".
+// else the policy. `order` lists unit types in the order they are lost; `sustain` is
+//   "first": every hit is absorbed by Sustain Damage while an undamaged unit can, in `order`;
+//   "last":  units are lost in `order`, but when the order reaches a rank whose units can
+//            sustain, every undamaged unit of that rank sustains before any of them is lost (no
+//            unit Sustain Damage could have saved is ever lost); units with `sustain_first` set
+//            (immune to what punishes sustaining, such as Direct Hit) risk nothing and sustain
+//            before anything is lost, as under "first";
+//   "never": no Sustain Damage.
+// Which unit a loss takes, among the units the order allows (the lowest rank): the one whose
+// loss costs least: a damaged unit before an undamaged one (the undamaged one still has its
+// Sustain Damage); among damaged ones, one that sustained in this same assignment before one that
+// did not (a repair, such as Duranium Armor's, can only save the one that did not); then the
+// oldest entity. Sustaining takes the lowest-ranked undamaged unit that can.
 const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
   luaL_checktype(L, idx, LUA_TTABLE);
@@ -474,6 +488,8 @@ const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
     if (!lua_isnil(L, -1)) c.destroyed_window = I.window_index(L, -1);
     lua_getfield(L, idx, "sustained_window");
     if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
+    lua_getfield(L, idx, "sustain_first");
+    if (!lua_isnil(L, -1)) c.sustain_first = I.attr_slot(L, -1);
     lua_getfield(L, idx, "types");
     if (lua_istable(L, -1))
       for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
@@ -546,22 +562,42 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     return spec.can_sustain >= 0 &&
            s.at(units[i]).attr[static_cast<std::size_t>(spec.can_sustain)] != 0 && !damaged(i);
   };
-  // the unit the order loses next: lowest rank, a damaged one before an undamaged one
+  std::vector<EntityId>& sustaining = I.scratch_sustaining;
+  sustaining.clear();
+  auto sustained_here = [&](std::size_t i) {
+    return std::find(sustaining.begin(), sustaining.end(), units[i]) != sustaining.end();
+  };
+  // the unit the order loses next: lowest rank; then a damaged one before an undamaged one, and
+  // among damaged ones one that sustained in this assignment before one that did not
   auto next_loss = [&](Sym type) {
     int best = -1;
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (!alive(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
-      if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)] ||
-          (rank[i] == rank[static_cast<std::size_t>(best)] && damaged(i) &&
-           !damaged(static_cast<std::size_t>(best))))
+      if (best < 0) {
         best = static_cast<int>(i);
+        continue;
+      }
+      const std::size_t b = static_cast<std::size_t>(best);
+      if (rank[i] != rank[b]) {
+        if (rank[i] < rank[b]) best = static_cast<int>(i);
+      } else if (damaged(i) != damaged(b)) {
+        if (damaged(i)) best = static_cast<int>(i);
+      } else if (damaged(i) && sustained_here(i) && !sustained_here(b)) {
+        best = static_cast<int>(i);
+      }
     }
     return best;
   };
-  auto next_sustain = [&](Sym type) {
+  // the unit that sustains next: lowest rank among the undamaged units that can (of `type`, of
+  // rank `at_rank`, with the sustain_first attribute: when asked)
+  auto next_sustain = [&](Sym type, int at_rank = -1, bool only_first = false) {
     int best = -1;
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (!alive(i) || !can_sustain(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
+      if (at_rank >= 0 && rank[i] != at_rank) continue;
+      if (only_first && (spec.sustain_first < 0 ||
+                         s.at(units[i]).attr[static_cast<std::size_t>(spec.sustain_first)] == 0))
+        continue;
       if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
     }
     return best;
@@ -588,8 +624,7 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
   int destroyed = 0, sustained = 0;
   std::string summary;
   std::vector<EntityId>& lost = I.scratch_lost;
-  std::vector<EntityId>& sustaining = I.scratch_sustaining;
-  lost.clear(), sustaining.clear();
+  lost.clear();
   for (; hits > 0; --hits) {
     int target = -1;
     bool sustain = false;
@@ -625,15 +660,15 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     } else {
       const int loss = next_loss(kNoSym);
       if (loss < 0) break;  // nothing left to take the hit
+      int sus = -1;
       if (mode == Sustain::first) {
-        const int sus = next_sustain(kNoSym);
-        target = sus >= 0 ? sus : loss;
-        sustain = sus >= 0;
-      } else if (mode == Sustain::last && can_sustain(static_cast<std::size_t>(loss))) {
-        target = loss, sustain = true;
-      } else {
-        target = loss;
+        sus = next_sustain(kNoSym);
+      } else if (mode == Sustain::last) {
+        sus = next_sustain(kNoSym, -1, true);
+        if (sus < 0) sus = next_sustain(kNoSym, rank[static_cast<std::size_t>(loss)]);
       }
+      target = sus >= 0 ? sus : loss;
+      sustain = sus >= 0;
     }
     const EntityId e = units[static_cast<std::size_t>(target)];
     Entity& u = s.at(e);

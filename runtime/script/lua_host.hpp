@@ -114,6 +114,7 @@ struct Engine::Impl {
   };
   struct CasualtySpec {
     int eligible = -1, can_sustain = -1, damaged = -1, destroyed_window = -1, sustained_window = -1;
+    int sustain_first = -1;  // units with this attribute sustain before any loss, even under "last"
     std::string decision;
     std::vector<Sym> types;
   };

@@ -564,43 +564,45 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
   };
   std::vector<EntityId>& sustaining = I.scratch_sustaining;
   sustaining.clear();
-  auto sustained_here = [&](std::size_t i) {
-    return std::find(sustaining.begin(), sustaining.end(), units[i]) != sustaining.end();
-  };
+  std::vector<int>& sustained_now = I.scratch_sustained;  // by position in `units`
+  sustained_now.assign(units.size(), 0);
   // the unit the order loses next: lowest rank; then a damaged one before an undamaged one, and
   // among damaged ones one that sustained in this assignment before one that did not
-  auto next_loss = [&](Sym type) {
+  auto next_loss = [&](Sym type) __attribute__((always_inline)) {
     int best = -1;
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (!alive(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
-      if (best < 0) {
-        best = static_cast<int>(i);
-        continue;
-      }
       const std::size_t b = static_cast<std::size_t>(best);
-      if (rank[i] != rank[b]) {
-        if (rank[i] < rank[b]) best = static_cast<int>(i);
-      } else if (damaged(i) != damaged(b)) {
-        if (damaged(i)) best = static_cast<int>(i);
-      } else if (damaged(i) && sustained_here(i) && !sustained_here(b)) {
+      if (best < 0 || rank[i] < rank[b])
         best = static_cast<int>(i);
-      }
+      else if (rank[i] == rank[b] && damaged(i) &&
+               (!damaged(b) || (sustained_now[i] && !sustained_now[b])))
+        best = static_cast<int>(i);
     }
     return best;
   };
-  // the unit that sustains next: lowest rank among the undamaged units that can (of `type`, of
-  // rank `at_rank`, with the sustain_first attribute: when asked)
-  auto next_sustain = [&](Sym type, int at_rank = -1, bool only_first = false) {
+  // the unit that sustains next: the lowest-ranked undamaged unit that can (of `type`)
+  auto next_sustain = [&](Sym type) __attribute__((always_inline)) {
     int best = -1;
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (!alive(i) || !can_sustain(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
-      if (at_rank >= 0 && rank[i] != at_rank) continue;
-      if (only_first && (spec.sustain_first < 0 ||
-                         s.at(units[i]).attr[static_cast<std::size_t>(spec.sustain_first)] == 0))
-        continue;
       if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
     }
     return best;
+  };
+  // sustain = "last": the lowest-ranked unit with sustain_first that can sustain, else an
+  // undamaged unit of rank `at_rank` (the rank the next loss comes from) that can
+  auto last_sustain = [&](int at_rank) {
+    int first = -1, same = -1;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (!alive(i) || !can_sustain(i)) continue;
+      if (spec.sustain_first >= 0 &&
+          s.at(units[i]).attr[static_cast<std::size_t>(spec.sustain_first)] != 0 &&
+          (first < 0 || rank[i] < rank[static_cast<std::size_t>(first)]))
+        first = static_cast<int>(i);
+      if (same < 0 && rank[i] == at_rank) same = static_cast<int>(i);
+    }
+    return first >= 0 ? first : same;
   };
 
   // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
@@ -664,8 +666,7 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
       if (mode == Sustain::first) {
         sus = next_sustain(kNoSym);
       } else if (mode == Sustain::last) {
-        sus = next_sustain(kNoSym, -1, true);
-        if (sus < 0) sus = next_sustain(kNoSym, rank[static_cast<std::size_t>(loss)]);
+        sus = last_sustain(rank[static_cast<std::size_t>(loss)]);
       }
       target = sus >= 0 ? sus : loss;
       sustain = sus >= 0;
@@ -676,6 +677,7 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
       u.attr[static_cast<std::size_t>(spec.damaged)] = 1;
       ++sustained;
       sustaining.push_back(e);
+      sustained_now[static_cast<std::size_t>(target)] = 1;
     } else {
       u.location = kReinforcements;  // off the board now; destroyed below, after the decision
       lost.push_back(e);

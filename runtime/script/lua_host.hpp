@@ -164,7 +164,7 @@ struct Engine::Impl {
 
   // scratch space reused by primitives, so that a run allocates nothing once warm
   std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining;
-  std::vector<int> scratch_rank;
+  std::vector<int> scratch_rank, scratch_sustained;  // sustained: per unit, in this assignment
 
   // --- the call gate: the function and its arguments are on the stack. Throws ScriptError
   // (or ContentError) whose message starts with what(): built only when the call fails.

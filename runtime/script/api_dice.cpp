@@ -120,8 +120,12 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   std::string label = face_label(t, d);
   std::string key = std::string(verb) + ":" + player + ":" + std::string(sym_name(d.purpose)) +
                     ":" + unit + ":" + label;
+  // the narrative says what the face reads when its label is not its value: "0 (10)"
+  const std::string shown = t.numeric() && label != std::to_string(d.value)
+                                ? label + " (" + std::to_string(d.value) + ")"
+                                : label;
   std::string text = player + (d.unit == kNoEntity ? "" : "'s " + unit) +
-                     (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + label;
+                     (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + shown;
   if (d.threshold > 0) {
     key += d.hit() ? ":hit" : ":miss";
     text += " (" + std::string(sym_name(d.purpose)) + ", hits on " + std::to_string(d.threshold) +
@@ -563,9 +567,19 @@ int p_faces(lua_State* L) {
 // spec: {eligible = attr, types = {...}, can_sustain = attr, damaged = attr, decision = name,
 //        destroyed_window = window, sustained_window = window}
 // The player loses units for `hits`: scripted answers first ("sustain:dreadnought,cruiser"),
-// else the policy: `order` lists unit types in the order they are lost; `sustain` is "first"
-// (absorb hits with Sustain Damage while any undamaged unit can, taking them in `order`), "last"
-// (sustain only when the unit is the next `order` would lose) or "never".
+// else the policy. `order` lists unit types in the order they are lost; `sustain` is
+//   "first": every hit is absorbed by Sustain Damage while an undamaged unit can, in `order`;
+//   "last":  units are lost in `order`, but when the order reaches a rank whose units can
+//            sustain, every undamaged unit of that rank sustains before any of them is lost (no
+//            unit Sustain Damage could have saved is ever lost); units with `sustain_first` set
+//            (immune to what punishes sustaining, such as Direct Hit) risk nothing and sustain
+//            before anything is lost, as under "first";
+//   "never": no Sustain Damage.
+// Which unit a loss takes, among the units the order allows (the lowest rank): the one whose
+// loss costs least: a damaged unit before an undamaged one (the undamaged one still has its
+// Sustain Damage); among damaged ones, one that sustained in this same assignment before one that
+// did not (a repair, such as Duranium Armor's, can only save the one that did not); then the
+// oldest entity. Sustaining takes the lowest-ranked undamaged unit that can.
 const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
   luaL_checktype(L, idx, LUA_TTABLE);
@@ -583,6 +597,8 @@ const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
     if (!lua_isnil(L, -1)) c.destroyed_window = I.window_index(L, -1);
     lua_getfield(L, idx, "sustained_window");
     if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
+    lua_getfield(L, idx, "sustain_first");
+    if (!lua_isnil(L, -1)) c.sustain_first = I.attr_slot(L, -1);
     lua_getfield(L, idx, "types");
     if (lua_istable(L, -1))
       for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
@@ -655,25 +671,47 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     return spec.can_sustain >= 0 &&
            s.at(units[i]).attr[static_cast<std::size_t>(spec.can_sustain)] != 0 && !damaged(i);
   };
-  // the unit the order loses next: lowest rank, a damaged one before an undamaged one
-  auto next_loss = [&](Sym type) {
+  std::vector<EntityId>& sustaining = I.scratch_sustaining;
+  sustaining.clear();
+  std::vector<int>& sustained_now = I.scratch_sustained;  // by position in `units`
+  sustained_now.assign(units.size(), 0);
+  // the unit the order loses next: lowest rank; then a damaged one before an undamaged one, and
+  // among damaged ones one that sustained in this assignment before one that did not
+  auto next_loss = [&](Sym type) __attribute__((always_inline)) {
     int best = -1;
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (!alive(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
-      if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)] ||
-          (rank[i] == rank[static_cast<std::size_t>(best)] && damaged(i) &&
-           !damaged(static_cast<std::size_t>(best))))
+      const std::size_t b = static_cast<std::size_t>(best);
+      if (best < 0 || rank[i] < rank[b])
+        best = static_cast<int>(i);
+      else if (rank[i] == rank[b] && damaged(i) &&
+               (!damaged(b) || (sustained_now[i] && !sustained_now[b])))
         best = static_cast<int>(i);
     }
     return best;
   };
-  auto next_sustain = [&](Sym type) {
+  // the unit that sustains next: the lowest-ranked undamaged unit that can (of `type`)
+  auto next_sustain = [&](Sym type) __attribute__((always_inline)) {
     int best = -1;
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (!alive(i) || !can_sustain(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
       if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
     }
     return best;
+  };
+  // sustain = "last": the lowest-ranked unit with sustain_first that can sustain, else an
+  // undamaged unit of rank `at_rank` (the rank the next loss comes from) that can
+  auto last_sustain = [&](int at_rank) {
+    int first = -1, same = -1;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (!alive(i) || !can_sustain(i)) continue;
+      if (spec.sustain_first >= 0 &&
+          s.at(units[i]).attr[static_cast<std::size_t>(spec.sustain_first)] != 0 &&
+          (first < 0 || rank[i] < rank[static_cast<std::size_t>(first)]))
+        first = static_cast<int>(i);
+      if (same < 0 && rank[i] == at_rank) same = static_cast<int>(i);
+    }
+    return first >= 0 ? first : same;
   };
 
   // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
@@ -697,8 +735,7 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
   int destroyed = 0, sustained = 0;
   std::string summary;
   std::vector<EntityId>& lost = I.scratch_lost;
-  std::vector<EntityId>& sustaining = I.scratch_sustaining;
-  lost.clear(), sustaining.clear();
+  lost.clear();
   for (; hits > 0; --hits) {
     int target = -1;
     bool sustain = false;
@@ -734,15 +771,14 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     } else {
       const int loss = next_loss(kNoSym);
       if (loss < 0) break;  // nothing left to take the hit
+      int sus = -1;
       if (mode == Sustain::first) {
-        const int sus = next_sustain(kNoSym);
-        target = sus >= 0 ? sus : loss;
-        sustain = sus >= 0;
-      } else if (mode == Sustain::last && can_sustain(static_cast<std::size_t>(loss))) {
-        target = loss, sustain = true;
-      } else {
-        target = loss;
+        sus = next_sustain(kNoSym);
+      } else if (mode == Sustain::last) {
+        sus = last_sustain(rank[static_cast<std::size_t>(loss)]);
       }
+      target = sus >= 0 ? sus : loss;
+      sustain = sus >= 0;
     }
     const EntityId e = units[static_cast<std::size_t>(target)];
     Entity& u = s.at(e);
@@ -750,6 +786,7 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
       u.attr[static_cast<std::size_t>(spec.damaged)] = 1;
       ++sustained;
       sustaining.push_back(e);
+      sustained_now[static_cast<std::size_t>(target)] = 1;
     } else {
       u.location = kReinforcements;  // off the board now; destroyed below, after the decision
       lost.push_back(e);

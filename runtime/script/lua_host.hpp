@@ -171,6 +171,7 @@ struct Engine::Impl {
   };
   struct CasualtySpec {
     int eligible = -1, can_sustain = -1, damaged = -1, destroyed_window = -1, sustained_window = -1;
+    int sustain_first = -1;  // units with this attribute sustain before any loss, even under "last"
     std::string decision;
     std::vector<Sym> types;
   };
@@ -229,7 +230,7 @@ struct Engine::Impl {
 
   // scratch space reused by primitives, so that a run allocates nothing once warm
   std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining;
-  std::vector<int> scratch_rank;
+  std::vector<int> scratch_rank, scratch_sustained;  // sustained: per unit, in this assignment
   struct UnitRoll {
     int threshold;
     EntityId unit;

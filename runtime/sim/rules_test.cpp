@@ -28,6 +28,20 @@ std::string node_text(const toml::node& n) {
   return "?";
 }
 
+// Why an expected trace key could match no event key, or "" when it could. Event keys are
+// colon-separated segments, none empty, with no spaces; a segment that lists (a hit assignment:
+// "cruiser,sustain:dreadnought") neither starts nor ends with a comma nor has an empty item.
+std::string malformed_key(const std::string& k) {
+  if (k.empty()) return "it is empty";
+  if (k.find_first_of(" \t\n") != std::string::npos) return "event keys have no spaces";
+  if (k.front() == ':' || k.back() == ':' || k.find("::") != std::string::npos)
+    return "it has an empty ':' segment (a key matches the same key or that key followed by ':')";
+  if (k.front() == ',' || k.back() == ',' || k.find(",,") != std::string::npos ||
+      k.find(":,") != std::string::npos || k.find(",:") != std::string::npos)
+    return "a list in an event key has no empty item and does not start or end with ','";
+  return "";
+}
+
 const std::vector<std::string> kTestKeys{"name",   "rule",   "scenario",    "dice", "seed",
                                          "answer", "expect", "strict_dice", "packs"};
 
@@ -93,6 +107,19 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
                 {"outcome", "survivors", "metrics", "trace", "not_trace", "trace_count", "error"},
                 "[expect]");
   const auto want_error = f.string(*expect, "error");
+  // a trace expectation that no event key can match would make its assertion vacuous
+  for (const char* list : {"trace", "not_trace"})
+    if (const toml::array* keys = f.array(*expect, list))
+      for (const toml::node& k : *keys)
+        if (k.is_string())
+          if (auto why = malformed_key(std::string(k.as_string()->get())); !why.empty())
+            f.fail(k, std::string(list) + " entry '" + std::string(k.as_string()->get()) +
+                          "' can never match an event key: " + why);
+  if (const toml::table* counts = f.table(*expect, "trace_count"))
+    for (auto&& [key, n] : *counts)
+      if (auto why = malformed_key(std::string(key.str())); !why.empty())
+        f.fail(n, "trace_count key '" + std::string(key.str()) +
+                      "' can never match an event key: " + why);
 
   Trace trace;
   trace.enabled = true;

@@ -9,7 +9,9 @@ local M = {}
 
 local COMBAT = { purpose = "combat", die = "d10", value = "combat", count = "dice", eligible = "ship" }
 local AFB = { purpose = "anti_fighter_barrage", die = "d10", value = "afb", count = "afb_dice", eligible = "ship" }
-local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
+-- sustain_first: a unit immune to Direct Hit risks nothing by sustaining, so it sustains before
+-- anything is lost even under sustain = "last" (policies: see ctx:assign_hits)
+local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged", sustain_first = "direct_hit_immune",
   decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed",
   sustained_window = "space_combat.unit_sustained_damage" }
 -- Anti-Fighter Barrage hits can only be assigned to fighters
@@ -227,7 +229,7 @@ local function check_capacity(ctx, player, sys, carried)
   for _, planet in ipairs(planets_of(ctx, sys)) do
     for _, u in ipairs(ctx:units(player, planet)) do fighter_room = fighter_room + ctx:get(u, "fighter_capacity") end
   end
-  for _ = 1, 100 do
+  while true do  -- one unit per pass, until every excess unit is removed
     local fighters, forces = {}, {}
     for _, u in ipairs(ctx:units(player, sys)) do
       if needs_transport(ctx, u) then

@@ -172,3 +172,18 @@ TEST_CASE("rules tests: a test file that cannot run reports why", "[rules_test]"
   CHECK_FALSE(results[0].passed);
   CHECK(contains(results[0].problems.at(0), "cannot run"));
 }
+
+TEST_CASE("rules tests: a trace key no event key could match is rejected with its line",
+          "[rules_test]") {
+  for (const char* file :
+       {"malformed_keys/trailing_colon.toml", "malformed_keys/trailing_comma.toml",
+        "malformed_keys/empty_segment.toml"}) {
+    INFO(file);
+    const auto results = run_rules_test_file(rules_fixture(file), fixture_session());
+    REQUIRE(results.size() == 1);
+    CHECK_FALSE(results[0].passed);
+    REQUIRE(results[0].problems.size() == 1);
+    CHECK(contains(results[0].problems[0], ".toml:5:"));
+    CHECK(contains(results[0].problems[0], "can never match an event key"));
+  }
+}

@@ -1,0 +1,32 @@
+-- Test-only: "after you roll dice for a space combat round, reroll each of your dice that
+-- missed". Rule 5.5: it resolves right after its owner's roll, before the opponent rolls.
+-- Test: tests/after_roll.toml
+
+hook {
+  id = "test_reroll_misses",
+  window = "space_combat.after_roll",
+  source = "technology/test_reroll_misses",
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(_, _, _, args)
+    local pool = args.pool
+    for i = 1, pool:size() do
+      if not pool:hit(i) then pool:reroll(i) end
+    end
+  end,
+}
+
+-- Test-only: "before the Retreat step (once per combat), place one of your destroyers in every
+-- system adjacent to the active system", which leaves a retreat announced in step 2 with no
+-- eligible system in step 5 (rule 7: "if there is still an eligible system").
+-- Test: tests/retreat_fallback.toml
+hook {
+  id = "test_blockade",
+  window = "space_combat.before_retreat",
+  source = "technology/test_blockade",
+  limit = "combat",
+  apply = function(ctx, player)
+    for _, sys in ipairs(ctx:adjacent(ctx:role("active_system"))) do
+      ctx:create { kind = "unit", type = "destroyer", owner = player, location = sys }
+    end
+  end,
+}

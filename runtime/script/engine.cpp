@@ -488,6 +488,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   register_state_api(L);
   register_dice_api(L);
   register_flow_api(L);
+  register_board_api(L);
   ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
   for (const auto& w : rules.windows) bus.declare(w);

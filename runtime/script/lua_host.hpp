@@ -7,6 +7,7 @@
 //   api_state.cpp Lua calls C++: entities, attributes, roles, counters, links, modifiers
 //   api_dice.cpp  Lua calls C++: rolls, pools, hit assignment
 //   api_flow.cpp  Lua calls C++: windows and hooks, decisions, trace and results
+//   api_board.cpp Lua calls C++: the hex board (places, neighbours, distance, rings, lines)
 #pragma once
 
 #include <pthread.h>
@@ -162,7 +163,8 @@ struct Engine::Impl {
   }
 
   // scratch space reused by primitives, so that a run allocates nothing once warm
-  std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining;
+  std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining, scratch_adjacent;
+  std::vector<Hex> scratch_hexes, scratch_hexes2;
   std::vector<int> scratch_rank;
 
   // --- the call gate: the function and its arguments are on the stack. Throws ScriptError
@@ -204,6 +206,7 @@ Sym lua_sym(lua_State* L, int idx);
 void register_state_api(lua_State* L);
 void register_dice_api(lua_State* L);
 void register_flow_api(lua_State* L);
+void register_board_api(lua_State* L);
 
 // Wraps an api function so that a C++ exception becomes a Lua error with its message.
 // Marks an error message as already formatted (by an inner call gate, or as a content error):

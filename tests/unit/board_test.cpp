@@ -319,3 +319,28 @@ TEST_CASE("galaxy: bad maps are rejected with their line", "[board][galaxy]") {
                               "two systems at hex [0, 0]"));
   CHECK(rb::testing::contains(setup_error("", "[system]\ntile = 26\n"), "has no map"));
 }
+
+TEST_CASE("galaxy: the board through ctx (a hook of the fixture pack reads it)",
+          "[board][galaxy]") {
+  // Lodor (26) at [-2, 1] in the Learn to Play map: six hex neighbours and 39 by its alpha
+  Galaxy g("map = 'learn_to_play_6p'", "[system]\ntile = 26\n");
+  State run = g.state;
+  RunResult r;
+  g.engine.run("space_combat", run, RunOptions{}, r);
+  CHECK(r.metric("adjacent") == 7);
+  CHECK(r.metric("adjacent_hex") == 6);
+  CHECK(r.metric("adjacent_wormhole") == 1);
+  CHECK(r.metric("is_adjacent_wormhole") == 1);
+  CHECK(r.metric("is_adjacent_centre") == 0);
+  CHECK(r.metric("q") == -2);
+  CHECK(r.metric("r") == 1);
+  CHECK(r.metric("unit_r") == 1);
+  CHECK(r.metric("spiral_index") == 16);
+  CHECK(r.metric("at_hex_is_sys") == 1);
+  CHECK(r.metric("distance_to_centre") == 2);
+  CHECK(r.metric("ring3") == 18);
+  CHECK(r.metric("neighbours_on_board") == 3);  // a home slot on the rim: 3 of 6 exist
+  CHECK(r.metric("north_r") == -1);
+  CHECK(r.metric("line_a_r") == 0);
+  CHECK(r.metric("line_b_r") == -1);
+}

@@ -96,6 +96,45 @@ std::int64_t spiral_index(Hex centre, Hex h, SpiralOrder order) {
   return -1;  // unreachable: every hex at distance k is on ring k
 }
 
+std::optional<OffsetLayout> offset_layout(std::string_view name) {
+  if (name == "odd_r") return OffsetLayout::odd_r;
+  if (name == "even_r") return OffsetLayout::even_r;
+  if (name == "odd_q") return OffsetLayout::odd_q;
+  if (name == "even_q") return OffsetLayout::even_q;
+  return std::nullopt;
+}
+
+Hex from_offset(std::int32_t col, std::int32_t row, OffsetLayout layout) {
+  switch (layout) {
+    case OffsetLayout::odd_r:
+      return {col - (row - (row & 1)) / 2, row};
+    case OffsetLayout::even_r:
+      return {col - (row + (row & 1)) / 2, row};
+    case OffsetLayout::odd_q:
+      return {col, row - (col - (col & 1)) / 2};
+    case OffsetLayout::even_q:
+      return {col, row - (col + (col & 1)) / 2};
+  }
+  return {};
+}
+
+void to_offset(Hex h, OffsetLayout layout, std::int32_t& col, std::int32_t& row) {
+  switch (layout) {
+    case OffsetLayout::odd_r:
+      col = h.q + (h.r - (h.r & 1)) / 2, row = h.r;
+      return;
+    case OffsetLayout::even_r:
+      col = h.q + (h.r + (h.r & 1)) / 2, row = h.r;
+      return;
+    case OffsetLayout::odd_q:
+      col = h.q, row = h.r + (h.q - (h.q & 1)) / 2;
+      return;
+    case OffsetLayout::even_q:
+      col = h.q, row = h.r + (h.q + (h.q & 1)) / 2;
+      return;
+  }
+}
+
 void line(Hex a, Hex b, int side, std::vector<Hex>& out) {
   const std::int32_t n = distance(a, b);
   const double e = side >= 0 ? 1e-6 : -1e-6;

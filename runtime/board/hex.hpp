@@ -15,6 +15,10 @@
 // ring clockwise or counter-clockwise. The spiral numbers the hexes ring by ring: index 0 is the
 // centre, ring k holds the indexes 1 + 3k(k-1) ... 3k(k+1).
 //
+// Offset coordinates (a rectangular board's column and row): rows or columns alternate, the odd
+// or even ones shoved half a hex: odd_r / even_r (pointy-top, rows), odd_q / even_q (flat-top,
+// columns), as in Red Blob Games' guide.
+//
 // Lines. line() samples the straight segment between two hex centres at distance(a, b) + 1
 // evenly spaced points and rounds each to its hex, after moving both ends by a tiny nudge that
 // is parallel to no hex edge (Red Blob Games' hex guide). A segment that runs along hex edges
@@ -70,6 +74,11 @@ void ring(Hex centre, std::int32_t radius, SpiralOrder order, std::vector<Hex>& 
 // The hex at a spiral index (index >= 0) and the index of a hex.
 Hex spiral_hex(Hex centre, std::int64_t index, SpiralOrder order);
 std::int64_t spiral_index(Hex centre, Hex h, SpiralOrder order);
+
+enum class OffsetLayout : std::uint8_t { odd_r, even_r, odd_q, even_q };
+std::optional<OffsetLayout> offset_layout(std::string_view name);
+Hex from_offset(std::int32_t col, std::int32_t row, OffsetLayout layout);
+void to_offset(Hex h, OffsetLayout layout, std::int32_t& col, std::int32_t& row);
 
 // The hexes of the line from a to b, both ends included, nudged one way (side +1) or the other
 // (side -1), appended to `out`. distance(a, b) + 1 hexes, each adjacent to the one before.

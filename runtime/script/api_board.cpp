@@ -243,6 +243,29 @@ int l_hex_line(lua_State* L) {
   return 2;
 }
 
+OffsetLayout check_layout(lua_State* L, int idx) {
+  const char* name = luaL_checkstring(L, idx);
+  if (const std::optional<OffsetLayout> o = offset_layout(name)) return *o;
+  luaL_error(L, "bad argument #%d: offset layout is odd_r, even_r, odd_q or even_q, not '%s'",
+             idx - 1, name);
+  return OffsetLayout::odd_r;
+}
+// ctx:offset_hex(col, row, layout) -> the hex of a rectangular board's column and row
+int l_offset_hex(lua_State* L) {
+  const std::int32_t col = check_coordinate(L, 2, 1, "column");
+  const std::int32_t row = check_coordinate(L, 3, 2, "row");
+  push_hex(L, from_offset(col, row, check_layout(L, 4)));
+  return 1;
+}
+// ctx:hex_offset(hex, layout) -> col, row
+int l_hex_offset(lua_State* L) {
+  std::int32_t col = 0, row = 0;
+  to_offset(check_hex(L, 2), check_layout(L, 3), col, row);
+  lua_pushinteger(L, col);
+  lua_pushinteger(L, row);
+  return 2;
+}
+
 }  // namespace
 
 void register_board_api(lua_State* L) {
@@ -260,6 +283,8 @@ void register_board_api(lua_State* L) {
                                  {"hex_spiral", guarded<l_hex_spiral>},
                                  {"spiral_index", guarded<l_spiral_index>},
                                  {"hex_line", guarded<l_hex_line>},
+                                 {"offset_hex", guarded<l_offset_hex>},
+                                 {"hex_offset", guarded<l_hex_offset>},
                                  {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);
 }

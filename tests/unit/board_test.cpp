@@ -124,6 +124,31 @@ TEST_CASE("hex: a line along hex edges yields the hexes on both sides", "[board]
     }
 }
 
+TEST_CASE("hex: offset coordinates of rectangular boards, both ways", "[board]") {
+  // odd_r: odd rows shoved right; row 1 column 0 is the south-east neighbour of row 0 column 0
+  CHECK(from_offset(0, 1, OffsetLayout::odd_r) == Hex{0, 1});
+  CHECK(from_offset(0, 2, OffsetLayout::odd_r) == Hex{-1, 2});
+  CHECK(from_offset(0, 1, OffsetLayout::even_r) == Hex{-1, 1});
+  CHECK(from_offset(1, 0, OffsetLayout::odd_q) == Hex{1, 0});
+  CHECK(from_offset(2, 0, OffsetLayout::odd_q) == Hex{2, -1});
+  CHECK(from_offset(1, 0, OffsetLayout::even_q) == Hex{1, -1});
+  for (const OffsetLayout o :
+       {OffsetLayout::odd_r, OffsetLayout::even_r, OffsetLayout::odd_q, OffsetLayout::even_q})
+    for (int row = -3; row <= 11; ++row)
+      for (int col = -3; col <= 13; ++col) {
+        std::int32_t c = 0, r = 0;
+        to_offset(from_offset(col, row, o), o, c, r);
+        CHECK((c == col && r == row));
+      }
+  // in odd_r, each row's hexes are neighbours left to right, and a row's hexes touch the next
+  CHECK(distance(from_offset(3, 4, OffsetLayout::odd_r), from_offset(4, 4, OffsetLayout::odd_r)) ==
+        1);
+  CHECK(distance(from_offset(3, 4, OffsetLayout::odd_r), from_offset(3, 5, OffsetLayout::odd_r)) ==
+        1);
+  CHECK(distance(from_offset(3, 5, OffsetLayout::odd_r), from_offset(4, 6, OffsetLayout::odd_r)) ==
+        1);
+}
+
 TEST_CASE("board: one entity per hex, one hex per entity", "[board]") {
   Board b;
   CHECK(b.empty());

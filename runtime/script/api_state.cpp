@@ -542,20 +542,22 @@ int l_linked(lua_State* L) {
                                   lua_isnoneornil(L, 4) ? kNoSym : lua_sym(L, 4)));
   return 1;
 }
-// ctx:adjacent(e, kind) -> the entities linked to e, in link order
+// ctx:adjacent(e, kind) -> the entities adjacent to e, each once: its hex neighbours on the board
+// (kind "hex"), then the entities linked to it, in link order (State::adjacent)
 int l_adjacent(lua_State* L) {
+  Engine::Impl& I = impl(L);
   const State& s = st(L);
-  const EntityId e = check_entity(L, 2);
-  const Sym kind = lua_isnoneornil(L, 3) ? kNoSym : lua_sym(L, 3);
-  lua_newtable(L);
+  s.adjacent(check_entity(L, 2), lua_isnoneornil(L, 3) ? kNoSym : lua_sym(L, 3),
+             I.scratch_adjacent);
+  lua_createtable(L, static_cast<int>(I.scratch_adjacent.size()), 0);
   int n = 0;
-  for (const Link& l : s.links) {
-    if (kind != kNoSym && l.kind != kind) continue;
-    if (l.a == e)
-      lua_pushinteger(L, l.b), lua_rawseti(L, -2, ++n);
-    else if (l.b == e)
-      lua_pushinteger(L, l.a), lua_rawseti(L, -2, ++n);
-  }
+  for (const EntityId x : I.scratch_adjacent) lua_pushinteger(L, x), lua_rawseti(L, -2, ++n);
+  return 1;
+}
+// ctx:is_adjacent(a, b, kind) -> whether b is among ctx:adjacent(a, kind)
+int l_is_adjacent(lua_State* L) {
+  lua_pushboolean(L, st(L).is_adjacent(check_entity(L, 2), check_entity(L, 3),
+                                       lua_isnoneornil(L, 4) ? kNoSym : lua_sym(L, 4)));
   return 1;
 }
 
@@ -720,6 +722,7 @@ void register_state_api(lua_State* L) {
                                  {"link", guarded<l_link>},
                                  {"linked", guarded<l_linked>},
                                  {"adjacent", guarded<l_adjacent>},
+                                 {"is_adjacent", guarded<l_is_adjacent>},
                                  {"activate", guarded<l_activate>},
                                  {"record", guarded<l_record>},
                                  {"records", guarded<l_records>},

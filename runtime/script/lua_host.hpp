@@ -9,6 +9,7 @@
 //   api_state.cpp Lua calls C++: entities, attributes, roles, counters, links, modifiers
 //   api_dice.cpp  Lua calls C++: rolls, pools, hit assignment
 //   api_flow.cpp  Lua calls C++: windows and hooks, decisions, trace and results
+//   api_board.cpp Lua calls C++: the hex board (places, neighbours, distance, rings, lines)
 #pragma once
 
 #include <pthread.h>
@@ -229,7 +230,8 @@ struct Engine::Impl {
   }
 
   // scratch space reused by primitives, so that a run allocates nothing once warm
-  std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining;
+  std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining, scratch_adjacent;
+  std::vector<Hex> scratch_hexes, scratch_hexes2;
   std::vector<int> scratch_rank, scratch_sustained;  // sustained: per unit, in this assignment
   struct UnitRoll {
     int threshold;
@@ -287,6 +289,7 @@ Sym lua_sym(lua_State* L, int idx);
 void register_state_api(lua_State* L);
 void register_dice_api(lua_State* L);
 void register_flow_api(lua_State* L);
+void register_board_api(lua_State* L);
 
 // --- sandbox.cpp
 void make_sandboxes(Engine::Impl& I);    // one environment per pack, then the ruleset's

@@ -458,6 +458,7 @@ void make_ctx(Engine::Impl& I) {
   register_state_api(L);
   register_dice_api(L);
   register_flow_api(L);
+  register_board_api(L);
   lua_pushvalue(L, -1);
   I.ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newuserdatauv(L, 0, 0);

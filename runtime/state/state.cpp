@@ -44,6 +44,49 @@ bool State::linked(EntityId a, EntityId b, Sym kind) const {
   return false;
 }
 
+namespace {
+Sym hex_kind() {
+  static const Sym s = sym("hex");
+  return s;
+}
+}  // namespace
+
+void State::adjacent(EntityId e, Sym kind, std::vector<EntityId>& out) const {
+  out.clear();
+  auto add = [&](EntityId x) {
+    if (x != e && x >= 0 && std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  };
+  if (!board.empty() && (kind == kNoSym || kind == hex_kind()))
+    if (const std::optional<Hex> h = board.hex_of(e))
+      for (int d = 0; d < 6; ++d) add(board.at(neighbour(*h, d)));
+  for (const auto& l : links) {
+    if (kind != kNoSym && l.kind != kind) continue;
+    if (l.a == e)
+      add(l.b);
+    else if (l.b == e)
+      add(l.a);
+  }
+}
+
+bool State::is_adjacent(EntityId a, EntityId b, Sym kind) const {
+  if (a == b) return false;
+  if (!board.empty() && (kind == kNoSym || kind == hex_kind())) {
+    const std::optional<Hex> ha = board.hex_of(a), hb = board.hex_of(b);
+    if (ha && hb && distance(*ha, *hb) == 1) return true;
+  }
+  return linked(a, b, kind);
+}
+
+std::optional<Hex> State::hex_of(EntityId e) const {
+  if (board.empty()) return std::nullopt;
+  // a location chain is short; the bound only guards against a cycle
+  for (std::size_t steps = 0; valid(e) && steps <= entities.size(); ++steps) {
+    if (const std::optional<Hex> h = board.hex_of(e)) return h;
+    e = at(e).location;
+  }
+  return std::nullopt;
+}
+
 int State::turn_rank(EntityId player, EntityId active) const {
   const int n = static_cast<int>(turn_order.size());
   int start = 0, pos = -1;

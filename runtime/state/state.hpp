@@ -4,7 +4,8 @@
 // "combat", ...) and are cleared when the runtime ends that scope. Copy assignment reuses the
 // destination's storage, so a simulation resets a run with `work = start` and no allocation.
 // Entity ids are indexes and stay valid for a whole run: a destroyed unit is moved to its
-// owner's reinforcements, never erased.
+// owner's reinforcements, never erased. The hex board (board/board.hpp: which entity sits at
+// which hex) is part of the value; adjacency is hex neighbours on it plus links.
 #pragma once
 
 #include <array>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "base/symbols.hpp"
+#include "board/board.hpp"
 
 namespace rb {
 
@@ -21,7 +23,8 @@ inline constexpr EntityId kNoEntity = -1;
 // The location of a unit that is off the board, in its owner's reinforcements.
 inline constexpr EntityId kReinforcements = -2;
 
-inline constexpr int kMaxAttributes = 32;
+// 64: TI4 declares about 50 (units, systems, planets); 256 bytes an entity.
+inline constexpr int kMaxAttributes = 64;
 
 struct Entity {
   Sym kind = kNoSym;         // "player", "unit", "system", "technology", ... (ruleset kinds)
@@ -62,6 +65,7 @@ class State {
   std::vector<ActiveModifier> modifiers;
   std::vector<std::pair<Sym, EntityId>> roles;  // "attacker" -> a player, "active_system" -> ...
   std::vector<EntityId> turn_order;             // players in turn order
+  Board board;                                  // hexes and the entities placed on them
 
   EntityId add(const Entity& e) {
     entities.push_back(e);
@@ -92,6 +96,17 @@ class State {
 
   // Whether two entities are linked (in either direction), optionally by a kind of link.
   bool linked(EntityId a, EntityId b, Sym kind = kNoSym) const;
+
+  // The entities adjacent to e, appended to `out` (cleared first), each once and never e: the
+  // entities on the board's hexes next to e's hex when e is placed on the board (in direction
+  // order; these count as links of kind "hex"), then the entities linked to e (in link order).
+  // `kind` keeps only that kind of adjacency (kNoSym: all).
+  void adjacent(EntityId e, Sym kind, std::vector<EntityId>& out) const;
+  // Whether b is among adjacent(a, kind).
+  bool is_adjacent(EntityId a, EntityId b, Sym kind = kNoSym) const;
+  // The hex of an entity: where it is placed, else the hex of its location (a unit in a system,
+  // a unit on a planet in a system), nullopt when none is on the board.
+  std::optional<Hex> hex_of(EntityId e) const;
 
   // The player rank used to order hooks: the active player first, then in turn order.
   int turn_rank(EntityId player, EntityId active) const;

@@ -1,5 +1,11 @@
 -- Builds a TI4 space combat state from a scenario file (see content/ti4-base/scenarios/).
 -- Every key is checked: an unknown one is rejected with its line in the scenario.
+-- A scenario may give a galaxy (galaxy.lua): `map = "22 44 19 ..."` (a map string), `map =
+-- "learn_to_play_6p"` (a named map) or `systems = [{ tile = 26, hex = [q, r] }, ...]`; then
+-- [system] names the active system among them by `tile` or `hex`, and its `planets` name the
+-- tile's planets (by record name) to give them an owner and units.
+
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dreadnought", "flagship", "war_sun" }
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
@@ -11,8 +17,9 @@ local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
   fleet = "fleet_tokens", strategy = "strategy_tokens" }
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, attacker = true, defender = true,
-  system = true, description = true, name = true }
-local SYSTEM_KEYS = { id = true, anomaly = true, planets = true, adjacent = true, command_tokens = true }
+  system = true, description = true, name = true, map = true, systems = true }
+local SYSTEM_KEYS = { id = true, anomaly = true, planets = true, adjacent = true, command_tokens = true,
+  tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true }
 local ANOMALIES = { asteroid_field = true, nebula = true, supernova = true, gravity_rift = true }
 -- the most units of one type a scenario entry may place (the error message states it)
@@ -71,6 +78,53 @@ local function place_planets(ctx, planets, system, players, path)
     local owner = p.owner and players[p.owner]
     if p.owner and not owner then ctx:reject(ppath .. ".owner", "planet owner must be attacker or defender") end
     local planet = ctx:create { kind = "planet", name = p.name or ("planet_" .. i), owner = owner, location = system }
+    if p.units then
+      if not owner then ctx:reject(ppath .. ".units", "units on a planet need the planet's owner") end
+      place_units(ctx, p.units, owner, planet, ppath .. ".units")
+    end
+  end
+end
+
+-- With a map, the active system is one of its systems: [system] says which by tile or hex; the
+-- keys that make a system (id, anomaly, adjacent) come from the map instead.
+local function map_active_system(ctx, sys, map)
+  for _, k in ipairs { "id", "anomaly", "adjacent" } do
+    if sys[k] ~= nil then ctx:reject("system." .. k, "system." .. k .. " comes from the map's tiles when the scenario has a map or systems") end
+  end
+  if sys.tile ~= nil and sys.hex ~= nil then ctx:reject("system.hex", "the active system is named by tile or by hex, not both") end
+  if sys.tile ~= nil then
+    local s = math.type(sys.tile) == "integer" and map.by_tile[sys.tile]
+    if s == false then ctx:reject("system.tile", "tile " .. sys.tile .. " is on the map twice: name the active system by hex") end
+    if not s then ctx:reject("system.tile", "tile " .. tostring(sys.tile) .. " is not on the map") end
+    return s
+  end
+  local h = sys.hex
+  if h == nil then ctx:reject("system", "with a map, [system] names the active system: tile = N or hex = [q, r]") end
+  if type(h) ~= "table" or #h ~= 2 or math.type(h[1]) ~= "integer" or math.type(h[2]) ~= "integer" then
+    ctx:reject("system.hex", "hex is [q, r], two whole numbers (axial coordinates)")
+  end
+  local s = ctx:at_hex { h[1], h[2] }
+  if not s then ctx:reject("system.hex", "no system of the map at hex [" .. h[1] .. ", " .. h[2] .. "]") end
+  return s
+end
+
+-- With a map, the active system's planets come from its tile; the scenario gives them owners and
+-- units by the planet's record name.
+local function map_planets(ctx, planets, system, players, path)
+  for i, p in ipairs(planets or {}) do
+    local ppath = path .. "." .. i
+    check_keys(ctx, p, PLANET_KEYS, ppath)
+    local planet, names = nil, {}
+    for _, e in ipairs(ctx:entities { kind = "planet", location = system }) do
+      names[#names + 1] = ctx:type(e)
+      if ctx:type(e) == p.name then planet = e end
+    end
+    if not planet then
+      ctx:reject(ppath .. ".name", "the active system has no planet '" .. tostring(p.name) .. "'; its planets: " .. (#names > 0 and table.concat(names, ", ") or "none"))
+    end
+    local owner = p.owner and players[p.owner]
+    if p.owner and not owner then ctx:reject(ppath .. ".owner", "planet owner must be attacker or defender") end
+    if owner then ctx:set_owner(planet, owner) end
     if p.units then
       if not owner then ctx:reject(ppath .. ".units", "units on a planet need the planet's owner") end
       place_units(ctx, p.units, owner, planet, ppath .. ".units")
@@ -146,10 +200,19 @@ return function(ctx, scenario)
 
   local sys = scenario.system or {}
   check_keys(ctx, sys, SYSTEM_KEYS, "system")
-  local active = ctx:create { kind = "system", name = sys.id or "active_system" }
-  if sys.anomaly then
-    if not ANOMALIES[sys.anomaly] then ctx:reject("system.anomaly", "anomaly must be one of: " .. keys_of(ANOMALIES)) end
-    ctx:set(active, "anomaly", sys.anomaly)
+  local map = galaxy.build(ctx, scenario)
+  local active
+  if map then
+    active = map_active_system(ctx, sys, map)
+  else
+    if sys.tile ~= nil or sys.hex ~= nil then
+      ctx:reject(sys.tile ~= nil and "system.tile" or "system.hex", "system.tile and system.hex choose the active system of a map; this scenario has no map or systems")
+    end
+    active = ctx:create { kind = "system", name = sys.id or "active_system" }
+    if sys.anomaly then
+      if not ANOMALIES[sys.anomaly] then ctx:reject("system.anomaly", "anomaly must be one of: " .. keys_of(ANOMALIES)) end
+      ctx:set(active, "anomaly", sys.anomaly)
+    end
   end
   ctx:set_role("active_system", active)
 
@@ -185,7 +248,11 @@ return function(ctx, scenario)
     for key, attr in pairs(TOKEN_KEYS) do ctx:set(p, attr, tokens[key] or defaults[key]) end
     ctx:set_policy(p, side_policy(ctx, side, role))
   end
-  place_planets(ctx, sys.planets, active, players, "system.planets")
+  if map then
+    map_planets(ctx, sys.planets, active, players, "system.planets")
+  else
+    place_planets(ctx, sys.planets, active, players, "system.planets")
+  end
   place_tokens(ctx, sys.command_tokens, active, players, "system.command_tokens")
 
   for i, adj in ipairs(sys.adjacent or {}) do

@@ -15,7 +15,7 @@ local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local function open_systems(ctx, player)
   local out = {}
-  for _, sys in ipairs(ctx:adjacent(ctx:role("active_system"), "adjacent")) do
+  for _, sys in ipairs(ctx:adjacent(ctx:role("active_system"))) do
     local args = { player = player, system = sys, eligible = not lib.other_ships(ctx, player, sys), by_rule = false }
     ctx:open("space_combat.retreat_eligibility", args)
     if args.eligible then out[#out + 1] = sys end

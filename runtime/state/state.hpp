@@ -21,7 +21,7 @@ inline constexpr EntityId kNoEntity = -1;
 // The location of a unit that is off the board, in its owner's reinforcements.
 inline constexpr EntityId kReinforcements = -2;
 
-inline constexpr int kMaxAttributes = 32;
+inline constexpr int kMaxAttributes = 48;
 
 struct Entity {
   Sym kind = kNoSym;         // "player", "unit", "system", "technology", ... (ruleset kinds)

@@ -5,6 +5,7 @@
 // infantry, defending infantry, the mech's hit points), computed below independently of the
 // engine: 0.138817. A fixed-seed simulation of 2 x 10^5 tactical actions must land within four
 // standard errors, sqrt(p (1 - p) / n), about 0.0031. The seed is fixed: the test is deterministic.
+// A second case bombards first (invasion_bombardment.toml): exact 0.247013, tolerance about 0.0039.
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -74,6 +75,23 @@ struct GroundChain {
   }
 };
 
+// The simulated probability that the active player controls the planet: 2 x 10^5 runs, fixed seed.
+constexpr double kRuns = 200'000;
+double simulated_control(const char* scenario) {
+  const fs::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  Session session = open_session(read_scenario(root / scenario), so);
+  Simulation sim(session);
+  SimOptions options;
+  options.runs = static_cast<std::uint64_t>(kRuns);
+  options.seed = 20261123;
+  options.threads = 2;
+  const Tally tally = sim.run(options);
+  REQUIRE(tally.runs == options.runs);
+  return sim.report(tally, options.seed).at("planet_1_controlled").get<double>();
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -81,23 +99,21 @@ TEST_CASE(
     "[ti4][exact][invasion]") {
   const double exact = GroundChain{}.win(3, 2, 2);
   CHECK(exact == Approx(0.138817).margin(1e-6));  // the chain itself, as computed by hand
+  const double got = simulated_control("content/ti4-base/scenarios/invasion_ground_combat.toml");
+  const double tolerance = 4.0 * std::sqrt(exact * (1.0 - exact) / kRuns);  // four standard errors
+  INFO("simulated " << got << ", exact " << exact << ", tolerance " << tolerance);
+  CHECK(std::abs(got - exact) <= tolerance);
+}
 
-  const fs::path root = RB_SOURCE_DIR;
-  SessionOptions so;
-  so.root = root;
-  Session session = open_session(
-      read_scenario(root / "content/ti4-base/scenarios/invasion_ground_combat.toml"), so);
-  Simulation sim(session);
-  SimOptions options;
-  options.runs = 200'000;
-  options.seed = 20261123;
-  options.threads = 2;
-  const Tally tally = sim.run(options);
-  REQUIRE(tally.runs == options.runs);
-  const nlohmann::json report = sim.report(tally, options.seed);
-  const double got = report.at("planet_1_controlled").get<double>();
-  const double tolerance =
-      4.0 * std::sqrt(exact * (1.0 - exact) / static_cast<double>(options.runs));
+// Bombardment first: a dreadnought's Bombardment 5 (a hit with probability 0.6) is absorbed by the
+// mech's Sustain Damage, so the ground combat starts from (3, 2, damaged mech) or (3, 2, mech).
+TEST_CASE("ti4 invasion: bombardment then ground combat matches the exact Markov chain",
+          "[ti4][exact][invasion]") {
+  GroundChain chain;
+  const double exact = 0.6 * chain.win(3, 2, 1) + 0.4 * chain.win(3, 2, 2);
+  CHECK(exact == Approx(0.247013).margin(1e-6));
+  const double got = simulated_control("content/ti4-base/scenarios/invasion_bombardment.toml");
+  const double tolerance = 4.0 * std::sqrt(exact * (1.0 - exact) / kRuns);
   INFO("simulated " << got << ", exact " << exact << ", tolerance " << tolerance);
   CHECK(std::abs(got - exact) <= tolerance);
 }

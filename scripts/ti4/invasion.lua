@@ -110,15 +110,13 @@ function M.bombardment(ctx, st)
       local args = { player = p, planet = planet, hits = n }
       open(ctx, st, "invasion.assign_bombardment_hits", args)
       n = math.max(0, args.hits)
-      -- hits destroy ground forces on that planet (each player's, by turn order, while hits last)
-      for _, q in ipairs(others_on(ctx, st, p, planet)) do
-        if n <= 0 then break end
+      -- hits destroy ground forces on that planet: those of the first other player there in turn
+      -- order (a planet holds one other player's ground forces in play)
+      local q = others_on(ctx, st, p, planet)[1]
+      if n > 0 and q then
         local before = ctx:count(q, planet, "ground_force")
-        local qp = ctx:policy(q)
-        ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, GROUND_ORDER, qp.sustain)
-        local lost = before - ctx:count(q, planet, "ground_force")
-        st.lost_to_bombardment = st.lost_to_bombardment + lost
-        n = n - before  -- every hit on a player with fewer forces than hits is spent
+        ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, GROUND_ORDER, ctx:policy(q).sustain)
+        st.lost_to_bombardment = st.lost_to_bombardment + before - ctx:count(q, planet, "ground_force")
       end
     end
   end

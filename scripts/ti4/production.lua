@@ -33,11 +33,30 @@ function M.producible(ctx)
     local rec = not seen[name] and ctx:record(name, "unit")
     seen[name] = true
     if rec and (rec.cost or 0) > 0 and not upgraded[name] then
-      out[#out + 1] = { name = name, cost = rec.cost, per_cost = math.max(1, rec.units_per_cost or 1), ship = rec.ship or false }
+      out[#out + 1] = { name = name, cost = rec.cost, per_cost = math.max(1, rec.units_per_cost or 1), ship = rec.ship or false,
+        limit = rec.reinforcements or 0 }
     end
   end
   table.sort(out, function(a, b) return a.name < b.name end)
   return out
+end
+
+-- A unit of type `t` the player may take back to reinforcements to produce it again: one on the
+-- board in a system (space area or planet) that holds none of the player's command tokens.
+local function reclaimable(ctx, p, t, taken)
+  for _, u in ipairs(ctx:units(p, nil, "type:" .. t)) do
+    local loc = ctx:location(u)
+    local sys = ctx:kind(loc) == "planet" and ctx:location(loc) or loc
+    if not taken[u] and #ctx:entities { kind = "command_token", owner = p, location = sys } == 0 then return u end
+  end
+  return nil
+end
+
+-- How many more units of `t` the player can take from reinforcements (math.huge: no limit),
+-- and the units on the board he would take back for the rest.
+local function in_reinforcements(ctx, p, t, queued)
+  if t.limit <= 0 then return math.huge end
+  return t.limit - ctx:count(p, nil, "type:" .. t.name) - (queued[t.name] or 0)
 end
 
 -- The planets a player can exhaust for resources: controlled, ready, with resources.
@@ -124,12 +143,14 @@ function M.run(ctx, st)
   -- what to produce, one cost at a time
   local types = M.producible(ctx)
   local money = budget(ctx, p)
-  local queue, count, cost = {}, 0, 0
+  local queue, count, cost, queued, taken, reclaim = {}, 0, 0, {}, {}, {}
   for _ = 1, 100 do
     local options, by_name = {}, {}
     if count < limit then
       for _, t in ipairs(types) do
-        if cost + t.cost <= money and not (blockaded and t.ship) then
+        -- a piece limit: none left in reinforcements and none on the board to take back
+        local room = in_reinforcements(ctx, p, t, queued) > 0 or reclaimable(ctx, p, t.name, taken)
+        if cost + t.cost <= money and not (blockaded and t.ship) and room then
           options[#options + 1] = t.name
           by_name[t.name] = t
         end
@@ -140,10 +161,23 @@ function M.run(ctx, st)
     local choice = ctx:decide(p, "production.produce", options)
     local t = by_name[choice]
     if not t then break end
-    local n = math.min(t.per_cost, limit - count)
-    for _ = 1, n do queue[#queue + 1] = t end
-    count, cost = count + n, cost + t.cost
-    ctx:add_counter(p, "produced:" .. t.name, n, "action")
+    local n, added = math.min(t.per_cost, limit - count), 0
+    for _ = 1, n do
+      if in_reinforcements(ctx, p, t, queued) <= 0 then
+        -- "he may remove one of his units of that type from a system that does not contain one of
+        -- his command tokens and return it to his reinforcements"
+        local u = reclaimable(ctx, p, t.name, taken)
+        if not u then break end
+        taken[u] = true
+        reclaim[#reclaim + 1] = u
+      end
+      queue[#queue + 1] = t
+      queued[t.name] = (queued[t.name] or 0) + 1
+      added = added + 1
+    end
+    if added == 0 then break end
+    count, cost = count + added, cost + t.cost
+    ctx:add_counter(p, "produced:" .. t.name, added, "action")
   end
   if #queue == 0 then return end
 
@@ -165,6 +199,11 @@ function M.run(ctx, st)
   if goods > 0 then ctx:set_counter(p, "trade_goods", ctx:counter(p, "trade_goods") - goods, "game") end
   event(ctx, "pay:" .. ctx:name(p) .. ":" .. cost .. ":" .. pay, ctx:name(p) .. " pays " .. cost .. " resources: " .. pay)
 
+  for _, u in ipairs(reclaim) do
+    event(ctx, "reclaimed:" .. ctx:name(p) .. ":" .. ctx:type(u) .. ":" .. ctx:name(ctx:location(u)),
+      ctx:name(p) .. " takes a " .. ctx:type(u) .. " back from " .. ctx:name(ctx:location(u)) .. " to reinforcements")
+    ctx:move(u, "reinforcements")
+  end
   -- the units: ships in the space area, ground forces on the producing dock's planet
   local upgrade = {}
   for _, tech in ipairs(ctx:entities { kind = "technology", owner = p }) do

@@ -106,4 +106,105 @@ end
 -- over capacity outside combat: as after combat, the last type in transport_order goes first
 P["tactical_action.remove_excess"] = P["space_combat.remove_excess"]
 
+-- ------------------------------------------------------------------ tactical action: invasion
+
+-- The contested planet (another player's ground forces on it) with the fewest defenders, in the
+-- system's planet order: where the default policy lands its main force and bombards.
+local function invasion_target(ctx, player)
+  local best, fewest
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = ctx:role("active_system") }) do
+    local n = ctx:count(nil, planet, "ground_force") - ctx:count(player, planet, "ground_force")
+    if n > 0 and (not fewest or n < fewest) then best, fewest = planet, n end
+  end
+  return best
+end
+
+-- the planet a bombarding unit targets: the first option planet the player's commit lands on,
+-- else the contested planet with the fewest defenders
+P["invasion.bombardment_target"] = function(ctx, player, options, policy)
+  if policy.commit then
+    for _, o in ipairs(options) do
+      local c = policy.commit[o]
+      if c then
+        for _, n in pairs(c) do if n > 0 then return o, "commit lands on " .. o end end
+      end
+    end
+  end
+  local target = invasion_target(ctx, player)
+  local name = target and ctx:name(target)
+  for _, o in ipairs(options) do
+    if o == name then return o, "the contested planet with the fewest defenders" end
+  end
+  return options[#options], "the last planet offered"
+end
+
+-- how many ground forces of one type land on the planet being asked (options "type:0" ..
+-- "type:n"): the scenario's commit, else one on each planet the player does not control and
+-- nobody defends, and all the rest on the contested planet with the fewest defenders
+P["invasion.commit_ground_forces"] = function(ctx, player, options, policy)
+  local planet = ctx:role("invaded_planet")
+  local t = options[1]:match("^(.*):%d+$")
+  local name = ctx:name(planet)
+  if policy.commit then
+    local want = (policy.commit[name] or {})[t] or 0
+    if want > #options - 1 then
+      error("commit lands " .. want .. " " .. t .. " on " .. name .. ", but only " .. (#options - 1) .. " are in the space area", 0)
+    end
+    return options[want + 1], "scripted commit"
+  end
+  local defended = ctx:count(nil, planet, "ground_force") - ctx:count(player, planet, "ground_force") > 0
+  if not defended then
+    if ctx:owner(planet) == player or ctx:count(player, planet, "ground_force") > 0 then
+      return options[1], "nothing more is needed on " .. name
+    end
+    return options[2], "one ground force takes an undefended planet"
+  end
+  if planet == invasion_target(ctx, player) then return options[#options], "all the rest on the contested planet with the fewest defenders" end
+  return options[1], "the main force goes to the contested planet with the fewest defenders"
+end
+
+-- Space Cannon Defense is a "may": fired unless use = { space_cannon_defense = "never" }
+P["invasion.use_space_cannon_defense"] = function(ctx, player, options, policy)
+  local v = policy.use and policy.use.space_cannon_defense
+  if v == false or v == "never" or v == "no" then return "no", "use.space_cannon_defense = never" end
+  return "yes", "space cannon defense fires when it can"
+end
+
+P["invasion.ground_combat_order"] = function(ctx, player, options, policy)
+  return options[1], "the planets in the system's order"
+end
+
+-- ------------------------------------------------------------------ tactical action: production
+
+-- the next unit to produce: the scenario's production plan (entries in order, each until its
+-- count is reached; no count: as many as possible), else the unit with the most combat per
+-- resource (dice x (11 - combat) x units per cost / cost)
+P["production.produce"] = function(ctx, player, options, policy)
+  local offered = {}
+  for _, o in ipairs(options) do offered[o] = true end
+  if policy.production then
+    for i, e in ipairs(policy.production) do
+      if offered[e.unit] and (e.count < 0 or ctx:counter(player, "produced:" .. e.unit) < e.count) then
+        return e.unit, "production plan entry " .. i
+      end
+    end
+    return "done", "the production plan is done (or what is left cannot be afforded)"
+  end
+  local best, score = "done", 0
+  for _, o in ipairs(options) do
+    if o ~= "done" then
+      local rec = ctx:record(o, "unit")
+      local s = (rec.dice or 1) * math.max(0, 11 - (rec.combat or 11)) * math.max(1, rec.units_per_cost or 1) / rec.cost
+      if s > score then best, score = o, s end
+    end
+  end
+  return best, best == "done" and "nothing worth producing" or "the most combat per resource"
+end
+
+-- how to pay: the procedure lists the ways that waste the fewest resources first, then those
+-- spending the fewest trade goods
+P["production.pay"] = function(ctx, player, options, policy)
+  return options[1], "the least resources wasted, then the fewest trade goods"
+end
+
 return P

@@ -1,6 +1,6 @@
 -- TI4 tactical action, as the Learn to Play gives it (shared/rules/ti4-tactical-action.md):
--- 1 Activation, 2 Movement (with Space Cannon Offense and capacity), 3 Space Combat. Invasion and
--- production slot in as further steps (M.steps). Each step is a function(ctx, st) where st holds
+-- 1 Activation, 2 Movement (with Space Cannon Offense and capacity), 3 Space Combat, 4 Invasion
+-- (invasion.lua), 5 Production (production.lua): M.steps. Each step is a function(ctx, st) where st holds
 -- the action's facts: st.player (active), st.system (active system) and the run's tallies.
 --
 -- Movement is a search over paths: for each system holding the active player's ships, every
@@ -16,6 +16,8 @@ local M = {}
 
 local lib = require "lib"
 local space_combat = require "space_combat"
+local invasion = require "invasion"
+local production = require "production"
 
 local SPACE_CANNON = { purpose = "space_cannon", die = "d10", value = "space_cannon", count = "space_cannon_dice" }
 -- from an adjacent system: only units whose space cannon reaches (PDS II)
@@ -422,13 +424,25 @@ function M.space_combat(ctx, st)
   end
 end
 
--- The steps in order; invasion and production go after space_combat.
-M.steps = { M.activation, M.movement, M.space_cannon_offense, M.space_combat }
+-- ------------------------------------------------------------------ 4. Invasion, 5. Production
+
+-- invasion.lua: bombardment, commit ground forces, space cannon defense, ground combat, control
+function M.invasion(ctx, st) invasion.run(ctx, st) end
+
+-- production.lua; then capacity, as fighters produced in space may exceed it
+function M.production(ctx, st)
+  production.run(ctx, st)
+  if st.units_produced > 0 then M.check_capacity(ctx, st, st.player, st.system) end
+end
+
+-- The steps in order.
+M.steps = { M.activation, M.movement, M.space_cannon_offense, M.space_combat, M.invasion, M.production }
 
 function M.run(ctx)
   local st = {
     player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
     passage = {}, names = {}, lost_to_rifts = 0, lost_to_space_cannon = 0, ships_moved = 0,
+    resources_spent = 0, units_produced = 0, trade_goods_spent = 0,
   }
   local h1, h2, h3, h4 = ctx:hooked(STEP_WINDOWS[1], STEP_WINDOWS[2], STEP_WINDOWS[3], STEP_WINDOWS[4])
   st.hooked = { [STEP_WINDOWS[1]] = h1, [STEP_WINDOWS[2]] = h2, [STEP_WINDOWS[3]] = h3, [STEP_WINDOWS[4]] = h4 }
@@ -436,6 +450,10 @@ function M.run(ctx)
   ctx:metric("ships_moved", st.ships_moved)
   ctx:metric("lost_to_rifts", st.lost_to_rifts)
   ctx:metric("lost_to_space_cannon", st.lost_to_space_cannon)
+  ctx:metric("resources_spent", st.resources_spent)
+  ctx:metric("trade_goods_spent", st.trade_goods_spent)
+  ctx:metric("units_produced", st.units_produced)
+  invasion.report(ctx, st)
   ctx:end_scope("action")
 end
 

@@ -14,7 +14,11 @@
 --   [[systems]]
 --   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
---   planets = [{ name = "wellon", owner = "xxcha", units = { infantry = 1 } }]
+--   planets = [{ name = "wellon", owner = "xxcha", resources = 1, exhausted = false,
+--                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
+--   trade_goods = 1                  -- [[players]]: trade goods to spend on production
+--   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
+--   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
 --
 -- Roles: active_player and attacker are the active player; defender is the other player with
@@ -27,16 +31,17 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
 -- write): added to the active player's and the defender's own lists and policy
 local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
-  tokens = true, policy = true, moves = true }
+  tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true }
-local PLANET_KEYS = { name = true, owner = true, units = true }
+local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true }
+local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
   fleet = "fleet_tokens", strategy = "strategy_tokens" }
 local TOKEN_DEFAULTS = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }
 local RESERVED = { attacker = true, defender = true, active_player = true, active_system = true,
-  moving_ship = true }
+  moving_ship = true, bombarding_unit = true, invaded_planet = true }
 
 local function list_of(ctx, t, path)
   if t == nil then return {} end
@@ -124,9 +129,29 @@ return function(ctx, scenario, h)
       check_keys(ctx, p, PLANET_KEYS, ppath)
       local owner = p.owner and player_named(p.owner, ppath .. ".owner")
       local planet = ctx:create { kind = "planet", name = p.name or ("planet_" .. j), owner = owner, location = sys }
+      if p.resources ~= nil then
+        if math.type(p.resources) ~= "integer" or p.resources < 0 then ctx:reject(ppath .. ".resources", "resources is a whole number") end
+        ctx:set(planet, "resources", p.resources)
+      end
+      if p.exhausted ~= nil then
+        if type(p.exhausted) ~= "boolean" then ctx:reject(ppath .. ".exhausted", "exhausted is true or false") end
+        if p.exhausted then ctx:set_flag(planet, "exhausted", "game") end
+      end
       if p.units then
-        if not owner then ctx:reject(ppath .. ".units", "units on a planet belong to its owner: give the planet an owner") end
-        place_units(ctx, p.units, owner, planet, ppath .. ".units")
+        -- unit counts are the owner's; a table under a player's name holds that player's units
+        check_keys(ctx, p.units, setmetatable({}, { __index = function() return true end }), ppath .. ".units")
+        local own, names = {}, {}
+        for k, v in pairs(p.units) do
+          if type(v) == "table" then names[#names + 1] = k else own[k] = v end
+        end
+        table.sort(names)
+        if next(own) then
+          if not owner then ctx:reject(ppath .. ".units", "unit counts on a planet belong to its owner: give the planet an owner, or list them under a player's name") end
+          place_units(ctx, own, owner, planet, ppath .. ".units")
+        end
+        for _, who in ipairs(names) do
+          place_units(ctx, p.units[who], player_named(who, ppath .. ".units." .. who), planet, ppath .. ".units." .. who)
+        end
       end
     end
     for j, who in ipairs(list_of(ctx, spec.command_tokens, path .. ".command_tokens")) do
@@ -253,6 +278,41 @@ return function(ctx, scenario, h)
       moves[i] = { unit = m.unit, from = steps[1], path = table.concat(steps, ">"), carry = m.carry or {} }
     end
     if spec.moves ~= nil then policy.moves = moves end
+    if spec.trade_goods ~= nil then
+      if math.type(spec.trade_goods) ~= "integer" or spec.trade_goods < 0 then
+        ctx:reject(path .. ".trade_goods", "trade_goods is a whole number")
+      end
+      ctx:set_counter(p, "trade_goods", spec.trade_goods, "game")
+    end
+    -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
+    if spec.commit ~= nil then
+      check_keys(ctx, spec.commit, setmetatable({}, { __index = function() return true end }), path .. ".commit")
+      local commit = {}
+      for planet, types in pairs(spec.commit) do
+        check_keys(ctx, types, setmetatable({}, { __index = function() return true end }), path .. ".commit." .. planet)
+        commit[planet] = {}
+        for t, n in pairs(types) do
+          record_or_reject(ctx, "unit", t, path .. ".commit." .. planet .. "." .. t)
+          if math.type(n) ~= "integer" or n < 0 then ctx:reject(path .. ".commit." .. planet .. "." .. t, "commit counts are whole numbers") end
+          commit[planet][t] = n
+        end
+      end
+      policy.commit = commit
+    end
+    -- production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]: what to produce, in
+    -- order; no count: as many as the resources and the production limit allow
+    if spec.production ~= nil then
+      local plan = {}
+      for i, e in ipairs(list_of(ctx, spec.production, path .. ".production")) do
+        local epath = path .. ".production." .. i
+        check_keys(ctx, e, PRODUCE_KEYS, epath)
+        local rec = record_or_reject(ctx, "unit", name_of(ctx, e.unit, epath .. ".unit", "a unit type"), epath .. ".unit")
+        if (rec.cost or 0) <= 0 then ctx:reject(epath .. ".unit", e.unit .. " has no cost: it cannot be produced") end
+        if e.count ~= nil and (math.type(e.count) ~= "integer" or e.count < 0) then ctx:reject(epath .. ".count", "count is a whole number of units") end
+        plan[i] = { unit = e.unit, count = e.count or -1 }
+      end
+      policy.production = plan
+    end
     ctx:set_policy(p, policy)
   end
 

@@ -1,0 +1,345 @@
+-- TI4 tactical action, step 4: Invasion (shared/rules/ti4-tactical-action.md, "4. Invasion", with
+-- the Rules Reference details of shared/reference/ti4-tactical.md): bombardment, commit ground
+-- forces, space cannon defense, ground combat, establish control. M.run(ctx, st) is the step;
+-- st is the tactical action's (st.player, st.system, st.players and the run's tallies).
+--
+-- Every roll carries its kind (bombardment, space_cannon_defense, ground_combat), so a modifier
+-- of one kind never touches another, and every sub-step opens its own windows.
+
+local M = {}
+
+local BOMBARDMENT = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "bombardment" }
+local BOMBARDMENT_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "invasion.assign_bombardment_hits", destroyed_window = "invasion.unit_destroyed" }
+-- only the PDS (space cannon) on the invaded planet fire
+local SPACE_CANNON_DEFENSE = { purpose = "space_cannon_defense", die = "d10", value = "space_cannon", count = "space_cannon_dice" }
+local SPACE_CANNON_DEFENSE_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "invasion.assign_space_cannon_defense_hits", destroyed_window = "invasion.unit_destroyed" }
+local GROUND = { purpose = "ground_combat", die = "d10", value = "combat", count = "dice", eligible = "ground_force" }
+local GROUND_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "invasion.assign_ground_hits", destroyed_window = "invasion.unit_destroyed",
+  sustained_window = "invasion.unit_sustained_damage" }
+-- which ground forces are lost first (a mech sustains first by the player's sustain policy)
+local GROUND_ORDER = { "infantry", "mech" }
+
+-- Rounds of ground combat with no hook that can run are plain exchanges of fire, run in C++
+-- exactly as the round below would; a round is handed back as soon as one of these can run.
+local FIRE = {
+  roll = GROUND, hits = GROUND_HITS, counter = "round", counter_scope = "combat", round_scope = "round",
+  windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.assign_ground_hits",
+    "invasion.end_of_ground_round" },
+}
+
+local function planets_of(ctx, sys)
+  return ctx:entities { kind = "planet", location = sys }
+end
+
+-- The players other than `p` with ground forces on `planet`, in turn order.
+local function others_on(ctx, st, p, planet)
+  local out = {}
+  for _, q in ipairs(st.players) do
+    if q ~= p and ctx:count(q, planet, "ground_force") > 0 then out[#out + 1] = q end
+  end
+  return out
+end
+
+local function open(ctx, st, window, args)
+  if st.hooked[window] == nil then st.hooked[window] = ctx:hooked(window) end
+  if st.hooked[window] or ctx:tracing() then return ctx:open(window, args) end
+  return 0
+end
+
+local function event(ctx, key, text)
+  if ctx:tracing() then ctx:event(key, text) end
+end
+
+-- ------------------------------------------------------------------ 1. Bombardment
+
+-- Whether a planet is shielded from the player's bombardment: a unit with Planetary Shield on it,
+-- unless the player has a war sun in the system; hooks change it (Disable, Letnev flagship).
+local function shielded(ctx, st, planet)
+  local shield = false
+  for _, q in ipairs(st.players) do
+    if q ~= st.player and ctx:count(q, planet, "planetary_shield") > 0 then shield = true end
+  end
+  if shield and ctx:count(st.player, st.system, "type:war_sun") > 0 then shield = false end
+  local args = { player = st.player, planet = planet, shielded = shield }
+  open(ctx, st, "invasion.planetary_shield", args)
+  return args.shielded
+end
+
+function M.bombardment(ctx, st)
+  local p, sys = st.player, st.system
+  -- "If any planets in the active system contain another player's ground forces"
+  local targets, names = {}, {}
+  for _, planet in ipairs(planets_of(ctx, sys)) do
+    if #others_on(ctx, st, p, planet) > 0 and not shielded(ctx, st, planet) then
+      targets[#targets + 1] = planet
+      names[#names + 1] = ctx:name(planet)
+    end
+  end
+  if #targets == 0 or ctx:count(p, sys, "bombardment") == 0 then return end
+  open(ctx, st, "invasion.before_bombardment", { player = p, system = sys })
+  -- each unit declares its target planet before any die is rolled
+  local target_of, options = {}, { "none" }
+  for _, n in ipairs(names) do options[#options + 1] = n end
+  local any = false
+  for _, u in ipairs(ctx:units(p, sys, "bombardment")) do
+    ctx:set_role("bombarding_unit", u)
+    local choice = ctx:decide(p, "invasion.bombardment_target", options)
+    for i, n in ipairs(names) do if n == choice then target_of[u] = targets[i]; any = true end end
+    if target_of[u] then event(ctx, "bombardment_target:" .. ctx:name(p) .. ":" .. ctx:type(u) .. ":" .. choice,
+      ctx:name(p) .. "'s " .. ctx:type(u) .. " will bombard " .. choice) end
+  end
+  ctx:set_role("bombarding_unit", nil)
+  if not any then return end
+  local pool = ctx:roll_units(p, sys, BOMBARDMENT)
+  -- a unit that declared no target does not roll: its dice are cancelled
+  for i = 1, #pool do
+    if not target_of[pool:unit(i)] then pool:cancel(i) end
+  end
+  open(ctx, st, "invasion.after_bombardment_roll", { player = p, pool = pool, purpose = "bombardment" })
+  local hits = {}
+  for i = 1, #pool do
+    local planet = target_of[pool:unit(i)]
+    if planet and pool:hit(i) then hits[planet] = (hits[planet] or 0) + 1 end
+  end
+  for _, planet in ipairs(targets) do
+    local n = hits[planet] or 0
+    if n > 0 then
+      local args = { player = p, planet = planet, hits = n }
+      open(ctx, st, "invasion.assign_bombardment_hits", args)
+      n = math.max(0, args.hits)
+      -- hits destroy ground forces on that planet: those of the first other player there in turn
+      -- order (a planet holds one other player's ground forces in play)
+      local q = others_on(ctx, st, p, planet)[1]
+      if n > 0 and q then
+        local before = ctx:count(q, planet, "ground_force")
+        ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, GROUND_ORDER, ctx:policy(q).sustain)
+        st.lost_to_bombardment = st.lost_to_bombardment + before - ctx:count(q, planet, "ground_force")
+      end
+    end
+  end
+  open(ctx, st, "invasion.after_bombardment", { player = p, system = sys })
+end
+
+-- ------------------------------------------------------------------ 2. Commit ground forces
+
+-- The planets in the order commitments are asked: those without other players' ground forces
+-- first (the default policy lands one ground force on each), then the contested ones.
+local function commit_order(ctx, st)
+  local free, contested = {}, {}
+  for _, planet in ipairs(planets_of(ctx, st.system)) do
+    if #others_on(ctx, st, st.player, planet) > 0 then contested[#contested + 1] = planet
+    else free[#free + 1] = planet end
+  end
+  for _, planet in ipairs(contested) do free[#free + 1] = planet end
+  return free
+end
+
+function M.commit(ctx, st)
+  local p, sys = st.player, st.system
+  st.invaded = {}
+  if ctx:count(p, sys, "ground_force") == 0 then return end
+  for _, planet in ipairs(commit_order(ctx, st)) do
+    if ctx:count(p, sys, "ground_force") == 0 then break end
+    ctx:set_role("invaded_planet", planet)
+    -- by type, in the order the units are in the space area
+    local types, by_type = {}, {}
+    for _, u in ipairs(ctx:units(p, sys, "ground_force")) do
+      local t = ctx:type(u)
+      if not by_type[t] then by_type[t] = {}; types[#types + 1] = t end
+      by_type[t][#by_type[t] + 1] = u
+    end
+    local landed = 0
+    for _, t in ipairs(types) do
+      local options = {}
+      for n = 0, #by_type[t] do options[#options + 1] = t .. ":" .. n end
+      local n = tonumber(ctx:decide(p, "invasion.commit_ground_forces", options):match(":(%d+)$"))
+      for i = 1, n do ctx:move(by_type[t][i], planet) end
+      landed = landed + n
+      if n > 0 then
+        event(ctx, "commit:" .. ctx:name(p) .. ":" .. t .. ":" .. n .. ":" .. ctx:name(planet),
+          ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. ctx:name(planet))
+      end
+    end
+    if landed > 0 and ctx:owner(planet) ~= p then st.invaded[#st.invaded + 1] = planet end
+  end
+  ctx:set_role("invaded_planet", nil)
+  open(ctx, st, "invasion.commit_ground_forces", { player = p, system = sys, planets = st.invaded })
+end
+
+-- ------------------------------------------------------------------ 3. Space cannon defense
+
+function M.space_cannon_defense(ctx, st)
+  local p = st.player
+  for _, planet in ipairs(st.invaded) do
+    for _, q in ipairs(st.players) do
+      if q ~= p and ctx:count(q, planet, "space_cannon") > 0 and ctx:count(p, planet, "ground_force") > 0 then
+        open(ctx, st, "invasion.before_space_cannon_defense", { player = q, target = p, planet = planet })
+        if ctx:decide(q, "invasion.use_space_cannon_defense", { "yes", "no" }) == "yes" then
+          local pool, hits = ctx:roll_units(q, planet, SPACE_CANNON_DEFENSE)
+          if open(ctx, st, "invasion.after_space_cannon_defense_roll", { player = q, pool = pool, purpose = "space_cannon_defense" }) > 0 then
+            hits = pool:hits()
+          end
+          local args = { player = q, target = p, planet = planet, hits = { [p] = hits } }
+          if open(ctx, st, "invasion.assign_space_cannon_defense_hits", args) > 0 then hits = math.max(0, args.hits[p]) end
+          if hits > 0 then
+            local before = ctx:count(p, planet, "ground_force")
+            ctx:assign_hits(p, planet, hits, SPACE_CANNON_DEFENSE_HITS, GROUND_ORDER, ctx:policy(p).sustain)
+            st.lost_to_space_cannon_defense = st.lost_to_space_cannon_defense + before - ctx:count(p, planet, "ground_force")
+          end
+        end
+        open(ctx, st, "invasion.after_space_cannon_defense", { player = q, target = p, planet = planet })
+      end
+    end
+  end
+end
+
+-- ------------------------------------------------------------------ 4. Ground combat
+
+local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_force") > 0 end
+
+-- One ground combat on `planet` between the active player `a` and `d`, in rounds of Make Combat
+-- Rolls and Assign Hits, as the space combat steps of the same name.
+local function ground_combat(ctx, st, planet, a, d)
+  local pa, pd = ctx:policy(a), ctx:policy(d)
+  local args = { player = a, opponent = d, planet = planet }
+  local round = 1
+  ctx:set_counter(planet, "round", round, "combat")
+  event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. ctx:name(planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
+  local ongoing = true
+  -- round 1: the start of the combat and of its first round are one window
+  for _, w in ipairs { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" } do
+    if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
+  end
+  if st.hooked["invasion.start_of_ground_combat"] or st.hooked["invasion.start_of_ground_round"] or ctx:tracing() then
+    if ctx:open("invasion.start_of_ground_combat", "invasion.start_of_ground_round", args) > 0 then
+      ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
+    end
+  end
+  while ongoing do
+    ongoing = ctx:exchange_fire(planet, a, d, FIRE, GROUND_ORDER, pa.sustain, GROUND_ORDER, pd.sustain)
+    round = ctx:counter(planet, "round")
+    if not ongoing then break end
+    if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
+      and not (has_forces(ctx, a, planet) and has_forces(ctx, d, planet)) then break end
+    -- Make Combat Rolls: the active player first
+    local pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
+    if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
+    local pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
+    if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    -- Assign Hits
+    local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a } }
+    if open(ctx, st, "invasion.assign_ground_hits", hargs) > 0 then
+      hits_d, hits_a = math.max(0, hargs.hits[a]), math.max(0, hargs.hits[d])
+    end
+    if hits_d > 0 then ctx:assign_hits(a, planet, hits_d, GROUND_HITS, GROUND_ORDER, pa.sustain) end
+    if hits_a > 0 then ctx:assign_hits(d, planet, hits_a, GROUND_HITS, GROUND_ORDER, pd.sustain) end
+    ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
+    if ongoing then
+      open(ctx, st, "invasion.end_of_ground_round", args)
+      ctx:end_scope("round")
+      round = round + 1
+      ctx:set_counter(planet, "round", round, "combat")
+    end
+  end
+  if st.hooked["invasion.end_of_ground_round"] == nil then st.hooked["invasion.end_of_ground_round"] = ctx:hooked("invasion.end_of_ground_round") end
+  if st.hooked["invasion.end_of_ground_combat"] == nil then st.hooked["invasion.end_of_ground_combat"] = ctx:hooked("invasion.end_of_ground_combat") end
+  if st.hooked["invasion.end_of_ground_round"] or st.hooked["invasion.end_of_ground_combat"] or ctx:tracing() then
+    ctx:open("invasion.end_of_ground_round", "invasion.end_of_ground_combat", args)
+  end
+  ctx:end_scope("round")
+  event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. round,
+    "ground combat on " .. ctx:name(planet) .. " over after " .. round .. " round(s): "
+    .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
+  ctx:end_scope("combat")
+  st.ground_rounds = st.ground_rounds + round
+end
+
+function M.ground_combats(ctx, st)
+  local p = st.player
+  local left = {}
+  for _, planet in ipairs(st.invaded) do
+    if has_forces(ctx, p, planet) and #others_on(ctx, st, p, planet) > 0 then left[#left + 1] = planet end
+  end
+  -- in the order of the active player's choice
+  while #left > 0 do
+    local k = 1
+    if #left > 1 then
+      local names = {}
+      for i, planet in ipairs(left) do names[i] = ctx:name(planet) end
+      local choice = ctx:decide(p, "invasion.ground_combat_order", names)
+      for i, n in ipairs(names) do if n == choice then k = i end end
+    end
+    local planet = table.remove(left, k)
+    -- with several other players there, one ground combat against each in turn order
+    for _, d in ipairs(others_on(ctx, st, p, planet)) do
+      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then ground_combat(ctx, st, planet, p, d) end
+    end
+  end
+end
+
+-- ------------------------------------------------------------------ 5. Establish control
+
+function M.establish_control(ctx, st)
+  local p = st.player
+  for _, planet in ipairs(st.invaded) do
+    if has_forces(ctx, p, planet) and ctx:owner(planet) ~= p then
+      local from = ctx:owner(planet)
+      ctx:set_owner(planet, p)
+      ctx:set_flag(planet, "exhausted", "game")  -- the planet card is gained exhausted
+      event(ctx, "planet_gained:" .. ctx:name(p) .. ":" .. ctx:name(planet),
+        ctx:name(p) .. " gains control of " .. ctx:name(planet) .. " (its card exhausted)")
+      -- other players' structures there are destroyed
+      for _, q in ipairs(st.players) do
+        if q ~= p then
+          for _, u in ipairs(ctx:units(q, planet, "structure")) do
+            event(ctx, "structure_destroyed:" .. ctx:name(q) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
+              ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. ctx:name(planet) .. " is destroyed")
+            ctx:destroy(u, "invasion.unit_destroyed")
+          end
+        end
+      end
+      open(ctx, st, "invasion.planet_gained", { player = p, planet = planet, from = from })
+    elseif not has_forces(ctx, p, planet) then
+      event(ctx, "planet_kept:" .. ctx:name(planet), "no ground force of " .. ctx:name(p) .. " is left on " .. ctx:name(planet) .. ": control does not change")
+    end
+  end
+end
+
+-- ------------------------------------------------------------------ the step
+
+function M.run(ctx, st)
+  local p, sys = st.player, st.system
+  st.lost_to_bombardment, st.lost_to_space_cannon_defense, st.ground_rounds = 0, 0, 0
+  st.invaded = {}
+  open(ctx, st, "invasion.start_of_invasion", { player = p, system = sys })
+  M.bombardment(ctx, st)
+  M.commit(ctx, st)
+  M.space_cannon_defense(ctx, st)
+  M.ground_combats(ctx, st)
+  M.establish_control(ctx, st)
+  open(ctx, st, "invasion.end_of_invasion", { player = p, system = sys })
+  -- the report: the lost units, ground forces left in the system, who holds each planet
+  ctx:metric("lost_to_bombardment", st.lost_to_bombardment)
+  ctx:metric("lost_to_space_cannon_defense", st.lost_to_space_cannon_defense)
+  ctx:metric("ground_rounds", st.ground_rounds)
+  ctx:metric("planets_invaded", #st.invaded)
+end
+
+-- The report after the whole action: who holds each planet of the active system, and the ground
+-- forces on them (those production placed included).
+function M.report(ctx, st)
+  local p, sys = st.player, st.system
+  local mine, theirs = 0, 0
+  for i, planet in ipairs(planets_of(ctx, sys)) do
+    mine = mine + ctx:count(p, planet, "ground_force")
+    theirs = theirs + ctx:count(nil, planet, "ground_force") - ctx:count(p, planet, "ground_force")
+    if i <= 3 then ctx:metric("planet_" .. i .. "_controlled", ctx:owner(planet) == p and 1 or 0) end
+  end
+  ctx:metric("ground_forces_attacker", mine)
+  ctx:metric("ground_forces_defender", theirs)
+end
+
+return M

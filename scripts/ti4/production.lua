@@ -1,0 +1,225 @@
+-- TI4 tactical action, step 5: Production (shared/rules/ti4-tactical-action.md, "5. Production" and
+-- "Key Concept: Spending Resources And Influence"). M.run(ctx, st) is the step.
+--
+-- The active player's units with Production in the active system produce up to their combined
+-- production value (a space dock's: its planet's resources plus its own value); units cost their
+-- record's `cost`, fighters and infantry come `units_per_cost` (2) for one cost and each counts
+-- against the limit; a blockaded player (another player's ships in the system and none of his)
+-- produces no ships. What to produce is asked unit by unit (decision production.produce), how to
+-- pay once (production.pay: which planets to exhaust and how many trade goods).
+
+local M = {}
+
+local function event(ctx, key, text)
+  if ctx:tracing() then ctx:event(key, text) end
+end
+
+local function open(ctx, st, window, args)
+  if st.hooked[window] == nil then st.hooked[window] = ctx:hooked(window) end
+  if st.hooked[window] or ctx:tracing() then return ctx:open(window, args) end
+  return 0
+end
+
+-- The unit types a player may produce: every unit record with a cost that no technology makes
+-- (upgraded records are taken through the technology), by name.
+function M.producible(ctx)
+  local upgraded = {}
+  for _, t in ipairs(ctx:records("technology")) do
+    local rec = ctx:record(t, "technology")
+    if rec.upgrade_to then upgraded[rec.upgrade_to] = true end
+  end
+  local out, seen = {}, {}
+  for _, name in ipairs(ctx:records("unit")) do
+    local rec = not seen[name] and ctx:record(name, "unit")
+    seen[name] = true
+    if rec and (rec.cost or 0) > 0 and not upgraded[name] then
+      out[#out + 1] = { name = name, cost = rec.cost, per_cost = math.max(1, rec.units_per_cost or 1), ship = rec.ship or false,
+        limit = rec.reinforcements or 0 }
+    end
+  end
+  table.sort(out, function(a, b) return a.name < b.name end)
+  return out
+end
+
+-- A unit of type `t` the player may take back to reinforcements to produce it again: one on the
+-- board in a system (space area or planet) that holds none of the player's command tokens.
+local function reclaimable(ctx, p, t, taken)
+  for _, u in ipairs(ctx:units(p, nil, "type:" .. t)) do
+    local loc = ctx:location(u)
+    local sys = ctx:kind(loc) == "planet" and ctx:location(loc) or loc
+    if not taken[u] and #ctx:entities { kind = "command_token", owner = p, location = sys } == 0 then return u end
+  end
+  return nil
+end
+
+-- How many more units of `t` the player can take from reinforcements (math.huge: no limit),
+-- and the units on the board he would take back for the rest.
+local function in_reinforcements(ctx, p, t, queued)
+  if t.limit <= 0 then return math.huge end
+  return t.limit - ctx:count(p, nil, "type:" .. t.name) - (queued[t.name] or 0)
+end
+
+-- The planets a player can exhaust for resources: controlled, ready, with resources.
+local function ready_planets(ctx, p)
+  local out = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = p }) do
+    if not ctx:flag(planet, "exhausted") and ctx:get(planet, "resources") > 0 then out[#out + 1] = planet end
+  end
+  return out
+end
+
+-- The ways to pay `cost`: sets of ready planets plus trade goods, each as a label
+-- ("archon_ren+archon_tau+tg:1"), the least wasted resources first, then the fewest trade goods,
+-- then the fewest planets (Key Concept: excess resources are lost).
+function M.payments(ctx, p, cost)
+  local planets = ready_planets(ctx, p)
+  local tg = ctx:counter(p, "trade_goods")
+  local n = math.min(#planets, 12)
+  local out = {}
+  for mask = 0, (1 << n) - 1 do
+    local sum, names, count = 0, {}, 0
+    for i = 1, n do
+      if mask & (1 << (i - 1)) ~= 0 then
+        sum = sum + ctx:get(planets[i], "resources")
+        names[#names + 1] = ctx:name(planets[i])
+        count = count + 1
+      end
+    end
+    local goods = math.max(0, cost - sum)
+    -- a planet whose resources are not needed at all is not exhausted
+    local needed = true
+    for i = 1, n do
+      if mask & (1 << (i - 1)) ~= 0 and sum - ctx:get(planets[i], "resources") >= cost then needed = false end
+    end
+    if goods <= tg and needed then
+      if goods > 0 then names[#names + 1] = "tg:" .. goods end
+      out[#out + 1] = { label = #names > 0 and table.concat(names, "+") or "nothing", waste = math.max(0, sum - cost),
+        goods = goods, count = count }
+    end
+  end
+  table.sort(out, function(a, b)
+    if a.waste ~= b.waste then return a.waste < b.waste end
+    if a.goods ~= b.goods then return a.goods < b.goods end
+    if a.count ~= b.count then return a.count < b.count end
+    return a.label < b.label
+  end)
+  return out
+end
+
+-- What the player can spend: the resources of ready planets and the trade goods.
+local function budget(ctx, p)
+  local sum = ctx:counter(p, "trade_goods")
+  for _, planet in ipairs(ready_planets(ctx, p)) do sum = sum + ctx:get(planet, "resources") end
+  return sum
+end
+
+function M.run(ctx, st)
+  local p, sys = st.player, st.system
+  st.resources_spent, st.units_produced = 0, 0
+  -- the production value of the player's units in the system; ground forces go to the planet of
+  -- the first producing unit on a planet
+  local limit, ground_to = 0, nil
+  for _, u in ipairs(ctx:units(p, sys, "production")) do limit = limit + ctx:get(u, "production") end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    for _, u in ipairs(ctx:units(p, planet, "production")) do
+      limit = limit + ctx:get(u, "production")
+      if ctx:get(u, "structure") then limit = limit + ctx:get(planet, "resources") end
+      ground_to = ground_to or planet
+    end
+  end
+  if limit <= 0 then return end
+  -- blockaded: another player's ships in the system and none of the player's
+  local others = false
+  for _, q in ipairs(st.players) do
+    if q ~= p and ctx:count(q, sys, "ship") > 0 then others = true end
+  end
+  local args = { player = p, system = sys, limit = limit, blockaded = others and ctx:count(p, sys, "ship") == 0 }
+  open(ctx, st, "production.start_of_production", args)
+  limit = args.limit
+  local blockaded = args.blockaded
+  event(ctx, "production:" .. ctx:name(p) .. ":" .. limit .. (blockaded and ":blockaded" or ""),
+    ctx:name(p) .. " may produce up to " .. limit .. " units" .. (blockaded and " (blockaded: no ships)" or ""))
+
+  -- what to produce, one cost at a time
+  local types = M.producible(ctx)
+  local money = budget(ctx, p)
+  local queue, count, cost, queued, taken, reclaim = {}, 0, 0, {}, {}, {}
+  for _ = 1, 100 do
+    local options, by_name = {}, {}
+    if count < limit then
+      for _, t in ipairs(types) do
+        -- a piece limit: none left in reinforcements and none on the board to take back
+        local room = in_reinforcements(ctx, p, t, queued) > 0 or reclaimable(ctx, p, t.name, taken)
+        if cost + t.cost <= money and not (blockaded and t.ship) and room then
+          options[#options + 1] = t.name
+          by_name[t.name] = t
+        end
+      end
+    end
+    if #options == 0 then break end
+    options[#options + 1] = "done"
+    local choice = ctx:decide(p, "production.produce", options)
+    local t = by_name[choice]
+    if not t then break end
+    local n, added = math.min(t.per_cost, limit - count), 0
+    for _ = 1, n do
+      if in_reinforcements(ctx, p, t, queued) <= 0 then
+        -- "he may remove one of his units of that type from a system that does not contain one of
+        -- his command tokens and return it to his reinforcements"
+        local u = reclaimable(ctx, p, t.name, taken)
+        if not u then break end
+        taken[u] = true
+        reclaim[#reclaim + 1] = u
+      end
+      queue[#queue + 1] = t
+      queued[t.name] = (queued[t.name] or 0) + 1
+      added = added + 1
+    end
+    if added == 0 then break end
+    count, cost = count + added, cost + t.cost
+    ctx:add_counter(p, "produced:" .. t.name, added, "action")
+  end
+  if #queue == 0 then return end
+
+  -- pay: which planets to exhaust, how many trade goods
+  local ways = M.payments(ctx, p, cost)
+  local labels = {}
+  for i, w in ipairs(ways) do labels[i] = w.label end
+  local pay = ctx:decide(p, "production.pay", labels)
+  local goods = 0
+  for part in pay:gmatch("[^+]+") do
+    local g = part:match("^tg:(%d+)$")
+    if g then goods = tonumber(g)
+    else
+      for _, planet in ipairs(ready_planets(ctx, p)) do
+        if ctx:name(planet) == part then ctx:set_flag(planet, "exhausted", "game") end
+      end
+    end
+  end
+  if goods > 0 then ctx:set_counter(p, "trade_goods", ctx:counter(p, "trade_goods") - goods, "game") end
+  event(ctx, "pay:" .. ctx:name(p) .. ":" .. cost .. ":" .. pay, ctx:name(p) .. " pays " .. cost .. " resources: " .. pay)
+
+  for _, u in ipairs(reclaim) do
+    event(ctx, "reclaimed:" .. ctx:name(p) .. ":" .. ctx:type(u) .. ":" .. ctx:name(ctx:location(u)),
+      ctx:name(p) .. " takes a " .. ctx:type(u) .. " back from " .. ctx:name(ctx:location(u)) .. " to reinforcements")
+    ctx:move(u, "reinforcements")
+  end
+  -- the units: ships in the space area, ground forces on the producing dock's planet
+  local upgrade = {}
+  for _, tech in ipairs(ctx:entities { kind = "technology", owner = p }) do
+    local rec = ctx:record(ctx:type(tech), "technology")
+    if rec.upgrades then upgrade[rec.upgrades] = rec.upgrade_to end
+  end
+  for _, t in ipairs(queue) do
+    local rec = ctx:record(t.name, "unit")
+    local at = (rec.ground_force and ground_to) or sys
+    local u = ctx:create { kind = "unit", type = t.name, owner = p, location = at }
+    if upgrade[t.name] then ctx:upgrade(u, upgrade[t.name]) end
+    event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces a " .. t.name .. " in " .. ctx:name(at))
+    open(ctx, st, "production.unit_produced", { player = p, unit = u })
+  end
+  st.resources_spent, st.units_produced, st.trade_goods_spent = cost, #queue, goods
+  open(ctx, st, "production.end_of_production", { player = p, system = sys })
+end
+
+return M

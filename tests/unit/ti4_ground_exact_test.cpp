@@ -1,0 +1,119 @@
+// TI4 ground combat against its exact answer: 3 infantry invade a planet held by 2 infantry and
+// a mech (content/ti4-base/scenarios/invasion_ground_combat.toml), default policies: the mech
+// uses Sustain Damage on the first hit, infantry are lost before the mech. The exact probability
+// that the invader controls the planet afterwards comes from a Markov chain over (invading
+// infantry, defending infantry, the mech's hit points), computed below independently of the
+// engine: 0.138817. A fixed-seed simulation of 2 x 10^5 tactical actions must land within four
+// standard errors, sqrt(p (1 - p) / n), about 0.0031. The seed is fixed: the test is deterministic.
+// A second case bombards first (invasion_bombardment.toml): exact 0.247013, tolerance about 0.0039.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "sim/scenario.hpp"
+#include "sim/simulate.hpp"
+
+using namespace rb;
+
+namespace {
+
+// P(k hits) for n dice that each hit with probability p
+std::vector<double> binomial(int n, double p) {
+  std::vector<double> out(static_cast<std::size_t>(n) + 1, 0.0);
+  out[0] = 1.0;
+  for (int i = 0; i < n; ++i)
+    for (int k = i + 1; k >= 0; --k)
+      out[static_cast<std::size_t>(k)] = out[static_cast<std::size_t>(k)] * (1 - p) +
+                                         (k > 0 ? out[static_cast<std::size_t>(k - 1)] * p : 0.0);
+  return out;
+}
+
+// The probability that the invader ends with ground forces on the planet, from (a invading
+// infantry, d defending infantry, m the mech's hit points: 2 undamaged, 1 damaged, 0 dead).
+struct GroundChain {
+  std::array<std::array<std::array<double, 3>, 4>, 4> memo{};
+  std::array<std::array<std::array<bool, 3>, 4>, 4> known{};
+
+  double win(int a, int d, int m) {
+    if (a == 0) return 0.0;  // both wiped out too: the defender keeps the planet
+    if (d == 0 && m == 0) return 1.0;
+    auto& slot =
+        memo[static_cast<std::size_t>(a)][static_cast<std::size_t>(d)][static_cast<std::size_t>(m)];
+    if (known[static_cast<std::size_t>(a)][static_cast<std::size_t>(d)]
+             [static_cast<std::size_t>(m)])
+      return slot;
+    const std::vector<double> on_defender = binomial(a, 0.3);  // infantry hit on 8+
+    std::vector<double> on_attacker = binomial(d, 0.3);
+    if (m > 0) {  // the mech rolls one die, hitting on 6+
+      std::vector<double> with(on_attacker.size() + 1, 0.0);
+      for (std::size_t k = 0; k < on_attacker.size(); ++k) {
+        with[k] += on_attacker[k] * 0.5;
+        with[k + 1] += on_attacker[k] * 0.5;
+      }
+      on_attacker = with;
+    }
+    double stay = 0, rest = 0;
+    for (std::size_t i = 0; i < on_defender.size(); ++i)
+      for (std::size_t j = 0; j < on_attacker.size(); ++j) {
+        const double p = on_defender[i] * on_attacker[j];
+        int h = static_cast<int>(i), dd = d, mm = m;
+        if (mm == 2 && h > 0) mm = 1, --h;  // Sustain Damage first
+        const int k = std::min(h, dd);      // then infantry, then the mech
+        dd -= k, h -= k;
+        if (h > 0) mm = 0;
+        const int na = std::max(0, a - static_cast<int>(j));
+        if (na == a && dd == d && mm == m)
+          stay += p;
+        else
+          rest += p * win(na, dd, mm);
+      }
+    known[static_cast<std::size_t>(a)][static_cast<std::size_t>(d)][static_cast<std::size_t>(m)] =
+        true;
+    return slot = rest / (1 - stay);
+  }
+};
+
+// The simulated probability that the active player controls the planet: 2 x 10^5 runs, fixed seed.
+constexpr double kRuns = 200'000;
+double simulated_control(const char* scenario) {
+  const fs::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  Session session = open_session(read_scenario(root / scenario), so);
+  Simulation sim(session);
+  SimOptions options;
+  options.runs = static_cast<std::uint64_t>(kRuns);
+  options.seed = 20261123;
+  options.threads = 2;
+  const Tally tally = sim.run(options);
+  REQUIRE(tally.runs == options.runs);
+  return sim.report(tally, options.seed).at("planet_1_controlled").get<double>();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "ti4 ground combat: 3 infantry against 2 infantry and a mech matches the exact Markov chain",
+    "[ti4][exact][invasion]") {
+  const double exact = GroundChain{}.win(3, 2, 2);
+  CHECK(exact == Approx(0.138817).margin(1e-6));  // the chain itself, as computed by hand
+  const double got = simulated_control("content/ti4-base/scenarios/invasion_ground_combat.toml");
+  const double tolerance = 4.0 * std::sqrt(exact * (1.0 - exact) / kRuns);  // four standard errors
+  INFO("simulated " << got << ", exact " << exact << ", tolerance " << tolerance);
+  CHECK(std::abs(got - exact) <= tolerance);
+}
+
+// Bombardment first: a dreadnought's Bombardment 5 (a hit with probability 0.6) is absorbed by the
+// mech's Sustain Damage, so the ground combat starts from (3, 2, damaged mech) or (3, 2, mech).
+TEST_CASE("ti4 invasion: bombardment then ground combat matches the exact Markov chain",
+          "[ti4][exact][invasion]") {
+  GroundChain chain;
+  const double exact = 0.6 * chain.win(3, 2, 1) + 0.4 * chain.win(3, 2, 2);
+  CHECK(exact == Approx(0.247013).margin(1e-6));
+  const double got = simulated_control("content/ti4-base/scenarios/invasion_bombardment.toml");
+  const double tolerance = 4.0 * std::sqrt(exact * (1.0 - exact) / kRuns);
+  INFO("simulated " << got << ", exact " << exact << ", tolerance " << tolerance);
+  CHECK(std::abs(got - exact) <= tolerance);
+}

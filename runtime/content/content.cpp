@@ -143,6 +143,7 @@ Ruleset load_ruleset(const fs::path& dir) {
   r.id = *f.string(t, "id", true);
   r.name = f.string(t, "name").value_or(r.id);
   r.base_pack = f.string(t, "base_pack").value_or("");
+  r.base_pack_line = f.line_of(t, "base_pack");
   r.kinds = f.strings(t, "kinds");
   if (auto k = f.string(t, "unit_kind")) {
     if (std::find(r.kinds.begin(), r.kinds.end(), *k) == r.kinds.end())
@@ -722,7 +723,14 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
     throw ContentError(
         (ruleset_dir / "ruleset.toml").string(), 0,
         "ruleset id '" + c.ruleset.id + "' does not match its folder '" + ruleset_id + "'");
-  if (!c.ruleset.base_pack.empty()) wanted.insert(wanted.begin(), c.ruleset.base_pack);
+  if (!c.ruleset.base_pack.empty()) {
+    if (!available.count(c.ruleset.base_pack))
+      throw ContentError((ruleset_dir / "ruleset.toml").string(), c.ruleset.base_pack_line,
+                         "base_pack '" + c.ruleset.base_pack + "' is not a pack found" +
+                             did_you_mean(c.ruleset.base_pack, pack_ids(available)) +
+                             " (searched " + searched(request) + ")");
+    wanted.insert(wanted.begin(), c.ruleset.base_pack);
+  }
   if (request.all_packs)
     for (const auto& [id, p] : available)
       if (p.ruleset == ruleset_id &&

@@ -68,6 +68,7 @@ struct ReportDef {
 
 struct Ruleset {
   std::string id, name, base_pack;
+  int base_pack_line = 0;
   fs::path dir;
   std::vector<std::string> kinds;
   std::string unit_kind = "unit";  // the kind that rolls, takes hits and is counted (ctx:count)

@@ -5,6 +5,11 @@ RB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RB_BUILD=${RB_BUILD:-$RB_ROOT/build}
 RB_PACKAGES=(cmake g++ ninja-build pkg-config liblua5.4-dev libtomlplusplus-dev catch2
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev)
+# Only for tools/fuzz: clang with libFuzzer and the sanitizer runtimes (libclang-rt is only a
+# recommendation of clang), and llvm-symbolizer for readable sanitizer stacks.
+RB_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm)
+# More cmake -D arguments for a new build folder (tools/fuzz, tools/test's sanitizer build).
+RB_CMAKE_ARGS=()
 
 rb_log() { printf '[rulebench] %s\n' "$*" >&2; }
 
@@ -25,7 +30,8 @@ rb_ensure_packages() {
 rb_build() {
   if [ ! -f "$RB_BUILD/CMakeCache.txt" ]; then
     rb_log "configuring in $RB_BUILD"
-    cmake -S "$RB_ROOT" -B "$RB_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+    cmake -S "$RB_ROOT" -B "$RB_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      ${RB_CMAKE_ARGS[@]+"${RB_CMAKE_ARGS[@]}"} >&2
   fi
-  cmake --build "$RB_BUILD" --parallel "$(nproc)" >&2
+  cmake --build "$RB_BUILD" --parallel "$(nproc)" "$@" >&2
 }

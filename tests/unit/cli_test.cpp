@@ -229,7 +229,7 @@ TEST_CASE("cli: SIGINT during simulate prints the partial result and exits 130",
   // (a watchdog kills it after 60 s, so a missed signal fails the test instead of hanging it)
   const Run r = shell("cd '" + d.string() + "' && { " + kExe +
                       " simulate ok.toml --runs 1000000000000 --threads 1 > out.txt 2>&1 & "
-                      "pid=$!; (sleep 60; kill -KILL $pid) 2>/dev/null & dog=$!; sleep 2; "
+                      "pid=$!; (sleep 60; kill -KILL $pid) >/dev/null 2>&1 & dog=$!; sleep 2; "
                       "kill -INT $pid; wait $pid; echo \"exit=$?\"; kill $dog 2>/dev/null; "
                       "cat out.txt; }");
   INFO(r.out);

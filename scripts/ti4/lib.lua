@@ -60,4 +60,36 @@ function lib.time_to_retreat(ctx, player)
   return false, "retreat: never"
 end
 
+-- A fighter or ground force: a unit that moves only with a ship and counts against capacity.
+function lib.needs_transport(ctx, u)
+  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
+end
+
+-- Capacity (Key Concept, 10.1): while the player's fighters and ground forces in the space area
+-- of `sys` exceed `capacity` (fighters first fill `fighter_room`, the structures' room on the
+-- planets), the player chooses a type by `decision` and `remove(unit, type)` takes one of it:
+-- fighters only while fighters are over their room, then ground forces. No cap on how many.
+function lib.remove_excess(ctx, player, sys, capacity, fighter_room, decision, remove)
+  while true do  -- one unit per pass, until every excess unit is removed
+    local fighters, forces = {}, {}
+    for _, u in ipairs(ctx:units(player, sys)) do
+      if lib.needs_transport(ctx, u) then
+        if ctx:get(u, "fighter") then fighters[#fighters + 1] = u else forces[#forces + 1] = u end
+      end
+    end
+    local excess = math.max(0, #fighters - fighter_room) + #forces - capacity
+    if excess <= 0 then return end
+    local types, seen, candidates = {}, {}, {}
+    local pools = (#fighters > fighter_room) and { fighters, forces } or { forces }
+    for _, list in ipairs(pools) do
+      for _, u in ipairs(list) do
+        local t = ctx:type(u)
+        if not seen[t] then seen[t] = true; types[#types + 1] = t; candidates[t] = u end
+      end
+    end
+    local t = ctx:decide(player, decision, types)
+    remove(candidates[t], t)
+  end
+end
+
 return lib

@@ -107,9 +107,7 @@ local function place_command_token(ctx, player, sys)
   end
 end
 
-local function needs_transport(ctx, u)
-  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
-end
+local needs_transport = lib.needs_transport
 
 local function remove_unit(ctx, u, why)
   local owner = ctx:owner(u)
@@ -229,26 +227,9 @@ local function check_capacity(ctx, player, sys, carried)
   for _, planet in ipairs(planets_of(ctx, sys)) do
     for _, u in ipairs(ctx:units(player, planet)) do fighter_room = fighter_room + ctx:get(u, "fighter_capacity") end
   end
-  while true do  -- one unit per pass, until every excess unit is removed
-    local fighters, forces = {}, {}
-    for _, u in ipairs(ctx:units(player, sys)) do
-      if needs_transport(ctx, u) then
-        if ctx:get(u, "fighter") then fighters[#fighters + 1] = u else forces[#forces + 1] = u end
-      end
-    end
-    local excess = math.max(0, #fighters - fighter_room) + #forces - capacity
-    if excess <= 0 then return end
-    local types, seen, candidates = {}, {}, {}
-    local pools = (#fighters > fighter_room) and { fighters, forces } or { forces }
-    for _, list in ipairs(pools) do
-      for _, u in ipairs(list) do
-        local t = ctx:type(u)
-        if not seen[t] then seen[t] = true; types[#types + 1] = t; candidates[t] = u end
-      end
-    end
-    local t = ctx:decide(player, "space_combat.remove_excess", types)
-    remove_unit(ctx, candidates[t], "over capacity after combat (10.1)")
-  end
+  lib.remove_excess(ctx, player, sys, capacity, fighter_room, "space_combat.remove_excess", function(u)
+    remove_unit(ctx, u, "over capacity after combat (10.1)")
+  end)
 end
 
 -- ------------------------------------------------------------------ the combat

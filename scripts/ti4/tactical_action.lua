@@ -26,9 +26,6 @@ local SPACE_CANNON_ADJACENT = { purpose = "space_cannon", die = "d10", value = "
 local SPACE_CANNON_HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
   decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed" }
 
-local function needs_transport(ctx, u)
-  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
-end
 
 -- The step windows with args {player, system}: opened when a hook can run there or the run is
 -- traced (tests read the window events); else no args table is built.
@@ -160,7 +157,7 @@ local function cargo_along(ctx, st, pth)
     local s = pth.systems[i]
     if i == 1 or passage(ctx, st, s).can_leave then
       for _, u in ipairs(ctx:units(p, s)) do
-        if needs_transport(ctx, u) then out[#out + 1] = u end
+        if lib.needs_transport(ctx, u) then out[#out + 1] = u end
       end
       for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
         if ctx:owner(planet) == p then
@@ -217,30 +214,13 @@ function M.check_capacity(ctx, st, player, sys)
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     fighter_room = fighter_room + ctx:sum(player, planet, "fighter_capacity")
   end
-  for _ = 1, 200 do
-    local fighters, forces = {}, {}
-    for _, u in ipairs(ctx:units(player, sys)) do
-      if needs_transport(ctx, u) then
-        if ctx:get(u, "fighter") then fighters[#fighters + 1] = u else forces[#forces + 1] = u end
-      end
-    end
-    local excess = math.max(0, #fighters - fighter_room) + #forces - capacity
-    if excess <= 0 then return end
-    local types, seen, candidates = {}, {}, {}
-    local pools = (#fighters > fighter_room) and { fighters, forces } or { forces }
-    for _, list in ipairs(pools) do
-      for _, u in ipairs(list) do
-        local t = ctx:type(u)
-        if not seen[t] then seen[t] = true; types[#types + 1] = t; candidates[t] = u end
-      end
-    end
-    local t = ctx:decide(player, "tactical_action.remove_excess", types)
+  lib.remove_excess(ctx, player, sys, capacity, fighter_room, "tactical_action.remove_excess", function(u, t)
     if ctx:tracing() then
       ctx:event("over_capacity:" .. ctx:name(player) .. ":" .. t .. ":" .. ctx:name(sys),
         ctx:name(player) .. "'s " .. t .. " in " .. ctx:name(sys) .. " is destroyed: over capacity")
     end
-    ctx:destroy(candidates[t], "tactical_action.unit_destroyed")
-  end
+    ctx:destroy(u, "tactical_action.unit_destroyed")
+  end)
 end
 
 -- ------------------------------------------------------------------ 2. Movement

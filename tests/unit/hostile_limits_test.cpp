@@ -214,7 +214,8 @@ TEST_CASE("hostile: counts and indices from Lua are checked, naming the call", "
   }
 }
 
-TEST_CASE("hostile: a side whose modifiers add more dice than a roll may have is an error", "[hostile]") {
+TEST_CASE("hostile: a side whose modifiers add more dice than a roll may have is an error",
+          "[hostile]") {
   const std::string error = within(60, [] {
     LoadRequest req;
     req.root = fixture_root();

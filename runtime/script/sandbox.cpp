@@ -728,8 +728,9 @@ void guard_hook_function(Engine::Impl& I, int sandbox) {
 
 std::vector<std::string> state_changes(const StateSnapshot& before, const StateSnapshot& after) {
   std::vector<std::string> changes;
-  for (const auto& [p, o] : before.objects) {
-    const auto it = after.objects.find(p);
+  for (const auto& entry : before.objects) {
+    const auto& o = entry.second;  // a named reference: clang 14 cannot capture a binding
+    const auto it = after.objects.find(entry.first);
     if (it == after.objects.end()) continue;  // unreachable now: its holder's change says why
     const auto& now = it->second.fields;
     std::size_t i = 0, j = 0;

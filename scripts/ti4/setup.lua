@@ -180,10 +180,27 @@ local function side_policy(ctx, side, path)
   return policy
 end
 
+-- A side's technologies, cards, laws and faction, each checked against the loaded records, in
+-- that order (entity order is part of determinism). `list(v, path)` reads one list.
+local GRANTS = { { "technologies", "technology" }, { "cards", "action_card" }, { "laws", "agenda" } }
+local function grant_records(ctx, p, side, path, list)
+  for _, g in ipairs(GRANTS) do
+    local key, kind = g[1], g[2]
+    for i, name in ipairs(list(side[key], path .. "." .. key)) do
+      record_or_reject(ctx, kind, name, path .. "." .. key .. "." .. i)
+      ctx:create { kind = kind, type = name, owner = p }
+    end
+  end
+  if side.faction then
+    record_or_reject(ctx, "faction", side.faction, path .. ".faction")
+    ctx:create { kind = "faction", type = side.faction, owner = p }
+  end
+end
+
 return function(ctx, scenario)
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
     return require("tactical_setup")(ctx, scenario, { check_keys = check_keys, place_units = place_units,
-      record_or_reject = record_or_reject, side_policy = side_policy, keys_of = keys_of, ANOMALIES = ANOMALIES })
+      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of, ANOMALIES = ANOMALIES })
   end
   check_keys(ctx, scenario, TOP_KEYS, "scenario")
   if scenario.procedure and scenario.procedure ~= "space_combat" then
@@ -226,22 +243,7 @@ return function(ctx, scenario)
       end
       if left > 0 then ctx:reject(role .. ".damaged." .. name, "more damaged " .. name .. " than units that can sustain damage") end
     end
-    for i, tech in ipairs(side.technologies or {}) do
-      record_or_reject(ctx, "technology", tech, role .. ".technologies." .. i)
-      ctx:create { kind = "technology", type = tech, owner = p }
-    end
-    for i, card in ipairs(side.cards or {}) do
-      record_or_reject(ctx, "action_card", card, role .. ".cards." .. i)
-      ctx:create { kind = "action_card", type = card, owner = p }
-    end
-    for i, law in ipairs(side.laws or {}) do
-      record_or_reject(ctx, "agenda", law, role .. ".laws." .. i)
-      ctx:create { kind = "agenda", type = law, owner = p }
-    end
-    if side.faction then
-      record_or_reject(ctx, "faction", side.faction, role .. ".faction")
-      ctx:create { kind = "faction", type = side.faction, owner = p }
-    end
+    grant_records(ctx, p, side, role, function(v) return v or {} end)
     local tokens = side.tokens or {}
     check_keys(ctx, tokens, TOKEN_KEYS, role .. ".tokens")
     local defaults = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }

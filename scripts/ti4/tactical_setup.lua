@@ -232,22 +232,7 @@ return function(ctx, scenario, h)
   -- each player's records, tokens and policy
   for _, p in ipairs(order) do
     local spec, path = specs[p].spec, specs[p].path
-    for i, tech in ipairs(list_of(ctx, spec.technologies, path .. ".technologies")) do
-      record_or_reject(ctx, "technology", tech, path .. ".technologies." .. i)
-      ctx:create { kind = "technology", type = tech, owner = p }
-    end
-    for i, card in ipairs(list_of(ctx, spec.cards, path .. ".cards")) do
-      record_or_reject(ctx, "action_card", card, path .. ".cards." .. i)
-      ctx:create { kind = "action_card", type = card, owner = p }
-    end
-    for i, law in ipairs(list_of(ctx, spec.laws, path .. ".laws")) do
-      record_or_reject(ctx, "agenda", law, path .. ".laws." .. i)
-      ctx:create { kind = "agenda", type = law, owner = p }
-    end
-    if spec.faction then
-      record_or_reject(ctx, "faction", spec.faction, path .. ".faction")
-      ctx:create { kind = "faction", type = spec.faction, owner = p }
-    end
+    h.grant_records(ctx, p, spec, path, function(v, at) return list_of(ctx, v, at) end)
     local tokens = spec.tokens or {}
     check_keys(ctx, tokens, TOKEN_KEYS, path .. ".tokens")
     for key, attr in pairs(TOKEN_KEYS) do

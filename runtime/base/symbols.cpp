@@ -35,6 +35,12 @@ Sym sym(std::string_view name) {
   return s;
 }
 
+std::size_t sym_count() {
+  Table& t = table();
+  std::shared_lock lock(t.mutex);
+  return t.names.size();
+}
+
 std::optional<Sym> find_sym(std::string_view name) {
   Table& t = table();
   std::shared_lock lock(t.mutex);

@@ -34,8 +34,8 @@ std::int32_t check_coordinate(lua_State* L, int idx, int arg, const char* what) 
 Hex check_hex(lua_State* L, int idx) {
   const int arg = idx - 1;  // ctx is argument 0 in messages
   if (lua_istable(L, idx)) {
-    lua_rawgeti(L, idx, 1);
-    lua_rawgeti(L, idx, 2);
+    lua_geti(L, idx, 1);
+    lua_geti(L, idx, 2);
     const Hex h{check_coordinate(L, -2, arg, "q"), check_coordinate(L, -1, arg, "r")};
     lua_pop(L, 2);
     return h;

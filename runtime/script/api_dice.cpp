@@ -601,7 +601,7 @@ const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
     if (!lua_isnil(L, -1)) c.sustain_first = I.attr_slot(L, -1);
     lua_getfield(L, idx, "types");
     if (lua_istable(L, -1))
-      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
+      for (lua_Integer i = 1; lua_geti(L, -1, i) != LUA_TNIL; ++i)
         c.types.push_back(lua_sym(L, -1)), lua_pop(L, 1);
     I.casualty_specs.push_back(std::move(c));
     return static_cast<int>(I.casualty_specs.size() - 1);
@@ -615,7 +615,8 @@ const std::vector<Sym>& order_at(lua_State* L, int idx) {
   if (!lua_istable(L, idx)) return no_order;
   return I.orders[static_cast<std::size_t>(I.cached_spec(L, idx, [&] {
     std::vector<Sym> o;
-    for (lua_Integer i = 1; lua_rawgeti(L, idx, i) != LUA_TNIL; ++i)
+    // lua_geti, not raw: a hook's ctx:policy(p).hit_order is a read-only view
+    for (lua_Integer i = 1; lua_geti(L, idx, i) != LUA_TNIL; ++i)
       o.push_back(lua_sym(L, -1)), lua_pop(L, 1);
     I.orders.push_back(std::move(o));
     return static_cast<int>(I.orders.size() - 1);
@@ -864,7 +865,7 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
     x.hits = &casualty_spec_at(L, lua_gettop(L));
     lua_getfield(L, idx, "windows");
     if (lua_istable(L, -1))
-      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i)
+      for (lua_Integer i = 1; lua_geti(L, -1, i) != LUA_TNIL; ++i)
         x.windows.push_back(I.window_index(L, -1)), lua_pop(L, 1);
     for (int w : {x.hits->destroyed_window, x.hits->sustained_window})
       if (w >= 0) x.windows.push_back(w);

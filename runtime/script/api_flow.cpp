@@ -56,11 +56,14 @@ std::string option_label(lua_State* L, int idx) {
 // where it came from.
 std::string Engine::Impl::decide(EntityId player, const std::string& decision, int options_index,
                                  std::string& reason) {
-  const int n = static_cast<int>(lua_rawlen(L, options_index));
+  const lua_Integer n = luaL_len(L, options_index);
+  if (n > kMaxOptions)
+    luaL_error(L, "decision '%s' offers %I options (at most %I)", decision.c_str(), n,
+               static_cast<lua_Integer>(kMaxOptions));
   if (n == 0) luaL_error(L, "decision '%s' offered no options", decision.c_str());
   std::vector<std::string> labels;
-  for (int i = 1; i <= n; ++i) {
-    lua_rawgeti(L, options_index, i);
+  for (lua_Integer i = 1; i <= n; ++i) {
+    lua_geti(L, options_index, i);
     labels.push_back(option_label(L, -1));
     lua_pop(L, 1);
   }
@@ -181,6 +184,13 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       else
         lua_pushnil(L);
     };
+    // what the hook reads through ctx:scenario()/ctx:policy() is its pack's read-only view
+    struct Viewer {
+      Impl& I;
+      int saved;
+      ~Viewer() { I.hook_viewer = saved; }
+    } viewer{*this, hook_viewer};
+    hook_viewer = h.pack_order;
     if (h.condition >= 0) {
       push_call(h.condition);
       call(4, 1, options.hook_budget, [&] { return where() + " condition"; });
@@ -288,9 +298,9 @@ int l_decide(lua_State* L) {
     I.trace->add(EventKind::decision,
                  "decision:" + I.name_of(player) + ":" + decision + ":" + answer,
                  I.name_of(player) + " decides " + decision + ": " + answer + " (" + reason + ")");
-  const int n = static_cast<int>(lua_rawlen(L, 4));
-  for (int i = 1; i <= n; ++i) {
-    lua_rawgeti(L, 4, i);
+  const lua_Integer n = std::min<lua_Integer>(luaL_len(L, 4), kMaxOptions);
+  for (lua_Integer i = 1; i <= n; ++i) {
+    lua_geti(L, 4, i);
     if (option_label(L, -1) == answer) return 1;
     lua_pop(L, 1);
   }

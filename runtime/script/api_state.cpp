@@ -36,6 +36,12 @@ Sym lua_sym(lua_State* L, int idx) {
                  "built anew on every call (\"x\" .. n) is kept for good; use a fixed set of names",
                  static_cast<int>(kMaxNewNames), lua_tostring(L, -1));
     }
+    // the table of names is the process's (every engine of a `serve` or a `test` shares it)
+    if (sym_count() >= kMaxSymbols && !find_sym(std::string_view(str, len)))
+      luaL_error(L,
+                 "too many different names in this process (%d): scripts keep making new ones; "
+                 "use a fixed set of names",
+                 static_cast<int>(kMaxSymbols));
     s = sym(std::string_view(str, len));
     lua_pushvalue(L, idx);  // the anchor: the string stays alive, its address stays its own
     lua_pushinteger(L, s);
@@ -675,6 +681,7 @@ int l_policy(lua_State* L) {
     lua_pop(L, 1);
     lua_newtable(L);
   }
+  push_hook_view(I, -1, "ctx:policy()");
   return 1;
 }
 int l_scenario(lua_State* L) {
@@ -683,6 +690,7 @@ int l_scenario(lua_State* L) {
     lua_pushnil(L);
   else
     lua_rawgeti(L, LUA_REGISTRYINDEX, I.scenario_ref);
+  push_hook_view(I, -1, "ctx:scenario()");
   return 1;
 }
 int l_name(lua_State* L) {

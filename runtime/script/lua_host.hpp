@@ -38,6 +38,8 @@ inline constexpr std::size_t kMaxRunPools = 100'000;    // pools made during one
 inline constexpr std::size_t kMaxRunSpecs = 10'000;     // distinct spec tables in one run
 inline constexpr std::size_t kSpecCacheKeep = 1'000;    // spec tables kept from run to run
 inline constexpr std::size_t kMaxNewNames = 100'000;    // names first made by scripts at run time
+inline constexpr std::size_t kMaxSymbols = 2'000'000;    // names in the process (every engine)
+inline constexpr std::int64_t kMaxOptions = 10'000;      // options of one decision
 inline constexpr std::size_t kMaxEntities = 100'000;    // entities in one game state
 inline constexpr std::size_t kMaxLinks = 1'000'000;     // links in one game state
 inline constexpr double kMaxPatternWork = 1e8;  // string.find/match/gmatch/gsub: estimated steps
@@ -55,6 +57,9 @@ struct Engine::Impl {
   // Lua registry references
   int ctx_ref = LUA_NOREF;       // the ruleset's ctx: procedures, setup, policies
   int hook_ctx_ref = LUA_NOREF;  // the hooks' ctx: read-only (sandbox.cpp, make_ctx)
+  // The sandbox of the hook that is running (-1: none): ctx:scenario() and ctx:policy() give a
+  // hook its read-only view of those tables, so nothing a hook writes outlives its run.
+  int hook_viewer = -1;
   int symcache_ref = LUA_NOREF;  // string -> Sym
   int policies_ref = LUA_NOREF;  // decision name -> default policy function
   int setup_ref = LUA_NOREF;
@@ -323,6 +328,9 @@ StateSnapshot snapshot_state(Engine::Impl& I);
 // Replaces the hook function on the top of the stack by one that checks, around each call, that
 // it left its pack's globals and what it reaches unchanged (an error naming the variable).
 void guard_hook_function(Engine::Impl& I, int sandbox);
+// Replaces the table at idx with the running hook's read-only view of it (I.hook_viewer); as
+// it is when no hook runs. `what` names the table in errors.
+void push_hook_view(Engine::Impl& I, int idx, const char* what);
 // "hook 'p:x' upvalue 'calls' changed from 0 to 1", one line each, sorted.
 std::vector<std::string> state_changes(const StateSnapshot& before, const StateSnapshot& after);
 

@@ -152,6 +152,15 @@ void push_view(Engine::Impl& I, int viewer, int idx, const char* what) {
   lua_replace(L, idx);
 }
 
+}  // namespace
+
+void push_hook_view(Engine::Impl& I, int idx, const char* what) {
+  if (I.hook_viewer >= 0 && static_cast<std::size_t>(I.hook_viewer) < I.sandboxes.size())
+    push_view(I, I.hook_viewer, idx, what);
+}
+
+namespace {
+
 bool is_read_only(lua_State* L, int idx) {
   if (!lua_getmetatable(L, idx)) return false;
   lua_pushlightuserdata(L, read_only_mark());

@@ -172,6 +172,13 @@ TEST_CASE("hostile: pattern matching that would backtrack for hours is refused",
   CHECK(r.metric("found") == 0);
 }
 
+TEST_CASE("hostile: a decision's options are bounded, whatever their __len says", "[hostile]") {
+  const std::string error = probe_error("options_len");
+  INFO(error);
+  CHECK(contains(error, "decision 'mini.retreat' offers 1099511627776 options (at most 10000)"));
+  CHECK(contains(error, "hook 'hostile-pack:options_len'"));
+}
+
 TEST_CASE("hostile: a __gc finalizer from content is refused", "[hostile]") {
   // a looping finalizer used to hang the engine's destruction (lua_close); one that calls a
   // saved ctx ran outside any run

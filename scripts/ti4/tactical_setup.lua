@@ -11,8 +11,13 @@
 --   tokens = { tactic = 3, fleet = 3, strategy = 2, reinforcements = 8 }
 --   technologies, cards, laws, faction, policy   -- as a space combat side
 --   moves = [{ unit = "carrier", path = ["quann", "wellon"], carry = { infantry = 2 } }]  -- from = path[1]
+--   map = "learn_to_play_6p"         -- optional: a galaxy (galaxy.lua); its systems' ids are their
+--                                    -- records' names (tile_19), home slots home_1 ...; anywhere
+--                                    -- a system id goes, a tile number on the map may go instead
 --   [[systems]]
---   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]
+--   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]   -- with a map: id, tile = 19
+--                                    -- or hex = [q, r] names one of its systems (anomaly, planets
+--                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
 --   planets = [{ name = "wellon", owner = "xxcha", resources = 1, exhausted = false,
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
@@ -26,14 +31,15 @@
 -- and the report read the same roles as a plain space combat.
 
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description = true, name = true,
-  players = true, systems = true, active_player = true, activate = true, attacker = true, defender = true }
+  players = true, systems = true, active_player = true, activate = true, attacker = true, defender = true,
+  map = true }
 -- [attacker] and [defender] (what compare/simulate --with attacker:CARD and attacker:policy.x=v
 -- write): added to the active player's and the defender's own lists and policy
 local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
   tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
-  planets = true, command_tokens = true }
+  planets = true, command_tokens = true, tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true }
 local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
@@ -42,6 +48,8 @@ local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_t
 local TOKEN_DEFAULTS = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }
 local RESERVED = { attacker = true, defender = true, active_player = true, active_system = true,
   moving_ship = true, bombarding_unit = true, invaded_planet = true }
+
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 local function list_of(ctx, t, path)
   if t == nil then return {} end
@@ -60,6 +68,8 @@ end
 return function(ctx, scenario, h)
   local check_keys, place_units, record_or_reject = h.check_keys, h.place_units, h.record_or_reject
   check_keys(ctx, scenario, TOP_KEYS, "scenario")
+  -- the galaxy of `map` (its [[systems]] entries are of this file's format, not galaxy.lua's)
+  local map = scenario.map ~= nil and galaxy.build(ctx, { map = scenario.map }) or nil
 
   -- players, in turn order
   local players, order, specs = {}, {}, {}
@@ -85,31 +95,70 @@ return function(ctx, scenario, h)
     return players[v]
   end
 
-  -- systems first (adjacency may name a later one), then their contents. h.systems (optional,
-  -- id -> entity) are systems a map already created (galaxy.lua): a [[systems]] entry with one of
-  -- their ids adds to that system instead of creating one.
+  -- systems first (adjacency may name a later one), then their contents. The map's systems (if
+  -- any) exist already: a [[systems]] entry that names one adds to it instead of creating one.
   local systems, from_map, sys_specs = {}, {}, list_of(ctx, scenario.systems, "systems")
-  for id, e in pairs(h.systems or {}) do systems[id], from_map[id] = e, true end
-  local listed = {}
+  for _, e in ipairs(map and map.systems or {}) do
+    local id = ctx:name(e)
+    systems[id], from_map[id] = e, true
+  end
+  -- a system id, or (with a map) a tile number of the map -> the system's id
+  local function system_id(v, path)
+    if math.type(v) == "integer" then
+      if not map then ctx:reject(path, "a tile number names a system only when the scenario has a map") end
+      local e = map.by_tile[v]
+      if e == false then ctx:reject(path, "tile " .. v .. " is on the map twice: name the system by its id") end
+      if not e then ctx:reject(path, "tile " .. v .. " is not on the map") end
+      return ctx:name(e)
+    end
+    return name_of(ctx, v, path, "a system id" .. (map and " or a tile number" or ""))
+  end
+  local function system_named(v, path)
+    local id = system_id(v, path)
+    if not systems[id] then
+      ctx:reject(path, "no system with the id '" .. id .. "'" .. (map and " on the map or" or "") .. " in [[systems]]")
+    end
+    return systems[id]
+  end
+  local listed, spec_sys = {}, {}
   for i, spec in ipairs(sys_specs) do
     local path = "systems." .. i
     check_keys(ctx, spec, SYSTEM_KEYS, path)
-    local id = name_of(ctx, spec.id, path .. ".id", "a system id")
-    if listed[id] then ctx:reject(path .. ".id", "two systems have the id '" .. id .. "'") end
-    listed[id] = true
+    local named = (spec.id ~= nil and 1 or 0) + (spec.tile ~= nil and 1 or 0) + (spec.hex ~= nil and 1 or 0)
+    if named ~= 1 then
+      ctx:reject(spec.tile ~= nil and path .. ".tile" or spec.hex ~= nil and path .. ".hex" or path,
+        path .. " names its system by exactly one of id" .. (map and ", tile or hex" or ""))
+    end
+    local id
+    if spec.id ~= nil then
+      id = name_of(ctx, spec.id, path .. ".id", "a system id")
+    elseif not map then
+      ctx:reject(path .. (spec.tile ~= nil and ".tile" or ".hex"), "tile and hex name a system of the scenario's map; this scenario has no map")
+    elseif spec.tile ~= nil then
+      id = system_id(spec.tile, path .. ".tile")
+    else
+      local hx = spec.hex
+      if type(hx) ~= "table" or #hx ~= 2 or math.type(hx[1]) ~= "integer" or math.type(hx[2]) ~= "integer" then
+        ctx:reject(path .. ".hex", "hex is [q, r], two whole numbers (axial coordinates)")
+      end
+      local e = ctx:at_hex { hx[1], hx[2] }
+      if not e then ctx:reject(path .. ".hex", "no system of the map at hex [" .. hx[1] .. ", " .. hx[2] .. "]") end
+      id = ctx:name(e)
+    end
+    if listed[id] then
+      ctx:reject(path .. (spec.id ~= nil and ".id" or spec.tile ~= nil and ".tile" or ".hex"),
+        "two [[systems]] entries name the system '" .. id .. "'")
+    end
+    listed[id], spec_sys[i] = true, id
     if not from_map[id] then systems[id] = ctx:create { kind = "system", name = id } end
     if spec.anomaly then
+      if from_map[id] then ctx:reject(path .. ".anomaly", "a map system's anomaly comes from its tile") end
       if not h.ANOMALIES[spec.anomaly] then ctx:reject(path .. ".anomaly", "anomaly must be one of: " .. h.keys_of(h.ANOMALIES)) end
       ctx:set(systems[id], "anomaly", spec.anomaly)
     end
   end
-  local function system_named(v, path)
-    name_of(ctx, v, path, "a system id")
-    if not systems[v] then ctx:reject(path, "no system with the id '" .. v .. "' in [[systems]]") end
-    return systems[v]
-  end
   for i, spec in ipairs(sys_specs) do
-    local path, sys = "systems." .. i, systems[spec.id]
+    local path, sys = "systems." .. i, systems[spec_sys[i]]
     for j, other in ipairs(list_of(ctx, spec.adjacent, path .. ".adjacent")) do
       local o = system_named(other, path .. ".adjacent." .. j)
       if o == sys then ctx:reject(path .. ".adjacent." .. j, "a system is not adjacent to itself") end
@@ -128,7 +177,23 @@ return function(ctx, scenario, h)
       local ppath = path .. ".planets." .. j
       check_keys(ctx, p, PLANET_KEYS, ppath)
       local owner = p.owner and player_named(p.owner, ppath .. ".owner")
-      local planet = ctx:create { kind = "planet", name = p.name or ("planet_" .. j), owner = owner, location = sys }
+      local planet
+      if from_map[spec_sys[i]] then
+        -- a map system's planets come from its tile: the entry names one to give it an owner and units
+        local names = {}
+        for _, e in ipairs(ctx:entities { kind = "planet", location = sys }) do
+          names[#names + 1] = ctx:type(e)
+          if ctx:type(e) == p.name then planet = e end
+        end
+        if not planet then
+          ctx:reject(ppath .. ".name", "system " .. spec_sys[i] .. " has no planet '" .. tostring(p.name) .. "'; its planets: "
+            .. (#names > 0 and table.concat(names, ", ") or "none"))
+        end
+        if p.resources ~= nil then ctx:reject(ppath .. ".resources", "a map planet's resources come from its tile") end
+        if owner then ctx:set_owner(planet, owner) end
+      else
+        planet = ctx:create { kind = "planet", name = p.name or ("planet_" .. j), owner = owner, location = sys }
+      end
       if p.resources ~= nil then
         if math.type(p.resources) ~= "integer" or p.resources < 0 then ctx:reject(ppath .. ".resources", "resources is a whole number") end
         ctx:set(planet, "resources", p.resources)
@@ -249,8 +314,9 @@ return function(ctx, scenario, h)
       record_or_reject(ctx, "unit", name_of(ctx, m.unit, mpath .. ".unit", "a unit type"), mpath .. ".unit")
       local steps = list_of(ctx, m.path, mpath .. ".path")
       if #steps < 2 then ctx:reject(mpath .. ".path", "a move's path lists its systems, from the start to the active system") end
-      for j, s in ipairs(steps) do system_named(s, mpath .. ".path." .. j) end
-      if m.from ~= nil and system_named(m.from, mpath .. ".from") and steps[1] ~= m.from then
+      local ids = {}
+      for j, s in ipairs(steps) do system_named(s, mpath .. ".path." .. j); ids[j] = system_id(s, mpath .. ".path." .. j) end
+      if m.from ~= nil and system_named(m.from, mpath .. ".from") and ids[1] ~= system_id(m.from, mpath .. ".from") then
         ctx:reject(mpath .. ".path", "a path starts at its 'from' system")
       end
       if m.carry ~= nil then
@@ -260,7 +326,7 @@ return function(ctx, scenario, h)
           if math.type(n) ~= "integer" or n < 0 then ctx:reject(mpath .. ".carry." .. t, "carry counts are whole numbers") end
         end
       end
-      moves[i] = { unit = m.unit, from = steps[1], path = table.concat(steps, ">"), carry = m.carry or {} }
+      moves[i] = { unit = m.unit, from = ids[1], path = table.concat(ids, ">"), carry = m.carry or {} }
     end
     if spec.moves ~= nil then policy.moves = moves end
     if spec.trade_goods ~= nil then

@@ -53,21 +53,27 @@ int Content::find_record(std::string_view ref, std::string_view kind) const {
                ? -1
                : it->second;
   }
-  std::string k(kind), n(ref);
+  std::string_view k = kind, n = ref;
   if (auto slash = ref.find('/'); slash != std::string_view::npos) {
-    k = std::string(ref.substr(0, slash));
-    n = std::string(ref.substr(slash + 1));
+    k = ref.substr(0, slash);
+    n = ref.substr(slash + 1);
   }
+  // by interned names: a name never interned names no record
+  const std::optional<Sym> name = find_sym(n);
+  const std::optional<Sym> kind_sym = k.empty() ? std::optional<Sym>(kNoSym) : find_sym(k);
+  if (!name || !kind_sym) return -1;
+  const auto it = by_name.find(*name);
+  if (it == by_name.end()) return -1;
   int found = -1;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const Record& r = records[i];
-    if (r.removed || sym_name(r.name) != n || (!k.empty() && sym_name(r.kind) != k)) continue;
+  for (const int i : it->second) {
+    const Record& r = records[static_cast<std::size_t>(i)];
+    if (r.removed || (!k.empty() && r.kind != *kind_sym)) continue;
     if (found >= 0)
       throw ContentError("", 0,
                          "the short name '" + std::string(ref) + "' is ambiguous: it names both '" +
                              records[static_cast<std::size_t>(found)].id + "' and '" + r.id +
                              "'; write the full id");
-    found = static_cast<int>(i);
+    found = i;
   }
   return found;
 }
@@ -378,6 +384,7 @@ class PackLoader {
             f.fail(fields, "record '" + rec.id + "' is defined twice in pack '" + pack.id + "'");
           read_fields(f, *fields.as_table(), rec, "[" + key + "." + std::string(name.str()) + "]");
           c_.record_index.emplace(rec.id, static_cast<int>(c_.records.size()));
+          c_.by_name[rec.name].push_back(static_cast<int>(c_.records.size()));
           c_.records.push_back(std::move(rec));
         }
       }

@@ -596,6 +596,18 @@ int l_record(lua_State* L) {
     lua_pushnil(L);
     return 1;
   }
+  // built once per engine (content does not change while it runs), then handed out read-only
+  if (I.record_cache_ref == LUA_NOREF) {
+    lua_newtable(L);
+    I.record_cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, I.record_cache_ref);
+  if (lua_rawgeti(L, -1, r + 1) == LUA_TTABLE) {
+    lua_remove(L, -2);
+    push_read_only(I, -1, "a record (ctx:record)");
+    return 1;
+  }
+  lua_pop(L, 1);
   const Record& rec = I.content->records[static_cast<std::size_t>(r)];
   lua_newtable(L);
   lua_pushstring(L, rec.id.c_str());
@@ -612,6 +624,10 @@ int l_record(lua_State* L) {
       lua_setfield(L, -2, a.name.c_str());
     }
   for (const auto& [k, v] : rec.text) lua_pushstring(L, v.c_str()), lua_setfield(L, -2, k.c_str());
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, -3, r + 1);
+  lua_remove(L, -2);
+  push_read_only(I, -1, "a record (ctx:record)");
   return 1;
 }
 // ctx:records(kind) -> array of short names of the loaded records of that kind

@@ -60,6 +60,9 @@ struct Engine::Impl {
   // The sandbox of the hook that is running (-1: none): ctx:scenario() and ctx:policy() give a
   // hook its read-only view of those tables, so nothing a hook writes outlives its run.
   int hook_viewer = -1;
+  // record index + 1 -> the table ctx:record built for it (built once; content sees it through
+  // read-only views, so it never changes)
+  int record_cache_ref = LUA_NOREF;
   int symcache_ref = LUA_NOREF;  // string -> Sym
   int policies_ref = LUA_NOREF;  // decision name -> default policy function
   int setup_ref = LUA_NOREF;
@@ -331,6 +334,9 @@ void guard_hook_function(Engine::Impl& I, int sandbox);
 // Replaces the table at idx with the running hook's read-only view of it (I.hook_viewer); as
 // it is when no hook runs. `what` names the table in errors.
 void push_hook_view(Engine::Impl& I, int idx, const char* what);
+// Replaces the table at idx with a read-only view: the running hook's pack's (I.hook_viewer), or
+// the ruleset's when no hook runs.
+void push_read_only(Engine::Impl& I, int idx, const char* what);
 // "hook 'p:x' upvalue 'calls' changed from 0 to 1", one line each, sorted.
 std::vector<std::string> state_changes(const StateSnapshot& before, const StateSnapshot& after);
 

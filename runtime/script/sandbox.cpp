@@ -159,6 +159,13 @@ void push_hook_view(Engine::Impl& I, int idx, const char* what) {
     push_view(I, I.hook_viewer, idx, what);
 }
 
+void push_read_only(Engine::Impl& I, int idx, const char* what) {
+  const int viewer =
+      I.hook_viewer >= 0 ? I.hook_viewer : static_cast<int>(I.sandboxes.size()) - 1;
+  if (viewer >= 0 && static_cast<std::size_t>(viewer) < I.sandboxes.size())
+    push_view(I, viewer, idx, what);
+}
+
 namespace {
 
 bool is_read_only(lua_State* L, int idx) {

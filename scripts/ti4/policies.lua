@@ -146,9 +146,11 @@ P["invasion.commit_ground_forces"] = function(ctx, player, options, policy)
   local t = options[1]:match("^(.*):%d+$")
   local name = ctx:name(planet)
   if policy.commit then
+    -- the scenario's numbers are what to land at most: units lost before the invasion (a carrier
+    -- destroyed with its cargo) make fewer; setup checked that the numbers can be met at all
     local want = (policy.commit[name] or {})[t] or 0
     if want > #options - 1 then
-      error("commit lands " .. want .. " " .. t .. " on " .. name .. ", but only " .. (#options - 1) .. " are in the space area", 0)
+      return options[#options], "scripted commit: " .. want .. " wanted, " .. (#options - 1) .. " left in the space area"
     end
     return options[want + 1], "scripted commit"
   end

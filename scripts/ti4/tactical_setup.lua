@@ -338,7 +338,7 @@ return function(ctx, scenario, h)
     -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
     if spec.commit ~= nil then
       check_keys(ctx, spec.commit, setmetatable({}, { __index = function() return true end }), path .. ".commit")
-      local commit = {}
+      local commit, total = {}, {}
       for planet, types in pairs(spec.commit) do
         check_keys(ctx, types, setmetatable({}, { __index = function() return true end }), path .. ".commit." .. planet)
         commit[planet] = {}
@@ -346,6 +346,13 @@ return function(ctx, scenario, h)
           record_or_reject(ctx, "unit", t, path .. ".commit." .. planet .. "." .. t)
           if math.type(n) ~= "integer" or n < 0 then ctx:reject(path .. ".commit." .. planet .. "." .. t, "commit counts are whole numbers") end
           commit[planet][t] = n
+          total[t] = (total[t] or 0) + n
+          -- what can never be met is a mistake; fewer units at the invasion (losses) is not
+          local have = ctx:count(p, nil, "type:" .. t)
+          if total[t] > have then
+            ctx:reject(path .. ".commit." .. planet .. "." .. t, "commit lands " .. total[t] .. " " .. t .. " in all, but "
+              .. ctx:name(p) .. " has only " .. have .. " " .. t .. " on the board")
+          end
         end
       end
       policy.commit = commit

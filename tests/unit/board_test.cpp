@@ -304,7 +304,7 @@ TEST_CASE("galaxy: identical wormholes are adjacent (alpha with alpha, beta with
   CHECK(g.state.is_adjacent(g.system(40), g.system(25)));
 }
 
-TEST_CASE("galaxy: a map string with its own centre and gaps; systems by coordinates",
+TEST_CASE("galaxy: a map string with its own centre and gaps, systems by coordinates",
           "[board][galaxy]") {
   const Galaxy a("map = '{26} 19 -1 -1 39 -1 -1'", "[system]\nhex = [0, 0]\n");
   CHECK(a.state.board.cells().size() == 3);

@@ -137,7 +137,7 @@ TEST_CASE("cli: --precision stopped by the run cap says so and exits 1", "[cli]"
   CHECK(rulebench(d, "simulate ok.toml --precision 0.2 --threads 1").code == 0);
 }
 
-TEST_CASE("cli: test that finds no tests fails; check of a missing pack is a usage error",
+TEST_CASE("cli: test that finds no tests fails, check of a missing pack is a usage error",
           "[cli]") {
   const fs::path d = scratch("missing");
   fs::create_directories(d / "empty");

@@ -101,7 +101,7 @@ TEST_CASE("content: a removed record is gone from lookups but remembers who remo
                     Catch::Contains("x.toml:3: unknown record 'action_card/boost'"));
 }
 
-TEST_CASE("content: short names resolve; an ambiguous one is an error; full ids always work",
+TEST_CASE("content: short names resolve, an ambiguous one is an error, full ids always work",
           "[content]") {
   const auto c = load_mini({"rival"});
   CHECK(record(*c, "unit/fighter").id == "mini-base:unit/fighter");

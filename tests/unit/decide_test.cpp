@@ -25,7 +25,7 @@ TEST_CASE("decide: scripted answers are taken in order, per player and decision"
   CHECK_FALSE(answers.take("attacker", "assign_hits").has_value());
 }
 
-TEST_CASE("decide: unused() lists the answers never asked for; reset() restores them", "[decide]") {
+TEST_CASE("decide: unused() lists the answers never asked for, reset() restores them", "[decide]") {
   ScriptedAnswers answers;
   answers.add({"defender", "retreat", "yes"});
   answers.add({"attacker", "use:morale_boost", "no"});

@@ -160,7 +160,7 @@ TEST_CASE("dice: random faced rolls follow the face counts", "[dice]") {
   CHECK(std::abs(crits - kRolls / 8) < 470);
 }
 
-TEST_CASE("dice: the same (seed, run) gives the same stream; another run another", "[dice]") {
+TEST_CASE("dice: the same (seed, run) gives the same stream, another run another", "[dice]") {
   const DieType t = d10();
   DiceStream a, b, c, d;
   a.seed(7, 3);

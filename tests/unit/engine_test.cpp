@@ -183,7 +183,7 @@ TEST_CASE("engine: a run with strict forced dice does not make the next run stri
   CHECK(r.forced_used == 0);
 }
 
-TEST_CASE("engine: role, hooked and end_scope take several names; count any of attributes",
+TEST_CASE("engine: role, hooked and end_scope take several names, count any of attributes",
           "[engine]") {
   MiniTable table({"probes"},
                   "probe = 'several_names'\n[attacker]\nunits={cruiser=2,dreadnought=1}\n"

@@ -65,7 +65,7 @@ std::vector<std::string> order(const EventBus& bus, const Table& t, std::vector<
 
 }  // namespace
 
-TEST_CASE("events: declared windows are found; a second declaration is an error", "[events]") {
+TEST_CASE("events: declared windows are found, a second declaration is an error", "[events]") {
   EventBus bus = bus_with_windows();
   CHECK(bus.find("space_combat.after_roll") == 2);
   CHECK(bus.find("space_combat.nowhere") == -1);
@@ -88,7 +88,7 @@ TEST_CASE("events: require names the nearest declared window", "[events]") {
   }
 }
 
-TEST_CASE("events: a window with no hooks is empty; hook ids are unique", "[events]") {
+TEST_CASE("events: a window with no hooks is empty, hook ids are unique", "[events]") {
   EventBus bus = bus_with_windows();
   CHECK(bus.empty(0));
   bus.add(hook("p:a", 0, -1, 0, 0, 0));
@@ -136,22 +136,24 @@ TEST_CASE("events: hooks run active player first, then turn order, priority, pac
                                  "pack0:c@" + p(t.p1), "pack1:d@" + p(t.p1), "pack1:b@" + p(t.p2)});
 }
 
-TEST_CASE("events: a rule hook runs once; a source fires once per player that holds it",
+TEST_CASE("events: a rule hook runs once, a source fires once per entity that carries it",
           "[events]") {
   EventBus bus = bus_with_windows();
   bus.add(hook("base:rule", 0, -1, 0, 0, 0));
   bus.add(hook("cards:boost", 0, 7, 0, 1, 0));
   Table t;
-  t.give(t.p2, 7);
-  t.give(t.p2, 7);  // two copies: one firing
+  const EntityId first = t.give(t.p2, 7);
+  const EntityId second = t.give(t.p2, 7);  // two copies: two firings, each with its own source
   const EntityId discarded = t.give(t.p0, 7);
   t.state.at(discarded).location = kReinforcements;  // not live
   const auto fired = order(bus, t, {0}, t.p0);
-  CHECK(fired == std::vector<std::string>{"base:rule@rule", "cards:boost@" + std::to_string(t.p2)});
+  const std::string p2 = std::to_string(t.p2);
+  CHECK(fired == std::vector<std::string>{"base:rule@rule", "cards:boost@" + p2, "cards:boost@" + p2});
   std::vector<Firing> out;
   bus.collect(t.state, std::vector<int>{0}, t.p0, out);
-  REQUIRE(out.size() == 2);
-  CHECK(out[1].source == 3);  // the first copy p2 holds (entities 0-2 are players)
+  REQUIRE(out.size() == 3);
+  CHECK(out[1].source == first);
+  CHECK(out[2].source == second);
 }
 
 TEST_CASE("events: merged windows collect the hooks of both, in one order", "[events]") {

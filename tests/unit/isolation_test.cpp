@@ -179,7 +179,7 @@ TEST_CASE("isolation: error attribution comes from the call the runtime made, no
   }
 }
 
-TEST_CASE("isolation: globals are frozen once loading ends; a write names the variable",
+TEST_CASE("isolation: globals are frozen once loading ends, a write names the variable",
           "[isolation][state]") {
   Arena arena;
   for (const char* attack : {"global_write", "global_rawset", "global_via_G"}) {

@@ -27,7 +27,7 @@ State two_players_and_a_cruiser() {
 
 }  // namespace
 
-TEST_CASE("state: a copy is a value; changing it leaves the original alone", "[state]") {
+TEST_CASE("state: a copy is a value, changing it leaves the original alone", "[state]") {
   const State original = two_players_and_a_cruiser();
   State copy = original;
   copy.at(2).attr[0] = 3;

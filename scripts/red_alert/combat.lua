@@ -29,9 +29,9 @@ local function gain_stars(ctx, player, n, why)
   return n
 end
 
-local function pay(ctx, player, n, what)
+local function pay(ctx, player, n, key, what)
   ctx:add_counter(player, "stars", -n)
-  tr(ctx, "spend:" .. name(ctx, player) .. ":" .. what, name(ctx, player) .. " spends " .. n .. " stars: " .. what)
+  tr(ctx, "spend:" .. name(ctx, player) .. ":" .. key .. ":" .. n, name(ctx, player) .. " spends " .. n .. " stars: " .. what)
 end
 
 -- Hits a flagship takes: cap fighters absorb first; each hit left must be confirmed by
@@ -206,7 +206,7 @@ local function red_alerts(ctx, t, alerts, scored)
       tr(ctx, "red_alert:" .. name(ctx, t) .. ":disregard", name(ctx, t) .. " disregards the red alert")
       return 0, 0, false
     elseif o.id == "repair" then
-      pay(ctx, owner, 2, "engineering repairs the red alert on " .. name(ctx, t))
+      pay(ctx, owner, 2, "repair", "engineering repairs the red alert on " .. name(ctx, t))
       tr(ctx, "red_alert:" .. name(ctx, t) .. ":repair", name(ctx, t) .. ": engineering repairs the red alert")
       return 0, 0, false
     end
@@ -306,7 +306,7 @@ function M.unit_combat(ctx, u, t, opts)
     local why_not = lib.check(ctx, t, u)
     if not other and not why_not then
       if ctx:decide(tp, "unit_combat.battle_back", { { id = "yes" }, { id = "no" } }).id == "yes" then
-        pay(ctx, tp, 2, name(ctx, t) .. " battles back")
+        pay(ctx, tp, 2, "battle_back", name(ctx, t) .. " battles back")
         res.battle_back = true
         local b = M.unit_combat(ctx, t, u, { battle_back = true })
         res.attacker_lost = b.lost
@@ -322,7 +322,7 @@ function M.unit_combat(ctx, u, t, opts)
       and not ctx:flag(u, "pursued") and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
       and ctx:counter(ap, "stars") >= 2 and lib.unit_at(ctx, hex_before) == nil then
     if ctx:decide(ap, "unit_combat.pursuit", { { id = "yes" }, { id = "no" } }).id == "yes" then
-      pay(ctx, ap, 2, name(ctx, u) .. " pursues")
+      pay(ctx, ap, 2, "pursuit", name(ctx, u) .. " pursues")
       ctx:set_flag(u, "pursued", "turn")
       lib.put(ctx, u, hex_before)
       res.pursuit = true

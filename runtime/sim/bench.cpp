@@ -21,6 +21,10 @@ const std::vector<BenchCase>& bench_cases() {
       {"c", "content/ti4-base/scenarios/bench_c.toml",
        "2 war suns, 4 dreadnoughts, 8 fighters vs 6 dreadnoughts, 4 cruisers, 10 fighters", 78e3,
        8.3e3, 160e3},
+      // a third ruleset's hex combat phase: no published calculator to anchor it (0: none)
+      {"d", "content/red-alert-core/scenarios/bench_d.toml",
+       "a combat phase of six ordered units on a hex battlefield (line of sight, retires, stars)",
+       0, 0, 0},
   };
   return cases;
 }
@@ -108,7 +112,7 @@ nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOp
     c["target"] = r.bench.target;
     c["anchors"] = {{"alpha_mouse_monte_carlo", r.bench.alpha_mouse_mc},
                     {"pgsandstrom_monte_carlo", r.bench.pgsandstrom_mc}};
-    c["of_target"] = r.rate / r.bench.target;
+    c["of_target"] = r.bench.target > 0 ? json(r.rate / r.bench.target) : json(nullptr);
     c["result"] = r.report;
     cases.push_back(c);
   }
@@ -130,10 +134,12 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
     auto p = [&](const char* k) {
       return j.contains(k) ? fmt::format("{:.2f}%", 100 * j[k].get<double>()) : std::string("-");
     };
-    out << fmt::format("  ({}) {:>9} {:>8.2f} {:>11} {:>9} {:>7.0f}%   {:>8} {:>8} {:>8}\n",
-                       r.bench.name, r.runs, r.seconds, rate_text(r.rate),
-                       rate_text(r.bench.target), 100 * r.rate / r.bench.target, p("attacker_win"),
-                       p("draw"), p("defender_win"));
+    const bool anchored = r.bench.target > 0;
+    out << fmt::format(
+        "  ({}) {:>9} {:>8.2f} {:>11} {:>9} {:>8}   {:>8} {:>8} {:>8}\n", r.bench.name, r.runs,
+        r.seconds, rate_text(r.rate), anchored ? rate_text(r.bench.target) : std::string("-"),
+        anchored ? fmt::format("{:.0f}%", 100 * r.rate / r.bench.target) : std::string("-"),
+        p("attacker_win"), p("draw"), p("defender_win"));
   }
   if (threads > 1) out << "  (the targets are for one thread)\n";
   if (!results.empty() && !results.front().left_out.empty())

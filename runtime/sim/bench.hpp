@@ -4,6 +4,7 @@
 // `simulate` runs them. Only the simulation loop is timed (after every thread's Engine and start
 // state are built). The anchors are the published calculators' speeds on the same combats
 // (shared/reference/anchors.md), and the target is the issue's: twice the fastest of them.
+// Case (d) is another ruleset's scenario (a hex combat phase): it has no anchor (0) and no target.
 #pragma once
 
 #include <cstdint>

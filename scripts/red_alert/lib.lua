@@ -142,24 +142,26 @@ function M.ignored_blasts(ctx, attacker, target)
 end
 
 -- Why `u` cannot combat `t` now, or nil and the dice (after reductions, before cards), whether
--- it is ranged and the distance.
-function M.check(ctx, u, t)
+-- it is ranged and the distance. `adjacent` (optional): whether `u` is adjacent to an enemy.
+function M.check(ctx, u, t, adjacent)
   if not M.alive(ctx, u) or not M.alive(ctx, t) then return "gone" end
   if ctx:owner(u) == ctx:owner(t) then return "friendly" end
   local a, b = ctx:hex(u), ctx:hex(t)
   local d = ctx:hex_distance(a, b)
   local ranged = d > 1
   if ranged then
-    if #M.adjacent_enemies(ctx, u) > 0 then return "adjacent to an enemy: must close quarters it" end
     if d > ctx:get(u, "range") then return "out of range (" .. d .. " hexes, range " .. ctx:get(u, "range") .. ")" end
+    if adjacent == nil then adjacent = #M.adjacent_enemies(ctx, u) > 0 end
+    if adjacent then return "adjacent to an enemy: must close quarters it" end
     local seen, why = M.line_of_sight(ctx, a, b)
     if not seen then return "no line of sight (" .. why .. ")" end
   end
   local dice = M.base_dice(ctx, u, d)
   local f = M.feature_of(ctx, t)
   if f and ctx:get(f, "dice_against") > 0 then
-    local exempt = ctx:get(f, "group_exempt") and M.feature_of(ctx, u) ~= nil
-      and ctx:get(M.feature_of(ctx, u), "group") == ctx:get(f, "group") and ctx:get(f, "group") ~= 0
+    local g = ctx:get(f, "group")
+    local mine = M.feature_of(ctx, u)
+    local exempt = ctx:get(f, "group_exempt") and g ~= 0 and mine ~= nil and ctx:get(mine, "group") == g
     if not exempt then dice = dice - ctx:get(f, "dice_against") end
   end
   if ctx:get(u, "marker") then dice = dice - 1 end
@@ -170,9 +172,12 @@ end
 -- Valid targets of `u` as decision options.
 function M.targets(ctx, u)
   local out = {}
-  for _, t in ipairs(ctx:units(nil, nil)) do
-    if ctx:owner(t) ~= ctx:owner(u) then
-      local why, dice, ranged, d = M.check(ctx, u, t)
+  local me = ctx:owner(u)
+  local near = M.adjacent_enemies(ctx, u)
+  local candidates = #near > 0 and near or ctx:units(nil, nil)
+  for _, t in ipairs(candidates) do
+    if ctx:owner(t) ~= me then
+      local why, dice, ranged, d = M.check(ctx, u, t, #near > 0)
       if not why then
         out[#out + 1] = { id = ctx:name(t), entity = t, dice = dice, ranged = ranged, distance = d,
           figures = ctx:get(t, "figures") + ctx:get(t, "cap_fighters") }

@@ -95,14 +95,21 @@ local function make_unit(ctx, t, path, player, by_name)
   return u
 end
 
+local function array(ctx, v, path)
+  if v == nil then return {} end
+  if type(v) ~= "table" then ctx:reject(path, path .. " must be a list") end
+  return v
+end
+
 local function make_side(ctx, t, path, default_name, default_baseline)
   check_keys(ctx, t, SIDE, path)
+  if t.name ~= nil and type(t.name) ~= "string" then ctx:reject(path .. ".name", path .. ".name must be a string") end
   local p = ctx:create { kind = "player", name = t.name or default_name }
   local baseline = t.baseline or default_baseline
   if baseline ~= "north" and baseline ~= "south" then ctx:reject(path .. ".baseline", path .. ".baseline must be north or south") end
   ctx:set(p, "baseline", baseline)
   if t.stars ~= nil then ctx:set_counter(p, "stars", int(ctx, t.stars, path .. ".stars", 0, 99)) end
-  for i, c in ipairs(t.cards or {}) do
+  for i, c in ipairs(array(ctx, t.cards, path .. ".cards")) do
     if type(c) ~= "string" or not ctx:record(c, "card") then
       ctx:reject(path .. ".cards", "unknown card '" .. tostring(c) .. "', expected one of: " .. list(ctx:records("card")))
     end
@@ -138,7 +145,7 @@ return function(ctx, sc)
 
   -- features, then their groups (adjacent features of one type that has group_sight)
   local features = {}
-  for i, t in ipairs(sc.features or {}) do
+  for i, t in ipairs(array(ctx, sc.features, "features")) do
     local path = "features." .. i
     check_keys(ctx, t, FEATURE, path)
     if type(t.type) ~= "string" or not ctx:record(t.type, "feature") then
@@ -178,7 +185,7 @@ return function(ctx, sc)
   ctx:set_role("active_player", ap)
   local by_name = {}
   for _, side in ipairs { { sc.attacker, "attacker", ap }, { sc.defender, "defender", dp } } do
-    for i, t in ipairs(side[1].units or {}) do make_unit(ctx, t, side[2] .. ".units." .. i, side[3], by_name) end
+    for i, t in ipairs(array(ctx, side[1].units, side[2] .. ".units")) do make_unit(ctx, t, side[2] .. ".units." .. i, side[3], by_name) end
   end
 
   local c = sc.combat

@@ -114,14 +114,16 @@ function M.line_of_sight(ctx, a, b)
   local function blocked(line)
     for i = 2, #line - 1 do
       local why = M.obstructs(ctx, line[i], ga, gb)
-      if why then return why .. " at " .. M.hex_text(ctx, line[i]) end
+      if why then return why, line[i] end
     end
     return nil
   end
-  local x = blocked(one)
+  local x, hx = blocked(one)
   if not x then return true end
-  local y = blocked(two)
+  local y, hy = blocked(two)
   if not y then return true end
+  if not ctx:tracing() then return false, "no line of sight" end
+  x, y = x .. " at " .. M.hex_text(ctx, hx), y .. " at " .. M.hex_text(ctx, hy)
   return false, x == y and x or (x .. " and " .. y)
 end
 
@@ -150,7 +152,10 @@ function M.check(ctx, u, t, adjacent)
   local d = ctx:hex_distance(a, b)
   local ranged = d > 1
   if ranged then
-    if d > ctx:get(u, "range") then return "out of range (" .. d .. " hexes, range " .. ctx:get(u, "range") .. ")" end
+    if d > ctx:get(u, "range") then
+      if not ctx:tracing() then return "out of range" end
+      return "out of range (" .. d .. " hexes, range " .. ctx:get(u, "range") .. ")"
+    end
     if adjacent == nil then adjacent = #M.adjacent_enemies(ctx, u) > 0 end
     if adjacent then return "adjacent to an enemy: must close quarters it" end
     local seen, why = M.line_of_sight(ctx, a, b)

@@ -316,10 +316,11 @@ function M.unit_combat(ctx, u, t, opts)
 
   -- 11. Pursuit move and bonus combat: 2 stars, after a successful close quarters combat of
   -- an ordered unit; once per turn; not after First Strike or Ambush, nor from a feature that
-  -- stopped it.
+  -- stopped it, nor with a red alert marker (a unit with one may not move).
   if not opts.battle_back and not ranged and vacated and lib.alive(ctx, u)
       and (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue"))
       and not ctx:flag(u, "pursued") and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
+      and not ctx:get(u, "marker")
       and ctx:counter(ap, "stars") >= 2 and lib.unit_at(ctx, hex_before) == nil then
     if ctx:decide(ap, "unit_combat.pursuit", { { id = "yes" }, { id = "no" } }).id == "yes" then
       pay(ctx, ap, 2, "pursuit", name(ctx, u) .. " pursues")

@@ -73,18 +73,18 @@ function M.impassable(ctx, h)
   return f ~= nil and ctx:get(f, "impassable")
 end
 
--- enemy units of `u`'s owner that are adjacent to it
+-- enemy units of `u`'s owner that are adjacent to it (entity ids: no hex tables made)
 function M.adjacent_enemies(ctx, u)
   local out, me = {}, ctx:owner(u)
-  for _, h in ipairs(ctx:hex_neighbours(ctx:hex(u), true)) do
-    local v = M.unit_at(ctx, h)
-    if v and ctx:owner(v) ~= me then out[#out + 1] = v end
+  for _, v in ipairs(ctx:units(nil, nil)) do
+    if ctx:owner(v) ~= me and ctx:hex_distance(u, v) == 1 then out[#out + 1] = v end
   end
   return out
 end
 
+-- the group of the feature at a hex (or of the feature a unit is on), 0 when none
 local function group_at(ctx, h)
-  local f = M.feature_at(ctx, h)
+  local f = math.type(h) == "integer" and M.feature_of(ctx, h) or (math.type(h) ~= "integer" and M.feature_at(ctx, h))
   if f and ctx:get(f, "group_sight") then return ctx:get(f, "group") end
   return 0
 end
@@ -104,7 +104,7 @@ function M.obstructs(ctx, h, ga, gb)
   return nil
 end
 
--- Line of sight from hex a to hex b (3. Check Line of Sight): the centre-to-centre line drawn
+-- Line of sight from hex (or unit) a to hex (or unit) b (3. Check Line of Sight): the centre-to-centre line drawn
 -- twice, nudged to either side; blocked only when both lines cross an obstruction (a line
 -- along hex edges: obstructions on both sides). The end hexes never block. Returns true, or
 -- false and what blocks each side.
@@ -148,8 +148,7 @@ end
 function M.check(ctx, u, t, adjacent)
   if not M.alive(ctx, u) or not M.alive(ctx, t) then return "gone" end
   if ctx:owner(u) == ctx:owner(t) then return "friendly" end
-  local a, b = ctx:hex(u), ctx:hex(t)
-  local d = ctx:hex_distance(a, b)
+  local d = ctx:hex_distance(u, t)
   local ranged = d > 1
   if ranged then
     if d > ctx:get(u, "range") then
@@ -158,7 +157,7 @@ function M.check(ctx, u, t, adjacent)
     end
     if adjacent == nil then adjacent = #M.adjacent_enemies(ctx, u) > 0 end
     if adjacent then return "adjacent to an enemy: must close quarters it" end
-    local seen, why = M.line_of_sight(ctx, a, b)
+    local seen, why = M.line_of_sight(ctx, u, t)
     if not seen then return "no line of sight (" .. why .. ")" end
   end
   local dice = M.base_dice(ctx, u, d)

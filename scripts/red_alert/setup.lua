@@ -118,6 +118,13 @@ local function make_side(ctx, t, path, default_name, default_baseline)
   end
   if t.policy ~= nil then
     check_keys(ctx, t.policy, POLICY, path .. ".policy")
+    for _, k in ipairs(POLICY) do
+      local v = t.policy[k]
+      if v ~= nil and k ~= "target" and k ~= "retire" and v ~= "always" and v ~= "never" then
+        ctx:reject(path .. ".policy." .. k, path .. ".policy." .. k .. " must be \"always\" or \"never\"")
+      end
+      if v ~= nil and type(v) ~= "string" then ctx:reject(path .. ".policy." .. k, path .. ".policy." .. k .. " must be a string") end
+    end
     ctx:set_policy(p, t.policy)
   end
   return p
@@ -140,7 +147,9 @@ return function(ctx, sc)
   ctx:set_role("settings", settings)
   if sc.settings ~= nil then
     check_keys(ctx, sc.settings, SETTINGS, "settings")
-    for k, v in pairs(sc.settings) do ctx:set(settings, k, bool(ctx, v, "settings." .. k)) end
+    for _, k in ipairs(SETTINGS) do
+      if sc.settings[k] ~= nil then ctx:set(settings, k, bool(ctx, sc.settings[k], "settings." .. k)) end
+    end
   end
 
   -- features, then their groups (adjacent features of one type that has group_sight)

@@ -55,3 +55,27 @@ hook {
   end,
   apply = play,
 }
+
+-- An example command card: held by the active player, it is the card played this turn. Not a
+-- combat card (no star cost, not counted against the one-card limits).
+local lib = require "lib"
+
+local function in_sector(ctx, unit, sector)
+  for _, s in ipairs(lib.sectors(ctx, ctx:hex(unit))) do
+    if s == sector then return true end
+  end
+  return false
+end
+
+hook {
+  id = "left_flank_barrage",
+  window = "unit_combat.dice_adjustments",
+  source = "card/left_flank_barrage",
+  condition = function(ctx, player, source, args)
+    return args.player == player and on_own_turn(ctx, player) and not args.battle_back and in_sector(ctx, args.attacker, "left")
+  end,
+  apply = function(ctx, player, source, args)
+    args.dice = args.dice + ctx:get(source, "extra_dice")
+    if ctx:tracing() then ctx:event("card:left_flank_barrage:" .. args.dice, "Left Flank Barrage: battle dice now " .. args.dice) end
+  end,
+}

@@ -21,12 +21,33 @@ const std::vector<BenchCase>& bench_cases() {
       {"c", "content/ti4-base/scenarios/bench_c.toml",
        "2 war suns, 4 dreadnoughts, 8 fighters vs 6 dreadnoughts, 4 cruisers, 10 fighters", 78e3,
        8.3e3, 160e3},
-      // a third ruleset's hex combat phase: no published calculator to anchor it (0: none)
-      {"d", "content/red-alert-core/scenarios/bench_d.toml",
-       "a combat phase of six ordered units on a hex battlefield (line of sight, retires, stars)",
-       0, 0, 0},
   };
   return cases;
+}
+
+std::vector<BenchCase> pack_bench_cases(const fs::path& root) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& pack : fs::directory_iterator(root / "content", ec)) {
+    const fs::path dir = pack.path() / "scenarios";
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& f : fs::directory_iterator(dir, ec))
+      if (f.path().extension() == ".toml" && f.path().stem().string().rfind("bench_", 0) == 0)
+        files.push_back(f.path());
+  }
+  std::sort(files.begin(), files.end());  // the same order on every machine
+  std::vector<BenchCase> out;
+  for (const fs::path& f : files) {
+    const std::string rel = fs::relative(f, root, ec).generic_string();
+    const auto& anchored = bench_cases();
+    if (std::any_of(anchored.begin(), anchored.end(),
+                    [&](const BenchCase& c) { return c.file == rel; }))
+      continue;
+    BenchCase c{f.stem().string().substr(6), rel, rel, 0, 0, 0};
+    if (auto d = read_scenario(f).table["description"].value<std::string>()) c.description = *d;
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 namespace {
@@ -47,7 +68,8 @@ std::string rate_text(double r) {
 std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench) {
   SessionOptions so = options;
   so.all_packs = true;  // every pack of the ruleset: all hooks live
-  const auto& cases = bench_cases();
+  std::vector<BenchCase> cases = bench_cases();
+  for (BenchCase& c : pack_bench_cases(so.root)) cases.push_back(std::move(c));
   std::vector<BenchResult> out;
   // house rules are left out: a pack that changes or removes another pack's records (the
   // homebrew example's heavy cruiser) would make these combats something else than base units

@@ -34,14 +34,12 @@ return {
     for _, u in ipairs(ctx:units(nil, nil)) do
       if ctx:owner(u) == ap then own_before[u] = figures(u) else enemy_before[u] = figures(u) end
     end
-    local stars0 = ctx:counter(ap, "stars")
     local combats, backs, pursuits, retire = 0, 0, 0, 0
     local gained = 0
     for _, u in ipairs(ordered) do
       local t = ctx:counter(u, "order_target")
       local target = t > 0 and t - 1 or nil
       if target and not lib.alive(ctx, target) then target = nil end
-      local before = ctx:counter(ap, "stars")
       local r = combat.order(ctx, u, target)
       if r and r.combat then
         combats = combats + 1
@@ -50,7 +48,6 @@ return {
         retire = retire + r.retired
         gained = gained + r.stars + (r.bonus_result and r.bonus_result.stars or 0)
       end
-      local _ = before
     end
     local own, enemy, gone = 0, 0, 0
     for u, n in pairs(own_before) do own = own + n - (lib.alive(ctx, u) and figures(u) or 0) end
@@ -58,7 +55,6 @@ return {
       enemy = enemy + n - (lib.alive(ctx, u) and figures(u) or 0)
       if not lib.alive(ctx, u) then gone = gone + 1 end
     end
-    local _ = stars0
     ctx:open("combat_phase.end", { player = ap })
     ctx:metric("enemy_figures_lost", enemy)
     ctx:metric("own_figures_lost", own)

@@ -109,12 +109,11 @@ local function make_side(ctx, t, path, default_name, default_baseline)
   if baseline ~= "north" and baseline ~= "south" then ctx:reject(path .. ".baseline", path .. ".baseline must be north or south") end
   ctx:set(p, "baseline", baseline)
   if t.stars ~= nil then ctx:set_counter(p, "stars", int(ctx, t.stars, path .. ".stars", 0, 99)) end
-  for i, c in ipairs(array(ctx, t.cards, path .. ".cards")) do
+  for _, c in ipairs(array(ctx, t.cards, path .. ".cards")) do
     if type(c) ~= "string" or not ctx:record(c, "card") then
       ctx:reject(path .. ".cards", "unknown card '" .. tostring(c) .. "', expected one of: " .. list(ctx:records("card")))
     end
     ctx:create { kind = "card", type = c, owner = p, location = p }
-    local _ = i
   end
   if t.policy ~= nil then
     check_keys(ctx, t.policy, POLICY, path .. ".policy")

@@ -25,6 +25,31 @@ const std::vector<BenchCase>& bench_cases() {
   return cases;
 }
 
+std::vector<BenchCase> pack_bench_cases(const fs::path& root) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& pack : fs::directory_iterator(root / "content", ec)) {
+    const fs::path dir = pack.path() / "scenarios";
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& f : fs::directory_iterator(dir, ec))
+      if (f.path().extension() == ".toml" && f.path().stem().string().rfind("bench_", 0) == 0)
+        files.push_back(f.path());
+  }
+  std::sort(files.begin(), files.end());  // the same order on every machine
+  std::vector<BenchCase> out;
+  for (const fs::path& f : files) {
+    const std::string rel = fs::relative(f, root, ec).generic_string();
+    const auto& anchored = bench_cases();
+    if (std::any_of(anchored.begin(), anchored.end(),
+                    [&](const BenchCase& c) { return c.file == rel; }))
+      continue;
+    BenchCase c{f.stem().string().substr(6), rel, rel, 0, 0, 0};
+    if (auto d = read_scenario(f).table["description"].value<std::string>()) c.description = *d;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 namespace {
 
 // n rounded to two significant figures, at least `floor`.
@@ -43,7 +68,8 @@ std::string rate_text(double r) {
 std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench) {
   SessionOptions so = options;
   so.all_packs = true;  // every pack of the ruleset: all hooks live
-  const auto& cases = bench_cases();
+  std::vector<BenchCase> cases = bench_cases();
+  for (BenchCase& c : pack_bench_cases(so.root)) cases.push_back(std::move(c));
   std::vector<BenchResult> out;
   // house rules are left out: a pack that changes or removes another pack's records (the
   // homebrew example's heavy cruiser) would make these combats something else than base units
@@ -108,7 +134,7 @@ nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOp
     c["target"] = r.bench.target;
     c["anchors"] = {{"alpha_mouse_monte_carlo", r.bench.alpha_mouse_mc},
                     {"pgsandstrom_monte_carlo", r.bench.pgsandstrom_mc}};
-    c["of_target"] = r.rate / r.bench.target;
+    c["of_target"] = r.bench.target > 0 ? json(r.rate / r.bench.target) : json(nullptr);
     c["result"] = r.report;
     cases.push_back(c);
   }
@@ -130,10 +156,12 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
     auto p = [&](const char* k) {
       return j.contains(k) ? fmt::format("{:.2f}%", 100 * j[k].get<double>()) : std::string("-");
     };
-    out << fmt::format("  ({}) {:>9} {:>8.2f} {:>11} {:>9} {:>7.0f}%   {:>8} {:>8} {:>8}\n",
-                       r.bench.name, r.runs, r.seconds, rate_text(r.rate),
-                       rate_text(r.bench.target), 100 * r.rate / r.bench.target, p("attacker_win"),
-                       p("draw"), p("defender_win"));
+    const bool anchored = r.bench.target > 0;
+    out << fmt::format(
+        "  ({}) {:>9} {:>8.2f} {:>11} {:>9} {:>8}   {:>8} {:>8} {:>8}\n", r.bench.name, r.runs,
+        r.seconds, rate_text(r.rate), anchored ? rate_text(r.bench.target) : std::string("-"),
+        anchored ? fmt::format("{:.0f}%", 100 * r.rate / r.bench.target) : std::string("-"),
+        p("attacker_win"), p("draw"), p("defender_win"));
   }
   if (threads > 1) out << "  (the targets are for one thread)\n";
   if (!results.empty() && !results.front().left_out.empty())

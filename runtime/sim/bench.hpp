@@ -4,6 +4,8 @@
 // `simulate` runs them. Only the simulation loop is timed (after every thread's Engine and start
 // state are built). The anchors are the published calculators' speeds on the same combats
 // (shared/reference/anchors.md), and the target is the issue's: twice the fastest of them.
+// A pack adds a case by shipping content/<pack>/scenarios/bench_<name>.toml (its `description`
+// key describes it): such cases run after the anchored ones, with no anchor (0) and no target.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,9 @@ struct BenchCase {
   double pgsandstrom_mc;    // combats/s of pgsandstrom/ti4calc
   double target;            // combats/s to reach, one thread
 };
-const std::vector<BenchCase>& bench_cases();
+const std::vector<BenchCase>& bench_cases();  // the anchored cases
+// The other content/*/scenarios/bench_*.toml under root, sorted by path (name: after "bench_").
+std::vector<BenchCase> pack_bench_cases(const fs::path& root);
 
 struct BenchOptions {
   std::uint64_t runs = 0;  // per case; 0: calibrated so the whole bench takes about `seconds`

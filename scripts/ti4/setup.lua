@@ -11,7 +11,7 @@ local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dread
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
 local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
-  faction = true, leaders = true, notes = true, tokens = true, policy = true }
+  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true }
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -325,6 +325,12 @@ return function(ctx, scenario)
     check_keys(ctx, tokens, TOKEN_KEYS, role .. ".tokens")
     local defaults = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }
     for key, attr in pairs(TOKEN_KEYS) do ctx:set(p, attr, tokens[key] or defaults[key]) end
+    if side.trade_goods ~= nil then  -- what Munitions Reserves and the like spend
+      if math.type(side.trade_goods) ~= "integer" or side.trade_goods < 0 then
+        ctx:reject(role .. ".trade_goods", "trade_goods is a whole number")
+      end
+      ctx:set_counter(p, "trade_goods", side.trade_goods, "game")
+    end
     ctx:set_policy(p, side_policy(ctx, side, role))
   end
   if map then

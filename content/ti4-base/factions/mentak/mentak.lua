@@ -1,0 +1,46 @@
+-- The Mentak Coalition: Ambush. Tests: ../../tests/factions/mentak.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed",
+  sustained_window = "space_combat.unit_sustained_damage" }
+
+-- up to 2 cruisers or destroyers: the ones most likely to hit (lowest combat value) first
+local function ambushers(ctx, player, sys)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, sys, "ship")) do
+    local t = ctx:type(u)
+    if t == "cruiser" or t == "destroyer" then out[#out + 1] = u end
+  end
+  table.sort(out, function(a, b)
+    local ca, cb = ctx:get(a, "combat"), ctx:get(b, "combat")
+    if ca ~= cb then return ca < cb end
+    return a < b
+  end)
+  return out
+end
+
+-- At the start of a space combat, 1 die for each of up to 2 of the player's cruisers or
+-- destroyers, against that ship's combat value (a roll of its own kind, "ambush": combat
+-- modifiers do not apply); the opponent assigns the hits to their ships.
+hook {
+  id = "ambush",
+  window = "space_combat.start_of_combat",
+  source = "faction/mentak",
+  optional = true,
+  condition = function(ctx, player)
+    return #ambushers(ctx, player, ctx:role("active_system")) > 0
+  end,
+  apply = function(ctx, player)
+    local sys = ctx:role("active_system")
+    local hits = 0
+    for i, u in ipairs(ambushers(ctx, player, sys)) do
+      if i > 2 then break end
+      local pool = ctx:roll(player, "d10", 1, { purpose = "ambush", unit = u, threshold = ctx:get(u, "combat") })
+      hits = hits + pool:hits()
+    end
+    local enemy = lib.opponent(ctx, player)
+    if hits > 0 then ctx:assign_hits(enemy, sys, hits, HITS, ctx:policy(enemy).hit_order, ctx:policy(enemy).sustain) end
+  end,
+}

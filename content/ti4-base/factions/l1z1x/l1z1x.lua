@@ -60,3 +60,45 @@ hook {
   condition = function(_, player, _, args) return args.player == player and args.shielded end,
   apply = function(_, _, _, args) args.shielded = false end,
 }
+
+-- Harrow: at the end of each round of ground combat, the player's ships in the active system use
+-- their Bombardment against the opponent's ground forces on the planet (a Bombardment: Planetary
+-- Shield stops it, unless a war sun of the player is in the system or 2RAM is theirs). Rolls of
+-- the kind "bombardment" (Plasma Scoring, not combat modifiers). Not after the last round (the
+-- end of ground combat shares its window: the opponent has no ground forces left then).
+local HARROW = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "ship" }
+local HARROW_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "invasion.assign_bombardment_hits", destroyed_window = "invasion.unit_destroyed" }
+local GROUND_ORDER = { "infantry", "mech" }
+
+local function harrow_target(ctx, player, args)
+  local opponent = player == args.player and args.opponent or args.player
+  if ctx:count(opponent, args.planet, "ground_force") == 0 then return nil end
+  return opponent
+end
+
+local function shielded(ctx, player, opponent, planet, sys)
+  if ctx:count(opponent, planet, "planetary_shield") == 0 then return false end
+  if ctx:count(player, sys, "type:war_sun") > 0 then return false end
+  return #ctx:entities { kind = "leader", owner = player, type = "two_ram" } == 0
+end
+
+hook {
+  id = "harrow",
+  window = "invasion.end_of_ground_round",
+  source = "faction/l1z1x",
+  optional = true,  -- a "may": the default policy uses it (it only harms the opponent)
+  condition = function(ctx, player, _, args)
+    if player ~= args.player and player ~= args.opponent then return false end
+    if ctx:count(player, args.planet, "ground_force") == 0 then return false end
+    local opponent = harrow_target(ctx, player, args)
+    local sys = ctx:location(args.planet)
+    return opponent ~= nil and ctx:count(player, sys, "bombardment") > 0 and not shielded(ctx, player, opponent, args.planet, sys)
+  end,
+  apply = function(ctx, player, _, args)
+    local opponent = harrow_target(ctx, player, args)
+    local pool, hits = ctx:roll_units(player, ctx:location(args.planet), HARROW)
+    if hits > 0 then ctx:assign_hits(opponent, args.planet, hits, HARROW_HITS, GROUND_ORDER, ctx:policy(opponent).sustain) end
+    if ctx:tracing() then ctx:event("harrow:" .. ctx:name(player) .. ":" .. hits, ctx:name(player) .. " harrows: " .. pool:size() .. " dice, " .. hits .. " hits") end
+  end,
+}

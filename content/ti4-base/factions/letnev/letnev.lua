@@ -65,3 +65,43 @@ hook {
   condition = function(_, player, _, args) return args.target == player and args.can_fire end,
   apply = function(_, _, _, args) args.can_fire = false end,
 }
+
+-- Non-Euclidean Shielding: each Sustain Damage of the player's units cancels 2 hits, not 1.
+-- Resolved before the hits are assigned, for the sustain policy "first" (every undamaged unit
+-- that can sustains before anything is lost): s units sustain and absorb up to 2s hits, so the
+-- hits left to assign are lowered by the extra ones and the assignment that follows sustains the
+-- same s units. Under "last" and "never" it is not applied (not modelled yet).
+local function extra_hits_cancelled(ctx, player, location, kind, hits)
+  if ctx:policy(player).sustain ~= "first" or hits <= 0 then return 0 end
+  local sustainers = 0
+  for _, u in ipairs(ctx:units(player, location, kind)) do
+    if ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged") then sustainers = sustainers + 1 end
+  end
+  local s = math.min(sustainers, (hits + 1) // 2)
+  return math.min(hits, 2 * s) - s
+end
+
+hook {
+  id = "non_euclidean_shielding",
+  window = "space_combat.assign_hits",
+  source = "technology/non_euclidean_shielding",
+  condition = function(ctx, player, _, args)
+    return args.purpose == "space_combat.assign_hits"
+      and extra_hits_cancelled(ctx, player, ctx:role("active_system"), "ship", args.hits[player] or 0) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    args.hits[player] = args.hits[player] - extra_hits_cancelled(ctx, player, ctx:role("active_system"), "ship", args.hits[player])
+  end,
+}
+
+hook {
+  id = "non_euclidean_shielding_ground",
+  window = "invasion.assign_ground_hits",
+  source = "technology/non_euclidean_shielding",
+  condition = function(ctx, player, _, args)
+    return extra_hits_cancelled(ctx, player, args.planet, "ground_force", args.hits[player] or 0) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    args.hits[player] = args.hits[player] - extra_hits_cancelled(ctx, player, args.planet, "ground_force", args.hits[player])
+  end,
+}

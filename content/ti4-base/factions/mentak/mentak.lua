@@ -44,3 +44,52 @@ hook {
     if hits > 0 then ctx:assign_hits(enemy, sys, hits, HITS, ctx:policy(enemy).hit_order, ctx:policy(enemy).sustain) end
   end,
 }
+
+-- Fourth Moon: other players' ships in its system cannot use Sustain Damage. At the start of a
+-- space combat with the flagship in the active system, the other players' ships there lose the
+-- ability (marked with a flag for the combat); they get it back at the end of the combat, or as
+-- soon as the flagship is destroyed.
+local SUPPRESSED = "fourth_moon"
+
+local function restore(ctx)
+  for _, u in ipairs(ctx:entities { kind = "unit" }) do
+    if ctx:flag(u, SUPPRESSED) then ctx:set(u, "sustain_damage", true) end
+  end
+end
+
+hook {
+  id = "fourth_moon",
+  window = "space_combat.start_of_combat",
+  source = "unit/mentak_flagship",
+  condition = function(ctx, _, source) return ctx:location(source) == ctx:role("active_system") end,
+  apply = function(ctx, player)
+    local sys = ctx:role("active_system")
+    for _, q in ipairs(ctx:players()) do
+      if q ~= player then
+        for _, u in ipairs(ctx:units(q, sys, "ship")) do
+          if ctx:get(u, "sustain_damage") then
+            ctx:set(u, "sustain_damage", false)
+            ctx:set_flag(u, SUPPRESSED, "combat")
+          end
+        end
+      end
+    end
+  end,
+}
+
+hook {
+  id = "fourth_moon_destroyed",
+  window = "space_combat.unit_destroyed",
+  source = "faction/mentak",
+  condition = function(ctx, player, _, args)
+    return args.player == player and ctx:record_id(args.unit):find("mentak_flagship", 1, true) ~= nil
+  end,
+  apply = function(ctx) restore(ctx) end,
+}
+
+hook {
+  id = "fourth_moon_end",
+  window = "space_combat.end_of_combat",
+  source = "faction/mentak",
+  apply = function(ctx) restore(ctx) end,
+}

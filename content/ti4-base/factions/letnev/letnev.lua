@@ -105,3 +105,36 @@ hook {
     args.hits[player] = args.hits[player] - extra_hits_cancelled(ctx, player, args.planet, "ground_force", args.hits[player])
   end,
 }
+
+-- Dunlain Reaper (mech), Deploy: at the start of a round of ground combat, 2 resources replace 1
+-- of the player's infantry in that combat with 1 mech (from reinforcements: 4 mechs at most on
+-- the board). Paid here with trade goods only (exhausting planets for it is not modelled).
+-- Default policy: whenever the player can pay.
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+local function mech_limit(ctx)
+  local rec = ctx:record("mech", "unit")
+  return rec and rec.reinforcements or 4
+end
+
+hook {
+  id = "dunlain_reaper",
+  window = "invasion.start_of_ground_round",
+  source = "faction/letnev",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    if args.player ~= player and args.opponent ~= player then return false end
+    if ctx:counter(player, "trade_goods") < 2 then return false end
+    if ctx:count(player, args.planet, "type:infantry") == 0 then return false end
+    return ctx:count(player, nil, "type:mech") < mech_limit(ctx)
+  end,
+  apply = function(ctx, player, _, args)
+    ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") - 2, "game")
+    local infantry = ctx:units(player, args.planet, "type:infantry")[1]
+    ctx:move(infantry, "reinforcements")
+    local m = ctx:create { kind = "unit", type = "mech", owner = player, location = args.planet }
+    local record = lib.unit_records(ctx, player).mech
+    if record then ctx:upgrade(m, record) end
+    if ctx:tracing() then ctx:event("deployed:" .. ctx:name(player) .. ":mech", ctx:name(player) .. " replaces an infantry with a mech (Dunlain Reaper)") end
+  end,
+}

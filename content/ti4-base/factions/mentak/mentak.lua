@@ -93,3 +93,54 @@ hook {
   source = "faction/mentak",
   apply = function(ctx) restore(ctx) end,
 }
+
+-- Moll Terminus (mech): other players' ground forces on its planet cannot use Sustain Damage. At
+-- the start of a ground combat on a planet holding one, the opponent's ground forces there lose
+-- the ability until the end of that ground combat, or until no Moll Terminus is left there.
+local GROUND_SUPPRESSED = "moll_terminus"
+
+local function restore_ground(ctx)
+  for _, u in ipairs(ctx:entities { kind = "unit" }) do
+    if ctx:flag(u, GROUND_SUPPRESSED) then ctx:set(u, "sustain_damage", true) end
+  end
+end
+
+hook {
+  id = "moll_terminus",
+  window = "invasion.start_of_ground_combat",
+  source = "unit/mentak_mech",
+  limit = "combat",
+  condition = function(ctx, player, source, args)
+    return ctx:location(source) == args.planet and (args.player == player or args.opponent == player)
+  end,
+  apply = function(ctx, player, _, args)
+    local opponent = player == args.player and args.opponent or args.player
+    for _, u in ipairs(ctx:units(opponent, args.planet, "ground_force")) do
+      if ctx:get(u, "sustain_damage") then
+        ctx:set(u, "sustain_damage", false)
+        ctx:set_flag(u, GROUND_SUPPRESSED, "combat")
+      end
+    end
+  end,
+}
+
+hook {
+  id = "moll_terminus_destroyed",
+  window = "invasion.unit_destroyed",
+  source = "faction/mentak",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player or not ctx:record_id(args.unit):find("mentak_mech", 1, true) then return false end
+    for _, m in ipairs(ctx:units(player, args.location, "type:mech")) do
+      if ctx:record_id(m):find("mentak_mech", 1, true) then return false end  -- another one is still there
+    end
+    return true
+  end,
+  apply = function(ctx) restore_ground(ctx) end,
+}
+
+hook {
+  id = "moll_terminus_end",
+  window = "invasion.end_of_ground_combat",
+  source = "faction/mentak",
+  apply = function(ctx) restore_ground(ctx) end,
+}

@@ -88,3 +88,17 @@ hook {
     ctx:assign_hits(enemy, sys, 1, NON_FIGHTER_HIT, ctx:policy(enemy).hit_order, ctx:policy(enemy).sustain)
   end,
 }
+
+-- Van Hauge: when it is destroyed, every ship in its system is destroyed (its owner's too).
+hook {
+  id = "van_hauge",
+  window = "space_combat.unit_destroyed",
+  source = "faction/yin",
+  condition = function(ctx, player, _, args)
+    return args.player == player and args.location ~= nil and ctx:record_id(args.unit):find("yin_flagship", 1, true) ~= nil
+      and ctx:count(nil, args.location, "ship") > 0
+  end,
+  apply = function(ctx, _, _, args)
+    for _, u in ipairs(ctx:units(nil, args.location, "ship")) do ctx:destroy(u, "space_combat.unit_destroyed") end
+  end,
+}

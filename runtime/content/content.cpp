@@ -416,6 +416,8 @@ class PackLoader {
       }
       c_.modifiers[u.index].units.push_back(c_.records[static_cast<std::size_t>(r)].name);
     }
+    for (const PendingRef& p : pending_present_)
+      c_.modifiers[p.index].present = c_.require_record(p.ref, p.kind, p.file, p.line);
     for (const PendingRef& p : pending_)
       (p.hook ? c_.hooks[p.index].source : c_.modifiers[p.index].source) =
           c_.require_record(p.ref, p.kind, p.file, p.line);
@@ -504,8 +506,8 @@ class PackLoader {
 
   void read_modifier(const TomlFile& f, const PackInfo& pack, const toml::table& t) {
     f.expect_keys(t,
-                  {"id", "source", "activated", "purpose", "units", "role", "location", "delta",
-                   "dice", "text"},
+                  {"id", "source", "activated", "purpose", "units", "role", "location", "present",
+                   "delta", "dice", "text"},
                   "[[modifier]]");
     ModifierDef m;
     m.id = pack.id + ":" + *f.string(t, "id", true);
@@ -573,6 +575,9 @@ class PackLoader {
     if (m.delta == 0 && m.dice == 0)
       f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta' or 'dice'");
     c_.modifiers.push_back(std::move(m));
+    if (auto u = f.string(t, "present"))
+      pending_present_.push_back({*u, c_.ruleset.unit_kind, f.path(), f.line_of(t, "present"),
+                                  false, c_.modifiers.size() - 1});
     if (auto s = f.string(t, "source"))
       pending_.push_back(
           {*s, "", f.path(), f.line_of(t, "source"), false, c_.modifiers.size() - 1});
@@ -636,7 +641,8 @@ class PackLoader {
  private:
   Content& c_;
   std::vector<PendingRef> pending_;
-  std::vector<PendingRef> pending_units_;  // index: the modifier
+  std::vector<PendingRef> pending_units_;    // index: the modifier
+  std::vector<PendingRef> pending_present_;  // a modifier's `present` unit record
   std::vector<std::tuple<int, std::string, std::string, int>> pending_activations_;
   int registration_ = 0;
 };

@@ -121,6 +121,9 @@ struct ModifierDef {
   std::vector<Sym> units;    // unit types it applies to; empty: all
   Sym role = kNoSym;         // only for the player with this role
   std::vector<std::pair<int, std::int32_t>> location;  // rolling unit's location attributes
+  // a unit record that must be with the rolling unit: a unit of it, owned by the rolling unit's
+  // owner, at the same location (a flagship's "other ships in this system"); -1: none
+  std::int32_t present = -1;
   std::int32_t delta = 0;
   std::int32_t dice = 0;
 };

@@ -180,6 +180,11 @@ bool modifier_fits_unit(const State& s, const ModifierDef& m, const Entity& u) {
     for (const auto& [slot, value] : m.location)
       if (loc.attr[static_cast<std::size_t>(slot)] != value) return false;
   }
+  if (m.present >= 0) {  // only modifiers that name a unit to be with pay for this scan
+    for (const Entity& e : s.entities)
+      if (e.record == m.present && e.owner == u.owner && e.location == u.location) return true;
+    return false;
+  }
   return true;
 }
 

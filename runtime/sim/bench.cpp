@@ -21,6 +21,16 @@ const std::vector<BenchCase>& bench_cases() {
       {"c", "content/ti4-base/scenarios/bench_c.toml",
        "2 war suns, 4 dreadnoughts, 8 fighters vs 6 dreadnoughts, 4 cruisers, 10 fighters", 78e3,
        8.3e3, 160e3},
+      // no calculator models the tactical action: no anchor; targets: half and a third of (b)'s
+      {"d", "content/ti4-base/scenarios/bench_d.toml",
+       "a tactical action: movement through a gravity rift, space cannon offense, the combat of (b)",
+       0, 0, 140e3},
+      {"e", "content/ti4-base/scenarios/bench_e.toml",
+       "a full tactical action with an invasion of two planets and production", 0, 0, 93e3},
+      // no calculator models these abilities, so no anchor; the target is half of (b)'s
+      {"f", "content/ti4-base/scenarios/bench_f.toml",
+       "a faction battle, abilities live on both sides (the scenario file says which)", 0, 0,
+       140e3},
   };
   return cases;
 }

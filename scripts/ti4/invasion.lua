@@ -176,8 +176,10 @@ function M.space_cannon_defense(ctx, st)
   for _, planet in ipairs(st.invaded) do
     for _, q in ipairs(st.players) do
       if q ~= p and ctx:count(q, planet, "space_cannon") > 0 and ctx:count(p, planet, "ground_force") > 0 then
-        open(ctx, st, "invasion.before_space_cannon_defense", { player = q, target = p, planet = planet })
-        if ctx:decide(q, "invasion.use_space_cannon_defense", { "yes", "no" }) == "yes" then
+        -- can_fire: a hook may forbid it (L4 Disruptors)
+        local before = { player = q, target = p, planet = planet, can_fire = true }
+        open(ctx, st, "invasion.before_space_cannon_defense", before)
+        if before.can_fire and ctx:decide(q, "invasion.use_space_cannon_defense", { "yes", "no" }) == "yes" then
           local pool, hits = ctx:roll_units(q, planet, SPACE_CANNON_DEFENSE)
           if open(ctx, st, "invasion.after_space_cannon_defense_roll", { player = q, pool = pool, purpose = "space_cannon_defense" }) > 0 then
             hits = pool:hits()

@@ -60,6 +60,25 @@ function lib.time_to_retreat(ctx, player)
   return false, "retreat: never"
 end
 
+-- The records new units of the player take, by generic type: the faction's own units (a
+-- faction's flagship, mech, Exotrireme ...), then the player's unit upgrade technologies.
+function lib.unit_records(ctx, player)
+  local out = {}
+  local faction = ctx:entities { kind = "faction", owner = player }[1]
+  if faction then
+    local name = ctx:type(faction)
+    for _, t in ipairs(ctx:records("unit")) do
+      local rec = ctx:record(t, "unit")
+      if rec and rec.faction == name and rec.replaces then out[rec.replaces] = t end
+    end
+  end
+  for _, tech in ipairs(ctx:entities { kind = "technology", owner = player }) do
+    local rec = ctx:record(ctx:type(tech), "technology")
+    if rec.upgrades then out[rec.upgrades] = rec.upgrade_to end
+  end
+  return out
+end
+
 -- A fighter or ground force: a unit that moves only with a ship and counts against capacity.
 function lib.needs_transport(ctx, u)
   return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))

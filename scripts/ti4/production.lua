@@ -10,6 +10,8 @@
 
 local M = {}
 
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
 local function event(ctx, key, text)
   if ctx:tracing() then ctx:event(key, text) end
 end
@@ -32,7 +34,7 @@ function M.producible(ctx)
   for _, name in ipairs(ctx:records("unit")) do
     local rec = not seen[name] and ctx:record(name, "unit")
     seen[name] = true
-    if rec and (rec.cost or 0) > 0 and not upgraded[name] then
+    if rec and (rec.cost or 0) > 0 and not upgraded[name] and not rec.replaces then  -- a faction's unit: by its generic type
       out[#out + 1] = { name = name, cost = rec.cost, per_cost = math.max(1, rec.units_per_cost or 1), ship = rec.ship or false,
         limit = rec.reinforcements or 0 }
     end
@@ -205,11 +207,7 @@ function M.run(ctx, st)
     ctx:move(u, "reinforcements")
   end
   -- the units: ships in the space area, ground forces on the producing dock's planet
-  local upgrade = {}
-  for _, tech in ipairs(ctx:entities { kind = "technology", owner = p }) do
-    local rec = ctx:record(ctx:type(tech), "technology")
-    if rec.upgrades then upgrade[rec.upgrades] = rec.upgrade_to end
-  end
+  local upgrade = lib.unit_records(ctx, p)  -- the faction's units, then unit upgrades
   for _, t in ipairs(queue) do
     local rec = ctx:record(t.name, "unit")
     local at = (rec.ground_force and ground_to) or sys

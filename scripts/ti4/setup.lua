@@ -11,7 +11,7 @@ local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dread
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
 local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
-  faction = true, tokens = true, policy = true }
+  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true }
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -45,12 +45,34 @@ local function check_keys(ctx, t, allowed, path)
   end
 end
 
+-- Edit distance of two short names (for "did you mean").
+local function distance(a, b)
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
 local function record_or_reject(ctx, kind, name, path)
+  if type(name) ~= "string" then ctx:reject(path, kind .. " names are strings, not " .. tostring(name)) end
   local rec = ctx:record(name, kind)
   if not rec then
     local known = ctx:records(kind)
     table.sort(known)
-    ctx:reject(path, "unknown " .. kind .. " '" .. name .. "'; known: " .. table.concat(known, ", "))
+    local best, best_d = nil, math.huge
+    for _, k in ipairs(known) do
+      local d = distance(name, k)
+      if d < best_d then best, best_d = k, d end
+    end
+    local hint = (best and best_d <= math.max(2, #name // 3)) and (" (did you mean '" .. best .. "'?)") or ""
+    ctx:reject(path, "unknown " .. kind .. " '" .. name .. "'" .. hint .. "; known: " .. table.concat(known, ", "))
   end
   return rec
 end
@@ -66,7 +88,11 @@ local function place_units(ctx, units, owner, location, path)
     if math.type(n) ~= "integer" or n < 0 or n > MAX_UNITS then
       ctx:reject(path .. "." .. name, "unit counts are whole numbers from 0 to " .. MAX_UNITS .. ", not " .. tostring(n))
     end
-    record_or_reject(ctx, "unit", name, path .. "." .. name)
+    local rec = record_or_reject(ctx, "unit", name, path .. "." .. name)
+    if rec.replaces then  -- a faction's unit is placed by the generic type it stands in for
+      ctx:reject(path .. "." .. name, name .. " is " .. rec.faction .. "'s " .. rec.replaces .. ": write " .. rec.replaces
+        .. " and give the side faction = \"" .. rec.faction .. "\"")
+    end
     for _ = 1, n do ctx:create { kind = "unit", type = name, owner = owner, location = location } end
   end
 end
@@ -180,20 +206,71 @@ local function side_policy(ctx, side, path)
   return policy
 end
 
--- A side's technologies, cards, laws and faction, each checked against the loaded records, in
--- that order (entity order is part of determinism). `list(v, path)` reads one list.
-local GRANTS = { { "technologies", "technology" }, { "cards", "action_card" }, { "laws", "agenda" } }
+-- The faction's units by the generic type each stands in for: { flagship = "...", mech = ... }.
+local function faction_units(ctx, faction)
+  local out = {}
+  for _, name in ipairs(ctx:records("unit")) do
+    local rec = ctx:record(name, "unit")
+    if rec and rec.faction == faction and rec.replaces then out[rec.replaces] = name end
+  end
+  return out
+end
+
+-- Every unit of the player placed so far takes the faction's record for its type (idempotent).
+local function take_faction_units(ctx, p, faction)
+  local units = faction_units(ctx, faction)
+  for _, u in ipairs(ctx:entities { kind = "unit", owner = p }) do
+    local r = units[ctx:type(u)]
+    if r then ctx:upgrade(u, r) end
+  end
+end
+
+-- What a side's list may hold given its faction: another faction's technologies and leaders are
+-- not the side's; a faction with its own upgrade of a unit type does not research the generic
+-- one; a player never holds their own promissory note.
+local function check_faction_grant(ctx, kind, rec, faction, upgraded, at)
+  local mine = faction or "none"
+  if (kind == "technology" or kind == "leader") and rec.faction and rec.faction ~= faction then
+    ctx:reject(at, rec.type .. " is a " .. kind .. " of " .. rec.faction .. "; this side's faction is " .. mine)
+  end
+  if kind == "technology" and rec.upgrades and not rec.faction and upgraded[rec.upgrades] then
+    ctx:reject(at, faction .. " upgrades its " .. rec.upgrades .. " with " .. upgraded[rec.upgrades] .. ", not " .. rec.type)
+  end
+  if kind == "promissory_note" and rec.faction and rec.faction == faction then
+    ctx:reject(at, rec.type .. " is " .. faction .. "'s own promissory note: a player holds other players' notes")
+  end
+end
+
+-- A side's technologies, cards, laws, leaders, promissory notes and faction, each checked against
+-- the loaded records, in that order (entity order is part of determinism). `list(v, path)` reads
+-- one list. The side's units already placed take their faction's records (a faction's flagship,
+-- mech, Exotrireme ...; their type names stay the generic ones, so hit_order and reports say
+-- "flagship"); unit upgrade technologies are applied after this.
+local GRANTS = { { "technologies", "technology" }, { "cards", "action_card" }, { "laws", "agenda" },
+  { "leaders", "leader" }, { "notes", "promissory_note" } }
 local function grant_records(ctx, p, side, path, list)
+  local faction = side.faction
+  if faction ~= nil then record_or_reject(ctx, "faction", faction, path .. ".faction") end
+  -- the faction's own unit upgrades: generic type -> technology
+  local upgraded = {}
+  if faction then
+    for _, name in ipairs(ctx:records("technology")) do
+      local rec = ctx:record(name, "technology")
+      if rec and rec.faction == faction and rec.upgrades then upgraded[rec.upgrades] = name end
+    end
+  end
   for _, g in ipairs(GRANTS) do
     local key, kind = g[1], g[2]
     for i, name in ipairs(list(side[key], path .. "." .. key)) do
-      record_or_reject(ctx, kind, name, path .. "." .. key .. "." .. i)
+      local at = path .. "." .. key .. "." .. i
+      local rec = record_or_reject(ctx, kind, name, at)
+      check_faction_grant(ctx, kind, rec, faction, upgraded, at)
       ctx:create { kind = kind, type = name, owner = p }
     end
   end
-  if side.faction then
-    record_or_reject(ctx, "faction", side.faction, path .. ".faction")
-    ctx:create { kind = "faction", type = side.faction, owner = p }
+  if faction then
+    ctx:create { kind = "faction", type = faction, owner = p }
+    take_faction_units(ctx, p, faction)
   end
 end
 
@@ -248,6 +325,12 @@ return function(ctx, scenario)
     check_keys(ctx, tokens, TOKEN_KEYS, role .. ".tokens")
     local defaults = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }
     for key, attr in pairs(TOKEN_KEYS) do ctx:set(p, attr, tokens[key] or defaults[key]) end
+    if side.trade_goods ~= nil then  -- what Munitions Reserves and the like spend
+      if math.type(side.trade_goods) ~= "integer" or side.trade_goods < 0 then
+        ctx:reject(role .. ".trade_goods", "trade_goods is a whole number")
+      end
+      ctx:set_counter(p, "trade_goods", side.trade_goods, "game")
+    end
     ctx:set_policy(p, side_policy(ctx, side, role))
   end
   if map then
@@ -272,8 +355,12 @@ return function(ctx, scenario)
     place_planets(ctx, adj.planets, s, players, path .. ".planets")
     place_tokens(ctx, adj.command_tokens, s, players, path .. ".command_tokens")
   end
+  -- the faction's units (again: the adjacent systems' units were placed after grant_records), then
   -- unit upgrade technologies: every unit of the type takes the upgraded record (here, in
   -- adjacent systems and on planets alike)
+  for _, role in ipairs { "attacker", "defender" } do
+    if scenario[role].faction then take_faction_units(ctx, players[role], scenario[role].faction) end
+  end
   for _, role in ipairs { "attacker", "defender" } do
     for _, tech in ipairs(scenario[role].technologies or {}) do
       local rec = ctx:record(tech, "technology")

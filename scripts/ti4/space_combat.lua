@@ -239,8 +239,10 @@ end
 local function roll(ctx, player, sys, spec, window, hooked)
   local pool, hits = ctx:roll_units(player, sys, spec)
   if hooked then
-    ctx:open(window, { player = player, pool = pool, purpose = spec.purpose })
-    hits = pool:hits()
+    -- extra_hits: hits the roll produces beyond its dice (an ability such as Jol-Nar's flagship)
+    local args = { player = player, pool = pool, purpose = spec.purpose, extra_hits = 0 }
+    ctx:open(window, args)
+    hits = pool:hits() + math.max(0, args.extra_hits)
   end
   return hits
 end
@@ -278,6 +280,7 @@ function M.run(ctx)
   end
 
   local round = 1
+  local ended_after_round = false
   ctx:set_counter(sys, "round", round, "combat")
   -- 9: an ability at the start of combat may leave one side without ships (Skilled Retreat);
   -- both had ships before it (1), so only a hook that ran can have changed that
@@ -336,13 +339,24 @@ function M.run(ctx)
     -- 8, 9: another round while both still have ships; the last round's end windows merge (9.1)
     ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
     if ongoing then
-      ctx:open("space_combat.end_of_round")
-      ctx:end_scope("round")
-      round = round + 1
-      ctx:set_counter(sys, "round", round, "combat")
+      -- an ability after the round (Exotrireme II) may leave a side without ships: then this was
+      -- the last round and its end is the end of combat
+      if ctx:open("space_combat.end_of_round") > 0 then
+        ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
+        ended_after_round = not ongoing
+      end
+      if ongoing then
+        ctx:end_scope("round")
+        round = round + 1
+        ctx:set_counter(sys, "round", round, "combat")
+      end
     end
   end
-  ctx:open("space_combat.end_of_round", "space_combat.end_of_combat")
+  if ended_after_round then
+    ctx:open("space_combat.end_of_combat")
+  else
+    ctx:open("space_combat.end_of_round", "space_combat.end_of_combat")
+  end
   ctx:end_scope("round")
 
   -- 10: the player with ships left wins; neither: a draw

@@ -35,9 +35,10 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
   map = true }
 -- [attacker] and [defender] (what compare/simulate --with attacker:CARD and attacker:policy.x=v
 -- write): added to the active player's and the defender's own lists and policy
-local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, policy = true }
+local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders = true, notes = true,
+  faction = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
-  tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
+  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true }
@@ -276,7 +277,8 @@ return function(ctx, scenario, h)
       if not p then ctx:reject(role, "[" .. role .. "]: this scenario has no " .. role) end
       local spec, merged = specs[p].spec, {}
       for k, v in pairs(spec) do merged[k] = v end
-      for _, list in ipairs { "technologies", "cards", "laws" } do
+      if over.faction ~= nil then merged.faction = over.faction end
+      for _, list in ipairs { "technologies", "cards", "laws", "leaders", "notes" } do
         if over[list] ~= nil then
           local all = {}
           for _, x in ipairs(list_of(ctx, spec[list], specs[p].path .. "." .. list)) do all[#all + 1] = x end

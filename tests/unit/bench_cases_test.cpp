@@ -12,10 +12,10 @@ using namespace rb;
 TEST_CASE("bench: a pack's scenarios/bench_<name>.toml is a bench case", "[bench]") {
   const auto cases = pack_bench_cases(default_root());
   const auto d = std::find_if(cases.begin(), cases.end(), [](const BenchCase& c) {
-    return c.file == "content/red-alert-core/scenarios/bench_d.toml";
+    return c.file == "content/red-alert-core/scenarios/bench_g.toml";
   });
   REQUIRE(d != cases.end());
-  CHECK(d->name == "d");
+  CHECK(d->name == "g");
   CHECK(d->description.rfind("a combat phase of six ordered units", 0) == 0);
   CHECK(d->target == 0);
   for (const BenchCase& anchored : bench_cases())

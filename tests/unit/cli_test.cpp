@@ -238,3 +238,20 @@ TEST_CASE("cli: SIGINT during simulate prints the partial result and exits 130",
   CHECK(has(r.out, "attacker_win"));  // the intervals so far
   CHECK(has(r.out, "interrupted after "));
 }
+
+TEST_CASE("cli: list lists the records of any kind (factions), an unknown kind is a usage error",
+          "[cli][factions]") {
+  const fs::path d = scratch("list");
+  Run r = rulebench(d, "list factions");
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "ti4-base:faction/sardakk_norr"));
+  CHECK(has(r.out, "ti4-pok:faction/titans"));
+  CHECK(has(r.out, "3 leader, 1 promissory_note, 2 technology, 4 unit"));  // what names it
+  r = rulebench(d, "list leaders");
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "ti4-base:leader/two_ram"));
+  CHECK(!has(r.out, "faction/"));
+  r = rulebench(d, "list factio");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "did you mean 'faction'"));
+}

@@ -163,7 +163,8 @@ TEST_CASE("variants: a change that cannot apply is a usage error that says why",
       CHECK(std::string(e.what()).find(part) != std::string::npos);
     }
   };
-  fails({{"attacker:no_such_card"}, {}}, "no action_card, agenda, technology 'no_such_card'");
+  fails({{"attacker:no_such_card"}, {}},
+        "no action_card, agenda, leader, promissory_note, technology 'no_such_card'");
   fails({{"attacker:unit/cruiser"}, {}}, "is a unit");
   fails({{"attacker:ti4-base"}, {}}, "a pack applies to every side");
   fails({{}, {"attacker:cruiser_ii"}}, "not in the scenario");

@@ -106,6 +106,14 @@ int check(const Common& c, const std::vector<std::string>& packs) {
   return failed ? 1 : 0;
 }
 
+namespace {
+std::string join_names(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+}  // namespace
+
 int list(const Common& c, const std::string& what, const std::string& ruleset) {
   const SessionOptions so = c.session();
   LoadRequest req;
@@ -141,6 +149,38 @@ int list(const Common& c, const std::string& what, const std::string& ruleset) {
                                engine.bus().windows()[static_cast<std::size_t>(h.window)].name,
                                h.source_name.empty() ? "(rule)" : h.source_name,
                                h.optional ? " (optional)" : "");
+  } else if (what != "units" && what != "cards") {
+    // the records of one kind: "factions", "technologies" or "faction"
+    std::string kind;
+    for (const std::string& k : content->ruleset.kinds)
+      if (what == k || what == k + "s" ||
+          (k.ends_with('y') && what == k.substr(0, k.size() - 1) + "ies"))
+        kind = k;
+    if (kind.empty()) {
+      std::vector<std::string> names{"packs", "units", "cards", "windows", "decisions", "hooks"};
+      for (const std::string& k : content->ruleset.kinds) names.push_back(k);
+      throw UsageError("list: '" + what + "' is not something to list" + did_you_mean(what, names) +
+                       "; the ruleset's record kinds: " + join_names(content->ruleset.kinds));
+    }
+    // records of other kinds that name one of these by an attribute called like the kind (a
+    // unit's `faction = "x"`) are counted beside it
+    const AttributeDef* by = content->ruleset.attribute(kind);
+    for (const auto& r : content->records) {
+      if (r.removed || sym_name(r.kind) != kind) continue;
+      std::map<std::string, int> named;
+      if (by && by->type == AttrType::symbol)
+        for (const auto& o : content->records)
+          if (!o.removed && o.has[static_cast<std::size_t>(by->slot)] &&
+              o.attr[static_cast<std::size_t>(by->slot)] == static_cast<std::int32_t>(r.name))
+            ++named[std::string(sym_name(o.kind))];
+      std::string counts;
+      for (const auto& [k, n] : named)
+        counts += (counts.empty() ? "" : ", ") + fmt::format("{} {}", n, k);
+      auto it = r.text.find("name");
+      std::cout << fmt::format("{:<40} {:<28} {}{}\n", r.id, it == r.text.end() ? "" : it->second,
+                               counts,
+                               r.changed_by != r.pack ? " (changed by " + r.changed_by + ")" : "");
+    }
   } else {
     for (const auto& r : content->records) {
       if (r.removed) continue;

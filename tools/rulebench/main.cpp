@@ -74,9 +74,11 @@ int main(int argc, char** argv) {
   check->add_option("pack", check_packs, "pack folders or ids");
 
   std::string list_what = "packs", list_ruleset = "ti4";
-  auto* list = app.add_subcommand("list", "list packs, units, cards, windows, decisions or hooks");
-  list->add_option("what", list_what, "packs | units | cards | windows | decisions | hooks")
-      ->check(CLI::IsMember({"packs", "units", "cards", "windows", "decisions", "hooks"}));
+  auto* list = app.add_subcommand(
+      "list", "list packs, units, cards, windows, decisions, hooks or the records of a kind");
+  list->add_option("what", list_what,
+                   "packs | units | cards | windows | decisions | hooks | a record kind of the "
+                   "ruleset, singular or plural (factions, technologies, ...)");
   list->add_option("--ruleset", list_ruleset, "ruleset whose packs are listed (default ti4)");
 
   std::string trace_scenario;

@@ -1,0 +1,104 @@
+-- The L1Z1X Mindnet: the flagship's hit assignment and the 2RAM commander.
+-- Tests: ../../tests/factions/l1z1x.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+local FORCED = "l1z1x_forced_hits"  -- counter on the player: hits that must go to non-fighters
+local NON_FIGHTERS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
+  types = { "destroyer", "cruiser", "carrier", "dreadnought", "war_sun", "flagship" },
+  decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed",
+  sustained_window = "space_combat.unit_sustained_damage" }
+
+-- [0.0.1]: count the hits of its own dice and of the player's dreadnoughts in this roll
+hook {
+  id = "l1z1x_flagship_roll",
+  window = "space_combat.after_roll",
+  source = "unit/l1z1x_flagship",
+  condition = function(ctx, player, source, args)
+    return args.player == player and ctx:location(source) == ctx:role("active_system")
+  end,
+  apply = function(ctx, player, source, args)
+    local pool, n = args.pool, 0
+    for i = 1, pool:size() do
+      local u = pool:unit(i)
+      if u and pool:hit(i) and (u == source or ctx:type(u) == "dreadnought") then n = n + 1 end
+    end
+    ctx:set_counter(player, FORCED, n, "round")
+  end,
+}
+
+-- the hits that must go to non-fighters are assigned first, by the opponent's hit order among
+-- their non-fighter ships ("if able": no more than those ships can take)
+hook {
+  id = "l1z1x_flagship_hits",
+  window = "space_combat.assign_hits",
+  source = "unit/l1z1x_flagship",
+  condition = function(ctx, player, _, args)
+    return args.purpose == "space_combat.assign_hits" and ctx:counter(player, FORCED) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    local enemy, sys = lib.opponent(ctx, player), ctx:role("active_system")
+    local room = 0
+    for _, u in ipairs(ctx:units(enemy, sys, "ship")) do
+      if not ctx:get(u, "fighter") then
+        room = room + 1 + ((ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged") and ctx:policy(enemy).sustain ~= "never") and 1 or 0)
+      end
+    end
+    local n = math.min(ctx:counter(player, FORCED), args.hits[enemy], room)
+    ctx:set_counter(player, FORCED, 0, "round")
+    if n <= 0 then return end
+    args.hits[enemy] = args.hits[enemy] - n
+    ctx:assign_hits(enemy, sys, n, NON_FIGHTERS, ctx:policy(enemy).hit_order, ctx:policy(enemy).sustain)
+  end,
+}
+
+-- 2RAM: Planetary Shield does not stop the player's bombardment
+hook {
+  id = "two_ram",
+  window = "invasion.planetary_shield",
+  source = "leader/two_ram",
+  condition = function(_, player, _, args) return args.player == player and args.shielded end,
+  apply = function(_, _, _, args) args.shielded = false end,
+}
+
+-- Harrow: at the end of each round of ground combat, the player's ships in the active system use
+-- their Bombardment against the opponent's ground forces on the planet (a Bombardment: Planetary
+-- Shield stops it, unless a war sun of the player is in the system or 2RAM is theirs). Rolls of
+-- the kind "bombardment" (Plasma Scoring, not combat modifiers). Not after the last round (the
+-- end of ground combat shares its window: the opponent has no ground forces left then).
+local HARROW = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "ship" }
+local HARROW_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "invasion.assign_bombardment_hits", destroyed_window = "invasion.unit_destroyed" }
+local GROUND_ORDER = { "infantry", "mech" }
+
+local function harrow_target(ctx, player, args)
+  local opponent = player == args.player and args.opponent or args.player
+  if ctx:count(opponent, args.planet, "ground_force") == 0 then return nil end
+  return opponent
+end
+
+local function shielded(ctx, player, opponent, planet, sys)
+  if ctx:count(opponent, planet, "planetary_shield") == 0 then return false end
+  if ctx:count(player, sys, "type:war_sun") > 0 then return false end
+  return #ctx:entities { kind = "leader", owner = player, type = "two_ram" } == 0
+end
+
+hook {
+  id = "harrow",
+  window = "invasion.end_of_ground_round",
+  source = "faction/l1z1x",
+  optional = true,  -- a "may": the default policy uses it (it only harms the opponent)
+  condition = function(ctx, player, _, args)
+    if player ~= args.player and player ~= args.opponent then return false end
+    if ctx:count(player, args.planet, "ground_force") == 0 then return false end
+    local opponent = harrow_target(ctx, player, args)
+    local sys = ctx:location(args.planet)
+    return opponent ~= nil and ctx:count(player, sys, "bombardment") > 0 and not shielded(ctx, player, opponent, args.planet, sys)
+  end,
+  apply = function(ctx, player, _, args)
+    local opponent = harrow_target(ctx, player, args)
+    local pool, hits = ctx:roll_units(player, ctx:location(args.planet), HARROW)
+    if hits > 0 then ctx:assign_hits(opponent, args.planet, hits, HARROW_HITS, GROUND_ORDER, ctx:policy(opponent).sustain) end
+    if ctx:tracing() then ctx:event("harrow:" .. ctx:name(player) .. ":" .. hits, ctx:name(player) .. " harrows: " .. pool:size() .. " dice, " .. hits .. " hits") end
+  end,
+}

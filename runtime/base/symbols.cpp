@@ -63,7 +63,9 @@ Sym sym(std::string_view name) {
   return t.add(name);
 }
 
-std::size_t sym_count() { return table().count.load(std::memory_order_acquire); }
+std::size_t sym_count() {
+  return table().count.load(std::memory_order_acquire);
+}
 
 std::optional<Sym> find_sym(std::string_view name) {
   Table& t = table();

@@ -163,7 +163,7 @@ struct Content {
   const PackInfo* pack(std::string_view id) const;
 
   std::unordered_map<std::string, int> record_index;  // full id -> record
-  std::unordered_map<Sym, std::vector<int>> by_name;   // short name -> records (find_record)
+  std::unordered_map<Sym, std::vector<int>> by_name;  // short name -> records (find_record)
 };
 
 struct LoadRequest {

@@ -160,8 +160,7 @@ void push_hook_view(Engine::Impl& I, int idx, const char* what) {
 }
 
 void push_read_only(Engine::Impl& I, int idx, const char* what) {
-  const int viewer =
-      I.hook_viewer >= 0 ? I.hook_viewer : static_cast<int>(I.sandboxes.size()) - 1;
+  const int viewer = I.hook_viewer >= 0 ? I.hook_viewer : static_cast<int>(I.sandboxes.size()) - 1;
   if (viewer >= 0 && static_cast<std::size_t>(viewer) < I.sandboxes.size())
     push_view(I, viewer, idx, what);
 }

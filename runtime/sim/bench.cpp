@@ -3,60 +3,39 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/error.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb {
 
-const std::vector<BenchCase>& bench_cases() {
-  static const std::vector<BenchCase> cases = {
-      {"a", "content/ti4-base/scenarios/bench_a.toml", "3 destroyers vs 2 cruisers", 307e3, 41.6e3,
-       600e3},
-      {"b", "content/ti4-base/scenarios/bench_b.toml",
-       "2 dreadnoughts, carrier, 4 fighters vs 3 cruisers, 2 destroyers, carrier, 3 fighters",
-       138e3, 21.5e3, 280e3},
-      {"c", "content/ti4-base/scenarios/bench_c.toml",
-       "2 war suns, 4 dreadnoughts, 8 fighters vs 6 dreadnoughts, 4 cruisers, 10 fighters", 78e3,
-       8.3e3, 160e3},
-      // no calculator models the tactical action: no anchor; targets: half and a third of (b)'s
-      {"d", "content/ti4-base/scenarios/bench_d.toml",
-       "a tactical action: movement through a gravity rift, space cannon offense, the combat of (b)",
-       0, 0, 140e3},
-      {"e", "content/ti4-base/scenarios/bench_e.toml",
-       "a full tactical action with an invasion of two planets and production", 0, 0, 93e3},
-      // no calculator models these abilities, so no anchor; the issue's target is half of (b)'s
-      {"f", "content/ti4-base/scenarios/bench_f.toml",
-       "a faction battle, abilities live on both sides (the scenario file says which)", 0, 0,
-       140e3},
-  };
-  return cases;
-}
-
-std::vector<BenchCase> pack_bench_cases(const fs::path& root) {
-  std::vector<fs::path> files;
+std::vector<BenchCase> bench_cases(const fs::path& root) {
+  std::vector<BenchCase> out;
   std::error_code ec;
   for (const auto& pack : fs::directory_iterator(root / "content", ec)) {
     const fs::path dir = pack.path() / "scenarios";
     if (!fs::is_directory(dir, ec)) continue;
-    for (const auto& f : fs::directory_iterator(dir, ec))
-      if (f.path().extension() == ".toml" && f.path().stem().string().rfind("bench_", 0) == 0)
-        files.push_back(f.path());
+    for (const auto& f : fs::directory_iterator(dir, ec)) {
+      const std::string stem = f.path().stem().string();
+      if (f.path().extension() != ".toml" || stem.rfind("bench_", 0) != 0) continue;
+      const Scenario sc = read_scenario(f.path());
+      BenchCase c;
+      c.name = stem.substr(6);
+      c.file = fs::relative(f.path(), root, ec).generic_string();
+      c.description = sc.table["description"].value<std::string>().value_or(c.file);
+      c.target = sc.bench_target;
+      c.anchors = sc.anchors;
+      out.push_back(std::move(c));
+    }
   }
-  std::sort(files.begin(), files.end());  // the same order on every machine
-  std::vector<BenchCase> out;
-  for (const fs::path& f : files) {
-    const std::string rel = fs::relative(f, root, ec).generic_string();
-    const auto& anchored = bench_cases();
-    if (std::any_of(anchored.begin(), anchored.end(),
-                    [&](const BenchCase& c) { return c.file == rel; }))
-      continue;
-    BenchCase c{f.stem().string().substr(6), rel, rel, 0, 0, 0};
-    if (auto d = read_scenario(f).table["description"].value<std::string>()) c.description = *d;
-    out.push_back(std::move(c));
-  }
+  // the same order on every machine
+  std::sort(out.begin(), out.end(), [](const BenchCase& a, const BenchCase& b) {
+    return std::tie(a.name, a.file) < std::tie(b.name, b.file);
+  });
   return out;
 }
 
@@ -78,8 +57,8 @@ std::string rate_text(double r) {
 std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench) {
   SessionOptions so = options;
   so.all_packs = true;  // every pack of the ruleset: all hooks live
-  std::vector<BenchCase> cases = bench_cases();
-  for (BenchCase& c : pack_bench_cases(so.root)) cases.push_back(std::move(c));
+  const std::vector<BenchCase> cases = bench_cases(so.root);
+  if (cases.empty()) throw UsageError("no bench cases: no content/*/scenarios/bench_*.toml");
   std::vector<BenchResult> out;
   // house rules are left out: a pack that changes or removes another pack's records (the
   // homebrew example's heavy cruiser) would make these combats something else than base units
@@ -142,8 +121,8 @@ nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOp
     c["seconds"] = r.seconds;
     c["combats_per_second"] = r.rate;
     c["target"] = r.bench.target;
-    c["anchors"] = {{"alpha_mouse_monte_carlo", r.bench.alpha_mouse_mc},
-                    {"pgsandstrom_monte_carlo", r.bench.pgsandstrom_mc}};
+    c["anchors"] = json::object();
+    for (const auto& [name, rate] : r.bench.anchors) c["anchors"][name] = rate;
     c["of_target"] = r.bench.target > 0 ? json(r.rate / r.bench.target) : json(nullptr);
     c["result"] = r.report;
     cases.push_back(c);
@@ -185,16 +164,33 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
   out << "\n";
   for (const BenchResult& r : results)
     out << fmt::format("  ({}) {}\n", r.bench.name, r.bench.description);
-  out << "\n  anchors, one thread, same machine class (shared/reference/anchors.md):\n";
-  out << fmt::format("  {:<44} {:>9} {:>9} {:>9}\n", "", "(a)", "(b)", "(c)");
-  const auto& cs = bench_cases();
-  auto row = [&](const std::string& name, auto field) {
-    out << fmt::format("  {:<44} {:>9} {:>9} {:>9}\n", name, rate_text(field(cs[0])),
-                       rate_text(field(cs[1])), rate_text(field(cs[2])));
-  };
-  row("pgsandstrom/ti4calc, Monte Carlo", [](const BenchCase& c) { return c.pgsandstrom_mc; });
-  row("alpha-mouse/ti4calc, Monte Carlo", [](const BenchCase& c) { return c.alpha_mouse_mc; });
-  row("target: twice the fastest Monte Carlo", [](const BenchCase& c) { return c.target; });
+  // the anchors: a row per tool, a column per case that has any (from the cases' [bench])
+  std::vector<const BenchCase*> anchored;
+  std::vector<std::string> tools;
+  for (const BenchResult& r : results) {
+    if (!r.bench.anchors.empty()) anchored.push_back(&r.bench);
+    for (const auto& a : r.bench.anchors)
+      if (std::find(tools.begin(), tools.end(), a.first) == tools.end()) tools.push_back(a.first);
+  }
+  if (!anchored.empty()) {
+    out << "\n  anchors, one thread, same machine class (the cases' [bench] tables):\n";
+    out << fmt::format("  {:<44}", "");
+    for (const BenchCase* c : anchored) out << fmt::format(" {:>9}", "(" + c->name + ")");
+    out << "\n";
+    auto row = [&](const std::string& label, auto value) {
+      out << fmt::format("  {:<44}", label);
+      for (const BenchCase* c : anchored) out << fmt::format(" {:>9}", value(*c));
+      out << "\n";
+    };
+    for (const std::string& tool : tools)
+      row(tool, [&](const BenchCase& c) {
+        for (const auto& [name, rate] : c.anchors)
+          if (name == tool) return rate_text(rate);
+        return std::string("-");
+      });
+    row("target",
+        [](const BenchCase& c) { return c.target > 0 ? rate_text(c.target) : std::string("-"); });
+  }
   return out.str();
 }
 

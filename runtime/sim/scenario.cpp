@@ -26,6 +26,18 @@ Scenario scenario_from_table(const toml::table& t, const std::string& file, cons
   s.packs = f.strings(t, "packs");
   for (auto& p : s.packs)
     if (looks_like_path(p)) p = pack_path(dir / p);
+  if (const toml::table* b = f.table(t, "bench")) {
+    f.expect_keys(*b, {"target", "anchors"}, "[bench]");
+    s.bench_target = f.number(*b, "target").value_or(0);
+    if (const toml::array* anchors = f.array(*b, "anchors"))
+      for (const toml::node& a : *anchors) {
+        const toml::table* at = a.as_table();
+        if (!at) f.fail(*b, "[bench] anchors are tables { name = \"...\", rate = N }");
+        f.expect_keys(*at, {"name", "rate"}, "[bench] anchor");
+        s.anchors.emplace_back(*f.string(*at, "name", true), f.number(*at, "rate").value_or(0));
+      }
+    s.table.erase("bench");
+  }
   return s;
 }
 
@@ -36,6 +48,7 @@ Scenario read_scenario(const fs::path& file) {
   // toml++ copies no source positions, so the copy above lost the lines that ctx:reject reports;
   // move the parsed table in instead, which keeps them
   s.table = f.release();
+  s.table.erase("bench");  // the runtime's (scenario_from_table read it), not the ruleset's
   s.path = file;
   return s;
 }

@@ -23,6 +23,10 @@ struct Scenario {
   std::string ruleset;
   std::string procedure;  // "" : the ruleset's first procedure
   std::vector<std::string> packs;
+  // [bench] (the runtime's, not handed to setup): what `rulebench bench` compares this scenario
+  // with when it is a bench case (scenarios/bench_<name>.toml of a pack)
+  double bench_target = 0;                              // combats/s to reach, one thread
+  std::vector<std::pair<std::string, double>> anchors;  // other tools' combats/s, by name
 };
 
 // The form a pack folder named in a scenario or on the command line is kept in: absolute, so

@@ -148,7 +148,8 @@ TEST_CASE("events: a rule hook runs once, a source fires once per entity that ca
   t.state.at(discarded).location = kReinforcements;  // not live
   const auto fired = order(bus, t, {0}, t.p0);
   const std::string p2 = std::to_string(t.p2);
-  CHECK(fired == std::vector<std::string>{"base:rule@rule", "cards:boost@" + p2, "cards:boost@" + p2});
+  CHECK(fired ==
+        std::vector<std::string>{"base:rule@rule", "cards:boost@" + p2, "cards:boost@" + p2});
   std::vector<Firing> out;
   bus.collect(t.state, std::vector<int>{0}, t.p0, out);
   REQUIRE(out.size() == 3);

@@ -11,6 +11,7 @@
 // and found by binary search.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -53,6 +54,25 @@ class Board {
   }
 
   static constexpr std::size_t kMaxCells = 1 << 16;
+
+  // Same hexes, same entities on them (state/state: State values are compared and hashed).
+  bool operator==(const Board& o) const {
+    return orientation == o.orientation && spiral.start == o.spiral.start &&
+           spiral.winding == o.spiral.winding && cells_.size() == o.cells_.size() &&
+           placed_ == o.placed_ &&
+           std::equal(
+               cells_.begin(), cells_.end(), o.cells_.begin(),
+               [](const Cell& a, const Cell& b) { return a.hex == b.hex && a.entity == b.entity; });
+  }
+  // Feeds the board to a hash: f(pointer, bytes) for each run of plain bytes.
+  template <class F>
+  void hash_into(F&& f) const {
+    f(cells_.data(), cells_.size() * sizeof(Cell));
+    for (const auto& h : placed_) {
+      const std::int64_t v = h ? (static_cast<std::int64_t>(h->q) << 32) ^ h->r : INT64_MIN;
+      f(&v, sizeof v);
+    }
+  }
 
  private:
   int find(Hex h) const;  // index in cells_, -1 when absent

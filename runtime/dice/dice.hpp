@@ -83,6 +83,44 @@ class DiceStream {
   // Lemire's multiply-shift method: unbiased, and a division only in the rare rejection case
   // (pcg32's own bounded call divides on every roll).
   std::uint32_t below(std::uint32_t bound) {
+    if (tape_) [[unlikely]]
+      return taped(bound);
+    return fresh(bound);
+  }
+  double uniform() {
+    if (tape_) [[unlikely]]
+      tainted_ = true;  // 2^32 outcomes: a segment that draws one is not memoized
+    return static_cast<double>(rng_()) / 4294967296.0;
+  }
+
+  // The tape of the step memo (ctx:steps): while a tape is on, every draw is written to it as
+  // (bound, value); the first `replay` entries already on it are draws made while walking the
+  // memo and are handed out again, in order, before the stream draws afresh. diverged(): a
+  // replayed draw was asked with another bound (the step is not a function of its state and
+  // its dice); tainted(): uniform() was drawn.
+  struct Draw {
+    std::uint32_t bound, value;
+  };
+  void start_tape(std::vector<Draw>* tape, std::size_t replay) {
+    tape_ = tape, replay_ = replay, replayed_ = 0, diverged_ = tainted_ = false;
+  }
+  void stop_tape() { tape_ = nullptr; }
+  bool diverged() const { return diverged_ || replayed_ < replay_; }
+  bool tainted() const { return tainted_; }
+
+ private:
+  std::uint32_t taped(std::uint32_t bound) {
+    if (replayed_ < replay_) {
+      const Draw d = (*tape_)[replayed_++];
+      if (d.bound == bound) return d.value;
+      diverged_ = true;
+      return d.value % bound;
+    }
+    const std::uint32_t v = fresh(bound);
+    tape_->push_back({bound, v});
+    return v;
+  }
+  std::uint32_t fresh(std::uint32_t bound) {
     std::uint64_t m = static_cast<std::uint64_t>(rng_()) * bound;
     auto low = static_cast<std::uint32_t>(m);
     if (low < bound) {
@@ -94,12 +132,14 @@ class DiceStream {
     }
     return static_cast<std::uint32_t>(m >> 32);
   }
-  double uniform() { return static_cast<double>(rng_()) / 4294967296.0; }
 
  private:
   int roll_forced(const DieType& type);  // the queue of forced results, or strict forcing
 
   pcg32 rng_;
+  std::vector<Draw>* tape_ = nullptr;
+  std::size_t replay_ = 0, replayed_ = 0;
+  bool diverged_ = false, tainted_ = false;
   std::vector<Forced> forced_;
   std::size_t next_forced_ = 0;
   bool strict_ = false;

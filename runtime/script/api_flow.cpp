@@ -319,6 +319,15 @@ int l_tracing(lua_State* L) {
   return 1;
 }
 // ctx:result(outcome): the run's outcome (one of the report's outcomes)
+void set_metric(RunResult& r, Sym s, double v) {
+  for (auto& [k, val] : r.metrics)
+    if (k == s) {
+      val = v;
+      return;
+    }
+  r.metrics.emplace_back(s, v);
+}
+
 int l_result(lua_State* L) {
   Engine::Impl& I = impl(L);
   if (!I.result) return luaL_error(L, "result needs a run");
@@ -337,6 +346,8 @@ int l_result(lua_State* L) {
                         did_you_mean(name, I.procedure->outcomes).c_str());
     I.result->outcome_name = name;
   }
+  if (I.memo_writes)
+    I.memo_writes->push_back({kNoSym, 0, I.result->outcome, I.result->outcome_name});
   if (I.tracing())
     I.trace->add(EventKind::note, std::string("result:") + name, std::string("outcome: ") + name);
   return 0;
@@ -347,22 +358,165 @@ int l_metric(lua_State* L) {
   if (!I.result) return luaL_error(L, "metric needs a run");
   const Sym s = lua_sym(L, 2);
   const double v = luaL_checknumber(L, 3);
-  for (auto& [k, val] : I.result->metrics)
-    if (k == s) {
-      val = v;
-      return 0;
+  set_metric(*I.result, s, v);
+  if (I.memo_writes) I.memo_writes->push_back({s, v, -1, {}});
+  return 0;
+}
+
+// ---------------------------------------------------------------- ctx:steps and its memo
+
+constexpr lua_Integer kMaxSteps = 256;
+
+// Runs step i (list at stack index 2) on the current state.
+void call_step(lua_State* L, Engine::Impl& I, int i) {
+  lua_rawgeti(L, 2, i + 1);
+  I.push_ctx();
+  lua_call(L, 1, 0);
+}
+
+void apply(Engine::Impl& I, const std::vector<MemoWrite>& writes) {
+  for (const MemoWrite& w : writes) {
+    if (w.name != kNoSym) {
+      set_metric(*I.result, w.name, w.value);
+    } else {
+      I.result->outcome = w.outcome;
+      I.result->outcome_name = w.outcome_name;
     }
-  I.result->metrics.emplace_back(s, v);
+  }
+}
+
+// The memo of this list of step functions (their identities, anchored while the memo lives).
+StepMemo& memo_of(lua_State* L, Engine::Impl& I, int n) {
+  for (const auto& m : I.steps_memos) {
+    if (static_cast<int>(m->fns.size()) != n) continue;
+    bool same = true;
+    for (int i = 0; i < n && same; ++i) {
+      lua_rawgeti(L, 2, i + 1);
+      same = lua_topointer(L, -1) == m->fns[static_cast<std::size_t>(i)];
+      lua_pop(L, 1);
+    }
+    if (same) return m->memo;
+  }
+  if (I.steps_memos.size() >= 16) I.forget_memos();  // a procedure that makes new steps each run
+  auto m = std::make_unique<Engine::Impl::Steps>();
+  for (int i = 0; i < n; ++i) {
+    lua_rawgeti(L, 2, i + 1);
+    m->fns.push_back(lua_topointer(L, -1));
+    m->refs.push_back(luaL_ref(L, LUA_REGISTRYINDEX));
+  }
+  I.steps_memos.push_back(std::move(m));
+  return I.steps_memos.back()->memo;
+}
+
+// ctx:steps(list): runs the functions of `list` in order, each as step(ctx). Each step must be a
+// function of the state and the dice alone (what one step tells the next goes through the
+// state): the runtime may then replay a step it already ran from the same state instead of
+// running it again (script/memo.hpp), with the same results.
+int l_steps(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (!I.state || !I.result) return luaL_error(L, "ctx:steps needs a run");
+  if (I.depth != 0 || I.memo_writes)
+    return luaL_error(L, "ctx:steps is for a procedure, not for a hook or inside another step");
+  luaL_checktype(L, 2, LUA_TTABLE);
+  const lua_Integer len = luaL_len(L, 2);
+  if (len < 0 || len > kMaxSteps)
+    return luaL_error(L, "ctx:steps takes at most %d steps", static_cast<int>(kMaxSteps));
+  const int n = static_cast<int>(len);
+  for (int i = 0; i < n; ++i) {
+    if (lua_rawgeti(L, 2, i + 1) != LUA_TFUNCTION)
+      return luaL_error(L, "ctx:steps: step %d is not a function", i + 1);
+    lua_pop(L, 1);
+  }
+  lua_settop(L, 2);
+  if (!I.memo_run) {
+    for (int i = 0; i < n; ++i) call_step(L, I, i);
+    return 0;
+  }
+  StepMemo& memo = memo_of(L, I, n);
+  State& state = *I.state;
+  struct Off {  // a step that raises leaves no tape running and no writes captured
+    Engine::Impl& I;
+    ~Off() { I.dice.stop_tape(), I.memo_writes = nullptr; }
+  } off{I};
+  std::vector<MemoWrite> writes;
+  MemoNode* at = memo.node(0, state);
+  bool current = true;  // `state` holds at->state (else the walk is ahead of it)
+  for (int i = 0; i < n; ++i) {
+    if (!at) {  // the memo is full: run the rest
+      call_step(L, I, i);
+      continue;
+    }
+    std::vector<DiceStream::Draw>& tape = I.memo_tape;
+    tape.clear();
+    if (!at->execute_only) {
+      // walk the trie, drawing as the step would
+      std::int32_t slot = at->root;
+      while (slot >= 0) {
+        const MemoNode::DrawNode d = at->draws[static_cast<std::size_t>(slot)];
+        const std::uint32_t v = I.dice.below(d.bound);
+        tape.push_back({d.bound, v});
+        slot = at->slots[d.base + v];
+      }
+      if (slot <= -2) {
+        const MemoLeaf& leaf = at->leaves[static_cast<std::size_t>(-2 - slot)];
+        if (leaf.next) {
+          apply(I, leaf.writes);
+          at = leaf.next;
+          current = false;
+          continue;
+        }
+        // the memo was full when this leaf was made: run the step again, its draws replayed,
+        // and go on without the memo
+        if (!current) state = at->state;
+        I.dice.start_tape(&tape, tape.size());
+        call_step(L, I, i);
+        I.dice.stop_tape();
+        at = nullptr;
+        continue;
+      }
+    }
+    // run the step: from at's state, its drawn prefix first
+    if (!current) state = at->state;
+    MemoNode& from = *at;
+    if (from.execute_only) {
+      call_step(L, I, i);
+    } else {
+      writes.clear();
+      I.memo_writes = &writes;
+      I.dice.start_tape(&tape, tape.size());
+      call_step(L, I, i);
+      I.dice.stop_tape();
+      I.memo_writes = nullptr;
+      if (I.dice.diverged())
+        return luaL_error(L,
+                          "ctx:steps: step %d drew other dice from the same state and draws: it "
+                          "depends on something outside the state (a value kept between calls?)",
+                          i + 1);
+    }
+    at = memo.node(i + 1, state);
+    current = true;
+    if (!from.execute_only) {
+      if (I.dice.tainted()) {
+        memo.forget(from);
+      } else if (!memo.add(from, tape, writes, at)) {
+        return luaL_error(L,
+                          "ctx:steps: step %d did not do what it did before from the same state "
+                          "and draws: it depends on something outside the state",
+                          i + 1);
+      }
+    }
+  }
+  if (at && !current) state = at->state;
   return 0;
 }
 
 }  // namespace
 
 void register_flow_api(lua_State* L) {
-  static const luaL_Reg api[] = {{"open", guarded<l_open>},     {"hooked", guarded<l_hooked>},
-                                 {"decide", guarded<l_decide>}, {"event", guarded<l_event>},
-                                 {"tracing", l_tracing},        {"result", guarded<l_result>},
-                                 {"metric", guarded<l_metric>}, {nullptr, nullptr}};
+  static const luaL_Reg api[] = {
+      {"open", guarded<l_open>},     {"hooked", guarded<l_hooked>}, {"decide", guarded<l_decide>},
+      {"event", guarded<l_event>},   {"tracing", l_tracing},        {"result", guarded<l_result>},
+      {"metric", guarded<l_metric>}, {"steps", guarded<l_steps>},   {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);
 }
 

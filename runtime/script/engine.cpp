@@ -697,6 +697,12 @@ void Engine::Impl::begin_run() {
   if (spec_index.size() > kSpecCacheKeep) reset_specs();
 }
 
+void Engine::Impl::forget_memos() {
+  for (const auto& m : steps_memos)
+    for (int r : m->refs) luaL_unref(L, LUA_REGISTRYINDEX, r);
+  steps_memos.clear();
+}
+
 void Engine::Impl::push_ctx() {
   lua_rawgeti(L, LUA_REGISTRYINDEX, ctx_ref);
 }
@@ -792,6 +798,7 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   lua_State* L = I.L;
   TimeLimit limit(I);  // setup is under the run's time limit too
   I.begin_run();
+  I.forget_memos();  // a new start state, scenario and policies
   state = State();
   I.state = &state;
   I.liveness_dirty = true;
@@ -835,6 +842,12 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   I.liveness_dirty = true;
   I.dice.seed(options.seed, options.run);
   I.live_error = 0;  // an error object kept from an earlier run is no longer the runtime's
+  // the step memo replays what it saw: only where a run is a function of its state and its
+  // stream (no trace to write, no forced dice, no scripted or interactive answers, no check)
+  I.memo_run = I.options.memo && !(options.trace && options.trace->enabled) &&
+               options.forced.empty() && !options.strict_dice &&
+               !(options.answers && !options.answers->empty()) && !I.options.interactive &&
+               !I.options.check_state;
   if (!options.forced.empty() || options.strict_dice)
     I.dice.force(options.forced, options.strict_dice);
   result.clear();

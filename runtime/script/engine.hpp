@@ -28,6 +28,9 @@ struct EngineOptions {
   bool interactive = false;               // ask a person when no script or policy answers
   bool exchange_fire =
       true;  // ctx:exchange_fire runs rounds in C++ (false: it declines every round)
+  // ctx:steps remembers what each step did from each state and replays it (script/memo.hpp);
+  // false: every step runs. Off anyway in a run that is traced, forced, scripted or interactive.
+  bool memo = true;
   // check and test: compare what scripts could keep (upvalues, globals, tables reachable from
   // them) before and after each run; a change is a ScriptError naming the hook and the variable
   bool check_state = false;

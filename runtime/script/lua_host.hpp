@@ -27,6 +27,7 @@
 
 #include "base/error.hpp"
 #include "script/engine.hpp"
+#include "script/memo.hpp"
 
 namespace rb {
 
@@ -123,6 +124,18 @@ struct Engine::Impl {
   Trace* trace = nullptr;
   RunResult* result = nullptr;
   const RunOptions* run_options = nullptr;
+  bool memo_run = false;  // this run may use the step memo (ctx:steps; see run())
+  // ctx:steps' memos, one per list of step functions (anchored: their identity is the key);
+  // forgotten when setup builds a new start state
+  struct Steps {
+    std::vector<int> refs;
+    std::vector<const void*> fns;
+    StepMemo memo;
+  };
+  std::vector<std::unique_ptr<Steps>> steps_memos;
+  std::vector<MemoWrite>* memo_writes = nullptr;  // while a memoized step runs: its writes
+  std::vector<DiceStream::Draw> memo_tape;
+  void forget_memos();
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added
   std::size_t pools_used = 0;
   // A pool's handle (light userdata) is its serial number, never reused by this engine:

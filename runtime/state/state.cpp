@@ -1,6 +1,8 @@
 #include "state/state.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 namespace rb {
 
@@ -96,6 +98,94 @@ int State::turn_rank(EntityId player, EntityId active) const {
   }
   if (pos < 0) return n;  // not a player in turn order: after everyone
   return (pos - start + n) % n;
+}
+
+// ---------------------------------------------------------------- the state as a value
+
+namespace {
+
+// Every field of these is a 32-bit integer: no padding, so bytes compare and hash as values.
+static_assert(std::has_unique_object_representations_v<Entity>);
+static_assert(std::has_unique_object_representations_v<Counter>);
+static_assert(std::has_unique_object_representations_v<Link>);
+static_assert(std::has_unique_object_representations_v<ActiveModifier>);
+
+template <class T>
+bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// A 64-bit hash over runs of bytes: four independent multiply-rotate lanes over 8-byte words
+// (the lanes keep the multiplier busy), folded at the end. Not for adversaries: equality decides.
+class Hasher {
+ public:
+  void add(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    std::uint64_t w[4];
+    while (n >= 32) {
+      std::memcpy(w, b, 32);
+      for (int i = 0; i < 4; ++i) lane_[i] = mix(lane_[i] ^ w[i]);
+      b += 32, n -= 32;
+    }
+    while (n >= 8) {
+      std::memcpy(w, b, 8);
+      lane_[0] = mix(lane_[0] ^ w[0]);
+      b += 8, n -= 8;
+    }
+    std::uint64_t tail = n;
+    if (n) std::memcpy(&tail, b, n), tail ^= n << 56;
+    lane_[1] = mix(lane_[1] ^ tail);
+  }
+  std::uint64_t done() const {
+    std::uint64_t h = lane_[0];
+    for (int i = 1; i < 4; ++i) h = mix(h ^ lane_[i]);
+    return h ^ (h >> 29);
+  }
+
+ private:
+  static std::uint64_t mix(std::uint64_t x) {
+    x *= 0x9E3779B97F4A7C15ull;
+    return (x << 31 | x >> 33) * 0xC2B2AE3D27D4EB4Full;
+  }
+  std::uint64_t lane_[4] = {1, 2, 3, 4};
+};
+
+template <class T>
+void add_vector(Hasher& h, const std::vector<T>& v) {
+  const std::uint64_t n = v.size();
+  h.add(&n, sizeof n);
+  if (!v.empty()) h.add(v.data(), v.size() * sizeof(T));
+}
+
+}  // namespace
+
+bool State::operator==(const State& o) const {
+  return same_bytes(entities, o.entities) && same_bytes(counters, o.counters) &&
+         same_bytes(links, o.links) && same_bytes(modifiers, o.modifiers) && roles == o.roles &&
+         turn_order == o.turn_order && board == o.board;
+}
+
+std::uint64_t State::hash() const {
+  Hasher h;
+  add_vector(h, entities);
+  add_vector(h, counters);
+  add_vector(h, links);
+  add_vector(h, modifiers);
+  for (const auto& [r, e] : roles) {
+    const std::int32_t v[2] = {static_cast<std::int32_t>(r), e};
+    h.add(v, sizeof v);
+  }
+  add_vector(h, turn_order);
+  board.hash_into([&](const void* p, std::size_t n) { h.add(p, n); });
+  return h.done();
+}
+
+std::size_t State::bytes() const {
+  return sizeof(State) + entities.capacity() * sizeof(Entity) +
+         counters.capacity() * sizeof(Counter) + links.capacity() * sizeof(Link) +
+         modifiers.capacity() * sizeof(ActiveModifier) + roles.capacity() * sizeof(roles[0]) +
+         turn_order.capacity() * sizeof(EntityId) + board.cells().size() * sizeof(Board::Cell) * 2;
 }
 
 }  // namespace rb

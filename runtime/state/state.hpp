@@ -111,6 +111,13 @@ class State {
 
   // The player rank used to order hooks: the active player first, then in turn order.
   int turn_rank(EntityId player, EntityId active) const;
+
+  // Two states are equal when every entity, counter, link, modifier, role, the turn order and
+  // the board are (in the same order: a state is compared as stored). hash() agrees with ==.
+  bool operator==(const State& o) const;
+  std::uint64_t hash() const;
+  // Bytes held by this value (the memo of ctx:steps counts what it keeps).
+  std::size_t bytes() const;
 };
 
 }  // namespace rb

@@ -1,7 +1,8 @@
 -- TI4 tactical action, step 4: Invasion (shared/rules/ti4-tactical-action.md, "4. Invasion", with
 -- the Rules Reference details of shared/reference/ti4-tactical.md): bombardment, commit ground
--- forces, space cannon defense, ground combat, establish control. M.run(ctx, st) is the step;
--- st is the tactical action's (st.player, st.system, st.players and the run's tallies).
+-- forces, space cannon defense, ground combat, establish control: M.steps, each a function(ctx,
+-- st) of the state, st the tactical action's facts (st.player, st.system, st.players). The planets
+-- invaded are in the state: counter "invaded" on each, its place in the order of commitment.
 --
 -- Every roll carries its kind (bombardment, space_cannon_defense, ground_combat), so a modifier
 -- of one kind never touches another, and every sub-step opens its own windows.
@@ -43,6 +44,16 @@ local function others_on(ctx, st, p, planet)
   return out
 end
 
+-- The planets the active player committed ground forces to this action, in that order.
+local function invaded(ctx, st)
+  local out = {}
+  for _, planet in ipairs(planets_of(ctx, st.system)) do
+    if ctx:counter(planet, "invaded") > 0 then out[#out + 1] = planet end
+  end
+  table.sort(out, function(a, b) return ctx:counter(a, "invaded") < ctx:counter(b, "invaded") end)
+  return out
+end
+
 local function open(ctx, st, window, args)
   if st.hooked[window] == nil then st.hooked[window] = ctx:hooked(window) end
   if st.hooked[window] or ctx:tracing() then return ctx:open(window, args) end
@@ -70,6 +81,7 @@ end
 
 function M.bombardment(ctx, st)
   local p, sys = st.player, st.system
+  open(ctx, st, "invasion.start_of_invasion", { player = p, system = sys })
   -- "If any planets in the active system contain another player's ground forces"
   local targets, names = {}, {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
@@ -99,7 +111,7 @@ function M.bombardment(ctx, st)
     if not target_of[pool:unit(i)] then pool:cancel(i) end
   end
   open(ctx, st, "invasion.after_bombardment_roll", { player = p, pool = pool, purpose = "bombardment" })
-  local hits = {}
+  local hits, lost = {}, 0
   for i = 1, #pool do
     local planet = target_of[pool:unit(i)]
     if planet and pool:hit(i) then hits[planet] = (hits[planet] or 0) + 1 end
@@ -116,11 +128,12 @@ function M.bombardment(ctx, st)
       if n > 0 and q then
         local before = ctx:count(q, planet, "ground_force")
         ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, GROUND_ORDER, ctx:policy(q).sustain)
-        st.lost_to_bombardment = st.lost_to_bombardment + before - ctx:count(q, planet, "ground_force")
+        lost = lost + before - ctx:count(q, planet, "ground_force")
       end
     end
   end
   open(ctx, st, "invasion.after_bombardment", { player = p, system = sys })
+  ctx:metric("lost_to_bombardment", lost)
 end
 
 -- ------------------------------------------------------------------ 2. Commit ground forces
@@ -139,7 +152,7 @@ end
 
 function M.commit(ctx, st)
   local p, sys = st.player, st.system
-  st.invaded = {}
+  local planets = {}
   if ctx:count(p, sys, "ground_force") == 0 then return end
   for _, planet in ipairs(commit_order(ctx, st)) do
     if ctx:count(p, sys, "ground_force") == 0 then break end
@@ -163,17 +176,21 @@ function M.commit(ctx, st)
           ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. ctx:name(planet))
       end
     end
-    if landed > 0 and ctx:owner(planet) ~= p then st.invaded[#st.invaded + 1] = planet end
+    if landed > 0 and ctx:owner(planet) ~= p then
+      planets[#planets + 1] = planet
+      ctx:set_counter(planet, "invaded", #planets, "action")
+    end
   end
   ctx:set_role("invaded_planet", nil)
-  open(ctx, st, "invasion.commit_ground_forces", { player = p, system = sys, planets = st.invaded })
+  ctx:metric("planets_invaded", #planets)
+  open(ctx, st, "invasion.commit_ground_forces", { player = p, system = sys, planets = planets })
 end
 
 -- ------------------------------------------------------------------ 3. Space cannon defense
 
 function M.space_cannon_defense(ctx, st)
-  local p = st.player
-  for _, planet in ipairs(st.invaded) do
+  local p, lost = st.player, 0
+  for _, planet in ipairs(invaded(ctx, st)) do
     for _, q in ipairs(st.players) do
       if q ~= p and ctx:count(q, planet, "space_cannon") > 0 and ctx:count(p, planet, "ground_force") > 0 then
         -- can_fire: a hook may forbid it (L4 Disruptors)
@@ -189,13 +206,14 @@ function M.space_cannon_defense(ctx, st)
           if hits > 0 then
             local before = ctx:count(p, planet, "ground_force")
             ctx:assign_hits(p, planet, hits, SPACE_CANNON_DEFENSE_HITS, GROUND_ORDER, ctx:policy(p).sustain)
-            st.lost_to_space_cannon_defense = st.lost_to_space_cannon_defense + before - ctx:count(p, planet, "ground_force")
+            lost = lost + before - ctx:count(p, planet, "ground_force")
           end
         end
         open(ctx, st, "invasion.after_space_cannon_defense", { player = q, target = p, planet = planet })
       end
     end
   end
+  ctx:metric("lost_to_space_cannon_defense", lost)
 end
 
 -- ------------------------------------------------------------------ 4. Ground combat
@@ -256,13 +274,13 @@ local function ground_combat(ctx, st, planet, a, d)
     "ground combat on " .. ctx:name(planet) .. " over after " .. round .. " round(s): "
     .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
   ctx:end_scope("combat")
-  st.ground_rounds = st.ground_rounds + round
+  return round
 end
 
 function M.ground_combats(ctx, st)
-  local p = st.player
+  local p, rounds = st.player, 0
   local left = {}
-  for _, planet in ipairs(st.invaded) do
+  for _, planet in ipairs(invaded(ctx, st)) do
     if has_forces(ctx, p, planet) and #others_on(ctx, st, p, planet) > 0 then left[#left + 1] = planet end
   end
   -- in the order of the active player's choice
@@ -277,16 +295,17 @@ function M.ground_combats(ctx, st)
     local planet = table.remove(left, k)
     -- with several other players there, one ground combat against each in turn order
     for _, d in ipairs(others_on(ctx, st, p, planet)) do
-      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then ground_combat(ctx, st, planet, p, d) end
+      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then rounds = rounds + ground_combat(ctx, st, planet, p, d) end
     end
   end
+  ctx:metric("ground_rounds", rounds)
 end
 
 -- ------------------------------------------------------------------ 5. Establish control
 
 function M.establish_control(ctx, st)
   local p = st.player
-  for _, planet in ipairs(st.invaded) do
+  for _, planet in ipairs(invaded(ctx, st)) do
     if has_forces(ctx, p, planet) and ctx:owner(planet) ~= p then
       local from = ctx:owner(planet)
       ctx:set_owner(planet, p)
@@ -310,25 +329,15 @@ function M.establish_control(ctx, st)
   end
 end
 
--- ------------------------------------------------------------------ the step
+-- ------------------------------------------------------------------ the steps
 
-function M.run(ctx, st)
-  local p, sys = st.player, st.system
-  st.lost_to_bombardment, st.lost_to_space_cannon_defense, st.ground_rounds = 0, 0, 0
-  st.invaded = {}
-  open(ctx, st, "invasion.start_of_invasion", { player = p, system = sys })
-  M.bombardment(ctx, st)
-  M.commit(ctx, st)
-  M.space_cannon_defense(ctx, st)
-  M.ground_combats(ctx, st)
+function M.end_of_invasion(ctx, st)
   M.establish_control(ctx, st)
-  open(ctx, st, "invasion.end_of_invasion", { player = p, system = sys })
-  -- the report: the lost units, ground forces left in the system, who holds each planet
-  ctx:metric("lost_to_bombardment", st.lost_to_bombardment)
-  ctx:metric("lost_to_space_cannon_defense", st.lost_to_space_cannon_defense)
-  ctx:metric("ground_rounds", st.ground_rounds)
-  ctx:metric("planets_invaded", #st.invaded)
+  open(ctx, st, "invasion.end_of_invasion", { player = st.player, system = st.system })
 end
+
+-- start_of_invasion opens with the bombardment step
+M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M.end_of_invasion }
 
 -- The report after the whole action: who holds each planet of the active system, and the ground
 -- forces on them (those production placed included).

@@ -6,7 +6,8 @@
 -- record's `cost`, fighters and infantry come `units_per_cost` (2) for one cost and each counts
 -- against the limit; a blockaded player (another player's ships in the system and none of his)
 -- produces no ships. What to produce is asked unit by unit (decision production.produce), how to
--- pay once (production.pay: which planets to exhaust and how many trade goods).
+-- pay once (production.pay: which planets to exhaust and how many trade goods). M.run returns
+-- the number of units produced.
 
 local M = {}
 
@@ -117,7 +118,6 @@ end
 
 function M.run(ctx, st)
   local p, sys = st.player, st.system
-  st.resources_spent, st.units_produced = 0, 0
   -- the production value of the player's units in the system; ground forces go to the planet of
   -- the first producing unit on a planet
   local limit, ground_to = 0, nil
@@ -129,7 +129,7 @@ function M.run(ctx, st)
       ground_to = ground_to or planet
     end
   end
-  if limit <= 0 then return end
+  if limit <= 0 then return 0 end
   -- blockaded: another player's ships in the system and none of the player's
   local others = false
   for _, q in ipairs(st.players) do
@@ -181,7 +181,7 @@ function M.run(ctx, st)
     count, cost = count + added, cost + t.cost
     ctx:add_counter(p, "produced:" .. t.name, added, "action")
   end
-  if #queue == 0 then return end
+  if #queue == 0 then return 0 end
 
   -- pay: which planets to exhaust, how many trade goods
   local ways = M.payments(ctx, p, cost)
@@ -216,8 +216,11 @@ function M.run(ctx, st)
     event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces a " .. t.name .. " in " .. ctx:name(at))
     open(ctx, st, "production.unit_produced", { player = p, unit = u })
   end
-  st.resources_spent, st.units_produced, st.trade_goods_spent = cost, #queue, goods
+  ctx:metric("resources_spent", cost)
+  ctx:metric("units_produced", #queue)
+  ctx:metric("trade_goods_spent", goods)
   open(ctx, st, "production.end_of_production", { player = p, system = sys })
+  return #queue
 end
 
 return M

@@ -1,7 +1,10 @@
 -- TI4 tactical action, as the Learn to Play gives it (shared/rules/ti4-tactical-action.md):
 -- 1 Activation, 2 Movement (with Space Cannon Offense and capacity), 3 Space Combat, 4 Invasion
--- (invasion.lua), 5 Production (production.lua): M.steps. Each step is a function(ctx, st) where st holds
--- the action's facts: st.player (active), st.system (active system) and the run's tallies.
+-- (invasion.lua), 5 Production (production.lua): M.steps, run by ctx:steps. Each step is a
+-- function(ctx) of the state alone (what one step tells the next, such as the planets invaded,
+-- goes through the state), so the runtime may replay a step it has already run from the same
+-- state (scripts/README.md, ctx:steps). Inside a step, st holds the facts it reads from the
+-- state (st.player, st.system, st.players) and what it works out as it goes.
 --
 -- Movement is a search over paths: for each system holding the active player's ships, every
 -- simple path of adjacent systems into the active system whose cost fits a ship's move value is
@@ -27,14 +30,23 @@ local SPACE_CANNON_HITS = { eligible = "ship", can_sustain = "sustain_damage", d
   decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed" }
 
 
--- The step windows with args {player, system}: opened when a hook can run there or the run is
+-- A step window with args {player, system}: opened when a hook can run there or the run is
 -- traced (tests read the window events); else no args table is built.
-local STEP_WINDOWS = { "tactical_action.activation", "tactical_action.before_movement",
-  "tactical_action.after_movement", "tactical_action.before_space_cannon" }
-
 local function open(ctx, st, window, player, sys)
+  if st.hooked[window] == nil then st.hooked[window] = ctx:hooked(window) end
   if st.hooked[window] or ctx:tracing() then ctx:open(window, { player = player, system = sys }) end
 end
+
+-- What a step reads from the state: the active player and system, the players.
+local function facts(ctx)
+  return { player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
+    passage = {}, names = {}, hooked = {} }
+end
+M.facts = facts
+
+-- The tallies of the report, each written by the step that counts it (zero until then).
+local TALLIES = { "ships_moved", "lost_to_rifts", "lost_to_space_cannon", "resources_spent", "trade_goods_spent",
+  "units_produced", "lost_to_bombardment", "lost_to_space_cannon_defense", "ground_rounds", "planets_invaded" }
 
 -- ------------------------------------------------------------------ 1. Activation
 
@@ -45,6 +57,7 @@ function M.activation(ctx, st)
   if #ctx:entities { kind = "command_token", owner = p, location = sys } > 0 then
     error("activation: " .. ctx:name(sys) .. " already contains one of " .. ctx:name(p) .. "'s command tokens")
   end
+  for _, name in ipairs(TALLIES) do ctx:metric(name, 0) end
   ctx:set(p, "tactic_tokens", ctx:get(p, "tactic_tokens") - 1)
   ctx:create { kind = "command_token", owner = p, location = sys }
   ctx:metric("tactic_tokens", ctx:get(p, "tactic_tokens"))
@@ -247,7 +260,7 @@ function M.movement(ctx, st)
   end
 
   local left = {}   -- systems ships or cargo left: capacity is checked there afterwards
-  local moved = 0
+  local moved, lost = 0, 0
   for _, start in ipairs(starts) do
     local sys = start.system
     local paths, budget, moves = {}, -1, {}
@@ -294,7 +307,7 @@ function M.movement(ctx, st)
             moved = moved + 1
           else
             -- destroyed on the way (gravity rift): what it carries is destroyed with it
-            if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then st.lost_to_rifts = st.lost_to_rifts + 1 end
+            if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then lost = lost + 1 end
             for _, c in ipairs(cargo) do
               if ctx:tracing() then
                 ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
@@ -308,7 +321,8 @@ function M.movement(ctx, st)
     end
   end
   ctx:set_role("moving_ship", nil)
-  st.ships_moved = moved
+  ctx:metric("ships_moved", moved)
+  ctx:metric("lost_to_rifts", lost)
 
   -- capacity: in the active system, and where units were left behind
   M.check_capacity(ctx, st, p, active)
@@ -343,7 +357,7 @@ end
 function M.space_cannon_offense(ctx, st)
   local active, sys = st.player, st.system
   local hooked_roll, hooked_assign = ctx:hooked("tactical_action.after_space_cannon_roll", "tactical_action.assign_space_cannon_hits")
-  local opened = false
+  local opened, lost = false, 0
   -- the active player first, then the others in turn order from the active player
   local order, at = {}, 1
   for i, q in ipairs(st.players) do if q == active then at = i end end
@@ -383,12 +397,13 @@ function M.space_cannon_offense(ctx, st)
           local tp = ctx:policy(target)
           local before = ctx:count(target, sys, "ship")
           ctx:assign_hits(target, sys, hits, SPACE_CANNON_HITS, tp.hit_order, tp.sustain)
-          if target == active then st.lost_to_space_cannon = st.lost_to_space_cannon + before - ctx:count(target, sys, "ship") end
+          if target == active then lost = lost + before - ctx:count(target, sys, "ship") end
           M.check_capacity(ctx, st, target, sys)
         end
       end
     end
   end
+  ctx:metric("lost_to_space_cannon", lost)
 end
 
 -- ------------------------------------------------------------------ 3. Space Combat
@@ -406,34 +421,21 @@ end
 
 -- ------------------------------------------------------------------ 4. Invasion, 5. Production
 
--- invasion.lua: bombardment, commit ground forces, space cannon defense, ground combat, control
-function M.invasion(ctx, st) invasion.run(ctx, st) end
-
 -- production.lua; then capacity, as fighters produced in space may exceed it
 function M.production(ctx, st)
-  production.run(ctx, st)
-  if st.units_produced > 0 then M.check_capacity(ctx, st, st.player, st.system) end
+  if production.run(ctx, st) > 0 then M.check_capacity(ctx, st, st.player, st.system) end
 end
 
--- The steps in order.
-M.steps = { M.activation, M.movement, M.space_cannon_offense, M.space_combat, M.invasion, M.production }
+-- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
+-- space cannon defense, ground combat and establish control.
+local function step(f) return function(ctx) f(ctx, facts(ctx)) end end
+M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat) }
+for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
+M.steps[#M.steps + 1] = step(M.production)
+M.steps[#M.steps + 1] = step(invasion.report)
 
 function M.run(ctx)
-  local st = {
-    player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
-    passage = {}, names = {}, lost_to_rifts = 0, lost_to_space_cannon = 0, ships_moved = 0,
-    resources_spent = 0, units_produced = 0, trade_goods_spent = 0,
-  }
-  local h1, h2, h3, h4 = ctx:hooked(STEP_WINDOWS[1], STEP_WINDOWS[2], STEP_WINDOWS[3], STEP_WINDOWS[4])
-  st.hooked = { [STEP_WINDOWS[1]] = h1, [STEP_WINDOWS[2]] = h2, [STEP_WINDOWS[3]] = h3, [STEP_WINDOWS[4]] = h4 }
-  for _, step in ipairs(M.steps) do step(ctx, st) end
-  ctx:metric("ships_moved", st.ships_moved)
-  ctx:metric("lost_to_rifts", st.lost_to_rifts)
-  ctx:metric("lost_to_space_cannon", st.lost_to_space_cannon)
-  ctx:metric("resources_spent", st.resources_spent)
-  ctx:metric("trade_goods_spent", st.trade_goods_spent)
-  ctx:metric("units_produced", st.units_produced)
-  invasion.report(ctx, st)
+  ctx:steps(M.steps)
   ctx:end_scope("action")
 end
 

@@ -1,0 +1,84 @@
+// script/memo: the memo of ctx:steps. A procedure that runs as a list of steps, each a function
+// of the state and the dice alone (DESIGN.md: the state is a value, the dice are the only
+// randomness, scripts keep nothing between calls), need not run a step again from a state it has
+// already run it from: what the step did is a function of the draws it made. For each (step,
+// state) the memo keeps a trie over the step's draws, (bound, value) one after the other; a leaf
+// holds what the step wrote to the run's result (metrics, outcome) and the node of the next step
+// with the state the step left. A run walks the trie drawing from its own stream exactly as the
+// step would have, so a memoized run gives the same numbers as a run that executes every step;
+// only a draw the trie has not seen executes the step again (its drawn prefix replayed).
+//
+// Steps with too many distinct draws (a whole combat) are not memoized: past kMaxSlots a node
+// becomes execute-only, and so does one whose step drew uniform() (2^32 outcomes). The memo
+// stops growing at kMaxBytes; runs then execute the steps it does not hold.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/symbols.hpp"
+#include "dice/dice.hpp"
+#include "state/state.hpp"
+
+namespace rb {
+
+struct MemoNode;
+
+// What a step wrote to the run's result, in order: a metric (name, value) or, with name
+// kNoSym, the outcome (index into the procedure's outcomes; its name in `outcome`).
+struct MemoWrite {
+  Sym name = kNoSym;
+  double value = 0;
+  int outcome = -1;
+  std::string outcome_name;
+};
+
+struct MemoLeaf {
+  std::vector<MemoWrite> writes;
+  MemoNode* next = nullptr;  // null: the memo was full when the leaf was made
+};
+
+struct MemoNode {
+  int step = 0;  // the index of the step to run next (== the number of steps: the run is done)
+  State state;
+  std::uint64_t hash = 0;
+  bool execute_only = false;
+  // The trie: a slot is -1 (not seen), <= -2 (leaf -slot-2), or >= 0 (a draw: draws[slot]).
+  // A draw's children are slots[base .. base + bound), one per value.
+  struct DrawNode {
+    std::uint32_t bound;
+    std::uint32_t base;
+  };
+  std::int32_t root = -1;
+  std::vector<DrawNode> draws;
+  std::vector<std::int32_t> slots;
+  std::vector<MemoLeaf> leaves;
+};
+
+class StepMemo {
+ public:
+  static constexpr std::size_t kMaxSlots = 4096;        // per node, then execute-only
+  static constexpr std::size_t kMaxBytes = 128u << 20;  // per memo, then it stops growing
+
+  // The node of `step` for `state`: found (equal state), added (a copy of it), or null when the
+  // memo is full.
+  MemoNode* node(int step, const State& state);
+  // Files what a step run from `at` did: its draws, its writes, the node it led to.
+  // Returns false when the draws contradict the trie (the step is not deterministic).
+  bool add(MemoNode& at, const std::vector<DiceStream::Draw>& draws, std::vector<MemoWrite> writes,
+           MemoNode* next);
+  void forget(MemoNode& at);  // at becomes execute-only, its trie freed
+  std::size_t bytes() const { return bytes_; }
+  std::size_t nodes() const { return nodes_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<MemoNode>> nodes_;
+  std::unordered_multimap<std::uint64_t, MemoNode*> by_hash_;
+  MemoNode* last_root_ = nullptr;  // a run usually starts from the state the last one did
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace rb

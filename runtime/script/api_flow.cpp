@@ -398,7 +398,10 @@ StepMemo& memo_of(lua_State* L, Engine::Impl& I, int n) {
     if (same) return m->memo;
   }
   if (I.steps_memos.size() >= 16) I.forget_memos();  // a procedure that makes new steps each run
-  auto m = std::make_unique<Engine::Impl::Steps>();
+  std::size_t used = 0;
+  for (const auto& other : I.steps_memos) used += other->memo.bytes();
+  auto m = std::make_unique<Engine::Impl::Steps>(
+      I.options.memo_bytes > used ? I.options.memo_bytes - used : 0);
   for (int i = 0; i < n; ++i) {
     lua_rawgeti(L, 2, i + 1);
     m->fns.push_back(lua_topointer(L, -1));

@@ -820,6 +820,18 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   I.state = nullptr;
 }
 
+std::size_t Engine::memo_nodes() const {
+  std::size_t n = 0;
+  for (const auto& m : impl_->steps_memos) n += m->memo.nodes();
+  return n;
+}
+
+std::size_t Engine::memo_bytes() const {
+  std::size_t n = 0;
+  for (const auto& m : impl_->steps_memos) n += m->memo.bytes();
+  return n;
+}
+
 void Engine::run(std::string_view procedure, State& state, const RunOptions& options,
                  RunResult& result) {
   Impl& I = *impl_;

@@ -31,6 +31,8 @@ struct EngineOptions {
   // ctx:steps remembers what each step did from each state and replays it (script/memo.hpp);
   // false: every step runs. Off anyway in a run that is traced, forced, scripted or interactive.
   bool memo = true;
+  std::size_t memo_bytes =
+      128u << 20;  // what the memo may keep (per engine), then it stops growing
   // check and test: compare what scripts could keep (upvalues, globals, tables reachable from
   // them) before and after each run; a change is a ScriptError naming the hook and the variable
   bool check_state = false;
@@ -75,6 +77,10 @@ class Engine {
   // Runs a procedure on `state`, changing it. Throws ScriptError (with pack, file:line, hook
   // and window) when a script fails.
   void run(std::string_view procedure, State& state, const RunOptions& options, RunResult& result);
+
+  // The nodes (step, state) the step memo holds, and its bytes (tests, --json).
+  std::size_t memo_nodes() const;
+  std::size_t memo_bytes() const;
 
   struct Impl;  // script/lua_host.hpp, seen only by runtime/script/
 

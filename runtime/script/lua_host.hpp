@@ -131,6 +131,7 @@ struct Engine::Impl {
     std::vector<int> refs;
     std::vector<const void*> fns;
     StepMemo memo;
+    explicit Steps(std::size_t max_bytes) : memo(max_bytes) {}
   };
   std::vector<std::unique_ptr<Steps>> steps_memos;
   std::vector<MemoWrite>* memo_writes = nullptr;  // while a memoized step runs: its writes

@@ -12,7 +12,7 @@ MemoNode* StepMemo::node(int step, const State& state) {
       return it->second;
     }
   const std::size_t size = sizeof(MemoNode) + state.bytes();
-  if (bytes_ + size > kMaxBytes) return nullptr;
+  if (bytes_ + size > max_bytes_) return nullptr;
   auto n = std::make_unique<MemoNode>();
   n->step = step;
   n->state = state;
@@ -32,7 +32,10 @@ bool StepMemo::add(MemoNode& at, const std::vector<DiceStream::Draw>& draws,
   std::size_t added = 0;
   for (const DiceStream::Draw& d : draws) {
     if (*slot == -1) {
-      if (at.slots.size() + d.bound > kMaxSlots || bytes_ + d.bound * 4 > kMaxBytes) {
+      if (at.slots.size() + d.bound > kMaxSlots ||
+          bytes_ + added + d.bound * sizeof(std::int32_t) + sizeof(MemoNode::DrawNode) >
+              max_bytes_) {
+        bytes_ += added;
         forget(at);
         return true;
       }
@@ -52,11 +55,14 @@ bool StepMemo::add(MemoNode& at, const std::vector<DiceStream::Draw>& draws,
     if (dn.bound != d.bound || d.value >= d.bound) return false;
     slot = &at.slots[dn.base + d.value];
   }
+  bytes_ += added;
   if (*slot != -1) return false;  // the step stopped where it drew before
+  std::size_t leaf = sizeof(MemoLeaf);
+  for (const MemoWrite& w : writes) leaf += sizeof(MemoWrite) + w.outcome_name.size();
+  if (bytes_ + leaf > max_bytes_) return true;  // full: this path stays unseen (run again)
   *slot = -2 - static_cast<std::int32_t>(at.leaves.size());
-  for (const MemoWrite& w : writes) added += sizeof(MemoWrite) + w.outcome_name.size();
   at.leaves.push_back({std::move(writes), next});
-  bytes_ += added + sizeof(MemoLeaf);
+  bytes_ += leaf;
   return true;
 }
 

@@ -10,7 +10,8 @@
 //
 // Steps with too many distinct draws (a whole combat) are not memoized: past kMaxSlots a node
 // becomes execute-only, and so does one whose step drew uniform() (2^32 outcomes). The memo
-// stops growing at kMaxBytes; runs then execute the steps it does not hold.
+// stops growing at its byte cap (EngineOptions::memo_bytes); runs then execute the steps it does
+// not hold.
 #pragma once
 
 #include <cstdint>
@@ -60,8 +61,8 @@ struct MemoNode {
 
 class StepMemo {
  public:
-  static constexpr std::size_t kMaxSlots = 4096;        // per node, then execute-only
-  static constexpr std::size_t kMaxBytes = 128u << 20;  // per memo, then it stops growing
+  static constexpr std::size_t kMaxSlots = 4096;  // per node, then execute-only
+  explicit StepMemo(std::size_t max_bytes) : max_bytes_(max_bytes) {}
 
   // The node of `step` for `state`: found (equal state), added (a copy of it), or null when the
   // memo is full.
@@ -79,6 +80,7 @@ class StepMemo {
   std::unordered_multimap<std::uint64_t, MemoNode*> by_hash_;
   MemoNode* last_root_ = nullptr;  // a run usually starts from the state the last one did
   std::size_t bytes_ = 0;
+  std::size_t max_bytes_;
 };
 
 }  // namespace rb

@@ -89,13 +89,17 @@ end
 -- planets), the player chooses a type by `decision` and `remove(unit, type)` takes one of it:
 -- fighters only while fighters are over their room, then ground forces. No cap on how many.
 function lib.remove_excess(ctx, player, sys, capacity, fighter_room, decision, remove)
-  while true do  -- one unit per pass, until every excess unit is removed
-    local fighters, forces = {}, {}
+  local fighters, forces, total
+  local function scan()
+    fighters, forces, total = {}, {}, ctx:count(player, sys)
     for _, u in ipairs(ctx:units(player, sys)) do
       if lib.needs_transport(ctx, u) then
         if ctx:get(u, "fighter") then fighters[#fighters + 1] = u else forces[#forces + 1] = u end
       end
     end
+  end
+  scan()
+  while true do  -- one unit per pass, until every excess unit is removed
     local excess = math.max(0, #fighters - fighter_room) + #forces - capacity
     if excess <= 0 then return end
     local types, seen, candidates = {}, {}, {}
@@ -107,7 +111,16 @@ function lib.remove_excess(ctx, player, sys, capacity, fighter_room, decision, r
       end
     end
     local t = ctx:decide(player, decision, types)
-    remove(candidates[t], t)
+    local gone = candidates[t]
+    remove(gone, t)
+    for _, list in ipairs { fighters, forces } do
+      for i, u in ipairs(list) do
+        if u == gone then table.remove(list, i); break end
+      end
+    end
+    -- a hook that ran as the unit went may have changed the space area: look again
+    total = total - 1
+    if ctx:count(player, sys) ~= total then scan() end
   end
 end
 

@@ -294,6 +294,7 @@ int simulate(const Common& c, const SimulateArgs& a) {
   o.max_runs = a.max_runs;
   o.seed = a.seed;
   o.threads = all_cores(a.threads);
+  o.engine.memo = !a.no_memo;
   o.progress = progress_bar(a.json, "runs");
   InterruptScope scope;
   o.stop = &interrupted;

@@ -30,7 +30,8 @@ struct SimulateArgs {
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
   bool json = false;
-  Changes changes;  // --with / --without: records, packs, settings (sim/compare.hpp)
+  bool no_memo = false;  // run every step of a ctx:steps procedure (no step memo)
+  Changes changes;       // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);
 

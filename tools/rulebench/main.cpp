@@ -117,6 +117,8 @@ int main(int argc, char** argv) {
   simulate->add_option("--threads", sim.threads, "threads (default: every core)")
       ->check(whole(1, kMaxThreads));
   simulate->add_flag("--json", sim.json, "print one JSON object");
+  simulate->add_flag("--no-memo", sim.no_memo,
+                     "run every step of every run (the step memo replays steps; same numbers)");
   simulate->add_option("--with", sim.changes.with,
                        "records, packs or settings to add: [SIDE:]RECORD, PACK, [SIDE:]PATH=VALUE");
   simulate->add_option("--without", sim.changes.without, "records, packs or settings to remove");

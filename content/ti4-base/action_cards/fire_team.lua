@@ -1,0 +1,30 @@
+-- Fire Team (base action card). "After your ground forces make combat rolls during a round of
+-- ground combat: Reroll any number of your dice." Window: invasion.after_ground_roll, opened
+-- after each player's ground combat roll, args {player, opponent, planet, pool, purpose}; the
+-- procedure counts the pool's hits after it. Which dice: the misses (rerolling a hit can only
+-- lose it). Offered when the owner's own roll has a miss: the default policy plays it then.
+-- Not in space combat (space_combat.after_roll) nor on bombardment or space cannon dice.
+-- Test: tests/cards/fire_team.toml
+
+local function misses(pool)
+  local n = 0
+  for i = 1, #pool do
+    if not pool:cancelled(i) and not pool:hit(i) then n = n + 1 end
+  end
+  return n
+end
+
+hook {
+  id = "fire_team",
+  window = "invasion.after_ground_roll",
+  source = "action_card/fire_team",
+  optional = true,
+  discard = true,
+  condition = function(_, player, _, args) return args.player == player and misses(args.pool) > 0 end,
+  apply = function(_, _, _, args)
+    local pool = args.pool
+    for i = 1, #pool do
+      if not pool:cancelled(i) and not pool:hit(i) then pool:reroll(i) end
+    end
+  end,
+}

@@ -1,0 +1,72 @@
+-- Flank Speed (base action card). "After you activate a system: Apply +1 to the move value of
+-- each of your ships during this tactical action."
+--   tactical_action.activation, args {player, system}: the active player plays it when one of
+--     their ships is farther from the active system than its move value but no farther than one
+--     more (steps through adjacent systems, whatever blocks them): the default policy. The flag
+--     "flank_speed_played" on the card (scope action) keeps it face up.
+--   tactical_action.move_value, args {player, unit, move}: +1 for each of the owner's ships.
+--   tactical_action.after_movement: every ship has moved; the card is discarded.
+-- Test: tests/cards/flank_speed.toml
+
+local PLAYED = "flank_speed_played"
+
+-- Steps from `from` to `target` through adjacent systems, searched no deeper than `limit`.
+local function distance(ctx, from, target, limit)
+  if from == target then return 0 end
+  local seen, frontier = { [from] = true }, { from }
+  for d = 1, limit do
+    local next = {}
+    for _, s in ipairs(frontier) do
+      for _, n in ipairs(ctx:adjacent(s)) do
+        if n == target then return d end
+        if not seen[n] and ctx:kind(n) == "system" then seen[n] = true; next[#next + 1] = n end
+      end
+    end
+    frontier = next
+  end
+  return nil
+end
+
+local function helps(ctx, player, active)
+  for _, u in ipairs(ctx:units(player, nil, "move")) do
+    local at = ctx:location(u)
+    if ctx:get(u, "ship") and at ~= active and ctx:kind(at) == "system" then
+      local move = ctx:get(u, "move")
+      local d = distance(ctx, at, active, move + 1)
+      if d and d > move then return true end
+    end
+  end
+  return false
+end
+
+hook {
+  id = "flank_speed",
+  window = "tactical_action.activation",
+  source = "action_card/flank_speed",
+  optional = true,
+  limit = "action",
+  condition = function(ctx, player, _, args) return args.player == player and helps(ctx, player, args.system) end,
+  apply = function(ctx, player, source)
+    ctx:set_flag(source, PLAYED, "action")
+    if ctx:tracing() then
+      ctx:event("flank_speed:" .. ctx:name(player), ctx:name(player) .. "'s ships get +1 move this tactical action (Flank Speed)")
+    end
+  end,
+}
+
+hook {
+  id = "flank_speed_move",
+  window = "tactical_action.move_value",
+  source = "action_card/flank_speed",
+  condition = function(ctx, player, source, args) return ctx:flag(source, PLAYED) and args.player == player end,
+  apply = function(_, _, _, args) args.move = args.move + 1 end,
+}
+
+hook {
+  id = "flank_speed_discarded",
+  window = "tactical_action.after_movement",
+  source = "action_card/flank_speed",
+  discard = true,
+  condition = function(ctx, _, source) return ctx:flag(source, PLAYED) end,
+  apply = function() end,  -- the runtime discards the card
+}

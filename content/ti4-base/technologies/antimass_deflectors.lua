@@ -1,0 +1,45 @@
+-- Antimass Deflectors (base technology; the record is in ../technologies.toml). "Your ships can
+-- move into and through asteroid fields. When other players' units use SPACE CANNON against your
+-- units, apply -1 to the result of each die roll." The movement half is the anomaly rules'
+-- (rules/anomalies.lua reads the technology); these hooks are the -1.
+--   Space Cannon Offense: the procedure's targets (tactical_action.lua): the others fire at the
+--   active player's ships; the active player at the first other player in turn order from the
+--   active player who has ships in the active system.
+--   Space Cannon Defense: always against the active player's ground forces.
+-- Test: tests/cards/antimass_deflectors.toml
+
+local function offense_target(ctx, shooter)
+  local active, sys = ctx:role("active_player"), ctx:role("active_system")
+  if shooter ~= active then return active end
+  local players, at = ctx:players(), 1
+  for i, q in ipairs(players) do if q == active then at = i end end
+  for k = 1, #players - 1 do
+    local q = players[(at - 1 + k) % #players + 1]
+    if ctx:count(q, sys, "ship") > 0 then return q end
+  end
+  return nil
+end
+
+local function minus_one(ctx, player, pool)
+  for i = 1, #pool do pool:modify(i, -1) end
+  if ctx:tracing() then
+    ctx:event("antimass_deflectors:" .. ctx:name(player),
+      ctx:name(player) .. "'s Antimass Deflectors: -1 to each space cannon die against them")
+  end
+end
+
+hook {
+  id = "antimass_deflectors_offense",
+  window = "tactical_action.after_space_cannon_roll",
+  source = "technology/antimass_deflectors",
+  condition = function(ctx, player, _, args) return args.player ~= player and offense_target(ctx, args.player) == player end,
+  apply = function(ctx, player, _, args) minus_one(ctx, player, args.pool) end,
+}
+
+hook {
+  id = "antimass_deflectors_defense",
+  window = "invasion.after_space_cannon_defense_roll",
+  source = "technology/antimass_deflectors",
+  condition = function(ctx, player, _, args) return args.player ~= player and ctx:role("active_player") == player end,
+  apply = function(ctx, player, _, args) minus_one(ctx, player, args.pool) end,
+}

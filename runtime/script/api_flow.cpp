@@ -307,6 +307,20 @@ int l_decide(lua_State* L) {
   return 0;
 }
 
+// ctx:by_policy(player, decision) -> whether that decision of the player would now go to the
+// ruleset's policy: no scripted answer waits for it and no person is asked at the terminal. A
+// procedure may then skip what the policy's settings make idle (a retreat never announced).
+int l_by_policy(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  const EntityId player = check_entity(L, 2);
+  const std::string decision = luaL_checkstring(L, 3);
+  const bool scripted = I.run_options && I.run_options->answers &&
+                        I.run_options->answers->has(I.name_of(player), decision);
+  const bool asked = I.options.interactive && isatty(STDIN_FILENO);
+  lua_pushboolean(L, !scripted && !asked);
+  return 1;
+}
+
 // ctx:event(key, text): a trace event of the procedure's own ("retreat:attacker:home")
 int l_event(lua_State* L) {
   Engine::Impl& I = impl(L);
@@ -516,10 +530,11 @@ int l_steps(lua_State* L) {
 }  // namespace
 
 void register_flow_api(lua_State* L) {
-  static const luaL_Reg api[] = {
-      {"open", guarded<l_open>},     {"hooked", guarded<l_hooked>}, {"decide", guarded<l_decide>},
-      {"event", guarded<l_event>},   {"tracing", l_tracing},        {"result", guarded<l_result>},
-      {"metric", guarded<l_metric>}, {"steps", guarded<l_steps>},   {nullptr, nullptr}};
+  static const luaL_Reg api[] = {{"open", guarded<l_open>},     {"hooked", guarded<l_hooked>},
+                                 {"decide", guarded<l_decide>}, {"by_policy", guarded<l_by_policy>},
+                                 {"event", guarded<l_event>},   {"tracing", l_tracing},
+                                 {"result", guarded<l_result>}, {"metric", guarded<l_metric>},
+                                 {"steps", guarded<l_steps>},   {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);
 }
 

@@ -85,6 +85,14 @@ local function announce(ctx, player, sys, neighbours)
   return true, ctx:flag(player, "retreat_announced")
 end
 
+-- Whether the player may announce a retreat this round: a retreat policy that can say yes
+-- (policies.lua: "never", the default, always says no), or an answer from outside the policy
+-- (a scripted answer waiting, a person at the terminal).
+local function may_announce(ctx, player, policy)
+  local r = policy.retreat
+  return (r ~= nil and r ~= "never") or not ctx:by_policy(player, "space_combat.announce_retreat")
+end
+
 -- ------------------------------------------------------------------ step 5: retreat (7)
 
 -- 7.4: a command token from reinforcements, else from the command sheet (tactic, then fleet,
@@ -304,7 +312,8 @@ function M.run(ctx)
     end
   end
   while ongoing do
-    if #neighbours == 0 then  -- no retreat is possible: nothing to decide in a round
+    -- no retreat is possible, or none will be announced: nothing to decide in a round
+    if #neighbours == 0 or not (may_announce(ctx, a, pa) or may_announce(ctx, d, pd)) then
       ongoing = ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain)
       round = ctx:counter(sys, "round")
       if not ongoing then break end

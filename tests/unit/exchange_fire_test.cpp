@@ -9,6 +9,7 @@
 
 #include <fstream>
 
+#include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
 
 using namespace rb;
@@ -62,9 +63,48 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "hit']\n"
       "[defender]\nunits={dreadnought=2,destroyer=3}\ncards=['shields_holding']\n"
       "technologies=['duranium_armor']\n",
+      // systems to retreat to, and nobody will announce (retreat policy never): C++ rounds
+      "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,carrier=1,fighter=4}\n"
+      "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\n"
+      "[system]\nadjacent=[{id='home',defender={carrier=1}},{id='rim',attacker={cruiser=1}}]\n",
+      // ... and a retreat policy that may say yes: the procedure's rounds
+      "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,carrier=1,fighter=4}\n"
+      "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\npolicy={retreat='when_"
+      "outnumbered'}\n"
+      "[system]\nadjacent=[{id='home',defender={carrier=1}}]\n",
   };
   for (const char* s : scenarios) {
     INFO(s);
     CHECK(report(s, true) == report(s, false));
+  }
+}
+
+TEST_CASE("exchange_fire: a scripted retreat is announced even where the policy never retreats",
+          "[exchange_fire]") {
+  // an untraced run (rules tests are traced and always take the procedure's rounds): the
+  // defender's scripted "yes" must reach the procedure, so the rounds cannot go to C++
+  const fs::path dir = fs::temp_directory_path() / "rulebench-exchange-fire";
+  fs::create_directories(dir);
+  const fs::path file = dir / "scripted.toml";
+  {
+    std::ofstream out(file);
+    out << "ruleset='ti4'\n[attacker]\nunits={cruiser=2}\n[defender]\nunits={cruiser=1}\n"
+           "[system]\nadjacent=[{id='home',defender={carrier=1}}]\n";
+  }
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  const Session session = open_session(read_scenario(file), so);
+  Table table(session);
+  for (std::uint64_t run = 0; run < 20; ++run) {
+    INFO("run " << run);
+    ScriptedAnswers answers;
+    answers.add({"defender", "space_combat.announce_retreat", "yes"});
+    RunOptions o;
+    o.run = run;
+    o.answers = &answers;
+    State state = table.start;
+    RunResult r;
+    table.engine.run(session.procedure, state, o, r);
+    CHECK(r.unused_answers.empty());
   }
 }

@@ -270,7 +270,10 @@ local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked
   return destroyed
 end
 
-function M.run(ctx)
+-- The combat: rounds until one side has no ships, the result and the rounds. M.after (the
+-- after-combat window, capacity) follows; M.run is both. The tactical action runs them as two
+-- steps, so the capacity check after a combat is replayed from its state (ctx:steps).
+function M.fight(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
   local neighbours = ctx:adjacent(sys)
   local after_roll_hooked, after_afb_hooked, assign_hooked = ctx:hooked("space_combat.after_roll",
@@ -284,7 +287,7 @@ function M.run(ctx)
     if ctx:tracing() then ctx:event("no_combat", "only one player (or none) has ships in the active system: no space combat (1)") end
     ctx:result(a_ships > 0 and "attacker_win" or d_ships > 0 and "defender_win" or "draw")
     ctx:metric("rounds", 0)
-    return
+    return false
   end
 
   local round = 1
@@ -378,12 +381,20 @@ function M.run(ctx)
     ctx:result("draw")
   end
   ctx:metric("rounds", round)
+end
+
+function M.after(ctx)
+  local a, d, sys = ctx:role("attacker", "defender", "active_system")
   ctx:open("space_combat.after_combat")
   -- 10.1 and notes: capacity is checked after the winner is known
   local carried_a, carried_d = ctx:count(a, sys, "fighter", "ground_force"), ctx:count(d, sys, "fighter", "ground_force")
   if carried_a > 0 then check_capacity(ctx, a, sys, carried_a) end
   if carried_d > 0 then check_capacity(ctx, d, sys, carried_d) end
   ctx:end_scope("combat")
+end
+
+function M.run(ctx)
+  if M.fight(ctx) ~= false then M.after(ctx) end
 end
 
 return M

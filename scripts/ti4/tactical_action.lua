@@ -411,12 +411,17 @@ end
 function M.space_combat(ctx, st)
   local a, d, sys = st.player, ctx:role("defender"), st.system
   if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 then
-    space_combat.run(ctx)   -- attacker = the active player (setup), result and rounds
+    space_combat.fight(ctx)   -- attacker = the active player (setup), result and rounds
   else
     if ctx:tracing() then ctx:event("no_combat", "no two players have ships in the active system: no space combat") end
     ctx:result("no_combat")
     ctx:metric("rounds", 0)
   end
+end
+
+-- After a space combat (its round counter still set): the after-combat window and capacity.
+function M.after_space_combat(ctx, st)
+  if ctx:counter(st.system, "round") > 0 then space_combat.after(ctx) end
 end
 
 -- ------------------------------------------------------------------ 4. Invasion, 5. Production
@@ -429,7 +434,8 @@ end
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
 local function step(f) return function(ctx) f(ctx, facts(ctx)) end end
-M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat) }
+M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat),
+  step(M.after_space_combat) }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
 M.steps[#M.steps + 1] = step(invasion.report)

@@ -99,7 +99,8 @@ end
 
 -- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
 -- of a path is what it asks of a move value: one per system moved out of, less that system's
--- move_bonus. Paths pass only systems that allow it and never the active system.
+-- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
+-- Reference's movement is in force (st.pass_active: a ship may pass through it and come back).
 local function find_paths(ctx, st, start, budget)
   local out, path, on = {}, { start }, { [start] = true }
   local function walk(u, spent)
@@ -107,15 +108,23 @@ local function find_paths(ctx, st, start, budget)
     local cost = spent + 1 - fu.move_bonus
     if cost > budget then return end
     for _, v in ipairs(ctx:adjacent(u)) do
-      if not on[v] then
-        if v == st.system then
-          if passage(ctx, st, v).can_end then
-            local copy = {}
-            for i = 1, #path do copy[i] = path[i] end
-            copy[#copy + 1] = v
-            out[#out + 1] = { systems = copy, cost = cost }
-          end
-        elseif passage(ctx, st, v).can_pass then
+      if v == st.system then
+        if passage(ctx, st, v).can_end then
+          local copy = {}
+          for i = 1, #path do copy[i] = path[i] end
+          copy[#copy + 1] = v
+          out[#out + 1] = { systems = copy, cost = cost }
+        end
+        -- the Rules Reference (pass_active): through the active system and back into it later
+        if st.pass_active and not on[v] and passage(ctx, st, v).can_pass then
+          on[v] = true
+          path[#path + 1] = v
+          walk(v, cost)
+          path[#path] = nil
+          on[v] = nil
+        end
+      elseif not on[v] then
+        if passage(ctx, st, v).can_pass then
           on[v] = true
           path[#path + 1] = v
           walk(v, cost)
@@ -240,7 +249,11 @@ end
 
 function M.movement(ctx, st)
   local p, active = st.player, st.system
-  open(ctx, st, "tactical_action.before_movement", p, active)
+  -- the movement rules in force: the Learn to Play's, unless a hook switches on the Rules
+  -- Reference's (ti4-lrr): every moving ship declared before any moves, passing the active system
+  local rules = { player = p, system = active, declare_first = false, pass_active = false }
+  if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
+  st.pass_active = rules.pass_active == true
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
     ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
 
@@ -261,6 +274,53 @@ function M.movement(ctx, st)
 
   local left = {}   -- systems ships or cargo left: capacity is checked there afterwards
   local moved, lost = 0, 0
+  -- a ship's move: its path chosen (decision tactical_action.move_ship), then taken
+  local function choose(u, t, sys, paths, move, n)
+    local options, by_label = {}, {}
+    for _, pth in ipairs(paths) do
+      if pth.cost <= move then options[#options + 1] = pth.label; by_label[pth.label] = pth end
+    end
+    if #options == 0 then
+      if ctx:tracing() then
+        ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
+          ctx:name(p) .. "'s " .. t .. " in " .. ctx:name(sys) .. " cannot reach " .. ctx:name(active))
+      end
+      return nil
+    end
+    options[#options + 1] = "stay"
+    ctx:set_role("moving_ship", u)
+    ctx:set_counter(u, "move_ordinal", n, "action")  -- the n-th of its type here (scripted moves)
+    return by_label[ctx:decide(p, "tactical_action.move_ship", options)]
+  end
+  local function go(u, t, sys, pth)
+    ctx:set_role("moving_ship", u)
+    local cargo = load_cargo(ctx, st, u, pth)
+    for _, c in ipairs(cargo) do left[#left + 1] = ctx:location(c) end
+    left[#left + 1] = sys
+    if ctx:tracing() then
+      ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
+        ctx:name(p) .. "'s " .. t .. " moves " .. pth.label .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
+    end
+    if st.ship_moves_hooked then
+      ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })
+    end
+    if ctx:location(u) == sys then
+      ctx:move(u, active)
+      for _, c in ipairs(cargo) do ctx:move(c, active) end
+      moved = moved + 1
+    else
+      -- destroyed on the way (gravity rift): what it carries is destroyed with it
+      if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then lost = lost + 1 end
+      for _, c in ipairs(cargo) do
+        if ctx:tracing() then
+          ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
+            ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")
+        end
+        ctx:destroy(c, "tactical_action.unit_destroyed")
+      end
+    end
+  end
+  local declared = {}  -- declare_first: the moves chosen, taken once every ship has chosen
   for _, start in ipairs(starts) do
     local sys = start.system
     local paths, budget, moves = {}, -1, {}
@@ -275,51 +335,15 @@ function M.movement(ctx, st)
     for i, u in ipairs(start.ships) do
       local t = ctx:type(u)
       ordinal[t] = (ordinal[t] or 0) + 1
-      local options, by_label = {}, {}
-      for _, pth in ipairs(paths) do
-        if pth.cost <= moves[i] then options[#options + 1] = pth.label; by_label[pth.label] = pth end
-      end
-      if #options == 0 then
-        if ctx:tracing() then
-          ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
-            ctx:name(p) .. "'s " .. t .. " in " .. ctx:name(sys) .. " cannot reach " .. ctx:name(active))
-        end
-      else
-        options[#options + 1] = "stay"
-        ctx:set_role("moving_ship", u)
-        ctx:set_counter(u, "move_ordinal", ordinal[t], "action")  -- the n-th of its type here (scripted moves)
-        local choice = ctx:decide(p, "tactical_action.move_ship", options)
-        local pth = by_label[choice]
-        if pth then
-          local cargo = load_cargo(ctx, st, u, pth)
-          for _, c in ipairs(cargo) do left[#left + 1] = ctx:location(c) end
-          left[#left + 1] = sys
-          if ctx:tracing() then
-            ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
-              ctx:name(p) .. "'s " .. t .. " moves " .. pth.label .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
-          end
-          if st.ship_moves_hooked then
-            ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })
-          end
-          if ctx:location(u) == sys then
-            ctx:move(u, active)
-            for _, c in ipairs(cargo) do ctx:move(c, active) end
-            moved = moved + 1
-          else
-            -- destroyed on the way (gravity rift): what it carries is destroyed with it
-            if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then lost = lost + 1 end
-            for _, c in ipairs(cargo) do
-              if ctx:tracing() then
-                ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
-                  ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")
-              end
-              ctx:destroy(c, "tactical_action.unit_destroyed")
-            end
-          end
-        end
+      local pth = choose(u, t, sys, paths, moves[i] or -1, ordinal[t])
+      if pth and rules.declare_first then
+        declared[#declared + 1] = { u, t, sys, pth }
+      elseif pth then
+        go(u, t, sys, pth)
       end
     end
   end
+  for _, m in ipairs(declared) do go(m[1], m[2], m[3], m[4]) end
   ctx:set_role("moving_ship", nil)
   ctx:metric("ships_moved", moved)
   ctx:metric("lost_to_rifts", lost)

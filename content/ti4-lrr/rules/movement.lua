@@ -15,3 +15,15 @@ hook {
     end
   end,
 }
+
+-- Living Rules Reference, Movement: the active player declares every ship that moves before any
+-- moves (its path chosen with the others'), and a ship may move through the active system and
+-- come back into it (the Learn to Play's paths end where they first reach it).
+hook {
+  id = "lrr_movement_rules",
+  window = "tactical_action.before_movement",
+  apply = function(_, _, _, args)
+    args.declare_first = true
+    args.pass_active = true
+  end,
+}

@@ -23,19 +23,27 @@ local function open(ctx, st, window, args)
   return 0
 end
 
--- The unit types a player may produce: every unit record with a cost that no technology makes
--- (upgraded records are taken through the technology), by name.
-function M.producible(ctx)
-  local upgraded = {}
+-- The unit types player `p` may produce: every unit record with a cost that no technology makes
+-- (upgraded records are taken through the technology), by name; a type a technology unlocks (the
+-- war sun) only when the player owns that technology or a faction unit of that type. `own` is
+-- lib.unit_records(ctx, p).
+function M.producible(ctx, p, own)
+  local upgraded, locked, unlocked = {}, {}, {}
   for _, t in ipairs(ctx:records("technology")) do
     local rec = ctx:record(t, "technology")
     if rec.upgrade_to then upgraded[rec.upgrade_to] = true end
+    if rec.unlocks then locked[rec.unlocks] = true end
+  end
+  for _, tech in ipairs(ctx:entities { kind = "technology", owner = p }) do
+    local rec = ctx:record(ctx:type(tech), "technology")
+    if rec and rec.unlocks then unlocked[rec.unlocks] = true end
   end
   local out, seen = {}, {}
   for _, name in ipairs(ctx:records("unit")) do
     local rec = not seen[name] and ctx:record(name, "unit")
     seen[name] = true
-    if rec and (rec.cost or 0) > 0 and not upgraded[name] and not rec.replaces then  -- a faction's unit: by its generic type
+    if rec and (rec.cost or 0) > 0 and not upgraded[name] and not rec.replaces  -- a faction's unit: by its generic type
+        and (not locked[name] or unlocked[name] or own[name]) then
       out[#out + 1] = { name = name, cost = rec.cost, per_cost = math.max(1, rec.units_per_cost or 1), ship = rec.ship or false,
         limit = rec.reinforcements or 0 }
     end
@@ -143,7 +151,8 @@ function M.run(ctx, st)
     ctx:name(p) .. " may produce up to " .. limit .. " units" .. (blockaded and " (blockaded: no ships)" or ""))
 
   -- what to produce, one cost at a time
-  local types = M.producible(ctx)
+  local upgrade = lib.unit_records(ctx, p)  -- the faction's units, then unit upgrades
+  local types = M.producible(ctx, p, upgrade)
   local money = budget(ctx, p)
   local queue, count, cost, queued, taken, reclaim = {}, 0, 0, {}, {}, {}
   for _ = 1, 100 do
@@ -207,7 +216,6 @@ function M.run(ctx, st)
     ctx:move(u, "reinforcements")
   end
   -- the units: ships in the space area, ground forces on the producing dock's planet
-  local upgrade = lib.unit_records(ctx, p)  -- the faction's units, then unit upgrades
   for _, t in ipairs(queue) do
     local rec = ctx:record(t.name, "unit")
     local at = (rec.ground_force and ground_to) or sys

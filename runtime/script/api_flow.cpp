@@ -307,6 +307,26 @@ int l_decide(lua_State* L) {
   return 0;
 }
 
+// ctx:label(metric, text): (setup) what the report calls a metric ("planet_1_controlled" is
+// "Abyz"); the start state decides it, so it is said once, not by every run.
+int l_label(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (I.result)
+    return luaL_error(L, "ctx:label is for setup: a label names a metric for every run");
+  const std::string metric = luaL_checkstring(L, 2);
+  const std::string text = luaL_checkstring(L, 3);
+  if (metric.size() > 200 || text.size() > 200)
+    return luaL_error(L, "ctx:label: a metric name and its label are at most 200 bytes");
+  if (I.labels.size() >= 1000) return luaL_error(L, "ctx:label: at most 1000 labels");
+  for (auto& [m, t] : I.labels)
+    if (m == metric) {
+      t = text;
+      return 0;
+    }
+  I.labels.emplace_back(metric, text);
+  return 0;
+}
+
 // ctx:by_policy(player, decision) -> whether that decision of the player would now go to the
 // ruleset's policy: no scripted answer waits for it and no person is asked at the terminal. A
 // procedure may then skip what the policy's settings make idle (a retreat never announced).
@@ -530,11 +550,17 @@ int l_steps(lua_State* L) {
 }  // namespace
 
 void register_flow_api(lua_State* L) {
-  static const luaL_Reg api[] = {{"open", guarded<l_open>},     {"hooked", guarded<l_hooked>},
-                                 {"decide", guarded<l_decide>}, {"by_policy", guarded<l_by_policy>},
-                                 {"event", guarded<l_event>},   {"tracing", l_tracing},
-                                 {"result", guarded<l_result>}, {"metric", guarded<l_metric>},
-                                 {"steps", guarded<l_steps>},   {nullptr, nullptr}};
+  static const luaL_Reg api[] = {{"open", guarded<l_open>},
+                                 {"hooked", guarded<l_hooked>},
+                                 {"decide", guarded<l_decide>},
+                                 {"by_policy", guarded<l_by_policy>},
+                                 {"label", guarded<l_label>},
+                                 {"event", guarded<l_event>},
+                                 {"tracing", l_tracing},
+                                 {"result", guarded<l_result>},
+                                 {"metric", guarded<l_metric>},
+                                 {"steps", guarded<l_steps>},
+                                 {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);
 }
 

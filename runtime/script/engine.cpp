@@ -799,6 +799,7 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   TimeLimit limit(I);  // setup is under the run's time limit too
   I.begin_run();
   I.forget_memos();  // a new start state, scenario and policies
+  I.labels.clear();
   state = State();
   I.state = &state;
   I.liveness_dirty = true;
@@ -818,6 +819,10 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   I.scenario_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   I.call(2, 0, "setup of " + file, I.options.hook_budget);  // ctx:reject() raises a ContentError
   I.state = nullptr;
+}
+
+const std::vector<std::pair<std::string, std::string>>& Engine::labels() const {
+  return impl_->labels;
 }
 
 std::size_t Engine::memo_nodes() const {

@@ -78,6 +78,10 @@ class Engine {
   // and window) when a script fails.
   void run(std::string_view procedure, State& state, const RunOptions& options, RunResult& result);
 
+  // What setup called each metric of the report (ctx:label), in the order it said so: the
+  // report prints "planet_1_controlled (Abyz)".
+  const std::vector<std::pair<std::string, std::string>>& labels() const;
+
   // The nodes (step, state) the step memo holds, and its bytes (tests, --json).
   std::size_t memo_nodes() const;
   std::size_t memo_bytes() const;

@@ -124,7 +124,9 @@ struct Engine::Impl {
   Trace* trace = nullptr;
   RunResult* result = nullptr;
   const RunOptions* run_options = nullptr;
-  bool memo_run = false;  // this run may use the step memo (ctx:steps; see run())
+  bool memo_run = false;
+  std::vector<std::pair<std::string, std::string>>
+      labels;  // ctx:label, set by setup  // this run may use the step memo (ctx:steps; see run())
   // ctx:steps' memos, one per list of step functions (anchored: their identity is the key);
   // forgotten when setup builds a new start state
   struct Steps {

@@ -16,6 +16,7 @@ namespace rb {
 
 void Tally::merge(const Tally& o) {
   runs += o.runs;
+  labels.insert(o.labels.begin(), o.labels.end());
   if (outcomes.size() < o.outcomes.size()) outcomes.resize(o.outcomes.size());
   for (std::size_t i = 0; i < o.outcomes.size(); ++i) outcomes[i] += o.outcomes[i];
   for (const auto& [m, h] : o.metrics)
@@ -126,6 +127,7 @@ Tally Simulation::run(const SimOptions& o) const {
   for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<Table>(session_, o.engine));
   const auto loop_start = std::chrono::steady_clock::now();  // setup above is not timed
   Tally total;
+  for (const auto& [metric, text] : tables.front()->engine.labels()) total.labels[metric] = text;
   std::uint64_t planned = o.precision > 0 ? std::min<std::uint64_t>(o.max_runs, 20000) : o.runs;
   std::uint64_t done = 0;
   constexpr std::uint64_t kChunk = 2048;
@@ -218,6 +220,7 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
     }
   }
   j["ci95"] = ci;
+  if (!t.labels.empty()) j["labels"] = t.labels;
   if (!report_.survivors.empty()) {
     json s = json::object();
     for (const auto& side : report_.sides) s[side] = json::object();
@@ -258,9 +261,14 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
     out << fmt::format("  {:<14} {}  [{} .. {}]  {}\n", o, pct(p), pct(ci[0].get<double>()),
                        pct(ci[1].get<double>()), bar(p, 30));
   }
+  auto label = [&](const std::string& key, const std::string& metric) {
+    if (j.contains("labels") && j["labels"].contains(metric))
+      return key + " (" + j["labels"][metric].get<std::string>() + ")";
+    return key;
+  };
   for (const auto& [key, metric] : def.probabilities) {
     const auto& ci = j["ci95"][key];
-    out << fmt::format("  {:<14} {}  [{} .. {}]\n", key, pct(j[key].get<double>()),
+    out << fmt::format("  {:<14} {}  [{} .. {}]\n", label(key, metric), pct(j[key].get<double>()),
                        pct(ci[0].get<double>()), pct(ci[1].get<double>()));
   }
   for (const auto& [key, metric] : def.means) {

@@ -38,6 +38,7 @@ struct Tally {
   std::map<std::string, std::map<long long, std::uint64_t>> metrics;  // metric -> value -> runs
   // side -> unit type -> number surviving -> runs
   std::map<std::string, std::map<std::string, std::vector<std::uint64_t>>> survivors;
+  std::map<std::string, std::string> labels;  // metric -> what setup called it (ctx:label)
   void merge(const Tally& o);
 };
 

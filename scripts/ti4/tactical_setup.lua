@@ -253,6 +253,10 @@ return function(ctx, scenario, h)
   ctx:set_role("active_player", active)
   ctx:set_role("attacker", active)
   ctx:set_role("active_system", sys)
+  -- the report names the planets whose control it counts (invasion.report: the first three)
+  for i, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if i <= 3 then ctx:label("planet_" .. i .. "_controlled", ctx:name(planet)) end
+  end
   -- the defender: a player other than the active one with ships in the active system
   local defender
   for _, p in ipairs(order) do

@@ -98,3 +98,21 @@ TEST_CASE("simulate: --precision runs until every 95% half-width is below it, an
     CHECK(sim.widest(sim.run(half)) >= precision);
   }
 }
+
+TEST_CASE("simulate: a tactical action's report names the planets whose control it counts",
+          "[simulate][tactical]") {
+  // the active system of bench (e) holds alpha, beta and gamma, in that order; setup labels the
+  // metrics (ctx:label), the report prints the names
+  const Session session = ti4_session("bench_e.toml");
+  const Simulation sim(session);
+  SimOptions o;
+  o.runs = 200;
+  o.threads = 1;
+  const auto report = sim.report(sim.run(o), o.seed);
+  REQUIRE(report.contains("labels"));
+  CHECK(report["labels"]["planet_1_controlled"] == "alpha");
+  CHECK(report["labels"]["planet_2_controlled"] == "beta");
+  CHECK(report["labels"]["planet_3_controlled"] == "gamma");
+  const std::string text = format_report(report, sim.report_def());
+  CHECK(text.find("planet_2_controlled (beta)") != std::string::npos);
+}

@@ -203,6 +203,11 @@ P["production.produce"] = function(ctx, player, options, policy)
   return best, best == "done" and "nothing worth producing" or "the most combat per resource"
 end
 
+-- which dock's planet a ground force is placed on: the first (in the scenario's order)
+P["production.place_ground_force"] = function(ctx, player, options, policy)
+  return options[1], "the first planet with a producing unit"
+end
+
 -- how to pay: the procedure lists the ways that waste the fewest resources first, then those
 -- spending the fewest trade goods
 P["production.pay"] = function(ctx, player, options, policy)

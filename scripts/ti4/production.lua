@@ -127,14 +127,14 @@ end
 function M.run(ctx, st)
   local p, sys = st.player, st.system
   -- the production value of the player's units in the system; ground forces go to the planet of
-  -- the first producing unit on a planet
-  local limit, ground_to = 0, nil
+  -- a producing unit (the player's choice when there are several: production.place_ground_force)
+  local limit, docks, at_dock = 0, {}, {}
   for _, u in ipairs(ctx:units(p, sys, "production")) do limit = limit + ctx:get(u, "production") end
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     for _, u in ipairs(ctx:units(p, planet, "production")) do
       limit = limit + ctx:get(u, "production")
       if ctx:get(u, "structure") then limit = limit + ctx:get(planet, "resources") end
-      ground_to = ground_to or planet
+      if not at_dock[planet] then at_dock[planet] = true; docks[#docks + 1] = planet end
     end
   end
   if limit <= 0 then return 0 end
@@ -216,9 +216,19 @@ function M.run(ctx, st)
     ctx:move(u, "reinforcements")
   end
   -- the units: ships in the space area, ground forces on the producing dock's planet
+  local dock_names = {}
+  for i, planet in ipairs(docks) do dock_names[i] = ctx:name(planet) end
   for _, t in ipairs(queue) do
     local rec = ctx:record(t.name, "unit")
-    local at = (rec.ground_force and ground_to) or sys
+    -- "Players always place ground forces on the planet that contains the space dock that
+    -- produced them": with docks on several planets, the player says which produced it
+    local at = sys
+    if rec.ground_force and #docks == 1 then
+      at = docks[1]
+    elseif rec.ground_force and #docks > 1 then
+      local choice = ctx:decide(p, "production.place_ground_force", dock_names)
+      for i, n in ipairs(dock_names) do if n == choice then at = docks[i] end end
+    end
     local u = ctx:create { kind = "unit", type = t.name, owner = p, location = at }
     if upgrade[t.name] then ctx:upgrade(u, upgrade[t.name]) end
     event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces a " .. t.name .. " in " .. ctx:name(at))

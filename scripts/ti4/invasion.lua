@@ -340,9 +340,16 @@ end
 M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M.end_of_invasion }
 
 -- The report after the whole action: who holds each planet of the active system, and the ground
--- forces on them (those production placed included).
+-- forces on them (those production placed included); where each side's ships are: in the active
+-- system, or elsewhere (those that did not or could not move, those that retreated).
 function M.report(ctx, st)
   local p, sys = st.player, st.system
+  for _, side in ipairs { "attacker", "defender" } do
+    local q = ctx:role(side)
+    local here = q and ctx:count(q, sys, "ship") or 0
+    ctx:metric(side .. "_ships_in_active_system", here)
+    ctx:metric(side .. "_ships_elsewhere", q and ctx:count(q, nil, "ship") - here or 0)
+  end
   local mine, theirs = 0, 0
   for i, planet in ipairs(planets_of(ctx, sys)) do
     mine = mine + ctx:count(p, planet, "ground_force")

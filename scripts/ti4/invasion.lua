@@ -220,6 +220,8 @@ end
 
 local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_force") > 0 end
 
+local START_WINDOWS = { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" }
+
 -- One ground combat on `planet` between the active player `a` and `d`, in rounds of Make Combat
 -- Rolls and Assign Hits, as the space combat steps of the same name.
 local function ground_combat(ctx, st, planet, a, d)
@@ -227,13 +229,16 @@ local function ground_combat(ctx, st, planet, a, d)
   local args = { player = a, opponent = d, planet = planet }
   local round = 1
   ctx:set_counter(planet, "round", round, "combat")
-  event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. ctx:name(planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
+  local tracing = ctx:tracing()  -- (the events' texts are built only for a trace)
+  if tracing then
+    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. ctx:name(planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
+  end
   local ongoing = true
   -- round 1: the start of the combat and of its first round are one window
-  for _, w in ipairs { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" } do
+  for _, w in ipairs(START_WINDOWS) do
     if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
   end
-  if st.hooked["invasion.start_of_ground_combat"] or st.hooked["invasion.start_of_ground_round"] or ctx:tracing() then
+  if st.hooked["invasion.start_of_ground_combat"] or st.hooked["invasion.start_of_ground_round"] or tracing then
     if ctx:open("invasion.start_of_ground_combat", "invasion.start_of_ground_round", args) > 0 then
       ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
     end
@@ -270,9 +275,11 @@ local function ground_combat(ctx, st, planet, a, d)
     ctx:open("invasion.end_of_ground_round", "invasion.end_of_ground_combat", args)
   end
   ctx:end_scope("round")
-  event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. round,
-    "ground combat on " .. ctx:name(planet) .. " over after " .. round .. " round(s): "
-    .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
+  if tracing then
+    event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. round,
+      "ground combat on " .. ctx:name(planet) .. " over after " .. round .. " round(s): "
+      .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
+  end
   ctx:end_scope("combat")
   return round
 end

@@ -124,4 +124,24 @@ function lib.remove_excess(ctx, player, sys, capacity, fighter_room, decision, r
   end
 end
 
+-- Capacity (Key Concept) outside combat: "If at any time the number of a player's fighters and
+-- ground forces in the space area of a system exceeds the capacity of his ships in that system,
+-- the excess units are destroyed." Fighters also fit in structures' fighter_capacity on the
+-- system's planets (space docks). The tactical action and cards that destroy ships outside
+-- combat (Graviton Laser System, Experimental Battlestation) call it.
+function lib.check_capacity(ctx, player, sys)
+  local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship"), 0
+  if ctx:count(player, sys, "fighter", "ground_force") <= capacity then return end  -- all fit (most calls)
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    fighter_room = fighter_room + ctx:sum(player, planet, "fighter_capacity")
+  end
+  lib.remove_excess(ctx, player, sys, capacity, fighter_room, "tactical_action.remove_excess", function(u, t)
+    if ctx:tracing() then
+      ctx:event("over_capacity:" .. ctx:name(player) .. ":" .. t .. ":" .. ctx:name(sys),
+        ctx:name(player) .. "'s " .. t .. " in " .. ctx:name(sys) .. " is destroyed: over capacity")
+    end
+    ctx:destroy(u, "tactical_action.unit_destroyed")
+  end)
+end
+
 return lib

@@ -40,21 +40,7 @@ local function non_fighter_ships(ctx, player)
   return out
 end
 
--- Capacity (Key Concept), as tactical_action.lua checks it: ships' capacity, and the fighters
--- the structures on the system's planets hold.
-local function check_capacity(ctx, player, sys)
-  local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship"), 0
-  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-    fighter_room = fighter_room + ctx:sum(player, planet, "fighter_capacity")
-  end
-  lib.remove_excess(ctx, player, sys, capacity, fighter_room, "tactical_action.remove_excess", function(u, t)
-    if ctx:tracing() then
-      ctx:event("over_capacity:" .. ctx:name(player) .. ":" .. t .. ":" .. ctx:name(sys),
-        ctx:name(player) .. "'s " .. t .. " in " .. ctx:name(sys) .. " is destroyed: over capacity")
-    end
-    ctx:destroy(u, "tactical_action.unit_destroyed")
-  end)
-end
+local check_capacity = lib.check_capacity  -- scripts/ti4/lib.lua
 
 hook {
   id = "graviton_laser_system",

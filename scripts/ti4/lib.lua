@@ -144,4 +144,29 @@ function lib.check_capacity(ctx, player, sys)
   end)
 end
 
+-- Steps from system `from` to `target` through adjacent systems, searched no deeper than `limit`
+-- (nil when farther): a card's default policy asks whether it brings a ship within reach.
+-- `pass(s)` (optional) says whether a system may be passed; `more(s)` (optional) lists systems
+-- that count as adjacent to s too (Lost Star Chart's wormholes).
+function lib.steps_between(ctx, from, target, limit, pass, more)
+  if from == target then return 0 end
+  local seen, frontier = { [from] = true }, { from }
+  for d = 1, limit do
+    local next = {}
+    for _, s in ipairs(frontier) do
+      local around = ctx:adjacent(s)
+      if more then
+        around = { table.unpack(around) }
+        for _, o in ipairs(more(s)) do around[#around + 1] = o end
+      end
+      for _, n in ipairs(around) do
+        if n == target then return d end
+        if not seen[n] and ctx:kind(n) == "system" and (not pass or pass(n)) then seen[n] = true; next[#next + 1] = n end
+      end
+    end
+    frontier = next
+  end
+  return nil
+end
+
 return lib

@@ -8,24 +8,11 @@
 --   tactical_action.after_movement: every ship has moved; the card is discarded.
 -- Test: tests/cards/flank_speed.toml
 
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
 local PLAYED = "flank_speed_played"
 
--- Steps from `from` to `target` through adjacent systems, searched no deeper than `limit`.
-local function distance(ctx, from, target, limit)
-  if from == target then return 0 end
-  local seen, frontier = { [from] = true }, { from }
-  for d = 1, limit do
-    local next = {}
-    for _, s in ipairs(frontier) do
-      for _, n in ipairs(ctx:adjacent(s)) do
-        if n == target then return d end
-        if not seen[n] and ctx:kind(n) == "system" then seen[n] = true; next[#next + 1] = n end
-      end
-    end
-    frontier = next
-  end
-  return nil
-end
+local function distance(ctx, from, target, limit) return lib.steps_between(ctx, from, target, limit) end
 
 local function helps(ctx, player, active)
   for _, u in ipairs(ctx:units(player, nil, "move")) do

@@ -16,21 +16,7 @@
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
 -- Steps from `from` to `target` within `limit`, passing only systems `open` allows.
-local function distance(ctx, from, target, limit, open)
-  if from == target then return 0 end
-  local seen, frontier = { [from] = true }, { from }
-  for d = 1, limit do
-    local next = {}
-    for _, s in ipairs(frontier) do
-      for _, n in ipairs(ctx:adjacent(s)) do
-        if n == target then return d end
-        if not seen[n] and ctx:kind(n) == "system" and open(n) then seen[n] = true; next[#next + 1] = n end
-      end
-    end
-    frontier = next
-  end
-  return nil
-end
+local function distance(ctx, from, target, limit, open) return lib.steps_between(ctx, from, target, limit, open) end
 
 local function helps(ctx, player, active)
   if lib.owns(ctx, player, "light_wave_deflector") then return false end

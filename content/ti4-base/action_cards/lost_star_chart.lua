@@ -8,6 +8,8 @@
 -- which the new adjacency brings the active system within its move value, and not without it.
 -- Test: tests/cards/lost_star_chart.toml
 
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
 
 local function has_wormhole(ctx, sys, kind)
@@ -28,25 +30,10 @@ end
 -- Steps from `from` to `target`, searched no deeper than `limit`; with `extra`, alpha and beta
 -- systems count as adjacent too.
 local function distance(ctx, from, target, limit, extra)
-  if from == target then return 0 end
-  local seen, frontier = { [from] = true }, { from }
-  for d = 1, limit do
-    local next = {}
-    for _, s in ipairs(frontier) do
-      local around = {}
-      for i, n in ipairs(ctx:adjacent(s)) do around[i] = n end
-      if extra then
-        local other = has_wormhole(ctx, s, "alpha") and extra.beta or has_wormhole(ctx, s, "beta") and extra.alpha or {}
-        for _, o in ipairs(other) do around[#around + 1] = o end
-      end
-      for _, n in ipairs(around) do
-        if n == target then return d end
-        if not seen[n] and ctx:kind(n) == "system" then seen[n] = true; next[#next + 1] = n end
-      end
-    end
-    frontier = next
+  local more = extra and function(s)
+    return has_wormhole(ctx, s, "alpha") and extra.beta or has_wormhole(ctx, s, "beta") and extra.alpha or {}
   end
-  return nil
+  return lib.steps_between(ctx, from, target, limit, nil, more)
 end
 
 local function helps(ctx, player, active)

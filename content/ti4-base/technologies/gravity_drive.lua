@@ -7,24 +7,10 @@
 -- systems, whatever blocks them; a scripted answer can choose otherwise).
 -- Test: tests/cards/gravity_drive.toml
 
--- Steps from `from` to the active system through adjacent systems, searched no deeper than
--- `limit` (nil: farther).
-local function distance(ctx, from, limit)
-  local target = ctx:role("active_system")
-  if from == target then return 0 end
-  local seen, frontier = { [from] = true }, { from }
-  for d = 1, limit do
-    local next = {}
-    for _, s in ipairs(frontier) do
-      for _, n in ipairs(ctx:adjacent(s)) do
-        if n == target then return d end
-        if not seen[n] and ctx:kind(n) == "system" then seen[n] = true; next[#next + 1] = n end
-      end
-    end
-    frontier = next
-  end
-  return nil
-end
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+-- Steps from `from` to the active system, no deeper than `limit` (nil: farther).
+local function distance(ctx, from, limit) return lib.steps_between(ctx, from, ctx:role("active_system"), limit) end
 
 hook {
   id = "gravity_drive",

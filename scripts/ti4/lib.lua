@@ -169,4 +169,21 @@ function lib.steps_between(ctx, from, target, limit, pass, more)
   return nil
 end
 
+-- Whom player `shooter` fires Space Cannon Offense at: another player fires at the active
+-- player's ships; the active player at the first other player, in turn order from the active
+-- player, with ships in the active system. nil: nobody to fire at.
+function lib.space_cannon_target(ctx, shooter)
+  local active, sys = ctx:role("active_player"), ctx:role("active_system")
+  if shooter ~= active then
+    return ctx:count(active, sys, "ship") > 0 and active or nil
+  end
+  local players, at = ctx:players(), 1
+  for i, q in ipairs(players) do if q == active then at = i end end
+  for k = 1, #players - 1 do
+    local q = players[(at - 1 + k) % #players + 1]
+    if ctx:count(q, sys, "ship") > 0 then return q end
+  end
+  return nil
+end
+
 return lib

@@ -373,14 +373,7 @@ function M.space_cannon_offense(ctx, st)
   for k = 0, #st.players - 1 do order[#order + 1] = st.players[(at - 1 + k) % #st.players + 1] end
   for _, p in ipairs(order) do
     -- the others fire at the active player's ships; the active player at another player's ships
-    local target
-    if p ~= active then
-      if ctx:count(active, sys, "ship") > 0 then target = active end
-    else
-      for _, q in ipairs(order) do
-        if q ~= active and ctx:count(q, sys, "ship") > 0 then target = q; break end
-      end
-    end
+    local target = lib.space_cannon_target(ctx, p)
     local positions = target and firing_positions(ctx, st, p) or {}
     if #positions > 0 then
       if not opened then

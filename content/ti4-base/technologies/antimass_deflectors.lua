@@ -8,17 +8,9 @@
 --   Space Cannon Defense: always against the active player's ground forces.
 -- Test: tests/cards/antimass_deflectors.toml
 
-local function offense_target(ctx, shooter)
-  local active, sys = ctx:role("active_player"), ctx:role("active_system")
-  if shooter ~= active then return active end
-  local players, at = ctx:players(), 1
-  for i, q in ipairs(players) do if q == active then at = i end end
-  for k = 1, #players - 1 do
-    local q = players[(at - 1 + k) % #players + 1]
-    if ctx:count(q, sys, "ship") > 0 then return q end
-  end
-  return nil
-end
+local lib = require "lib"
+
+local offense_target = lib.space_cannon_target  -- scripts/ti4/lib.lua: the procedure's own rule
 
 local function minus_one(ctx, player, pool)
   for i = 1, #pool do pool:modify(i, -1) end

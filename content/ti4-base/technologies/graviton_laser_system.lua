@@ -18,19 +18,7 @@ local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local EXHAUSTED = "exhausted"
 
--- the player `shooter` fires at (tactical_action.lua: the others at the active player; the
--- active player at the first other player from them in turn order with ships there)
-local function offense_target(ctx, shooter)
-  local active, sys = ctx:role("active_player"), ctx:role("active_system")
-  if shooter ~= active then return active end
-  local players, at = ctx:players(), 1
-  for i, q in ipairs(players) do if q == active then at = i end end
-  for k = 1, #players - 1 do
-    local q = players[(at - 1 + k) % #players + 1]
-    if ctx:count(q, sys, "ship") > 0 then return q end
-  end
-  return nil
-end
+local offense_target = lib.space_cannon_target  -- scripts/ti4/lib.lua: the procedure's own rule
 
 local function non_fighter_ships(ctx, player)
   local out = {}

@@ -307,7 +307,7 @@ int l_decide(lua_State* L) {
   return 0;
 }
 
-// ctx:label(metric, text): (setup) what the report calls a metric ("planet_1_controlled" is
+// ctx:label(metric, text): (setup) what the report calls a metric ("site_1_held" is
 // "Abyz"); the start state decides it, so it is said once, not by every run.
 int l_label(lua_State* L) {
   Engine::Impl& I = impl(L);

@@ -78,7 +78,13 @@ end
 local function announce(ctx, player, sys, neighbours)
   if #neighbours == 0 or not has_ships(ctx, player, sys) then return false, false end
   if #eligible_systems(ctx, player, neighbours) == 0 then return false, false end  -- 4.3
-  if ctx:decide(player, "space_combat.announce_retreat", { "no", "yes" }) ~= "yes" then return false, false end
+  -- an ability may force the announcement: the round-scoped flag "must_announce_retreat" (Rout:
+  -- "your opponent must announce a retreat, if able")
+  if ctx:flag(player, "must_announce_retreat") then
+    if ctx:tracing() then ctx:event("retreat_forced:" .. ctx:name(player), ctx:name(player) .. " must announce a retreat") end
+  elseif ctx:decide(player, "space_combat.announce_retreat", { "no", "yes" }) ~= "yes" then
+    return false, false
+  end
   ctx:set_flag(player, "retreat_announced", "round")
   if ctx:tracing() then ctx:event("retreat_announced:" .. ctx:name(player), ctx:name(player) .. " announces a retreat") end
   ctx:open("space_combat.retreat_announced", { player = player })

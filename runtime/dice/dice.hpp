@@ -83,41 +83,54 @@ class DiceStream {
   // Lemire's multiply-shift method: unbiased, and a division only in the rare rejection case
   // (pcg32's own bounded call divides on every roll).
   std::uint32_t below(std::uint32_t bound) {
-    if (tape_) [[unlikely]]
+    if (key_) [[unlikely]]
       return taped(bound);
     return fresh(bound);
   }
   double uniform() {
-    if (tape_) [[unlikely]]
+    if (key_) [[unlikely]]
       tainted_ = true;  // 2^32 outcomes: a segment that draws one is not memoized
     return static_cast<double>(rng_()) / 4294967296.0;
   }
 
-  // The tape of the step memo (ctx:steps): while a tape is on, every draw is written to it as
-  // (bound, value); the first `replay` entries already on it are draws made while walking the
-  // memo and are handed out again, in order, before the stream draws afresh. diverged(): a
-  // replayed draw was asked with another bound (the step is not a function of its state and
-  // its dice); tainted(): uniform() was drawn.
+  // The tape of the step memo (ctx:steps). While a tape is on, the first `replay` entries of
+  // `raw` (draws made while walking the memo) are handed out again, in order, before the stream
+  // draws afresh, and every draw is written to `key`, the step's path in the memo's trie: a plain
+  // draw as (bound, value, -1); the draws of a group (a roll whose dice no script sees,
+  // begin_group .. end_group) as one entry, (dice + 1, hits, law), so that paths branch on hits,
+  // not faces. diverged(): a replayed draw was asked with another bound (the step is not a
+  // function of its state and its dice); tainted(): uniform() was drawn.
   struct Draw {
     std::uint32_t bound, value;
   };
-  void start_tape(std::vector<Draw>* tape, std::size_t replay) {
-    tape_ = tape, replay_ = replay, replayed_ = 0, diverged_ = tainted_ = false;
+  struct KeyDraw {
+    std::uint32_t bound, value;
+    std::int32_t law;  // -1: a plain draw; else the group's law (index kept by the caller)
+  };
+  void start_tape(const std::vector<Draw>* raw, std::size_t replay, std::vector<KeyDraw>* key) {
+    raw_ = raw, key_ = key, replay_ = replay, replayed_ = 0, group_ = 0;
+    diverged_ = tainted_ = false;
   }
-  void stop_tape() { tape_ = nullptr; }
+  void stop_tape() { key_ = nullptr; }
+  bool taping() const { return key_ != nullptr; }
   bool diverged() const { return diverged_ || replayed_ < replay_; }
   bool tainted() const { return tainted_; }
+  void begin_group() { ++group_; }
+  void end_group(std::uint32_t dice, std::uint32_t hits, std::int32_t law) {
+    if (--group_ == 0 && key_) key_->push_back({dice + 1, hits, law});
+  }
 
  private:
   std::uint32_t taped(std::uint32_t bound) {
+    std::uint32_t v;
     if (replayed_ < replay_) {
-      const Draw d = (*tape_)[replayed_++];
-      if (d.bound == bound) return d.value;
-      diverged_ = true;
-      return d.value % bound;
+      const Draw d = (*raw_)[replayed_++];
+      v = d.value;
+      if (d.bound != bound) diverged_ = true, v %= bound;
+    } else {
+      v = fresh(bound);
     }
-    const std::uint32_t v = fresh(bound);
-    tape_->push_back({bound, v});
+    if (group_ == 0) key_->push_back({bound, v, -1});
     return v;
   }
   std::uint32_t fresh(std::uint32_t bound) {
@@ -137,8 +150,10 @@ class DiceStream {
   int roll_forced(const DieType& type);  // the queue of forced results, or strict forcing
 
   pcg32 rng_;
-  std::vector<Draw>* tape_ = nullptr;
+  const std::vector<Draw>* raw_ = nullptr;
+  std::vector<KeyDraw>* key_ = nullptr;
   std::size_t replay_ = 0, replayed_ = 0;
+  int group_ = 0;
   bool diverged_ = false, tainted_ = false;
   std::vector<Forced> forced_;
   std::size_t next_forced_ = 0;

@@ -345,10 +345,22 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
 // pool: for exchange_fire, whose dice no script sees and nobody traces.
 int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId location,
               const Engine::Impl::RollSpec& spec) {
-  rollers(I, s, player, location, spec, "ctx:exchange_fire");
+  const std::int64_t total = rollers(I, s, player, location, spec, "ctx:exchange_fire");
   const std::vector<UnitRoll>& units = I.scratch_rollers;
   const int n_units = static_cast<int>(units.size());
   const DieType& type = I.die_type(spec.die);
+  // under the step memo's tape the roll is one group draw: the trie branches on its hits, and
+  // keeps what each die needs to hit, so that a walk rolls the same dice (script/memo.hpp)
+  const bool group = I.dice.taping();
+  if (group) {
+    Law& law = I.memo_laws.emplace_back();
+    for (int k = 0; k < n_units; ++k)
+      for (int i = 0; i < units[k].dice; ++i)
+        law.push_back({static_cast<std::int16_t>(spec.die),
+                       static_cast<std::int16_t>(units[k].threshold),
+                       static_cast<std::int16_t>(units[k].modifier)});
+    I.dice.begin_group();
+  }
   int hits = 0;
   for (int k = 0; k < n_units; ++k)
     for (int i = 0; i < units[k].dice; ++i) {
@@ -358,6 +370,9 @@ int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId locatio
       roll_die(I, d, type);
       hits += d.hit() ? 1 : 0;
     }
+  if (group)
+    I.dice.end_group(static_cast<std::uint32_t>(total), static_cast<std::uint32_t>(hits),
+                     static_cast<std::int32_t>(I.memo_laws.size() - 1));
   return hits;
 }
 

@@ -483,15 +483,29 @@ int l_steps(lua_State* L) {
       call_step(L, I, i);
       continue;
     }
-    std::vector<DiceStream::Draw>& tape = I.memo_tape;
-    tape.clear();
+    std::vector<DiceStream::Draw>& raw = I.memo_raw;
+    std::vector<DiceStream::KeyDraw>& key = I.memo_key;
+    raw.clear(), key.clear(), I.memo_laws.clear();
     if (!at->execute_only) {
-      // walk the trie, drawing as the step would
+      // walk the trie, drawing as the step would: a plain draw, or a group's dice whose hits
+      // pick the branch
       std::int32_t slot = at->root;
       while (slot >= 0) {
         const MemoNode::DrawNode d = at->draws[static_cast<std::size_t>(slot)];
-        const std::uint32_t v = I.dice.below(d.bound);
-        tape.push_back({d.bound, v});
+        std::uint32_t v = 0;
+        if (d.law < 0) {
+          v = I.dice.below(d.bound);
+          raw.push_back({d.bound, v});
+        } else {
+          for (const LawDie& x : at->laws[static_cast<std::size_t>(d.law)]) {
+            const DieType& t = I.die_type(x.type);
+            const auto sides = static_cast<std::uint32_t>(t.sides);
+            const std::uint32_t f = I.dice.below(sides);
+            raw.push_back({sides, f});
+            const std::int32_t value = t.numeric() ? t.values[f] : 0;  // as set_face reads it
+            v += x.threshold > 0 && value + x.modifier >= x.threshold ? 1 : 0;
+          }
+        }
         slot = at->slots[d.base + v];
       }
       if (slot <= -2) {
@@ -505,7 +519,7 @@ int l_steps(lua_State* L) {
         // the memo was full when this leaf was made: run the step again, its draws replayed,
         // and go on without the memo
         if (!current) state = at->state;
-        I.dice.start_tape(&tape, tape.size());
+        I.dice.start_tape(&raw, raw.size(), &key);
         call_step(L, I, i);
         I.dice.stop_tape();
         at = nullptr;
@@ -520,7 +534,7 @@ int l_steps(lua_State* L) {
     } else {
       writes.clear();
       I.memo_writes = &writes;
-      I.dice.start_tape(&tape, tape.size());
+      I.dice.start_tape(&raw, raw.size(), &key);
       call_step(L, I, i);
       I.dice.stop_tape();
       I.memo_writes = nullptr;
@@ -535,7 +549,7 @@ int l_steps(lua_State* L) {
     if (!from.execute_only) {
       if (I.dice.tainted()) {
         memo.forget(from);
-      } else if (!memo.add(from, tape, writes, at)) {
+      } else if (!memo.add(from, key, I.memo_laws, writes, at)) {
         return luaL_error(L,
                           "ctx:steps: step %d did not do what it did before from the same state "
                           "and draws: it depends on something outside the state",

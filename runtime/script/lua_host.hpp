@@ -137,7 +137,9 @@ struct Engine::Impl {
   };
   std::vector<std::unique_ptr<Steps>> steps_memos;
   std::vector<MemoWrite>* memo_writes = nullptr;  // while a memoized step runs: its writes
-  std::vector<DiceStream::Draw> memo_tape;
+  std::vector<DiceStream::Draw> memo_raw;         // draws made walking the memo (replayed)
+  std::vector<DiceStream::KeyDraw> memo_key;      // the executed step's path in the trie
+  std::vector<Law> memo_laws;                     // ... and the laws of its group draws
   void forget_memos();
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added
   std::size_t pools_used = 0;

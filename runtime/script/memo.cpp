@@ -25,12 +25,13 @@ MemoNode* StepMemo::node(int step, const State& state) {
   return p;
 }
 
-bool StepMemo::add(MemoNode& at, const std::vector<DiceStream::Draw>& draws,
-                   std::vector<MemoWrite> writes, MemoNode* next) {
+bool StepMemo::add(MemoNode& at, const std::vector<DiceStream::KeyDraw>& draws,
+                   const std::vector<Law>& laws, std::vector<MemoWrite> writes, MemoNode* next) {
   if (at.execute_only) return true;
   std::int32_t* slot = &at.root;
   std::size_t added = 0;
-  for (const DiceStream::Draw& d : draws) {
+  for (const DiceStream::KeyDraw& d : draws) {
+    const Law* law = d.law >= 0 ? &laws[static_cast<std::size_t>(d.law)] : nullptr;
     if (*slot == -1) {
       if (at.slots.size() + d.bound > kMaxSlots ||
           bytes_ + added + d.bound * sizeof(std::int32_t) + sizeof(MemoNode::DrawNode) >
@@ -43,7 +44,13 @@ bool StepMemo::add(MemoNode& at, const std::vector<DiceStream::Draw>& draws,
       const auto index = static_cast<std::int32_t>(at.draws.size());
       const std::ptrdiff_t offset = slot - at.slots.data();  // the slot may move as slots grow
       const bool in_slots = slot != &at.root;
-      at.draws.push_back({d.bound, base});
+      std::int32_t law_index = -1;
+      if (law) {
+        law_index = static_cast<std::int32_t>(at.laws.size());
+        at.laws.push_back(*law);
+        added += law->size() * sizeof(LawDie) + sizeof(Law);
+      }
+      at.draws.push_back({d.bound, base, law_index});
       at.slots.resize(at.slots.size() + d.bound, -1);
       added += d.bound * sizeof(std::int32_t) + sizeof(MemoNode::DrawNode);
       slot = in_slots ? at.slots.data() + offset : &at.root;
@@ -52,7 +59,9 @@ bool StepMemo::add(MemoNode& at, const std::vector<DiceStream::Draw>& draws,
       return false;  // a leaf where the step drew again
     }
     const MemoNode::DrawNode& dn = at.draws[static_cast<std::size_t>(*slot)];
-    if (dn.bound != d.bound || d.value >= d.bound) return false;
+    if (dn.bound != d.bound || d.value >= d.bound || (dn.law >= 0) != (law != nullptr))
+      return false;
+    if (law && at.laws[static_cast<std::size_t>(dn.law)] != *law) return false;
     slot = &at.slots[dn.base + d.value];
   }
   bytes_ += added;
@@ -71,7 +80,8 @@ void StepMemo::forget(MemoNode& at) {
   at.root = -1;
   std::vector<MemoNode::DrawNode>().swap(at.draws);
   std::vector<std::int32_t>().swap(at.slots);
-  std::vector<MemoLeaf>().swap(at.leaves);  // bytes_ is not given back: the memo only grows
+  std::vector<MemoLeaf>().swap(at.leaves);
+  std::vector<Law>().swap(at.laws);  // bytes_ is not given back: the memo only grows
 }
 
 }  // namespace rb

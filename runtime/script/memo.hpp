@@ -8,10 +8,12 @@
 // step would have, so a memoized run gives the same numbers as a run that executes every step;
 // only a draw the trie has not seen executes the step again (its drawn prefix replayed).
 //
-// Steps with too many distinct draws (a whole combat) are not memoized: past kMaxSlots a node
-// becomes execute-only, and so does one whose step drew uniform() (2^32 outcomes). The memo
-// stops growing at its byte cap (EngineOptions::memo_bytes); runs then execute the steps it does
-// not hold.
+// A roll whose dice no script sees (ctx:exchange_fire's rounds) is one group draw in the trie: it
+// branches on the roll's hits, and the node keeps each die's law (type, threshold, modifier) so a
+// walk rolls the same dice and counts the hits. Steps with too many distinct draws are not
+// memoized: past kMaxSlots a node becomes execute-only, and so does one whose step drew uniform()
+// (2^32 outcomes). The memo stops growing at its byte cap (EngineOptions::memo_bytes); runs then
+// execute the steps it does not hold.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,15 @@
 namespace rb {
 
 struct MemoNode;
+
+// One die of a group draw (a roll no script sees): its type, and what it must show to hit.
+struct LawDie {
+  std::int16_t type = 0;
+  std::int16_t threshold = 0;
+  std::int16_t modifier = 0;
+  bool operator==(const LawDie&) const = default;
+};
+using Law = std::vector<LawDie>;
 
 // What a step wrote to the run's result, in order: a metric (name, value) or, with name
 // kNoSym, the outcome (index into the procedure's outcomes; its name in `outcome`).
@@ -48,11 +59,14 @@ struct MemoNode {
   std::uint64_t hash = 0;
   bool execute_only = false;
   // The trie: a slot is -1 (not seen), <= -2 (leaf -slot-2), or >= 0 (a draw: draws[slot]).
-  // A draw's children are slots[base .. base + bound), one per value.
+  // A draw's children are slots[base .. base + bound), one per value. A group draw (law >= 0)
+  // rolls the dice of laws[law] and branches on how many hit.
   struct DrawNode {
     std::uint32_t bound;
     std::uint32_t base;
+    std::int32_t law;
   };
+  std::vector<Law> laws;
   std::int32_t root = -1;
   std::vector<DrawNode> draws;
   std::vector<std::int32_t> slots;
@@ -61,7 +75,7 @@ struct MemoNode {
 
 class StepMemo {
  public:
-  static constexpr std::size_t kMaxSlots = 4096;  // per node, then execute-only
+  static constexpr std::size_t kMaxSlots = 1 << 16;  // per node, then execute-only
   explicit StepMemo(std::size_t max_bytes) : max_bytes_(max_bytes) {}
 
   // The node of `step` for `state`: found (equal state), added (a copy of it), or null when the
@@ -69,8 +83,8 @@ class StepMemo {
   MemoNode* node(int step, const State& state);
   // Files what a step run from `at` did: its draws, its writes, the node it led to.
   // Returns false when the draws contradict the trie (the step is not deterministic).
-  bool add(MemoNode& at, const std::vector<DiceStream::Draw>& draws, std::vector<MemoWrite> writes,
-           MemoNode* next);
+  bool add(MemoNode& at, const std::vector<DiceStream::KeyDraw>& draws,
+           const std::vector<Law>& laws, std::vector<MemoWrite> writes, MemoNode* next);
   void forget(MemoNode& at);  // at becomes execute-only, its trie freed
   std::size_t bytes() const { return bytes_; }
   std::size_t nodes() const { return nodes_.size(); }

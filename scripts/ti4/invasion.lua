@@ -8,6 +8,7 @@
 -- of one kind never touches another, and every sub-step opens its own windows.
 
 local M = {}
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local BOMBARDMENT = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "bombardment" }
 local BOMBARDMENT_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
@@ -173,7 +174,7 @@ function M.commit(ctx, st)
       landed = landed + n
       if n > 0 then
         event(ctx, "commit:" .. ctx:name(p) .. ":" .. t .. ":" .. n .. ":" .. ctx:name(planet),
-          ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. ctx:name(planet))
+          ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. lib.place(ctx, planet))
       end
     end
     if landed > 0 and ctx:owner(planet) ~= p then
@@ -231,7 +232,7 @@ local function ground_combat(ctx, st, planet, a, d)
   ctx:set_counter(planet, "round", round, "combat")
   local tracing = ctx:tracing()  -- (the events' texts are built only for a trace)
   if tracing then
-    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. ctx:name(planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
+    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. lib.place(ctx, planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
   end
   local ongoing = true
   -- round 1: the start of the combat and of its first round are one window
@@ -277,7 +278,7 @@ local function ground_combat(ctx, st, planet, a, d)
   ctx:end_scope("round")
   if tracing then
     event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. round,
-      "ground combat on " .. ctx:name(planet) .. " over after " .. round .. " round(s): "
+      "ground combat on " .. lib.place(ctx, planet) .. " over after " .. round .. " round(s): "
       .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
   end
   ctx:end_scope("combat")
@@ -318,20 +319,20 @@ function M.establish_control(ctx, st)
       ctx:set_owner(planet, p)
       ctx:set_flag(planet, "exhausted", "game")  -- the planet card is gained exhausted
       event(ctx, "planet_gained:" .. ctx:name(p) .. ":" .. ctx:name(planet),
-        ctx:name(p) .. " gains control of " .. ctx:name(planet) .. " (its card exhausted)")
+        ctx:name(p) .. " gains control of " .. lib.place(ctx, planet) .. " (its card exhausted)")
       -- other players' structures there are destroyed
       for _, q in ipairs(st.players) do
         if q ~= p then
           for _, u in ipairs(ctx:units(q, planet, "structure")) do
             event(ctx, "structure_destroyed:" .. ctx:name(q) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
-              ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. ctx:name(planet) .. " is destroyed")
+              ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. lib.place(ctx, planet) .. " is destroyed")
             ctx:destroy(u, "invasion.unit_destroyed")
           end
         end
       end
       open(ctx, st, "invasion.planet_gained", { player = p, planet = planet, from = from })
     elseif not has_forces(ctx, p, planet) then
-      event(ctx, "planet_kept:" .. ctx:name(planet), "no ground force of " .. ctx:name(p) .. " is left on " .. ctx:name(planet) .. ": control does not change")
+      event(ctx, "planet_kept:" .. ctx:name(planet), "no ground force of " .. ctx:name(p) .. " is left on " .. lib.place(ctx, planet) .. ": control does not change")
     end
   end
 end

@@ -117,7 +117,7 @@ local function place_command_token(ctx, player, sys)
   ctx:create { kind = "command_token", owner = player, location = sys }
   if ctx:tracing() then
     ctx:event("command_token:" .. ctx:name(player) .. ":" .. ctx:name(sys) .. ":" .. from,
-      ctx:name(player) .. " places a command token in " .. ctx:name(sys) .. " from " .. from:gsub("_tokens", ""))
+      ctx:name(player) .. " places a command token in " .. lib.place(ctx, sys) .. " from " .. from:gsub("_tokens", ""))
   end
 end
 

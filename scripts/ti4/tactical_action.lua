@@ -63,9 +63,9 @@ function M.activation(ctx, st)
   ctx:metric("tactic_tokens", ctx:get(p, "tactic_tokens"))
   if ctx:tracing() then
     ctx:event("command_token:" .. ctx:name(p) .. ":" .. ctx:name(sys) .. ":tactic",
-      ctx:name(p) .. " places a command token in " .. ctx:name(sys) .. " from tactic")
+      ctx:name(p) .. " places a command token in " .. lib.place(ctx, sys) .. " from tactic")
     ctx:event("activate:" .. ctx:name(p) .. ":" .. ctx:name(sys),
-      ctx:name(p) .. " activates " .. ctx:name(sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
+      ctx:name(p) .. " activates " .. lib.place(ctx, sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
   end
   open(ctx, st, "tactical_action.activation", p, sys)
 end
@@ -268,7 +268,7 @@ function M.movement(ctx, st)
     if #options == 0 then
       if ctx:tracing() then
         ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
-          ctx:name(p) .. "'s " .. t .. " in " .. ctx:name(sys) .. " cannot reach " .. ctx:name(active))
+          ctx:name(p) .. "'s " .. t .. " in " .. lib.place(ctx, sys) .. " cannot reach " .. lib.place(ctx, active))
       end
       return nil
     end
@@ -284,7 +284,7 @@ function M.movement(ctx, st)
     left[#left + 1] = sys
     if ctx:tracing() then
       ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
-        ctx:name(p) .. "'s " .. t .. " moves " .. pth.label .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
+        ctx:name(p) .. "'s " .. t .. " moves " .. lib.path_text(ctx, pth.systems) .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
     end
     if st.ship_moves_hooked then
       ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })

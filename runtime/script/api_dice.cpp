@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "decide/decide.hpp"
+#include "exact/fire_chain.hpp"
 #include "script/lua_host.hpp"
 
 namespace rb {
@@ -341,14 +342,40 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
   return pool;
 }
 
+// The probability of each number of hits of the roll rollers() just listed (I.scratch_rollers):
+// each die hits when its face's value plus its modifier reaches its threshold.
+void hit_distribution(Engine::Impl& I, const Engine::Impl::RollSpec& spec, std::vector<double>& out) {
+  const DieType& type = I.die_type(spec.die);
+  out.assign(1, 1.0);
+  for (const UnitRoll& u : I.scratch_rollers) {
+    int hitting = 0;
+    for (int f = 0; f < type.sides; ++f) {
+      const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
+      hitting += u.threshold > 0 && value + u.modifier >= u.threshold ? 1 : 0;
+    }
+    const double p = static_cast<double>(hitting) / type.sides;
+    for (int i = 0; i < u.dice; ++i) {
+      out.push_back(0.0);
+      for (std::size_t h = out.size() - 1; h > 0; --h) out[h] = out[h] * (1 - p) + out[h - 1] * p;
+      out[0] *= 1 - p;
+    }
+  }
+}
+
 // The hits of the same roll as roll_units_core, die for die from the same stream, without a
-// pool: for exchange_fire, whose dice no script sees and nobody traces.
+// pool: for exchange_fire, whose dice no script sees and nobody traces. In the exact mode the
+// roll is one draw over its number of hits.
 int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId location,
               const Engine::Impl::RollSpec& spec) {
   const std::int64_t total = rollers(I, s, player, location, spec, "ctx:exchange_fire");
   const std::vector<UnitRoll>& units = I.scratch_rollers;
   const int n_units = static_cast<int>(units.size());
   const DieType& type = I.die_type(spec.die);
+  if (I.dice.exact()) {
+    std::vector<double>& dist = I.scratch_distribution;
+    hit_distribution(I, spec, dist);
+    return static_cast<int>(I.dice.choose(dist.data(), static_cast<std::uint32_t>(dist.size())));
+  }
   // under the step memo's tape the roll is one group draw: the trie branches on its hits, and
   // keeps what each die needs to hit, so that a walk rolls the same dice (script/memo.hpp)
   const bool group = I.dice.taping();
@@ -902,10 +929,100 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
       x.counter = lua_sym(L, -1);
       x.counter_scope = scope("counter_scope");
       x.round_scope = scope("round_scope");
+      lua_getfield(L, idx, "metric");
+      if (!lua_isnil(L, -1)) x.metric = lua_sym(L, -1);
     }
     I.exchange_specs.push_back(std::move(x));
     return static_cast<int>(I.exchange_specs.size() - 1);
   }))];
+}
+
+// The exact mode's rounds of fire (exact/fire_chain.hpp): the probability of every way the
+// rounds can end, computed once per start (state and spec) and kept for the exploration, and one
+// of them taken as a draw of its own; the state becomes that end: each side having taken its
+// hits in one assignment (the same units as in any order of rounds: hit assignment by policy
+// takes units by what is left, not by when the hits came), the round scope ended if a round
+// ended, the counter where the rounds left it.
+void exact_exchange(lua_State* L, Engine::Impl& I, State& s, EntityId location, EntityId a,
+                    EntityId d, const Engine::Impl::ExchangeSpec& x,
+                    const std::vector<Sym>& order_a, Sustain sustain_a,
+                    const std::vector<Sym>& order_d, Sustain sustain_d, std::int64_t cap) {
+  Engine::Impl::Exact& X = *I.exact;
+  std::uint64_t key = s.hash();
+  for (std::uint64_t v : {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),
+                          static_cast<std::uint64_t>(d), reinterpret_cast<std::uint64_t>(&x),
+                          reinterpret_cast<std::uint64_t>(&order_a),
+                          static_cast<std::uint64_t>(sustain_a),
+                          reinterpret_cast<std::uint64_t>(&order_d),
+                          static_cast<std::uint64_t>(sustain_d), static_cast<std::uint64_t>(cap)})
+    key = (key ^ v) * 0x100000001b3ull;
+  Engine::Impl::Exact::Fire* fire = nullptr;
+  auto [lo, hi] = X.fires.equal_range(key);
+  for (auto it = lo; it != hi && !fire; ++it)
+    if (it->second->start == s) fire = it->second.get();
+  State* const saved = I.state;
+  struct Back {
+    Engine::Impl& I;
+    State* s;
+    ~Back() { I.state = s, I.liveness_dirty = true; }
+  } back{I, saved};
+  const int roll_eligible = x.roll->eligible;
+  auto fires_from = [&](const State& t, EntityId p) {
+    for (const Entity& u : t.entities)
+      if (u.owner == p && u.location == location && u.kind == I.s_unit &&
+          (roll_eligible < 0 || u.attr[static_cast<std::size_t>(roll_eligible)] != 0))
+        return true;
+    return false;
+  };
+  if (!fire) {
+    // each side after 0, 1, 2 ... hits, one at a time: its roll and whether it still fires
+    auto side = [&](EntityId p, const std::vector<Sym>& order, Sustain mode) {
+      FireSide out;
+      State t = s;
+      I.state = &t;
+      for (;;) {
+        rollers(I, t, p, location, *x.roll, "ctx:exchange_fire");
+        out.hits.emplace_back();
+        hit_distribution(I, *x.roll, out.hits.back());
+        out.fires.push_back(fires_from(t, p) ? 1 : 0);
+        int sustained = 0;
+        const int destroyed =
+            assign_hits_core(L, I, t, p, location, 1, *x.hits, order, mode, sustained);
+        if (destroyed + sustained == 0) break;  // nothing left that can take a hit
+      }
+      return out;
+    };
+    const FireSide fa = side(a, order_a, sustain_a), fd = side(d, order_d, sustain_d);
+    FireChainOptions fo;
+    fo.counter = x.counter != kNoSym ? s.counter(location, x.counter) : 0;
+    fo.cap = cap;
+    double unresolved = 0;
+    const std::vector<FireEnd> ends = fire_chain(fa, fd, fo, unresolved);
+    auto made = std::make_unique<Engine::Impl::Exact::Fire>();
+    made->start = s;
+    made->key = key;
+    for (const FireEnd& e : ends) {
+      State t = s;
+      I.state = &t;
+      int sustained = 0;
+      if (e.ka > 0) assign_hits_core(L, I, t, a, location, e.ka, *x.hits, order_a, sustain_a, sustained);
+      if (e.kd > 0) assign_hits_core(L, I, t, d, location, e.kd, *x.hits, order_d, sustain_d, sustained);
+      if (e.several) t.end_scope(x.round_scope);
+      if (x.counter != kNoSym)
+        t.set_counter(location, x.counter, static_cast<std::int32_t>(e.counter), x.counter_scope);
+      made->p.push_back(e.p);
+      made->ends.push_back(std::move(t));
+      made->rounds.push_back(e.rounds);
+    }
+    if (made->p.empty()) throw ScriptError("ctx:exchange_fire: the exact mode found no end to the rounds");
+    fire = made.get();
+    X.fires.emplace(key, std::move(made));
+  }
+  I.state = saved;
+  const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
+  s = fire->ends[k];
+  // the rounds begun after the first: the rounds fought less one, expected given this end
+  if (x.metric != kNoSym) add_run_metric(I, x.metric, fire->rounds[k] - 1);
 }
 
 // ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) -> ongoing
@@ -931,6 +1048,8 @@ int l_exchange_fire(lua_State* L) {
   const Sustain sustain_a = sustain_at(L, 7);
   const std::vector<Sym>& order_d = order_at(L, 8);
   const Sustain sustain_d = sustain_at(L, 9);
+  const std::int64_t cap =
+      lua_isnoneornil(L, 10) ? -1 : check_range(L, 10, 1, INT32_MAX, "round cap", "ctx:exchange_fire");
   const int eligible = x.roll->eligible;
   auto has_units = [&](EntityId p) {
     for (const Entity& u : s.entities)
@@ -950,6 +1069,13 @@ int l_exchange_fire(lua_State* L) {
   };
   const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
   if (!I.options.exchange_fire || I.tracing() || scripted) return hand_back();
+  if (I.dice.exact() && !x.once) {
+    for (int w : x.windows)
+      if (I.window_live(w)) return hand_back();
+    exact_exchange(L, I, s, location, a, d, x, order_a, sustain_a, order_d, sustain_d, cap);
+    lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
+    return 1;
+  }
   for (;;) {
     if (I.signalled.load(std::memory_order_relaxed)) {  // past the run's time limit
       I.exhaust(1,
@@ -970,8 +1096,10 @@ int l_exchange_fire(lua_State* L) {
       lua_pushboolean(L, ongoing);
       return 1;
     }
+    if (x.metric != kNoSym) add_run_metric(I, x.metric, 1);  // a new round begins
     s.end_scope(x.round_scope);
-    s.set_counter(location, x.counter, s.counter(location, x.counter) + 1, x.counter_scope);
+    const std::int32_t next = s.counter(location, x.counter) + 1;
+    if (cap < 0 || next <= cap) s.set_counter(location, x.counter, next, x.counter_scope);
   }
 }
 
@@ -994,6 +1122,7 @@ void Engine::Impl::destroy(EntityId e, int window) {
                "destroyed:" + name_of(u.owner) + ":" + std::string(sym_name(u.type)),
                name_of(u.owner) + "'s " + std::string(sym_name(u.type)) + " is destroyed");
   u.location = kReinforcements;
+  if (bus.is_source(u.record)) liveness_dirty = true;  // its hooks may be the last of a window
   if (window >= 0 && window_live(window)) {
     lua_newtable(L);
     lua_pushinteger(L, e);

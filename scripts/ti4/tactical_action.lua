@@ -413,17 +413,12 @@ end
 function M.space_combat(ctx, st)
   local a, d, sys = st.player, ctx:role("defender"), st.system
   if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 then
-    space_combat.fight(ctx)   -- attacker = the active player (setup), result and rounds
+    space_combat.begin(ctx)   -- attacker = the active player (setup); its rounds follow
   else
     if ctx:tracing() then ctx:event("no_combat", "no two players have ships in the active system: no space combat") end
     ctx:result("no_combat")
-    ctx:metric("rounds", 0)
+    ctx:add_metric("rounds", 0)
   end
-end
-
--- After a space combat (its round counter still set): the after-combat window and capacity.
-function M.after_space_combat(ctx, st)
-  if ctx:counter(st.system, "round") > 0 then space_combat.after(ctx) end
 end
 
 -- ------------------------------------------------------------------ 4. Invasion, 5. Production
@@ -435,9 +430,11 @@ end
 
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
-local function step(f) return function(ctx) f(ctx, facts(ctx)) end end
+local function step(f) return function(ctx) return f(ctx, facts(ctx)) end end
 M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat),
-  step(M.after_space_combat) }
+  -- the combat's rounds, its end and what follows it (space_combat.lua's steps; they do nothing
+  -- when no combat began: the active system's round counter is 0)
+  space_combat.rounds, space_combat.finish, space_combat.after }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
 M.steps[#M.steps + 1] = step(invasion.report)

@@ -19,6 +19,7 @@
 #include "sim/bench.hpp"
 #include "sim/compare.hpp"
 #include "sim/rules_test.hpp"
+#include "exact/explore.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb::cli {
@@ -288,6 +289,25 @@ int simulate(const Common& c, const SimulateArgs& a) {
   const SessionOptions so = c.session();
   const Session session = changed_session(so, a.scenario, a.changes);
   Simulation sim(session);
+  if (a.exact) {
+    ExactRunOptions eo;
+    eo.max_states = a.max_states;
+    nlohmann::json report;
+    try {
+      report = sim.exact(eo);
+    } catch (const ExactLimit& e) {
+      throw UsageError(std::string("the exact mode stopped: ") + e.what() +
+                       "; raise --max-states or use Monte Carlo (drop --exact)");
+    }
+    if (a.json) {
+      std::cout << report.dump() << "\n";
+    } else {
+      if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
+      std::cout << format_report(report, sim.report_def());
+    }
+    std::cout << std::flush;
+    return 0;
+  }
   SimOptions o;
   o.runs = a.runs;
   o.precision = a.precision;

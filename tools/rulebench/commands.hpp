@@ -31,6 +31,8 @@ struct SimulateArgs {
   int threads = 0;  // 0: every core
   bool json = false;
   bool no_memo = false;  // run every step of a ctx:steps procedure (no step memo)
+  bool exact = false;    // the exact mode (Engine::run_exact) instead of Monte Carlo
+  std::size_t max_states = 1'000'000;  // the exact mode's limit
   Changes changes;       // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);

@@ -117,6 +117,15 @@ int main(int argc, char** argv) {
   simulate->add_option("--threads", sim.threads, "threads (default: every core)")
       ->check(whole(1, kMaxThreads));
   simulate->add_flag("--json", sim.json, "print one JSON object");
+  auto* exact_flag = simulate->add_flag(
+      "--exact", sim.exact,
+      "exact probabilities: every roll enumerated, the run solved as a Markov chain");
+  exact_flag->excludes(runs)->excludes(precision);
+  simulate
+      ->add_option("--max-states", sim.max_states,
+                   "the most states the exact mode may explore (default 10^6)")
+      ->check(whole(1, 100'000'000))
+      ->needs(exact_flag);
   simulate->add_flag("--no-memo", sim.no_memo,
                      "run every step of every run (the step memo replays steps; same numbers)");
   simulate->add_option("--with", sim.changes.with,

@@ -125,6 +125,26 @@ double ExactPath::probability() const {
   return p;
 }
 
+int DiceStream::roll_exact(const DieType& type) {
+  thread_local std::vector<int> first;
+  thread_local std::vector<double> p;
+  first.clear(), p.clear();
+  const auto same = [&](int a, int b) {
+    return type.numeric() ? type.values[static_cast<std::size_t>(a)] == type.values[static_cast<std::size_t>(b)] &&
+                                type.labels[static_cast<std::size_t>(a)] == type.labels[static_cast<std::size_t>(b)]
+                          : type.faces[static_cast<std::size_t>(a)] == type.faces[static_cast<std::size_t>(b)];
+  };
+  for (int f = 0; f < type.sides; ++f) {
+    std::size_t k = 0;
+    while (k < first.size() && !same(first[k], f)) ++k;
+    if (k == first.size()) first.push_back(f), p.push_back(0);
+    p[k] += 1.0 / type.sides;
+  }
+  if (first.size() == static_cast<std::size_t>(type.sides))
+    return static_cast<int>(exact_->draw(static_cast<std::uint32_t>(type.sides)));
+  return first[exact_->choose(p.data(), static_cast<std::uint32_t>(p.size()))];
+}
+
 int Pool::hits() const {
   int n = 0;
   for (const Die& d : dice) n += d.hit() ? 1 : 0;

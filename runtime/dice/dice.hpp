@@ -113,6 +113,8 @@ class DiceStream {
   // out of results.
   int roll(const DieType& type) {
     if (next_forced_ < forced_.size() || strict_) return roll_forced(type);
+    if (exact_) [[unlikely]]
+      return roll_exact(type);
     return static_cast<int>(below(static_cast<std::uint32_t>(type.sides)));
   }
 
@@ -189,6 +191,9 @@ class DiceStream {
 
  private:
   int roll_forced(const DieType& type);  // the queue of forced results, or strict forcing
+  // The exact mode: faces that read the same (an X-Wing die's three hits) are one outcome,
+  // weighted by how many they are; the face rolled is the first of them.
+  int roll_exact(const DieType& type);
 
   pcg32 rng_;
   bool special_ = false;  // a tape or an exact path is on: below() leaves its fast path

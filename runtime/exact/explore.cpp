@@ -23,11 +23,17 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
     }
     node.expanded = true;
     path.clear();
+    std::uint64_t branches = 0;
     do {
       if (++stats.leaves > o.max_leaves)
         throw ExactLimit("the exact mode ran steps " + std::to_string(o.max_leaves) +
-                         " times without finishing (a roll whose dice a script sees branches on "
-                         "every face)");
+                         " times without finishing");
+      if (++branches > o.max_branches)
+        throw ExactLimit("step " + std::to_string(node.step + 1) + " branches into more than " +
+                         std::to_string(o.max_branches) +
+                         " ways from one state: a roll whose dice a script reads (an after-roll "
+                         "ability, a reroll) is enumerated face by face, or a loop of rounds runs "
+                         "inside one step (make each round a step that returns \"again\")");
       path.rewind();
       work = node.state;
       ExactLeaf leaf = run(node.step, path, work);

@@ -29,9 +29,10 @@ struct ExactLeaf {
 };
 
 struct ExploreOptions {
-  std::size_t max_states = 1'000'000;       // nodes of the chain
-  std::uint64_t max_leaves = 100'000'000;   // step runs in all
-  double prune = 1e-16;                     // nodes less likely than this are not expanded
+  std::size_t max_states = 1'000'000;     // nodes of the chain
+  std::uint64_t max_leaves = 20'000'000;  // step runs in all
+  std::uint64_t max_branches = 200'000;   // step runs from one node (the leaves of one step)
+  double prune = 1e-16;                   // nodes less likely than this are not expanded
 };
 
 struct ExploreStats {

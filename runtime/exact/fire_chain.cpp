@@ -32,8 +32,8 @@ std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const Fire
       unresolved += in.p;
       continue;
     }
-    const auto& ha = a.hits[static_cast<std::size_t>(ka)];
-    const auto& hd = d.hits[static_cast<std::size_t>(kd)];
+    const auto& ha = (key.several ? a.hits : a.first)[static_cast<std::size_t>(ka)];
+    const auto& hd = (key.several ? d.hits : d.first)[static_cast<std::size_t>(kd)];
     const std::int64_t next_counter =
         o.cap >= 0 ? std::min(key.counter + 1, std::max(o.cap, key.counter)) : key.counter + 1;
     // a round where nobody is hit leads back here when the counter no longer moves

@@ -14,9 +14,11 @@
 namespace rb {
 
 struct FireSide {
-  // hits[k]: the probability of rolling 0, 1, 2 ... hits once the side has taken k hits;
-  // k runs to the hits after which nothing of the side can take another
-  std::vector<std::vector<double>> hits;
+  // hits[k]: the probability of rolling 0, 1, 2 ... hits once the side has taken k hits, in the
+  // rounds after the first (their round scope ended: a modifier "until the end of the round" is
+  // gone); k runs to the hits after which nothing of the side can take another. first[k]: the
+  // same in the exchange's first round.
+  std::vector<std::vector<double>> hits, first;
   std::vector<char> fires;  // fires[k]: after k hits the side still has units that roll
 };
 

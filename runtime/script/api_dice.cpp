@@ -366,8 +366,8 @@ void hit_distribution(Engine::Impl& I, const Engine::Impl::RollSpec& spec, std::
 // pool: for exchange_fire, whose dice no script sees and nobody traces. In the exact mode the
 // roll is one draw over its number of hits.
 int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId location,
-              const Engine::Impl::RollSpec& spec) {
-  const std::int64_t total = rollers(I, s, player, location, spec, "ctx:exchange_fire");
+              const Engine::Impl::RollSpec& spec, const char* call = "ctx:exchange_fire") {
+  const std::int64_t total = rollers(I, s, player, location, spec, call);
   const std::vector<UnitRoll>& units = I.scratch_rollers;
   const int n_units = static_cast<int>(units.size());
   const DieType& type = I.die_type(spec.die);
@@ -401,6 +401,23 @@ int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId locatio
     I.dice.end_group(static_cast<std::uint32_t>(total), static_cast<std::uint32_t>(hits),
                      static_cast<std::int32_t>(I.memo_laws.size() - 1));
   return hits;
+}
+
+// ctx:roll_hits(player, location, spec) -> hits: the roll ctx:roll_units makes, die for die from
+// the same stream, when no script needs its dice: no pool, so the step memo and the exact mode
+// branch on its number of hits rather than on faces. A traced run rolls the pool (each die is
+// in the trace).
+int l_roll_hits(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId player = check_entity(L, 2);
+  const EntityId location = check_entity(L, 3);
+  const Engine::Impl::RollSpec& spec = roll_spec_at(L, 4);
+  if (I.tracing())
+    lua_pushinteger(L, roll_units_core(I, s, player, location, spec).hits());
+  else
+    lua_pushinteger(L, roll_hits(I, s, player, location, spec, "ctx:roll_hits"));
+  return 1;
 }
 
 int l_roll_units(lua_State* L) {
@@ -975,19 +992,29 @@ void exact_exchange(lua_State* L, Engine::Impl& I, State& s, EntityId location, 
     return false;
   };
   if (!fire) {
-    // each side after 0, 1, 2 ... hits, one at a time: its roll and whether it still fires
+    // each side after 0, 1, 2 ... hits, one at a time: its roll (in the first round, and in
+    // later ones, once the round scope has ended) and whether it still fires
     auto side = [&](EntityId p, const std::vector<Sym>& order, Sustain mode) {
       FireSide out;
-      State t = s;
-      I.state = &t;
+      State t = s, later = s;
+      later.end_scope(x.round_scope);
       for (;;) {
+        I.state = &t;
         rollers(I, t, p, location, *x.roll, "ctx:exchange_fire");
+        out.first.emplace_back();
+        hit_distribution(I, *x.roll, out.first.back());
+        out.fires.push_back(fires_from(t, p) ? 1 : 0);
+        I.state = &later;
+        rollers(I, later, p, location, *x.roll, "ctx:exchange_fire");
         out.hits.emplace_back();
         hit_distribution(I, *x.roll, out.hits.back());
-        out.fires.push_back(fires_from(t, p) ? 1 : 0);
         int sustained = 0;
+        I.state = &t;
         const int destroyed =
             assign_hits_core(L, I, t, p, location, 1, *x.hits, order, mode, sustained);
+        I.state = &later;
+        int sustained_later = 0;
+        assign_hits_core(L, I, later, p, location, 1, *x.hits, order, mode, sustained_later);
         if (destroyed + sustained == 0) break;  // nothing left that can take a hit
       }
       return out;
@@ -1138,6 +1165,7 @@ void Engine::Impl::destroy(EntityId e, int window) {
 void register_dice_api(lua_State* L) {
   static const luaL_Reg api[] = {{"roll", guarded<l_roll>},
                                  {"roll_units", guarded<l_roll_units>},
+                                 {"roll_hits", guarded<l_roll_hits>},
                                  {"assign_hits", guarded<l_assign_hits>},
                                  {"exchange_fire", guarded<l_exchange_fire>},
                                  {"destroy", guarded<l_destroy>},

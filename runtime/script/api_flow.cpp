@@ -496,6 +496,7 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
   I.state = &state;
   I.result = &scratch;
   I.liveness_dirty = true;
+  I.begin_run();  // each run of a step is a run: fresh pools and limits
   X.writes.clear();
   I.memo_writes = &X.writes;
   I.dice.start_exact(&path);

@@ -251,6 +251,8 @@ end
 -- Rolls one side's dice, then opens the after-roll window for that player (5.5: abilities that
 -- reroll or affect dice resolve right after the player's own roll). Returns the hits.
 local function roll(ctx, player, sys, spec, window, hooked)
+  -- no script sees the dice: only their hits (the step memo and the exact mode branch on them)
+  if not hooked then return ctx:roll_hits(player, sys, spec) end
   local pool, hits = ctx:roll_units(player, sys, spec)
   if hooked then
     -- extra_hits: hits the roll produces beyond its dice (an ability such as Jol-Nar's flagship)

@@ -45,6 +45,9 @@ struct Die {
   std::uint8_t reroll_limit = kNoRerollLimit;
   bool changed = false;    // an ability set its face
   bool cancelled = false;  // removed from counting (cancelled result)
+  // The exact mode: only whether it hits was drawn (face: the first of its kind); the face is
+  // drawn among those that hit (or miss) when a script first reads it (script/api_dice.cpp).
+  bool lazy = false;
 
   bool hit() const { return !cancelled && threshold > 0 && value + modifier >= threshold; }
 };

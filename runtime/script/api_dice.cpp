@@ -137,9 +137,38 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   I.trace->add(std::string(verb) == "roll" ? EventKind::roll : EventKind::reroll, key, text);
 }
 
+// The faces of a numeric die that hit (or miss) against its threshold and modifier.
+bool face_hits(const DieType& t, const Die& d, int f) {
+  return d.threshold > 0 && t.values[static_cast<std::size_t>(f)] + d.modifier >= d.threshold;
+}
+
+// The exact mode rolls a die that has a threshold in two draws: whether it hits now, and its face
+// among those only if a script reads it (resolve_face). A roll no script reads faces of then
+// branches two ways per die, not ten.
+bool roll_lazy(Engine::Impl& I, Die& d, const DieType& t) {
+  if (!I.dice.exact() || !t.numeric() || d.threshold <= 0) return false;
+  int hitting = 0, first_hit = -1, first_miss = -1;
+  for (int f = 0; f < t.sides; ++f) {
+    if (face_hits(t, d, f)) {
+      ++hitting;
+      if (first_hit < 0) first_hit = f;
+    } else if (first_miss < 0) {
+      first_miss = f;
+    }
+  }
+  const double p = static_cast<double>(hitting) / t.sides;
+  const double probs[2] = {1 - p, p};
+  const bool hit = I.dice.choose(probs, 2) == 1;
+  set_face(d, t, hit ? first_hit : first_miss);
+  d.lazy = true;
+  return true;
+}
+
 void roll_die(Engine::Impl& I, Die& d, const DieType& t) {
   int face = -1;
+  d.lazy = false;
   try {
+    if (roll_lazy(I, d, t)) return;
     face = I.dice.roll(t);
   } catch (const ScriptError& e) {
     // raised as a plain Lua error, so that the call gate names the hook, window and file:line
@@ -152,6 +181,19 @@ void roll_die(Engine::Impl& I, Die& d, const DieType& t) {
 }
 void roll_die(Engine::Impl& I, Die& d) {
   roll_die(I, d, I.die_type(d.type));
+}
+
+// A lazy die (roll_lazy) gets its face: uniformly among the faces of its kind (hit or miss).
+void resolve_face(Engine::Impl& I, Die& d) {
+  if (!d.lazy) return;
+  d.lazy = false;
+  const DieType& t = I.die_type(d.type);
+  const bool hit = face_hits(t, d, d.face);
+  std::vector<int> faces;
+  for (int f = 0; f < t.sides; ++f)
+    if (face_hits(t, d, f) == hit) faces.push_back(f);
+  const std::vector<double> p(faces.size(), 1.0 / static_cast<double>(faces.size()));
+  set_face(d, t, faces[I.dice.choose(p.data(), static_cast<std::uint32_t>(p.size()))]);
 }
 
 // A modifier that applies to a roll of `purpose` by `player`.
@@ -461,19 +503,22 @@ int p_count(lua_State* L) {
 int p_face(lua_State* L) {
   Engine::Impl& I = impl(L);
   Pool& p = check_pool(L, 1);
-  const Die& d = check_die(L, p, 2);
+  Die& d = check_die(L, p, 2);
+  resolve_face(I, d);
   lua_pushstring(L, face_label(I.die_type(d.type), d).c_str());
   return 1;
 }
 int p_value(lua_State* L) {
   Pool& p = check_pool(L, 1);
-  const Die& d = check_die(L, p, 2);
+  Die& d = check_die(L, p, 2);
+  resolve_face(impl(L), d);
   lua_pushinteger(L, d.value);
   return 1;
 }
 int p_result(lua_State* L) {  // value + modifier
   Pool& p = check_pool(L, 1);
-  const Die& d = check_die(L, p, 2);
+  Die& d = check_die(L, p, 2);
+  resolve_face(impl(L), d);
   lua_pushinteger(L, d.value + d.modifier);
   return 1;
 }
@@ -544,8 +589,9 @@ int p_set(lua_State* L) {
   if (face < 0)
     return luaL_error(L, "a %s die has no face '%s'", std::string(sym_name(t.name)).c_str(),
                       luaL_tolstring(L, 3, nullptr));
-  const std::string before = face_label(t, d);
+  const std::string before = I.tracing() ? face_label(t, d) : std::string();
   set_face(d, t, face);
+  d.lazy = false;
   d.changed = true;
   if (I.tracing())
     I.trace->add(EventKind::change,
@@ -556,6 +602,7 @@ int p_set(lua_State* L) {
 int p_modify(lua_State* L) {
   Pool& p = check_pool(L, 1);
   Die& d = check_die(L, p, 2);
+  resolve_face(impl(L), d);  // its kind (hit or miss) was drawn against the old modifier
   const lua_Integer by = luaL_checkinteger(L, 3);
   if (by < INT16_MIN || by > INT16_MAX || d.modifier + by < INT16_MIN ||
       d.modifier + by > INT16_MAX)
@@ -617,6 +664,7 @@ int p_set_reroll_limit(lua_State* L) {
 int p_faces(lua_State* L) {
   Engine::Impl& I = impl(L);
   Pool& p = check_pool(L, 1);
+  for (Die& d : p.dice) resolve_face(I, d);
   lua_createtable(L, static_cast<int>(p.dice.size()), 0);
   for (std::size_t i = 0; i < p.dice.size(); ++i) {
     lua_pushstring(L, face_label(I.die_type(p.dice[i].type), p.dice[i]).c_str());

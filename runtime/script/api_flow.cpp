@@ -596,7 +596,12 @@ int l_steps(lua_State* L) {
     }
     I.dice.stop_exact();
     I.memo_writes = nullptr;
-    explore_exact(L, I, 2, n);
+    try {
+      explore_exact(L, I, 2, n);
+    } catch (const ExactLimit& e) {
+      X.limit = e.what();  // Engine::run_exact throws it again as what it is
+      throw;
+    }
     X.done = true;
     X.closed.close();  // what the procedure does after ctx:steps does not count: no dice
     I.dice.start_exact(&X.closed);

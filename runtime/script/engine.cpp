@@ -932,8 +932,13 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   lua_State* L = I.L;
   lua_pushcfunction(L, guarded<exact_root>);
   lua_rawgeti(L, LUA_REGISTRYINDEX, proc->ref);
-  I.call(1, 0, Impl::kTimeLimited,
-         [&] { return "procedure '" + std::string(procedure) + "' (exact mode)"; });
+  try {
+    I.call(1, 0, Impl::kTimeLimited,
+           [&] { return "procedure '" + std::string(procedure) + "' (exact mode)"; });
+  } catch (const Error&) {
+    if (!I.exact->limit.empty()) throw ExactLimit(I.exact->limit);
+    throw;
+  }
   if (lua_gettop(L) != 0) lua_settop(L, 0);
   Impl::Exact& X = *I.exact;
   if (!X.limit.empty()) throw ExactLimit(X.limit);

@@ -245,13 +245,20 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
   return j;
 }
 
-nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& engine) const {
+nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& engine,
+                                 int repeats) const {
   using nlohmann::json;
   Table table(session_, engine);
-  const auto start = std::chrono::steady_clock::now();
-  const ExactResult r = table.engine.run_exact(session_.procedure, table.start, o);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> times;
+  ExactResult r;
+  for (int i = 0; i < std::max(1, repeats); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    r = table.engine.run_exact(session_.procedure, table.start, o);
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  const double seconds = times[times.size() / 2];
   json j = json::object();
   j["method"] = "exact";
   j["states"] = r.states;

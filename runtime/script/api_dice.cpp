@@ -196,6 +196,69 @@ void resolve_face(Engine::Impl& I, Die& d) {
   set_face(d, t, faces[I.dice.choose(p.data(), static_cast<std::uint32_t>(p.size()))]);
 }
 
+// Appends n dice like `proto` (same type, owner, threshold, modifier) to the pool. The dice of
+// such a roll are alike, so the exact mode draws how many show each kind of face (a multinomial,
+// as one binomial draw per kind) rather than each die in turn: 4 X-Wing attack dice are 35 ways,
+// not 256. Their order in the pool is then by kind of face. With a threshold, the kinds are hit
+// and miss, and each face is drawn when a script reads it (resolve_face).
+void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
+  const DieType& t = I.die_type(proto.type);
+  if (!I.dice.exact() || n <= 1) {
+    for (int i = 0; i < n; ++i) {
+      Die d = proto;
+      roll_die(I, d, t);
+      pool.dice.push_back(d);
+      if (I.tracing()) trace_die(I, d, "roll");
+    }
+    return;
+  }
+  // the kinds of face: their first face and probability
+  std::vector<int> first;
+  std::vector<double> p;
+  const bool lazy = t.numeric() && proto.threshold > 0;
+  for (int f = 0; f < t.sides; ++f) {
+    std::size_t k = 0;
+    for (; k < first.size(); ++k) {
+      const int g = first[k];
+      const bool same =
+          lazy ? face_hits(t, proto, g) == face_hits(t, proto, f)
+          : t.numeric()
+              ? t.values[static_cast<std::size_t>(g)] == t.values[static_cast<std::size_t>(f)] &&
+                    t.labels[static_cast<std::size_t>(g)] == t.labels[static_cast<std::size_t>(f)]
+              : t.faces[static_cast<std::size_t>(g)] == t.faces[static_cast<std::size_t>(f)];
+      if (same) break;
+    }
+    if (k == first.size()) first.push_back(f), p.push_back(0);
+    p[k] += 1.0 / t.sides;
+  }
+  int left = n;
+  double rest = 1;
+  std::vector<double> binomial;
+  for (std::size_t k = 0; k < first.size() && left > 0; ++k) {
+    int m = left;  // the last kind takes what is left
+    if (k + 1 < first.size()) {
+      const double q = rest > 0 ? std::min(1.0, p[k] / rest) : 0;
+      binomial.assign(1, 1.0);  // Binomial(left, q), one die at a time
+      for (int i = 0; i < left; ++i) {
+        binomial.push_back(0.0);
+        for (std::size_t j = binomial.size() - 1; j > 0; --j)
+          binomial[j] = binomial[j] * (1 - q) + binomial[j - 1] * q;
+        binomial[0] *= 1 - q;
+      }
+      m = static_cast<int>(I.dice.choose(binomial.data(), static_cast<std::uint32_t>(binomial.size())));
+    }
+    rest -= p[k];
+    for (int i = 0; i < m; ++i) {
+      Die d = proto;
+      d.rerolls = 0;
+      set_face(d, t, first[k]);
+      d.lazy = lazy;
+      pool.dice.push_back(d);
+    }
+    left -= m;
+  }
+}
+
 // A modifier that applies to a roll of `purpose` by `player`.
 bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player,
                    Sym purpose) {
@@ -257,12 +320,7 @@ int l_roll(lua_State* L) {
   }
   Pool& pool = I.new_pool();
   reserve_dice(L, pool, n, "ctx:roll");
-  for (int i = 0; i < n; ++i) {
-    Die d = proto;
-    roll_die(I, d);
-    pool.dice.push_back(d);
-    if (I.tracing()) trace_die(I, d, "roll");
-  }
+  roll_alike(I, pool, proto, n);
   push_pool(L, pool);
   return 1;
 }
@@ -368,19 +426,16 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
   const int n_units = static_cast<int>(units.size());
   Pool& pool = I.new_pool();
   reserve_dice(I.L, pool, total, "ctx:roll_units");
-  for (int k = 0; k < n_units; ++k)
-    for (int i = 0; i < units[k].dice; ++i) {
-      Die d;
-      d.type = static_cast<std::int16_t>(spec.die);
-      d.player = player;
-      d.unit = units[k].unit;
-      d.purpose = spec.purpose;
-      d.threshold = static_cast<std::int16_t>(units[k].threshold);
-      d.modifier = static_cast<std::int16_t>(units[k].modifier);
-      roll_die(I, d);
-      pool.dice.push_back(d);
-      if (I.tracing()) trace_die(I, d, "roll");
-    }
+  for (int k = 0; k < n_units; ++k) {
+    Die d;
+    d.type = static_cast<std::int16_t>(spec.die);
+    d.player = player;
+    d.unit = units[k].unit;
+    d.purpose = spec.purpose;
+    d.threshold = static_cast<std::int16_t>(units[k].threshold);
+    d.modifier = static_cast<std::int16_t>(units[k].modifier);
+    roll_alike(I, pool, d, units[k].dice);
+  }
   return pool;
 }
 
@@ -638,13 +693,8 @@ int p_add(lua_State* L) {
     proto = check_die(L, p, 3);
   reserve_dice(L, p, n, "pool:add");
   proto.rerolls = 0;
-  proto.changed = proto.cancelled = false;
-  for (int i = 0; i < n; ++i) {
-    Die d = proto;
-    roll_die(I, d);
-    p.dice.push_back(d);
-    if (I.tracing()) trace_die(I, d, "roll");
-  }
+  proto.changed = proto.cancelled = proto.lazy = false;
+  roll_alike(I, p, proto, n);
   return 0;
 }
 int p_remove(lua_State* L) {

@@ -544,6 +544,8 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   chain.node(0, *I.state, root);
   ExploreOptions eo;
   eo.max_states = X.options.max_states;
+  eo.max_branches = X.options.max_branches;
+  eo.max_leaves = X.options.max_step_runs;
   eo.prune = X.options.prune;
   ExploreStats stats;
   explore(chain, n, eo,

@@ -59,8 +59,10 @@ struct RunResult {
 
 // The exact mode (Engine::run_exact): every way a run can go, with its probability.
 struct ExactRunOptions {
-  std::size_t max_states = 1'000'000;  // nodes of the chain (exact/markov.hpp)
-  double prune = 1e-16;                // nodes less likely than this are not expanded
+  std::size_t max_states = 1'000'000;     // nodes of the chain (exact/markov.hpp)
+  std::uint64_t max_branches = 200'000;   // leaves of one step from one node
+  std::uint64_t max_step_runs = 20'000'000;
+  double prune = 1e-16;                   // nodes less likely than this are not expanded
 };
 struct ExactResult {
   struct Final {

@@ -88,6 +88,7 @@ end
 function M.bombardment(ctx, st)
   local p, sys = st.player, st.system
   open(ctx, st, "invasion.start_of_invasion", { player = p, system = sys })
+  if ctx:flag(p, "skip_to_commit") then return end  -- a hook skipped to Commit Ground Forces
   -- "If any planets in the active system contain another player's ground forces"
   local targets, names = {}, {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
@@ -159,6 +160,8 @@ end
 function M.commit(ctx, st)
   local p, sys = st.player, st.system
   local planets = {}
+  -- a hook may bring more ground forces to commit (from planets: G'hom Sek'kus)
+  open(ctx, st, "invasion.before_commit", { player = p, system = sys })
   if ctx:count(p, sys, "ground_force") == 0 then return end
   for _, planet in ipairs(commit_order(ctx, st)) do
     if ctx:count(p, sys, "ground_force") == 0 then break end

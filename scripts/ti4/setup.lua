@@ -12,6 +12,8 @@ local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
 local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
   faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true }
+-- relic_fragments = N: the relic fragments a player holds (counter on the player; the Naalu mech)
+SIDE_KEYS.relic_fragments = true
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -330,6 +332,12 @@ return function(ctx, scenario)
         ctx:reject(role .. ".trade_goods", "trade_goods is a whole number")
       end
       ctx:set_counter(p, "trade_goods", side.trade_goods, "game")
+    end
+    if side.relic_fragments ~= nil then
+      if math.type(side.relic_fragments) ~= "integer" or side.relic_fragments < 0 then
+        ctx:reject(role .. ".relic_fragments", "relic_fragments is a whole number")
+      end
+      ctx:set_counter(p, "relic_fragments", side.relic_fragments, "game")
     end
     ctx:set_policy(p, side_policy(ctx, side, role))
   end

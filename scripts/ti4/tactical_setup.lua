@@ -39,6 +39,7 @@ local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders =
   faction = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
   leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
+PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true }
@@ -345,6 +346,12 @@ return function(ctx, scenario, h)
         ctx:reject(path .. ".trade_goods", "trade_goods is a whole number")
       end
       ctx:set_counter(p, "trade_goods", spec.trade_goods, "game")
+    end
+    if spec.relic_fragments ~= nil then
+      if math.type(spec.relic_fragments) ~= "integer" or spec.relic_fragments < 0 then
+        ctx:reject(path .. ".relic_fragments", "relic_fragments is a whole number")
+      end
+      ctx:set_counter(p, "relic_fragments", spec.relic_fragments, "game")
     end
     -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
     if spec.commit ~= nil then

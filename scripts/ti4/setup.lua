@@ -7,13 +7,17 @@
 
 local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
-local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dreadnought", "flagship", "war_sun" }
+-- (infantry and mechs: for when ground forces take part in a space combat as ships, The Alastor)
+local DEFAULT_HIT_ORDER = { "fighter", "infantry", "destroyer", "cruiser", "mech", "carrier", "dreadnought", "flagship", "war_sun" }
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
 local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
   faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true }
 -- relic_fragments = N: the relic fragments a player holds (counter on the player; the Naalu mech)
 SIDE_KEYS.relic_fragments = true
+-- assimilator_tokens = ["l4_disruptors"]: this side's technologies that carry another player's
+-- assimilator token (Valefar Assimilator): flag assimilator_token on the technology
+SIDE_KEYS.assimilator_tokens = true
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -167,6 +171,19 @@ local function place_tokens(ctx, list, system, players, path)
   end
 end
 
+-- assimilator_tokens: each names a technology the player owns; it carries an assimilator token.
+local function place_assimilator_tokens(ctx, p, list, path)
+  if list == nil then return end
+  if type(list) ~= "table" then ctx:reject(path, path .. " must be a list of technologies") end
+  for i, name in ipairs(list) do
+    local tech = type(name) == "string" and ctx:entities { kind = "technology", owner = p, type = name }[1]
+    if not tech then
+      ctx:reject(path .. "." .. i, "assimilator_tokens names technologies this player owns: '" .. tostring(name) .. "' is not in its technologies")
+    end
+    ctx:set_flag(tech, "assimilator_token", "game")
+  end
+end
+
 local function side_policy(ctx, side, path)
   local p = side.policy or {}
   check_keys(ctx, p, POLICY_KEYS, path .. ".policy")
@@ -279,7 +296,8 @@ end
 return function(ctx, scenario)
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
     return require("tactical_setup")(ctx, scenario, { check_keys = check_keys, place_units = place_units,
-      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of, ANOMALIES = ANOMALIES })
+      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of, ANOMALIES = ANOMALIES,
+      place_assimilator_tokens = place_assimilator_tokens })
   end
   check_keys(ctx, scenario, TOP_KEYS, "scenario")
   if scenario.procedure and scenario.procedure ~= "space_combat" then
@@ -339,6 +357,7 @@ return function(ctx, scenario)
       end
       ctx:set_counter(p, "relic_fragments", side.relic_fragments, "game")
     end
+    place_assimilator_tokens(ctx, p, side.assimilator_tokens, role .. ".assimilator_tokens")
     ctx:set_policy(p, side_policy(ctx, side, role))
   end
   if map then

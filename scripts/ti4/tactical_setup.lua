@@ -40,6 +40,7 @@ local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders =
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
   leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
 PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
+PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true }
@@ -353,6 +354,8 @@ return function(ctx, scenario, h)
       end
       ctx:set_counter(p, "relic_fragments", spec.relic_fragments, "game")
     end
+    h.place_assimilator_tokens(ctx, p, spec.assimilator_tokens ~= nil and list_of(ctx, spec.assimilator_tokens, path .. ".assimilator_tokens") or nil,
+      path .. ".assimilator_tokens")
     -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
     if spec.commit ~= nil then
       check_keys(ctx, spec.commit, setmetatable({}, { __index = function() return true end }), path .. ".commit")

@@ -147,9 +147,10 @@ end
 -- ground forces in the space area of a system exceeds the capacity of his ships in that system,
 -- the excess units are destroyed." Fighters also fit in structures' fighter_capacity on the
 -- system's planets (space docks). The tactical action and cards that destroy ships outside
--- combat (Graviton Laser System, Experimental Battlestation) call it.
+-- combat (Graviton Laser System, Experimental Battlestation) call it. A structure in the space area
+-- with a capacity (the Saar's Floating Factory) holds units as a ship does.
 function lib.check_capacity(ctx, player, sys)
-  local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship"), 0
+  local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship", "structure"), 0
   if ctx:count(player, sys, "fighter", "ground_force") <= capacity then return end  -- all fit (most calls)
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     fighter_room = fighter_room + ctx:sum(player, planet, "fighter_capacity")

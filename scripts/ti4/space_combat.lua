@@ -180,9 +180,10 @@ local function retreat(ctx, player, sys, neighbours)
   local dest
   for i, n in ipairs(names) do if n == choice then dest = eligible[i] end end
 
-  -- 7.2: every ship with a move value goes; its capacity carries fighters and ground forces
+  -- 7.2: every ship with a move value goes; its capacity carries fighters and ground forces (and a
+  -- structure in the space area that moves and retreats as a ship: the Floating Factory)
   local movers, capacity = {}, 0
-  for _, u in ipairs(ctx:units(player, sys, "ship")) do
+  for _, u in ipairs(ctx:units(player, sys, "ship", "structure")) do
     if ctx:get(u, "move") > 0 then
       movers[#movers + 1] = u
       capacity = capacity + ctx:get(u, "capacity")
@@ -235,9 +236,10 @@ end
 
 -- `carried`: the player's fighters and ground forces in the space area (more than 0)
 local function check_capacity(ctx, player, sys, carried)
-  if carried <= ctx:sum(player, sys, "capacity", "ship") then return end  -- all fit
+  -- (a structure in the space area with a capacity holds units as a ship does: Floating Factory)
+  if carried <= ctx:sum(player, sys, "capacity", "ship", "structure") then return end  -- all fit
   local capacity, fighter_room = 0, 0
-  for _, u in ipairs(ctx:units(player, sys, "ship")) do capacity = capacity + ctx:get(u, "capacity") end
+  for _, u in ipairs(ctx:units(player, sys, "ship", "structure")) do capacity = capacity + ctx:get(u, "capacity") end
   for _, planet in ipairs(planets_of(ctx, sys)) do
     for _, u in ipairs(ctx:units(player, planet)) do fighter_room = fighter_room + ctx:get(u, "fighter_capacity") end
   end

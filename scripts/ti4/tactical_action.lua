@@ -52,6 +52,13 @@ local TALLIES = { "ships_moved", "lost_to_rifts", "lost_to_space_cannon", "resou
 
 function M.activation(ctx, st)
   local p, sys = st.player, st.system
+  -- a hook may forbid the activation (another player's ability: Chaos Mapping); then the scenario
+  -- is not a legal tactical action, an error naming why
+  if ctx:hooked("tactical_action.before_activation") or ctx:tracing() then
+    local args = { player = p, system = sys, allowed = true, reason = "" }
+    ctx:open("tactical_action.before_activation", args)
+    if not args.allowed then error("activation: " .. ctx:name(p) .. " cannot activate " .. ctx:name(sys) .. ": " .. tostring(args.reason), 0) end
+  end
   -- setup rejects both with the scenario line; a hook cannot have changed them before this
   if ctx:get(p, "tactic_tokens") <= 0 then error("activation: " .. ctx:name(p) .. " has no command token in the tactic pool") end
   if #ctx:entities { kind = "command_token", owner = p, location = sys } > 0 then
@@ -257,7 +264,8 @@ function M.movement(ctx, st)
   local starts, at = {}, {}
   for _, u in ipairs(ctx:units(p, nil, "move")) do
     local sys = ctx:location(u)
-    if sys ~= active and ctx:get(u, "ship") and ctx:kind(sys) == "system" then
+    -- a ship, or a structure with a move value in a space area (it moves as a ship: Floating Factory)
+    if sys ~= active and (ctx:get(u, "ship") or ctx:get(u, "structure")) and ctx:kind(sys) == "system" then
       local start = at[sys]
       if not start then start = { system = sys, ships = {} }; at[sys] = start; starts[#starts + 1] = start end
       start.ships[#start.ships + 1] = u

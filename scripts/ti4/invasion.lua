@@ -97,7 +97,23 @@ function M.bombardment(ctx, st)
       names[#names + 1] = ctx:name(planet)
     end
   end
-  if #targets == 0 or ctx:count(p, sys, "bombardment") == 0 then return end
+  if #targets == 0 then return end
+  -- a ground force with Bombardment on one of the system's planets bombards as a ship would (the
+  -- L1Z1X mech: "while not participating in ground combat ... as if it were a ship"): it joins the
+  -- space area's units for the declaration and the roll (one pool), and goes back to its planet
+  local from_planets = {}
+  for _, planet in ipairs(planets_of(ctx, sys)) do
+    for _, u in ipairs(ctx:units(p, planet, "bombardment")) do
+      from_planets[#from_planets + 1] = { u, planet }
+      ctx:move(u, sys)
+    end
+  end
+  local function back()
+    for _, up in ipairs(from_planets) do
+      if ctx:location(up[1]) == sys then ctx:move(up[1], up[2]) end
+    end
+  end
+  if ctx:count(p, sys, "bombardment") == 0 then return end
   open(ctx, st, "invasion.before_bombardment", { player = p, system = sys })
   -- each unit declares its target planet before any die is rolled
   local target_of, options = {}, { "none" }
@@ -111,13 +127,14 @@ function M.bombardment(ctx, st)
       ctx:name(p) .. "'s " .. ctx:type(u) .. " will bombard " .. choice) end
   end
   ctx:set_role("bombarding_unit", nil)
-  if not any then return end
+  if not any then return back() end
   local pool = ctx:roll_units(p, sys, BOMBARDMENT)
   -- a unit that declared no target does not roll: its dice are cancelled
   for i = 1, #pool do
     if not target_of[pool:unit(i)] then pool:cancel(i) end
   end
   open(ctx, st, "invasion.after_bombardment_roll", { player = p, pool = pool, purpose = "bombardment" })
+  back()
   local hits, lost = {}, 0
   for i = 1, #pool do
     local planet = target_of[pool:unit(i)]

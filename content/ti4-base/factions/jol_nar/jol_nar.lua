@@ -63,3 +63,16 @@ hook {
     if ctx:tracing() then ctx:event("spatial_conduit_cylinder:" .. ctx:name(player), ctx:name(args.system) .. " is adjacent to every system with " .. ctx:name(player) .. "'s units (Spatial Conduit Cylinder)") end
   end,
 }
+
+-- E-res Siphons: "After another player activates a system that contains 1 or more of your ships,
+-- gain 4 trade goods."
+hook {
+  id = "e_res_siphons",
+  window = "tactical_action.activation",
+  source = "technology/e_res_siphons",
+  condition = function(ctx, player, _, args) return args.player ~= player and ctx:count(player, args.system, "ship") > 0 end,
+  apply = function(ctx, player)
+    ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") + 4, "game")
+    if ctx:tracing() then ctx:event("trade_goods:" .. ctx:name(player) .. ":4", ctx:name(player) .. " gains 4 trade goods (E-res Siphons)") end
+  end,
+}

@@ -64,6 +64,13 @@ class FormReader {
         if (!fields) f_.fail(v, "group." + g + " is a list of fields: [[group." + g + "]]");
         out["groups"][g] = read_group(g, *fields);
       }
+    // rows hold a group's fields; a group reached again through its own rows would be drawn
+    // without end
+    if (groups)
+      for (const auto& [g, fields] : out["groups"].items()) {
+        std::vector<std::string> path{g};
+        check_rows(out["groups"], g, path, *groups);
+      }
     if (const toml::table* procs = f_.table(root, "procedure"))
       for (auto&& [name, v] : *procs) {
         const std::string p(name.str());
@@ -232,8 +239,6 @@ class FormReader {
     if (type == "bool") j["default"] = f_.boolean(t, "default").value_or(false);
     if (type == "rows") {
       j["fields"] = group_ref(t, "fields", where);
-      if (j["fields"] == group)
-        f_.fail(*t.get("fields"), where + ": rows of a group cannot hold that group itself");
       j["add"] = f_.string(t, "add").value_or("add");
     }
     return j;
@@ -251,6 +256,23 @@ class FormReader {
       out.push_back(std::move(field));
     }
     return out;
+  }
+
+  void check_rows(const json& groups, const std::string& g, std::vector<std::string>& path,
+                  const toml::table& declared) {
+    for (const json& field : groups[g]) {
+      if (field["type"] != "rows") continue;
+      const std::string next = field["fields"];
+      if (std::find(path.begin(), path.end(), next) != path.end()) {
+        std::string cycle;
+        for (const auto& p : path) cycle += p + " -> ";
+        f_.fail(*declared.get(g), "group." + g + ": its rows lead back to group '" + next + "' (" +
+                                      cycle + next + ")");
+      }
+      path.push_back(next);
+      check_rows(groups, next, path, declared);
+      path.pop_back();
+    }
   }
 
   const TomlFile& f_;

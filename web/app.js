@@ -543,6 +543,7 @@ async function reloadRecords() {
   renderForm();
   renderCompareChoices();
   writeToml();
+  document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
 }
 
 function renderExamples() {

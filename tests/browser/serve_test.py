@@ -15,7 +15,10 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
             syntax error shows its line, and Run shows the error again;
   cancel    a long run is cancelled from the page and shows the runs done;
   rulesets  an X-Wing and a Red Alert example scenario are loaded, changed in their forms and run,
-            with the command line's numbers.
+            with the command line's numbers;
+  format    every example scenario of the packs, loaded on the page and written back as TOML,
+            gives `simulate --json` the file's own numbers (the TI4 tactical action, which has no
+            form, is run on the page too).
 Exit 0 when every check passes, 1 when one fails, 77 (ctest: skipped) when no browser is
 installed, unless RB_REQUIRE_BROWSER=1 (tools/test sets it: there, a missing browser fails).
 `--screenshot FILE` saves a picture of the page after the battle (docs/serve.png)."""
@@ -80,6 +83,43 @@ def start_server(args):
     raise SystemExit("rulebench serve did not print its address")
 
 
+def http_checks(check, url):
+    """What a browser does not show: the statuses of requests a page elsewhere could send, and
+    paths that try to leave the page's folder."""
+    import http.client
+    import urllib.parse
+    u = urllib.parse.urlparse(url)
+
+    def request(method, path, body=None, headers=None):
+        c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        h = {"Host": u.netloc, **(headers or {})}
+        if body is not None:
+            h["Content-Length"] = str(len(body))
+        for k, v in h.items():
+            c.putheader(k, v)
+        c.endheaders(body.encode() if body is not None else None)
+        r = c.getresponse()
+        data = r.read().decode(errors="replace")
+        c.close()
+        return r.status, data
+
+    status, body = request("GET", "/api/packs")
+    check(status == 200 and "boarding-party" in body, "http: /api/packs lists the homebrew pack")
+    status, body = request("GET", "/api/packs", headers={"Host": "evil.example:80"})
+    check(status == 403, "http: a request for another host name (DNS rebinding) is refused: 403")
+    status, _ = request("POST", "/api/check", body='{"scenario": "ruleset = \\"ti4\\""}',
+                        headers={"Content-Type": "text/plain"})
+    check(status == 415, "http: a POST that is not JSON (a form from another site) is refused: 415")
+    for path in ["/../README.md", "/%2e%2e/README.md", "/web/../README.md", "/..%2fREADME.md",
+                 "/api/../../README.md"]:
+        status, body = request("GET", path)
+        check(status in (400, 404) and "Rulebench" not in body,
+              f"http: {path} reads nothing outside the page's folder ({status})")
+    status, body = request("GET", "/")
+    check(status == 200 and "<title>Rulebench</title>" in body, "http: / is the page")
+
+
 def cli(args, *argv):
     r = subprocess.run([args.rulebench, "--root", args.root, "--packs", args.packs, *argv],
                        capture_output=True, text=True, timeout=300)
@@ -102,6 +142,12 @@ def main():
               " (tools/test installs chromium, chromium-driver, python3-selenium)")
         return 1 if os.environ.get("RB_REQUIRE_BROWSER") == "1" else 77
 
+    check = Check()
+    server, url = start_server(args)
+    try:
+        http_checks(check, url)
+    except Exception as e:
+        check(False, f"http: {type(e).__name__}: {e}")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.common.exceptions import StaleElementReferenceException
@@ -109,9 +155,7 @@ def main():
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    check = Check()
     work = tempfile.mkdtemp(prefix="rb-serve-test-")
-    server, url = start_server(args)
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for a in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -293,7 +337,10 @@ def main():
                 ("xwing", "issue_example.toml", 'input[data-path="defender.tokens.evade"]', "0",
                  "tokens = { evade = 0 }", 20000),
                 ("red_alert", "demo.toml", 'input[data-path="attacker.stars"]', "3", "stars = 3", 2000)]:
+            loads = driver.execute_script("return document.body.dataset.loads")
             Select(css("#ruleset")).select_by_value(ruleset)
+            wait.until(lambda d: d.execute_script("return document.body.dataset.loads") != loads)
+
             def choose_example(d):
                 for o in Select(css("#example")).options:
                     if example in o.text:
@@ -312,6 +359,36 @@ def main():
                     "--json")
             check(r.returncode == 0 and result == json.loads(r.stdout),
                   f"{ruleset}: the page's result is `simulate --json`'s")
+
+        # --- one format: every shipped example, loaded on the page and written back as TOML,
+        # runs as the file does (the same JSON from `simulate`); a procedure without a form
+        # (the TI4 tactical action) is run from the page too
+        for ruleset in ["ti4", "xwing", "red_alert"]:
+            loads = driver.execute_script("return document.body.dataset.loads")
+            Select(css("#ruleset")).select_by_value(ruleset)
+            wait.until(lambda d: d.execute_script("return document.body.dataset.loads") != loads)
+            examples = [o.text for o in Select(css("#example")).options][1:]
+            for text in examples:
+                pack, file = text.split(" ")[0].split("/")
+                Select(css("#example")).select_by_visible_text(text)
+                before = css("#toml").get_attribute("value")
+                click("#load-example")
+                wait.until(lambda d: css("#toml").get_attribute("value") != before or message())
+                original = os.path.join(args.root, "content", pack, "scenarios", file)
+                written = page_toml("example.toml")
+                a = cli(args, "simulate", original, "--runs", "200", "--seed", "2", "--json")
+                b = cli(args, "simulate", written, "--runs", "200", "--seed", "2", "--json")
+                same = not message() and a.returncode == 0 and a.stdout == b.stdout
+                check(same, f"one format: {pack}/{file} written back by the page runs as the file does "
+                      + (message() or b.stderr.strip())[:200])
+                if not same:
+                    print(f"  file: {a.returncode} {a.stdout[:300]}\n  page: {b.returncode} {b.stdout[:300]}")
+                if file == "learn_to_play_action.toml":
+                    result = run_on_page(300, 2)
+                    r = cli(args, "simulate", written, "--runs", "300", "--seed", "2", "--json")
+                    check(result is not None and result == json.loads(r.stdout),
+                          "one format: the tactical action (no form: TOML only) runs on the page "
+                          "with simulate's numbers")
     except Exception as e:  # a check that could not even run is a failure, with what it saw
         check(False, f"{type(e).__name__}: {e}")
         try:

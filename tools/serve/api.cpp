@@ -229,15 +229,31 @@ Api::~Api() {
   stop_all();
 }
 
+void Api::cancel_all() {
+  std::lock_guard lock(mutex_);
+  for (auto& [id, job] : jobs_) job->stop = true;
+}
+
+// A job's thread is joined only under mutex_ (here and when finished jobs are forgotten), once it
+// has finished; a request waiting for a job polls its state instead.
 void Api::stop_all() {
+  cancel_all();
   std::vector<std::shared_ptr<Job>> all;
   {
     std::lock_guard lock(mutex_);
     for (auto& [id, job] : jobs_) all.push_back(job);
   }
-  for (auto& job : all) job->stop = true;
   for (auto& job : all)
+    while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::lock_guard lock(mutex_);
+  for (auto& [id, job] : jobs_)
     if (job->thread.joinable()) job->thread.join();
+}
+
+std::size_t Api::running_jobs() {
+  std::size_t running = 0;
+  for (auto& [id, j] : jobs_) running += j->running() ? 1 : 0;
+  return running;
 }
 
 SessionOptions Api::session_options() const {
@@ -622,6 +638,14 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     wait = request["wait"].get<bool>();
   }
 
+  // refused before the scenario is loaded when no run could start (checked again below)
+  {
+    std::lock_guard lock(mutex_);
+    if (running_jobs() >= static_cast<std::size_t>(options_.jobs))
+      throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
+                                          "once (serve --jobs {}); wait for one or cancel it",
+                                          running_jobs(), options_.jobs));
+  }
   std::shared_ptr<Session> a, b;
   if (simulate) {
     a = std::make_shared<Session>(prepare(request, true));
@@ -642,13 +666,15 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     Table check_a(*a), check_b(*b);
   }
 
+  Changes changes;
+  changes.with = strings(request, "with");
+  changes.without = strings(request, "without");
   auto job = std::make_shared<Job>();
   job->kind = kind;
   job->planned = precision > 0 ? std::min<std::uint64_t>(max_runs, 20000) : runs;
   {
     std::lock_guard lock(mutex_);
-    std::size_t running = 0;
-    for (auto& [id, j] : jobs_) running += j->running() ? 1 : 0;
+    const std::size_t running = running_jobs();
     if (running >= static_cast<std::size_t>(options_.jobs))
       throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
                                           "once (serve --jobs {}); wait for one or cancel it",
@@ -667,62 +693,60 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     }
     job->id = next_job_++;
     jobs_[job->id] = job;
-  }
-  Changes changes;
-  changes.with = strings(request, "with");
-  changes.without = strings(request, "without");
-  job->thread =
-      std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs, changes] {
-        try {
-          auto progress = [&job = *job](std::uint64_t done, std::uint64_t planned) {
-            job.done = done;
-            job.planned = planned;
-          };
-          if (simulate) {
-            Simulation sim(*a);
-            SimOptions o;
-            o.runs = runs;
-            o.precision = precision;
-            o.max_runs = max_runs;
-            o.seed = seed;
-            o.threads = threads;
-            o.progress = progress;
-            o.stop = &job->stop;
-            const Tally t = sim.run(o);
-            json report = sim.report(t, seed);
-            const bool stopped = job->stop.load();
-            if (stopped) report["interrupted"] = true;
-            if (precision > 0 && !stopped) {
-              const double widest = sim.widest(t);
-              if (!(widest < precision))
-                report["warning"] = fmt::format(
-                    "precision {} not reached: the widest 95% half-width is {:.6g} after {} runs, "
-                    "the cap (max_runs {})",
-                    precision, widest, t.runs, max_runs);
-            }
-            job->done = t.runs;
-            job->finish(stopped ? "cancelled" : "done", std::move(report));
-          } else {
-            Comparison cmp(*a, *b);
-            CompareOptions o;
-            o.runs = runs;
-            o.seed = seed;
-            o.threads = threads;
-            o.progress = progress;
-            o.stop = &job->stop;
-            const PairTally t = cmp.run(o);
-            json report = cmp.report(t, seed, changes);
-            const bool stopped = job->stop.load();
-            if (stopped) report["interrupted"] = true;
-            job->done = t.runs;
-            job->finish(stopped ? "cancelled" : "done", std::move(report));
+    // started under the lock: no other request sees the job before its thread is set
+    job->thread = std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs,
+                               changes] {
+      try {
+        auto progress = [&job = *job](std::uint64_t done, std::uint64_t planned) {
+          job.done = done;
+          job.planned = planned;
+        };
+        if (simulate) {
+          Simulation sim(*a);
+          SimOptions o;
+          o.runs = runs;
+          o.precision = precision;
+          o.max_runs = max_runs;
+          o.seed = seed;
+          o.threads = threads;
+          o.progress = progress;
+          o.stop = &job->stop;
+          const Tally t = sim.run(o);
+          json report = sim.report(t, seed);
+          const bool stopped = job->stop.load();
+          if (stopped) report["interrupted"] = true;
+          if (precision > 0 && !stopped) {
+            const double widest = sim.widest(t);
+            if (!(widest < precision))
+              report["warning"] = fmt::format(
+                  "precision {} not reached: the widest 95% half-width is {:.6g} after {} runs, "
+                  "the cap (max_runs {})",
+                  precision, widest, t.runs, max_runs);
           }
-        } catch (const std::exception& e) {
-          job->fail(status_of(e), e.what());
+          job->done = t.runs;
+          job->finish(stopped ? "cancelled" : "done", std::move(report));
+        } else {
+          Comparison cmp(*a, *b);
+          CompareOptions o;
+          o.runs = runs;
+          o.seed = seed;
+          o.threads = threads;
+          o.progress = progress;
+          o.stop = &job->stop;
+          const PairTally t = cmp.run(o);
+          json report = cmp.report(t, seed, changes);
+          const bool stopped = job->stop.load();
+          if (stopped) report["interrupted"] = true;
+          job->done = t.runs;
+          job->finish(stopped ? "cancelled" : "done", std::move(report));
         }
-      });
+      } catch (const std::exception& e) {
+        job->fail(status_of(e), e.what());
+      }
+    });
+  }
   if (wait) {
-    job->thread.join();
+    while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return job_reply(job->id, false);
   }
   return {202, json{{"job", job->id}, {"state", "running"}, {"planned", job->planned.load()}}};
@@ -771,10 +795,8 @@ Reply Api::job_reply(std::uint64_t id, bool cancel) {
   }
   if (cancel) {
     job->stop = true;
-    if (job->thread.get_id() != std::this_thread::get_id()) {
-      // the runs in progress end their chunk; the partial result is the job's
-      while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    // the runs in progress end their chunk; the partial result is the job's
+    while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   json j = job_json(*job);
   const int status = j["state"] == "error" ? j["status"].get<int>() : 200;

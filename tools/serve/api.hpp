@@ -68,6 +68,8 @@ class Api {
   Reply post(std::string_view path, std::string_view body);
   Reply del(std::string_view path);
 
+  // Cancels every run (it stops after the runs in progress).
+  void cancel_all();
   // Cancels every run and waits for them (the server's shutdown).
   void stop_all();
 
@@ -93,6 +95,7 @@ class Api {
   Reply jobs_reply();
   nlohmann::json job_json(Job& job) const;
   int run_threads(const nlohmann::json& request) const;
+  std::size_t running_jobs();  // under mutex_
 
   ApiOptions options_;
   std::mutex mutex_;  // guards jobs_ and next_job_

@@ -152,6 +152,7 @@ int serve(const ServeOptions& given, std::ostream& out) {
   std::atomic<bool> done{false};
   std::thread watcher([&] {
     while (!done && !stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    api.cancel_all();  // a request waiting for a run gets its partial result, then the server stops
     server.stop();
   });
   const bool ok = server.listen_after_bind();

@@ -120,6 +120,14 @@ int serve(const ServeOptions& given, std::ostream& out) {
     res.set_header("Cache-Control", "no-store");
     res.set_content(body, content_type(name));
   });
+  // what cpp-httplib answers by itself (no route, a body above the limit) is JSON too
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const std::string what = res.status == 413   ? "the request body is above 2 MB"
+                             : res.status == 404 ? "no page " + req.path
+                                                 : "the request could not be read";
+    send(res, {res.status, {{"error", what}, {"status", res.status}}});
+  });
   server.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
         std::string what = "internal error";

@@ -789,8 +789,13 @@ function renderComparison(r) {
     (r.changed_outcome !== undefined ? `; the outcome differs in ${pct(r.changed_outcome)} of the pairs.` : "") }));
   const t = el("table", { class: "diff", id: "compare-table" },
     el("tr", {}, el("th", { text: "" }), el("th", { text: "A" }), el("th", { text: "B" }), el("th", { text: "B \u2212 A [95%]" }), el("th", { text: "" })));
-  for (const [key, d] of Object.entries(r.difference || {})) {
-    const def = page.ruleset.reports[page.procedure] || { means: [] };
+  // in the report's order: outcomes, probabilities, means
+  const def = page.ruleset.reports[page.procedure] || { outcomes: [], probabilities: [], means: [] };
+  const order = [...def.outcomes, ...def.probabilities.map((p) => p.key), ...def.means.map((m) => m.key)];
+  const keys = Object.keys(r.difference || {});
+  keys.sort((a, b) => (order.indexOf(a) < 0 ? 1e9 : order.indexOf(a)) - (order.indexOf(b) < 0 ? 1e9 : order.indexOf(b)));
+  for (const key of keys) {
+    const d = r.difference[key];
     const prob = !def.means.some((m) => m.key === key);  // outcomes and 0/1 metrics
     const f = (x) => (prob ? pct(x) : x.toFixed(4));
     const diff = prob ? `${(100 * d.difference).toFixed(2)} pts [${(100 * d.ci95[0]).toFixed(2)} .. ${(100 * d.ci95[1]).toFixed(2)}]`

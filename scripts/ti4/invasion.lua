@@ -8,6 +8,7 @@
 -- of one kind never touches another, and every sub-step opens its own windows.
 
 local M = {}
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local BOMBARDMENT = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "bombardment" }
 local BOMBARDMENT_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
@@ -25,8 +26,13 @@ local GROUND_ORDER = { "infantry", "mech" }
 
 -- Rounds of ground combat with no hook that can run are plain exchanges of fire, run in C++
 -- exactly as the round below would; a round is handed back as soon as one of these can run.
+-- The counter "round" counts to 2 (round 1 or a later one: nothing asks more), so a round that
+-- changes nothing leads back to the same state; the metric "ground_rounds" is added to as each
+-- round begins.
+local ROUND_CAP = 2
 local FIRE = {
   roll = GROUND, hits = GROUND_HITS, counter = "round", counter_scope = "combat", round_scope = "round",
+  metric = "ground_rounds",
   windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.assign_ground_hits",
     "invasion.end_of_ground_round" },
 }
@@ -82,6 +88,7 @@ end
 function M.bombardment(ctx, st)
   local p, sys = st.player, st.system
   open(ctx, st, "invasion.start_of_invasion", { player = p, system = sys })
+  if ctx:flag(p, "skip_to_commit") then return end  -- a hook skipped to Commit Ground Forces
   -- "If any planets in the active system contain another player's ground forces"
   local targets, names = {}, {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
@@ -153,6 +160,8 @@ end
 function M.commit(ctx, st)
   local p, sys = st.player, st.system
   local planets = {}
+  -- a hook may bring more ground forces to commit (from planets: G'hom Sek'kus)
+  open(ctx, st, "invasion.before_commit", { player = p, system = sys })
   if ctx:count(p, sys, "ground_force") == 0 then return end
   for _, planet in ipairs(commit_order(ctx, st)) do
     if ctx:count(p, sys, "ground_force") == 0 then break end
@@ -173,7 +182,7 @@ function M.commit(ctx, st)
       landed = landed + n
       if n > 0 then
         event(ctx, "commit:" .. ctx:name(p) .. ":" .. t .. ":" .. n .. ":" .. ctx:name(planet),
-          ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. ctx:name(planet))
+          ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. lib.place(ctx, planet))
       end
     end
     if landed > 0 and ctx:owner(planet) ~= p then
@@ -227,11 +236,12 @@ local START_WINDOWS = { "invasion.start_of_ground_combat", "invasion.start_of_gr
 local function ground_combat(ctx, st, planet, a, d)
   local pa, pd = ctx:policy(a), ctx:policy(d)
   local args = { player = a, opponent = d, planet = planet }
-  local round = 1
+  local round, begun = 1, 1  -- the counter (capped), and the rounds begun in Lua (all of them in a trace)
   ctx:set_counter(planet, "round", round, "combat")
+  ctx:add_metric("ground_rounds", 1)
   local tracing = ctx:tracing()  -- (the events' texts are built only for a trace)
   if tracing then
-    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. ctx:name(planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
+    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. lib.place(ctx, planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
   end
   local ongoing = true
   -- round 1: the start of the combat and of its first round are one window
@@ -244,16 +254,23 @@ local function ground_combat(ctx, st, planet, a, d)
     end
   end
   while ongoing do
-    ongoing = ctx:exchange_fire(planet, a, d, FIRE, GROUND_ORDER, pa.sustain, GROUND_ORDER, pd.sustain)
+    ongoing = ctx:exchange_fire(planet, a, d, FIRE, GROUND_ORDER, pa.sustain, GROUND_ORDER, pd.sustain, ROUND_CAP)
     round = ctx:counter(planet, "round")
     if not ongoing then break end
     if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
       and not (has_forces(ctx, a, planet) and has_forces(ctx, d, planet)) then break end
-    -- Make Combat Rolls: the active player first
-    local pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
-    if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
-    local pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
-    if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    -- Make Combat Rolls: the active player first (only their hits when no script sees the dice)
+    if st.hooked["invasion.after_ground_roll"] == nil then st.hooked["invasion.after_ground_roll"] = ctx:hooked("invasion.after_ground_roll") end
+    local hits_a, hits_d
+    if st.hooked["invasion.after_ground_roll"] or ctx:tracing() then
+      local pool_a, pool_d
+      pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
+      pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    else
+      hits_a, hits_d = ctx:roll_hits(a, planet, GROUND), ctx:roll_hits(d, planet, GROUND)
+    end
     -- Assign Hits
     local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a } }
     if open(ctx, st, "invasion.assign_ground_hits", hargs) > 0 then
@@ -265,8 +282,9 @@ local function ground_combat(ctx, st, planet, a, d)
     if ongoing then
       open(ctx, st, "invasion.end_of_ground_round", args)
       ctx:end_scope("round")
-      round = round + 1
+      round, begun = math.min(round + 1, ROUND_CAP), begun + 1
       ctx:set_counter(planet, "round", round, "combat")
+      ctx:add_metric("ground_rounds", 1)
     end
   end
   if st.hooked["invasion.end_of_ground_round"] == nil then st.hooked["invasion.end_of_ground_round"] = ctx:hooked("invasion.end_of_ground_round") end
@@ -275,17 +293,16 @@ local function ground_combat(ctx, st, planet, a, d)
     ctx:open("invasion.end_of_ground_round", "invasion.end_of_ground_combat", args)
   end
   ctx:end_scope("round")
-  if tracing then
-    event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. round,
-      "ground combat on " .. ctx:name(planet) .. " over after " .. round .. " round(s): "
+  if tracing then  -- (a traced run fights every round in Lua: `begun` counts them all)
+    event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. begun,
+      "ground combat on " .. lib.place(ctx, planet) .. " over after " .. begun .. " round(s): "
       .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
   end
   ctx:end_scope("combat")
-  return round
 end
 
 function M.ground_combats(ctx, st)
-  local p, rounds = st.player, 0
+  local p = st.player
   local left = {}
   for _, planet in ipairs(invaded(ctx, st)) do
     if has_forces(ctx, p, planet) and #others_on(ctx, st, p, planet) > 0 then left[#left + 1] = planet end
@@ -302,10 +319,9 @@ function M.ground_combats(ctx, st)
     local planet = table.remove(left, k)
     -- with several other players there, one ground combat against each in turn order
     for _, d in ipairs(others_on(ctx, st, p, planet)) do
-      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then rounds = rounds + ground_combat(ctx, st, planet, p, d) end
+      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then ground_combat(ctx, st, planet, p, d) end
     end
   end
-  ctx:metric("ground_rounds", rounds)
 end
 
 -- ------------------------------------------------------------------ 5. Establish control
@@ -318,20 +334,20 @@ function M.establish_control(ctx, st)
       ctx:set_owner(planet, p)
       ctx:set_flag(planet, "exhausted", "game")  -- the planet card is gained exhausted
       event(ctx, "planet_gained:" .. ctx:name(p) .. ":" .. ctx:name(planet),
-        ctx:name(p) .. " gains control of " .. ctx:name(planet) .. " (its card exhausted)")
+        ctx:name(p) .. " gains control of " .. lib.place(ctx, planet) .. " (its card exhausted)")
       -- other players' structures there are destroyed
       for _, q in ipairs(st.players) do
         if q ~= p then
           for _, u in ipairs(ctx:units(q, planet, "structure")) do
             event(ctx, "structure_destroyed:" .. ctx:name(q) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
-              ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. ctx:name(planet) .. " is destroyed")
+              ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. lib.place(ctx, planet) .. " is destroyed")
             ctx:destroy(u, "invasion.unit_destroyed")
           end
         end
       end
       open(ctx, st, "invasion.planet_gained", { player = p, planet = planet, from = from })
     elseif not has_forces(ctx, p, planet) then
-      event(ctx, "planet_kept:" .. ctx:name(planet), "no ground force of " .. ctx:name(p) .. " is left on " .. ctx:name(planet) .. ": control does not change")
+      event(ctx, "planet_kept:" .. ctx:name(planet), "no ground force of " .. ctx:name(p) .. " is left on " .. lib.place(ctx, planet) .. ": control does not change")
     end
   end
 end

@@ -3,6 +3,25 @@
 
 local lib = {}
 
+-- How the narration names a system or planet: a tile's name and number ("Wellon (19)"), a planet
+-- record's name ("Abyz"), else the entity's name. For trace texts only: event keys, decision
+-- options and scripted answers keep the ids (tile_19, abyz).
+function lib.place(ctx, e)
+  local id = ctx:record_id(e)
+  local rec = id and ctx:record(id)
+  if rec and rec.name then
+    return (rec.tile and rec.tile > 0 and ctx:kind(e) == "system") and (rec.name .. " (" .. rec.tile .. ")") or rec.name
+  end
+  return ctx:name(e)
+end
+
+-- A path of systems as the narration writes it: "Mecatol Rex (18) > Wellon (19)".
+function lib.path_text(ctx, systems)
+  local names = {}
+  for i, s in ipairs(systems) do names[i] = lib.place(ctx, s) end
+  return table.concat(names, " > ")
+end
+
 -- The other side of the combat.
 function lib.opponent(ctx, player)
   local a, d = ctx:role("attacker"), ctx:role("defender")
@@ -138,7 +157,7 @@ function lib.check_capacity(ctx, player, sys)
   lib.remove_excess(ctx, player, sys, capacity, fighter_room, "tactical_action.remove_excess", function(u, t)
     if ctx:tracing() then
       ctx:event("over_capacity:" .. ctx:name(player) .. ":" .. t .. ":" .. ctx:name(sys),
-        ctx:name(player) .. "'s " .. t .. " in " .. ctx:name(sys) .. " is destroyed: over capacity")
+        ctx:name(player) .. "'s " .. t .. " in " .. lib.place(ctx, sys) .. " is destroyed: over capacity")
     end
     ctx:destroy(u, "tactical_action.unit_destroyed")
   end)
@@ -184,6 +203,97 @@ function lib.space_cannon_target(ctx, shooter)
     if ctx:count(q, sys, "ship") > 0 then return q end
   end
   return nil
+end
+
+-- Spending influence ("Key Concept: Spending Resources And Influence"): the player exhausts
+-- planets they control that are ready and have influence, and spends trade goods (1 each) for the
+-- rest. The planets chosen waste the least influence, then leave the most trade goods; among
+-- equals, the fewest planets, then the first in entity order. Returns whether `n` was paid (if
+-- not, nothing is spent). Faction abilities that cost influence (the Empyrean flagship, the
+-- Keleres flagship and mech, Law's Order) call it.
+function lib.influence_available(ctx, player)
+  local sum = ctx:counter(player, "trade_goods")
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") then sum = sum + ctx:get(planet, "influence") end
+  end
+  return sum
+end
+
+function lib.spend_influence(ctx, player, n)
+  if n <= 0 then return true end
+  local planets = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") and ctx:get(planet, "influence") > 0 then planets[#planets + 1] = planet end
+  end
+  local goods = ctx:counter(player, "trade_goods")
+  local best, best_key
+  local k = math.min(#planets, 10)  -- subsets of the first 10 planets (1024 at most)
+  for mask = 0, (1 << k) - 1 do
+    local sum, count = 0, 0
+    for i = 1, k do
+      if mask & (1 << (i - 1)) ~= 0 then sum = sum + ctx:get(planets[i], "influence"); count = count + 1 end
+    end
+    local tg = math.max(0, n - sum)
+    if tg <= goods then
+      local key = { math.max(0, sum - n), tg, count, mask }
+      local better = not best_key
+      for j = 1, 4 do
+        if best_key and key[j] ~= best_key[j] then better = key[j] < best_key[j]; break end
+      end
+      if better then best, best_key = mask, key end
+    end
+  end
+  if not best then return false end
+  local spent = {}
+  for i = 1, k do
+    if best & (1 << (i - 1)) ~= 0 then
+      ctx:set_flag(planets[i], "exhausted", "game")
+      spent[#spent + 1] = ctx:name(planets[i])
+    end
+  end
+  if best_key[2] > 0 then
+    ctx:set_counter(player, "trade_goods", goods - best_key[2], "game")
+    spent[#spent + 1] = best_key[2] .. " trade goods"
+  end
+  if ctx:tracing() then
+    ctx:event("influence:" .. ctx:name(player) .. ":" .. n, ctx:name(player) .. " spends " .. n .. " influence (" .. table.concat(spent, ", ") .. ")")
+  end
+  return true
+end
+
+-- Spending resources outside production (an ability's cost: the Letnev mech's deploy): the way
+-- production pays (production.payments: ready planets that waste the fewest resources, then the
+-- fewest trade goods, then the fewest planets). Returns whether `n` was paid (if not, nothing is
+-- spent).
+function lib.spend_resources(ctx, player, n)
+  if n <= 0 then return true end
+  local way = require("production").payments(ctx, player, n)[1]
+  if not way then return false end
+  local goods = 0
+  for part in way.label:gmatch("[^+]+") do
+    local g = part:match("^tg:(%d+)$")
+    if g then
+      goods = tonumber(g)
+    else
+      for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+        if ctx:name(planet) == part and not ctx:flag(planet, "exhausted") then ctx:set_flag(planet, "exhausted", "game"); break end
+      end
+    end
+  end
+  if goods > 0 then ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") - goods, "game") end
+  if ctx:tracing() then
+    ctx:event("resources:" .. ctx:name(player) .. ":" .. n, ctx:name(player) .. " spends " .. n .. " resources (" .. way.label .. ")")
+  end
+  return true
+end
+
+-- Whether the player can spend `n` resources (ready planets and trade goods).
+function lib.resources_available(ctx, player)
+  local sum = ctx:counter(player, "trade_goods")
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") then sum = sum + ctx:get(planet, "resources") end
+  end
+  return sum
 end
 
 return lib

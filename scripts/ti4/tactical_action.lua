@@ -40,7 +40,7 @@ end
 -- What a step reads from the state: the active player and system, the players.
 local function facts(ctx)
   return { player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
-    passage = {}, names = {}, hooked = {} }
+    passage = {}, passage_through = {}, names = {}, hooked = {} }
 end
 M.facts = facts
 
@@ -63,18 +63,21 @@ function M.activation(ctx, st)
   ctx:metric("tactic_tokens", ctx:get(p, "tactic_tokens"))
   if ctx:tracing() then
     ctx:event("command_token:" .. ctx:name(p) .. ":" .. ctx:name(sys) .. ":tactic",
-      ctx:name(p) .. " places a command token in " .. ctx:name(sys) .. " from tactic")
+      ctx:name(p) .. " places a command token in " .. lib.place(ctx, sys) .. " from tactic")
     ctx:event("activate:" .. ctx:name(p) .. ":" .. ctx:name(sys),
-      ctx:name(p) .. " activates " .. ctx:name(sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
+      ctx:name(p) .. " activates " .. lib.place(ctx, sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
   end
   open(ctx, st, "tactical_action.activation", p, sys)
 end
 
 -- ------------------------------------------------------------------ 2. Movement: the search
 
--- What a system allows the active player's ships, once per action (memo[sys]).
-local function passage(ctx, st, sys)
-  local f = st.passage[sys]
+-- What a system allows the active player's ships, once per action (memo[sys]). `through`: for a
+-- ship that may move through systems that contain other players' ships (tactical_action.move_value's
+-- through_ships): other players' ships do not block it, what else the hooks say still holds.
+local function passage(ctx, st, sys, through)
+  local memo = through and st.passage_through or st.passage
+  local f = memo[sys]
   if f then return f end
   local p = st.player
   -- "A ship cannot pass through a system that contains another player's ships, excluding fighters."
@@ -86,14 +89,14 @@ local function passage(ctx, st, sys)
     player = p, system = sys, active = sys == st.system,
     -- "A player cannot move units out of a system that contains one of his command tokens."
     can_leave = not st.tokens[sys],
-    can_pass = not blocked,
+    can_pass = through or not blocked,
     can_end = true,
     move_bonus = 0,   -- added to the move value of a ship that moves out of or through it
     move_limit = -1,  -- >= 0: the move value of a ship that moves out of it
     risk = false,     -- the default policy prefers paths through fewer risky systems
   }
   if st.passage_hooked then ctx:open("tactical_action.passage", f) end
-  st.passage[sys] = f
+  memo[sys] = f
   return f
 end
 
@@ -101,22 +104,23 @@ end
 -- of a path is what it asks of a move value: one per system moved out of, less that system's
 -- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
 -- Reference's movement is in force (st.pass_active: a ship may pass through it and come back).
-local function find_paths(ctx, st, start, budget)
+-- `through`: the paths of a ship that may move through other players' ships (passage above).
+local function find_paths(ctx, st, start, budget, through)
   local out, path, on = {}, { start }, { [start] = true }
   local function walk(u, spent)
-    local fu = passage(ctx, st, u)
+    local fu = passage(ctx, st, u, through)
     local cost = spent + 1 - fu.move_bonus
     if cost > budget then return end
     for _, v in ipairs(ctx:adjacent(u)) do
       if v == st.system then
-        if passage(ctx, st, v).can_end then
+        if passage(ctx, st, v, through).can_end then
           local copy = {}
           for i = 1, #path do copy[i] = path[i] end
           copy[#copy + 1] = v
           out[#out + 1] = { systems = copy, cost = cost }
         end
         -- the Rules Reference (pass_active): through the active system and back into it later
-        if st.pass_active and not on[v] and passage(ctx, st, v).can_pass then
+        if st.pass_active and not on[v] and passage(ctx, st, v, through).can_pass then
           on[v] = true
           path[#path + 1] = v
           walk(v, cost)
@@ -124,7 +128,7 @@ local function find_paths(ctx, st, start, budget)
           on[v] = nil
         end
       elseif not on[v] then
-        if passage(ctx, st, v).can_pass then
+        if passage(ctx, st, v, through).can_pass then
           on[v] = true
           path[#path + 1] = v
           walk(v, cost)
@@ -139,7 +143,7 @@ local function find_paths(ctx, st, start, budget)
   for _, pth in ipairs(out) do
     local risk, names = 0, {}
     for i, s in ipairs(pth.systems) do
-      if i < #pth.systems and passage(ctx, st, s).risk then risk = risk + 1 end
+      if i < #pth.systems and passage(ctx, st, s, through).risk then risk = risk + 1 end
       local n = st.names[s]
       if not n then n = ctx:name(s); st.names[s] = n end
       names[i] = n
@@ -155,17 +159,19 @@ local function find_paths(ctx, st, start, budget)
   return out
 end
 
--- A ship's move value out of `start`: its own, or the start system's limit (nebula); then hooks.
+-- A ship's move value out of `start`: its own, or the start system's limit (nebula); then hooks,
+-- which may also say the ship moves through systems that contain other players' ships
+-- (through_ships). Returns the move value and through_ships.
 local function move_value(ctx, st, u, start)
   local move = ctx:get(u, "move")
   local limit = passage(ctx, st, start).move_limit
   if limit >= 0 then move = limit end
   if st.move_value_hooked then
-    local args = { player = st.player, unit = u, move = move }
+    local args = { player = st.player, unit = u, move = move, through_ships = false }
     ctx:open("tactical_action.move_value", args)
-    move = args.move
+    return args.move, args.through_ships == true
   end
-  return move
+  return move, false
 end
 
 -- ------------------------------------------------------------------ 2. Movement: transport
@@ -236,7 +242,8 @@ function M.movement(ctx, st)
   local p, active = st.player, st.system
   -- the movement rules in force: the Learn to Play's, unless a hook switches on the Rules
   -- Reference's (ti4-lrr): every moving ship declared before any moves, passing the active system
-  local rules = { player = p, system = active, declare_first = false, pass_active = false }
+  -- first: ships that move before the player's other ships (each takes its path on its own, first)
+  local rules = { player = p, system = active, declare_first = false, pass_active = false, first = {} }
   if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
   st.pass_active = rules.pass_active == true
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
@@ -256,6 +263,20 @@ function M.movement(ctx, st)
       start.ships[#start.ships + 1] = u
     end
   end
+  -- the ships a hook named to move first: each on its own, before every other start system
+  if #rules.first > 0 then
+    local firsts, rest, named = {}, {}, {}
+    for _, u in ipairs(rules.first) do named[u] = true end
+    for _, start in ipairs(starts) do
+      local others = {}
+      for _, u in ipairs(start.ships) do
+        if named[u] then firsts[#firsts + 1] = { system = start.system, ships = { u } } else others[#others + 1] = u end
+      end
+      if #others > 0 then rest[#rest + 1] = { system = start.system, ships = others } end
+    end
+    starts = firsts
+    for _, start in ipairs(rest) do starts[#starts + 1] = start end
+  end
 
   local left = {}   -- systems ships or cargo left: capacity is checked there afterwards
   local moved, lost = 0, 0
@@ -268,7 +289,7 @@ function M.movement(ctx, st)
     if #options == 0 then
       if ctx:tracing() then
         ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
-          ctx:name(p) .. "'s " .. t .. " in " .. ctx:name(sys) .. " cannot reach " .. ctx:name(active))
+          ctx:name(p) .. "'s " .. t .. " in " .. lib.place(ctx, sys) .. " cannot reach " .. lib.place(ctx, active))
       end
       return nil
     end
@@ -284,7 +305,7 @@ function M.movement(ctx, st)
     left[#left + 1] = sys
     if ctx:tracing() then
       ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
-        ctx:name(p) .. "'s " .. t .. " moves " .. pth.label .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
+        ctx:name(p) .. "'s " .. t .. " moves " .. lib.path_text(ctx, pth.systems) .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
     end
     if st.ship_moves_hooked then
       ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })
@@ -309,18 +330,25 @@ function M.movement(ctx, st)
   for _, start in ipairs(starts) do
     local sys = start.system
     local paths, budget, moves = {}, -1, {}
+    -- ships that move through other players' ships search their own paths
+    local through, through_paths, through_budget = {}, {}, -1
     if passage(ctx, st, sys).can_leave then
       for i, u in ipairs(start.ships) do
-        moves[i] = move_value(ctx, st, u, sys)
-        if moves[i] > budget then budget = moves[i] end
+        moves[i], through[i] = move_value(ctx, st, u, sys)
+        if through[i] then
+          if moves[i] > through_budget then through_budget = moves[i] end
+        elseif moves[i] > budget then
+          budget = moves[i]
+        end
       end
       if budget > 0 then paths = find_paths(ctx, st, sys, budget) end
+      if through_budget > 0 then through_paths = find_paths(ctx, st, sys, through_budget, true) end
     end
     local ordinal = {}
     for i, u in ipairs(start.ships) do
       local t = ctx:type(u)
       ordinal[t] = (ordinal[t] or 0) + 1
-      local pth = choose(u, t, sys, paths, moves[i] or -1, ordinal[t])
+      local pth = choose(u, t, sys, through[i] and through_paths or paths, moves[i] or -1, ordinal[t])
       if pth and rules.declare_first then
         declared[#declared + 1] = { u, t, sys, pth }
       elseif pth then
@@ -365,6 +393,7 @@ end
 
 function M.space_cannon_offense(ctx, st)
   local active, sys = st.player, st.system
+  if ctx:flag(active, "skip_to_commit") then return end  -- a hook skipped to Commit Ground Forces
   local hooked_roll, hooked_assign = ctx:hooked("tactical_action.after_space_cannon_roll", "tactical_action.assign_space_cannon_hits")
   local opened, lost = false, 0
   -- the active player first, then the others in turn order from the active player
@@ -412,18 +441,15 @@ end
 
 function M.space_combat(ctx, st)
   local a, d, sys = st.player, ctx:role("defender"), st.system
-  if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 then
-    space_combat.fight(ctx)   -- attacker = the active player (setup), result and rounds
+  -- a hook may skip to the Commit Ground Forces step (the action flag skip_to_commit on the
+  -- active player, set after movement): no space combat
+  if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 and not ctx:flag(a, "skip_to_commit") then
+    space_combat.begin(ctx)   -- attacker = the active player (setup); its rounds follow
   else
     if ctx:tracing() then ctx:event("no_combat", "no two players have ships in the active system: no space combat") end
     ctx:result("no_combat")
-    ctx:metric("rounds", 0)
+    ctx:add_metric("rounds", 0)
   end
-end
-
--- After a space combat (its round counter still set): the after-combat window and capacity.
-function M.after_space_combat(ctx, st)
-  if ctx:counter(st.system, "round") > 0 then space_combat.after(ctx) end
 end
 
 -- ------------------------------------------------------------------ 4. Invasion, 5. Production
@@ -433,14 +459,36 @@ function M.production(ctx, st)
   if production.run(ctx, st) > 0 then M.check_capacity(ctx, st, st.player, st.system) end
 end
 
+-- The end of the active player's turn, after Production: "at the end of a player's turn" abilities.
+function M.end_of_turn(ctx, st) open(ctx, st, "tactical_action.end_of_turn", st.player, st.system) end
+
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
-local function step(f) return function(ctx) f(ctx, facts(ctx)) end end
+-- A hook may end the active player's turn (the action flag turn_ended on them, after activation
+-- say): the steps up to Production are skipped (no combat: the outcome is no_combat); the end of
+-- the turn and the report still run.
+local function step(f, always)
+  return function(ctx)
+    local st = facts(ctx)
+    if not always and ctx:flag(st.player, "turn_ended") then
+      if f == M.space_combat then
+        if ctx:tracing() then ctx:event("turn_ended:" .. ctx:name(st.player), ctx:name(st.player) .. "'s turn has ended") end
+        ctx:result("no_combat")
+        ctx:add_metric("rounds", 0)
+      end
+      return
+    end
+    return f(ctx, st)
+  end
+end
 M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat),
-  step(M.after_space_combat) }
+  -- the combat's rounds, its end and what follows it (space_combat.lua's steps; they do nothing
+  -- when no combat began: the active system's round counter is 0)
+  space_combat.rounds, space_combat.finish, space_combat.after }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
-M.steps[#M.steps + 1] = step(invasion.report)
+M.steps[#M.steps + 1] = step(M.end_of_turn, true)
+M.steps[#M.steps + 1] = step(invasion.report, true)
 
 function M.run(ctx)
   ctx:steps(M.steps)

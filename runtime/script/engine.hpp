@@ -62,6 +62,7 @@ struct ExactRunOptions {
   std::size_t max_states = 1'000'000;     // nodes of the chain (exact/markov.hpp)
   std::uint64_t max_branches = 200'000;   // leaves of one step from one node
   std::uint64_t max_step_runs = 20'000'000;
+  double seconds = 600;                   // the exploration's time limit (a run's is 60 s)
   double prune = 1e-16;                   // nodes less likely than this are not expanded
 };
 struct ExactResult {

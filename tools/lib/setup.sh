@@ -4,7 +4,10 @@
 RB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RB_BUILD=${RB_BUILD:-$RB_ROOT/build}
 RB_PACKAGES=(cmake g++ ninja-build pkg-config liblua5.4-dev libtomlplusplus-dev catch2
-  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev)
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev libcpp-httplib-dev)
+# Only for tools/test: the browser test of `rulebench serve`'s page (tests/browser/serve_test.py)
+# drives Debian's Chromium headless through chromedriver with Debian's python3-selenium.
+RB_BROWSER_PACKAGES=(chromium chromium-driver python3-selenium)
 # Only for tools/fuzz: clang with libFuzzer and the sanitizer runtimes (libclang-rt is only a
 # recommendation of clang), and llvm-symbolizer for readable sanitizer stacks.
 RB_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm)

@@ -12,6 +12,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "commands.hpp"
+#include "http.hpp"
 
 namespace {
 
@@ -185,6 +186,27 @@ int main(int argc, char** argv) {
   test->add_option("path", test_paths, "test files or folders");
   test->add_flag("-v,--verbose", test_verbose, "print the trace of failing tests");
 
+  serve::ServeOptions serve_options;
+  std::vector<std::string> serve_packs;
+  auto* serve = app.add_subcommand(
+      "serve", "a local web page: set up a battle by clicking, simulate, compare, trace");
+  serve->add_option("--port", serve_options.port, "port (default 8080; 0: any free port)")
+      ->check(whole(0, 65535));
+  serve->add_option("--host", serve_options.host,
+                    "address to listen on (default 127.0.0.1: this machine only)");
+  serve->add_option("--packs", serve_packs,
+                    "more folders that hold packs, shown on the page (homebrew; repeatable)");
+  serve
+      ->add_option("--threads", serve_options.api.threads,
+                   "threads one run may use (default: every core)")
+      ->check(whole(1, kMaxThreads));
+  serve->add_option("--jobs", serve_options.api.jobs, "runs at once (default 2); more wait")
+      ->check(whole(1, 64));
+  serve
+      ->add_option("--max-runs", serve_options.api.max_runs,
+                   "the most runs one request may ask for (default 10^7)")
+      ->check(whole(1, kMaxRuns));
+
   // an unknown command is named (CLI11 would only say that a subcommand is required)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -225,6 +247,13 @@ int main(int argc, char** argv) {
     if (*compare) return cli::compare(common, cmp);
     if (*bench) return cli::bench(common, bench_args);
     if (*test) return cli::test(common, test_paths, test_verbose);
+    if (*serve) {
+      const SessionOptions so = common.session();
+      serve_options.api.root = so.root;
+      serve_options.api.pack_dirs = so.search;
+      for (const auto& d : serve_packs) serve_options.api.pack_dirs.emplace_back(d);
+      return serve::serve(serve_options, std::cout);
+    }
   } catch (const rb::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

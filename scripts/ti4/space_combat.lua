@@ -195,7 +195,9 @@ local function retreat(ctx, player, sys, neighbours)
   local planet_forces = {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
     if ctx:owner(planet) == player then
-      for _, u in ipairs(ctx:units(player, planet, "ground_force")) do planet_forces[#planet_forces + 1] = u end
+      for _, u in ipairs(ctx:units(player, planet, "ground_force")) do
+        if needs_transport(ctx, u) then planet_forces[#planet_forces + 1] = u end
+      end
     end
   end
   -- ground forces from planets: zero or more, the player's choice (notes); the rest of the

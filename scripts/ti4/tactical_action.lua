@@ -183,7 +183,9 @@ local function cargo_along(ctx, st, pth)
       end
       for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
         if ctx:owner(planet) == p then
-          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do out[#out + 1] = u end
+          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do
+            if lib.needs_transport(ctx, u) then out[#out + 1] = u end
+          end
         end
       end
     end

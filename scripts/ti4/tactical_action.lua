@@ -382,7 +382,15 @@ function M.space_cannon_offense(ctx, st)
         open(ctx, st, "tactical_action.before_space_cannon", active, sys)
         opened = true
       end
-      if ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
+      -- can_fire: a hook may forbid it (an ability that protects the target's ships)
+      local can_fire = true
+      if st.hooked.offense_target == nil then st.hooked.offense_target = ctx:hooked("tactical_action.before_space_cannon_offense") end
+      if st.hooked.offense_target then
+        local args = { player = p, target = target, system = sys, can_fire = true }
+        ctx:open("tactical_action.before_space_cannon_offense", args)
+        can_fire = args.can_fire
+      end
+      if can_fire and ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
         local hits = 0
         for _, pos in ipairs(positions) do
           local pool, h = ctx:roll_units(p, pos[1], pos[2])

@@ -187,4 +187,60 @@ function lib.space_cannon_target(ctx, shooter)
   return nil
 end
 
+-- Spending influence ("Key Concept: Spending Resources And Influence"): the player exhausts
+-- planets they control that are ready and have influence, and spends trade goods (1 each) for the
+-- rest. The planets chosen waste the least influence, then leave the most trade goods; among
+-- equals, the fewest planets, then the first in entity order. Returns whether `n` was paid (if
+-- not, nothing is spent). Faction abilities that cost influence (the Empyrean flagship, the
+-- Keleres flagship and mech, Law's Order) call it.
+function lib.influence_available(ctx, player)
+  local sum = ctx:counter(player, "trade_goods")
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") then sum = sum + ctx:get(planet, "influence") end
+  end
+  return sum
+end
+
+function lib.spend_influence(ctx, player, n)
+  if n <= 0 then return true end
+  local planets = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") and ctx:get(planet, "influence") > 0 then planets[#planets + 1] = planet end
+  end
+  local goods = ctx:counter(player, "trade_goods")
+  local best, best_key
+  local k = math.min(#planets, 10)  -- subsets of the first 10 planets (1024 at most)
+  for mask = 0, (1 << k) - 1 do
+    local sum, count = 0, 0
+    for i = 1, k do
+      if mask & (1 << (i - 1)) ~= 0 then sum = sum + ctx:get(planets[i], "influence"); count = count + 1 end
+    end
+    local tg = math.max(0, n - sum)
+    if tg <= goods then
+      local key = { math.max(0, sum - n), tg, count, mask }
+      local better = not best_key
+      for j = 1, 4 do
+        if best_key and key[j] ~= best_key[j] then better = key[j] < best_key[j]; break end
+      end
+      if better then best, best_key = mask, key end
+    end
+  end
+  if not best then return false end
+  local spent = {}
+  for i = 1, k do
+    if best & (1 << (i - 1)) ~= 0 then
+      ctx:set_flag(planets[i], "exhausted", "game")
+      spent[#spent + 1] = ctx:name(planets[i])
+    end
+  end
+  if best_key[2] > 0 then
+    ctx:set_counter(player, "trade_goods", goods - best_key[2], "game")
+    spent[#spent + 1] = best_key[2] .. " trade goods"
+  end
+  if ctx:tracing() then
+    ctx:event("influence:" .. ctx:name(player) .. ":" .. n, ctx:name(player) .. " spends " .. n .. " influence (" .. table.concat(spent, ", ") .. ")")
+  end
+  return true
+end
+
 return lib

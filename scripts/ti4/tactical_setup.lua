@@ -19,7 +19,7 @@
 --                                    -- or hex = [q, r] names one of its systems (anomaly, planets
 --                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
---   planets = [{ name = "wellon", owner = "xxcha", resources = 1, exhausted = false,
+--   planets = [{ name = "wellon", owner = "xxcha", resources = 1, influence = 2, exhausted = false,
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
@@ -41,7 +41,7 @@ local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = 
   leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
-local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true }
+local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true }
 local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -198,6 +198,11 @@ return function(ctx, scenario, h)
       if p.resources ~= nil then
         if math.type(p.resources) ~= "integer" or p.resources < 0 then ctx:reject(ppath .. ".resources", "resources is a whole number") end
         ctx:set(planet, "resources", p.resources)
+      end
+      if p.influence ~= nil then  -- what influence costs spend (lib.spend_influence)
+        if from_map[spec_sys[i]] then ctx:reject(ppath .. ".influence", "a map planet's influence comes from its tile") end
+        if math.type(p.influence) ~= "integer" or p.influence < 0 then ctx:reject(ppath .. ".influence", "influence is a whole number") end
+        ctx:set(planet, "influence", p.influence)
       end
       if p.exhausted ~= nil then
         if type(p.exhausted) ~= "boolean" then ctx:reject(ppath .. ".exhausted", "exhausted is true or false") end

@@ -27,8 +27,8 @@ local GROUND_ORDER = { "infantry", "mech" }
 -- exactly as the round below would; a round is handed back as soon as one of these can run.
 local FIRE = {
   roll = GROUND, hits = GROUND_HITS, counter = "round", counter_scope = "combat", round_scope = "round",
-  windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.assign_ground_hits",
-    "invasion.end_of_ground_round" },
+  windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.after_ground_roll_dice",
+    "invasion.assign_ground_hits", "invasion.end_of_ground_round" },
 }
 
 local function planets_of(ctx, sys)
@@ -222,6 +222,24 @@ local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_fo
 
 local START_WINDOWS = { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" }
 
+-- Make Combat Rolls: the active player first; then the window after the step, where an ability
+-- may have no hits assigned and the step resolved again (args.roll_again; at most MAX_ROLL_AGAIN
+-- repeats in one round).
+local MAX_ROLL_AGAIN = 20
+local function roll_dice(ctx, st, planet, a, d)
+  for _ = 0, MAX_ROLL_AGAIN do
+    local pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
+    if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
+    local pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
+    if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    local args = { player = a, opponent = d, planet = planet, hits = { [a] = hits_d, [d] = hits_a }, roll_again = false }
+    open(ctx, st, "invasion.after_ground_roll_dice", args)
+    if args.roll_again ~= true then return hits_a, hits_d end
+    event(ctx, "roll_again", "no hits are assigned: the Make Combat Rolls step is resolved again")
+  end
+  error("invasion.after_ground_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
+end
+
 -- One ground combat on `planet` between the active player `a` and `d`, in rounds of Make Combat
 -- Rolls and Assign Hits, as the space combat steps of the same name.
 local function ground_combat(ctx, st, planet, a, d)
@@ -250,10 +268,7 @@ local function ground_combat(ctx, st, planet, a, d)
     if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
       and not (has_forces(ctx, a, planet) and has_forces(ctx, d, planet)) then break end
     -- Make Combat Rolls: the active player first
-    local pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
-    if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
-    local pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
-    if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    local hits_a, hits_d = roll_dice(ctx, st, planet, a, d)
     -- Assign Hits
     local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a } }
     if open(ctx, st, "invasion.assign_ground_hits", hargs) > 0 then

@@ -24,8 +24,8 @@ local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged
 local FIRE = {
   roll = COMBAT, hits = HITS, counter = "round", counter_scope = "combat", round_scope = "round",
   windows = { "space_combat.start_of_round", "space_combat.announce_retreats", "space_combat.before_roll",
-    "space_combat.after_roll", "space_combat.assign_hits", "space_combat.before_retreat",
-    "space_combat.end_of_round" },
+    "space_combat.after_roll", "space_combat.after_roll_dice", "space_combat.assign_hits",
+    "space_combat.before_retreat", "space_combat.end_of_round" },
 }
 
 -- Anti-Fighter Barrage as one exchange in C++ (ctx:exchange_fire with once), when no hook can run
@@ -263,6 +263,23 @@ local function roll(ctx, player, sys, spec, window, hooked)
   return hits
 end
 
+-- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6). Then the window
+-- after the step: an ability there may have no hits assigned and the step resolved again
+-- (args.roll_again); a content loop is stopped after MAX_ROLL_AGAIN repeats in one round.
+local MAX_ROLL_AGAIN = 20
+local function roll_dice(ctx, a, d, sys, after_roll_hooked, after_step_hooked)
+  for _ = 0, MAX_ROLL_AGAIN do
+    local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    if not after_step_hooked then return hits_a, hits_d end
+    local args = { hits = { [a] = hits_d, [d] = hits_a }, roll_again = false }
+    ctx:open("space_combat.after_roll_dice", args)
+    if args.roll_again ~= true then return hits_a, hits_d end
+    if ctx:tracing() then ctx:event("roll_again", "no hits are assigned: the Roll Dice step is resolved again") end
+  end
+  error("space_combat.after_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
+end
+
 -- Assigns hits on both sides after letting abilities cancel them (6.1).
 local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked)
   if hooked then
@@ -284,8 +301,8 @@ end
 function M.fight(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
   local neighbours = ctx:adjacent(sys)
-  local after_roll_hooked, after_afb_hooked, assign_hooked = ctx:hooked("space_combat.after_roll",
-    "space_combat.after_anti_fighter_barrage_roll", "space_combat.assign_hits")
+  local after_roll_hooked, after_afb_hooked, assign_hooked, after_step_hooked = ctx:hooked("space_combat.after_roll",
+    "space_combat.after_anti_fighter_barrage_roll", "space_combat.assign_hits", "space_combat.after_roll_dice")
   local pa, pd = ctx:policy(a), ctx:policy(d)
 
   -- 1: a space combat is resolved only when two players have ships in the active system; else
@@ -345,8 +362,7 @@ function M.fight(ctx)
 
     -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
     ctx:open("space_combat.before_roll")
-    local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
-    local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    local hits_a, hits_d = roll_dice(ctx, a, d, sys, after_roll_hooked, after_step_hooked)
 
     -- Step 4, assign hits: each player destroys one of their own ships per hit produced (6)
     assign(ctx, a, d, pa, pd, sys, hits_d, hits_a, HITS, assign_hooked)

@@ -443,6 +443,9 @@ function M.production(ctx, st)
   if production.run(ctx, st) > 0 then M.check_capacity(ctx, st, st.player, st.system) end
 end
 
+-- The end of the active player's turn, after Production: "at the end of a player's turn" abilities.
+function M.end_of_turn(ctx, st) open(ctx, st, "tactical_action.end_of_turn", st.player, st.system) end
+
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
 local function step(f) return function(ctx) f(ctx, facts(ctx)) end end
@@ -450,6 +453,7 @@ M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), 
   step(M.after_space_combat) }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
+M.steps[#M.steps + 1] = step(M.end_of_turn)
 M.steps[#M.steps + 1] = step(invasion.report)
 
 function M.run(ctx)

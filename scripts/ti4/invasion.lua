@@ -363,14 +363,20 @@ M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M
 
 -- The report after the whole action: who holds each planet of the active system, and the ground
 -- forces on them (those production placed included); where each side's ships are: in the active
--- system, or elsewhere (those that did not or could not move, those that retreated).
+-- system, or elsewhere (those that did not or could not move, those that retreated; a ship
+-- captured onto another player's faction sheet is in neither).
 function M.report(ctx, st)
   local p, sys = st.player, st.system
   for _, side in ipairs { "attacker", "defender" } do
     local q = ctx:role(side)
-    local here = q and ctx:count(q, sys, "ship") or 0
+    local here, elsewhere = q and ctx:count(q, sys, "ship") or 0, 0
+    -- elsewhere: in another system's space area (not a unit captured onto a faction sheet)
+    for _, u in ipairs(q and ctx:units(q, nil, "ship") or {}) do
+      local loc = ctx:location(u)
+      if loc ~= sys and ctx:kind(loc) == "system" then elsewhere = elsewhere + 1 end
+    end
     ctx:metric(side .. "_ships_in_active_system", here)
-    ctx:metric(side .. "_ships_elsewhere", q and ctx:count(q, nil, "ship") - here or 0)
+    ctx:metric(side .. "_ships_elsewhere", elsewhere)
   end
   local mine, theirs = 0, 0
   for i, planet in ipairs(planets_of(ctx, sys)) do

@@ -448,13 +448,29 @@ function M.end_of_turn(ctx, st) open(ctx, st, "tactical_action.end_of_turn", st.
 
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
-local function step(f) return function(ctx) f(ctx, facts(ctx)) end end
+-- A hook may end the active player's turn (the action flag turn_ended on them, after activation
+-- say): the steps up to Production are skipped (no combat: the outcome is no_combat); the end of
+-- the turn and the report still run.
+local function step(f, always)
+  return function(ctx)
+    local st = facts(ctx)
+    if not always and ctx:flag(st.player, "turn_ended") then
+      if f == M.space_combat then
+        if ctx:tracing() then ctx:event("turn_ended:" .. ctx:name(st.player), ctx:name(st.player) .. "'s turn has ended") end
+        ctx:result("no_combat")
+        ctx:metric("rounds", 0)
+      end
+      return
+    end
+    f(ctx, st)
+  end
+end
 M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat),
   step(M.after_space_combat) }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
-M.steps[#M.steps + 1] = step(M.end_of_turn)
-M.steps[#M.steps + 1] = step(invasion.report)
+M.steps[#M.steps + 1] = step(M.end_of_turn, true)
+M.steps[#M.steps + 1] = step(invasion.report, true)
 
 function M.run(ctx)
   ctx:steps(M.steps)

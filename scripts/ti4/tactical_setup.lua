@@ -23,6 +23,7 @@
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
+--   fleet_pool_tokens = ["naalu"]    -- [[players]]: other players' command tokens in this fleet pool
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
 --
@@ -38,7 +39,8 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
 local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders = true, notes = true,
   faction = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
-  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
+  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true,
+  fleet_pool_tokens = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true }
@@ -309,6 +311,8 @@ return function(ctx, scenario, h)
   for _, p in ipairs(order) do
     local spec, path = specs[p].spec, specs[p].path
     h.grant_records(ctx, p, spec, path, function(v, at) return list_of(ctx, v, at) end)
+    h.place_fleet_pool_tokens(ctx, p, spec.fleet_pool_tokens ~= nil and list_of(ctx, spec.fleet_pool_tokens, path .. ".fleet_pool_tokens") or nil,
+      players, path .. ".fleet_pool_tokens")
     local tokens = spec.tokens or {}
     check_keys(ctx, tokens, TOKEN_KEYS, path .. ".tokens")
     for key, attr in pairs(TOKEN_KEYS) do

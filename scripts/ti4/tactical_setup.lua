@@ -24,6 +24,7 @@
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
 --   fleet_pool_tokens = ["naalu"]    -- [[players]]: other players' command tokens in this fleet pool
+--   planets = [{ ..., tokens = { ul = ["sleeper"] } }]   -- a player's tokens on a planet ([token.*] records)
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
 --
@@ -43,7 +44,7 @@ local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = 
   fleet_pool_tokens = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
-local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true }
+local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true }
 local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -209,6 +210,20 @@ return function(ctx, scenario, h)
       if p.exhausted ~= nil then
         if type(p.exhausted) ~= "boolean" then ctx:reject(ppath .. ".exhausted", "exhausted is true or false") end
         if p.exhausted then ctx:set_flag(planet, "exhausted", "game") end
+      end
+      -- tokens = { ul = ["sleeper"] }: a player's tokens on the planet ([token.*] records: a sleeper)
+      if p.tokens ~= nil then
+        check_keys(ctx, p.tokens, setmetatable({}, { __index = function() return true end }), ppath .. ".tokens")
+        local names = {}
+        for who in pairs(p.tokens) do names[#names + 1] = who end
+        table.sort(names)
+        for _, who in ipairs(names) do
+          local q = player_named(who, ppath .. ".tokens." .. who)
+          for k, t in ipairs(list_of(ctx, p.tokens[who], ppath .. ".tokens." .. who)) do
+            record_or_reject(ctx, "token", t, ppath .. ".tokens." .. who .. "." .. k)
+            ctx:create { kind = "token", type = t, owner = q, location = planet }
+          end
+        end
       end
       if p.units then
         -- unit counts are the owner's; a table under a player's name holds that player's units

@@ -97,6 +97,15 @@ local function passage(ctx, st, sys)
   return f
 end
 
+-- The order the default policy reads paths in: fewest risky systems left, then the fewest systems,
+-- then the cheapest, then by name.
+local function path_order(a, b)
+  if a.risk ~= b.risk then return a.risk < b.risk end
+  if #a.systems ~= #b.systems then return #a.systems < #b.systems end
+  if a.cost ~= b.cost then return a.cost < b.cost end
+  return a.label < b.label
+end
+
 -- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
 -- of a path is what it asks of a move value: one per system moved out of, less that system's
 -- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
@@ -146,12 +155,21 @@ local function find_paths(ctx, st, start, budget)
     end
     pth.risk, pth.label = risk, table.concat(names, ">")
   end
-  table.sort(out, function(a, b)
-    if a.risk ~= b.risk then return a.risk < b.risk end
-    if #a.systems ~= #b.systems then return #a.systems < #b.systems end
-    if a.cost ~= b.cost then return a.cost < b.cost end
-    return a.label < b.label
-  end)
+  table.sort(out, path_order)
+  return out
+end
+
+-- A ship that may move from its system straight into the active system as if the two were
+-- adjacent (a hook on tactical_action.ship_paths said so): its paths and that one, in order.
+local function with_direct(ctx, st, paths, start)
+  local from = passage(ctx, st, start)
+  local label = ctx:name(start) .. ">" .. ctx:name(st.system)
+  for _, pth in ipairs(paths) do
+    if pth.label == label then return paths end
+  end
+  local out = { { systems = { start, st.system }, cost = 1 - from.move_bonus, risk = from.risk and 1 or 0, label = label } }
+  for _, pth in ipairs(paths) do out[#out + 1] = pth end
+  table.sort(out, path_order)
   return out
 end
 
@@ -241,8 +259,8 @@ function M.movement(ctx, st)
   local rules = { player = p, system = active, declare_first = false, pass_active = false }
   if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
   st.pass_active = rules.pass_active == true
-  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
-    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
+  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked =
+    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths")
 
   -- the systems holding one of the player's command tokens
   st.tokens = {}
@@ -322,7 +340,14 @@ function M.movement(ctx, st)
     for i, u in ipairs(start.ships) do
       local t = ctx:type(u)
       ordinal[t] = (ordinal[t] or 0) + 1
-      local pth = choose(u, t, sys, paths, moves[i] or -1, ordinal[t])
+      local own = paths
+      -- a ship that may treat itself as adjacent to the active system (the window says so)
+      if st.ship_paths_hooked and moves[i] and moves[i] >= 1 and passage(ctx, st, st.system).can_end then
+        local args = { player = p, unit = u, start = sys, direct = false }
+        ctx:open("tactical_action.ship_paths", args)
+        if args.direct == true then own = with_direct(ctx, st, paths, sys) end
+      end
+      local pth = choose(u, t, sys, own, moves[i] or -1, ordinal[t])
       if pth and rules.declare_first then
         declared[#declared + 1] = { u, t, sys, pth }
       elseif pth then

@@ -243,3 +243,34 @@ hook {
   end,
   apply = function(_, _, _, args) args.can_fire = false end,
 }
+
+-- Ul the Progenitor, GEOFORM (once used): the planet it is attached to (a token geoform on it)
+-- "gains the SPACE CANNON 5 (x3) ability as if it were a unit"; whoever controls the planet uses it
+-- (the Rules Reference's note). At the activation of its system the planet's controller gets a unit
+-- geoform_space_cannon there (Space Cannon Offense and Defense), gone when control changes.
+local function geoform_planet(ctx, source, sys)
+  local planet = ctx:location(source)
+  return planet ~= nil and planet ~= "reinforcements" and ctx:location(planet) == sys and planet or nil
+end
+
+hook {
+  id = "geoform",
+  window = "tactical_action.activation",
+  source = "token/geoform",
+  condition = function(ctx, _, source, args)
+    local planet = geoform_planet(ctx, source, args.system)
+    return planet ~= nil and ctx:owner(planet) ~= nil and ctx:count(nil, planet, "type:geoform_space_cannon") == 0
+  end,
+  apply = function(ctx, _, source, args)
+    local planet = geoform_planet(ctx, source, args.system)
+    ctx:create { kind = "unit", type = "geoform_space_cannon", owner = ctx:owner(planet), location = planet }
+  end,
+}
+
+hook {
+  id = "geoform_control",
+  window = "invasion.planet_gained",
+  source = "unit/geoform_space_cannon",
+  condition = function(ctx, _, source, args) return args.planet == ctx:location(source) end,
+  apply = function(ctx, _, source) ctx:move(source, "reinforcements") end,
+}

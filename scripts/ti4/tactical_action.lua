@@ -468,8 +468,13 @@ function M.production(ctx, st)
   if production.run(ctx, st) > 0 then M.check_capacity(ctx, st, st.player, st.system) end
 end
 
--- The end of the active player's turn, after Production: "at the end of a player's turn" abilities.
+-- The end of the active player's turn, after Production: "at the end of a player's turn" abilities;
+-- then the report (one step: each step costs the memo a lookup).
 function M.end_of_turn(ctx, st) open(ctx, st, "tactical_action.end_of_turn", st.player, st.system) end
+function M.finish(ctx, st)
+  M.end_of_turn(ctx, st)
+  invasion.report(ctx, st)
+end
 
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
@@ -494,8 +499,7 @@ M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), 
   step(M.after_space_combat) }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
-M.steps[#M.steps + 1] = step(M.end_of_turn, true)
-M.steps[#M.steps + 1] = step(invasion.report, true)
+M.steps[#M.steps + 1] = step(M.finish, true)
 
 function M.run(ctx)
   ctx:steps(M.steps)

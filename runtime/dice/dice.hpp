@@ -45,8 +45,48 @@ struct Die {
   std::uint8_t reroll_limit = kNoRerollLimit;
   bool changed = false;    // an ability set its face
   bool cancelled = false;  // removed from counting (cancelled result)
+  // The exact mode: only whether it hits was drawn (face: the first of its kind); the face is
+  // drawn among those that hit (or miss) when a script first reads it (script/api_dice.cpp).
+  bool lazy = false;
 
   bool hit() const { return !cancelled && threshold > 0 && value + modifier >= threshold; }
+};
+
+// The draws of one path through a run's tree of draws, for the exact mode (runtime/exact): an
+// explorer runs a step once per leaf of that tree and walks the leaves like an odometer. While
+// a step runs, its first draws replay the path (the branch being taken); a draw past the end of
+// the path takes its first possible value and is appended. A draw is uniform over [0, bound)
+// (a die's face, math.random(n)) or has probabilities of its own (choose: a roll that branches
+// on its hits, a distribution the runtime computed).
+class ExactPath {
+ public:
+  void clear() { entries_.clear(), weights_.clear(), pos_ = 0, mismatch_ = false, closed_ = false; }
+  // From now on a draw is an error (the exact mode has explored the run: nothing may roll after).
+  void close() { clear(), closed_ = true; }
+  void rewind() { pos_ = 0, mismatch_ = false; }
+  std::uint32_t draw(std::uint32_t bound);
+  // Draws index i with probability probs[i] (n of them; at least one above 0).
+  std::uint32_t choose(const double* probs, std::uint32_t n);
+  // After a run: moves to the next leaf (false when every leaf has been taken).
+  bool advance();
+  // The probability of the leaf just run: the product of its draws' probabilities.
+  double probability() const;
+  std::size_t size() const { return entries_.size(); }
+  std::size_t used() const { return pos_; }
+  // A replayed draw was asked with another bound or other probabilities: the step did not
+  // draw the same way from the same state (it is not a function of its state and its dice).
+  bool mismatch() const { return mismatch_; }
+
+ private:
+  static constexpr std::uint32_t kUniform = 0xFFFFFFFFu;
+  struct Entry {
+    std::uint32_t bound, value;
+    std::uint32_t weights;  // offset of its probabilities in weights_, kUniform: 1 / bound each
+  };
+  std::vector<Entry> entries_;
+  std::vector<double> weights_;
+  std::size_t pos_ = 0;
+  bool mismatch_ = false, closed_ = false;
 };
 
 // The random source of one run.
@@ -76,6 +116,8 @@ class DiceStream {
   // out of results.
   int roll(const DieType& type) {
     if (next_forced_ < forced_.size() || strict_) return roll_forced(type);
+    if (exact_) [[unlikely]]
+      return roll_exact(type);
     return static_cast<int>(below(static_cast<std::uint32_t>(type.sides)));
   }
 
@@ -83,15 +125,18 @@ class DiceStream {
   // Lemire's multiply-shift method: unbiased, and a division only in the rare rejection case
   // (pcg32's own bounded call divides on every roll).
   std::uint32_t below(std::uint32_t bound) {
-    if (key_) [[unlikely]]
-      return taped(bound);
+    if (special_) [[unlikely]]
+      return exact_ ? exact_->draw(bound) : taped(bound);
     return fresh(bound);
   }
-  double uniform() {
-    if (key_) [[unlikely]]
-      tainted_ = true;  // 2^32 outcomes: a segment that draws one is not memoized
-    return static_cast<double>(rng_()) / 4294967296.0;
-  }
+  double uniform();
+
+  // The exact mode: every draw comes from `path` (see ExactPath) until stop_exact().
+  void start_exact(ExactPath* path) { exact_ = path, special_ = true; }
+  void stop_exact() { exact_ = nullptr, special_ = key_ != nullptr; }
+  bool exact() const { return exact_ != nullptr; }
+  // A draw with probabilities of its own (exact mode only): probs[0 .. n).
+  std::uint32_t choose(const double* probs, std::uint32_t n) { return exact_->choose(probs, n); }
 
   // The tape of the step memo (ctx:steps). While a tape is on, the first `replay` entries of
   // `raw` (draws made while walking the memo) are handed out again, in order, before the stream
@@ -110,8 +155,9 @@ class DiceStream {
   void start_tape(const std::vector<Draw>* raw, std::size_t replay, std::vector<KeyDraw>* key) {
     raw_ = raw, key_ = key, replay_ = replay, replayed_ = 0, group_ = 0;
     diverged_ = tainted_ = false;
+    special_ = true;
   }
-  void stop_tape() { key_ = nullptr; }
+  void stop_tape() { key_ = nullptr, special_ = exact_ != nullptr; }
   bool taping() const { return key_ != nullptr; }
   bool diverged() const { return diverged_ || replayed_ < replay_; }
   bool tainted() const { return tainted_; }
@@ -148,8 +194,13 @@ class DiceStream {
 
  private:
   int roll_forced(const DieType& type);  // the queue of forced results, or strict forcing
+  // The exact mode: faces that read the same (an X-Wing die's three hits) are one outcome,
+  // weighted by how many they are; the face rolled is the first of them.
+  int roll_exact(const DieType& type);
 
   pcg32 rng_;
+  bool special_ = false;  // a tape or an exact path is on: below() leaves its fast path
+  ExactPath* exact_ = nullptr;
   const std::vector<Draw>* raw_ = nullptr;
   std::vector<KeyDraw>* key_ = nullptr;
   std::size_t replay_ = 0, replayed_ = 0;

@@ -40,6 +40,11 @@ int EventBus::add(HookDef h) {
     throw ContentError(h.file, h.line, "hook id '" + h.id + "' is already registered");
   const int i = static_cast<int>(hooks_.size());
   hook_index_.emplace(h.id, i);
+  if (h.source >= 0) {
+    if (sources_.size() <= static_cast<std::size_t>(h.source))
+      sources_.resize(static_cast<std::size_t>(h.source) + 1, 0);
+    sources_[static_cast<std::size_t>(h.source)] = 1;
+  }
   auto& list = by_window_[static_cast<std::size_t>(h.window)];
   hooks_.push_back(std::move(h));
   list.push_back(i);

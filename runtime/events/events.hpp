@@ -84,11 +84,18 @@ class EventBus {
   // may have a hook to run (live[w]). Cheap: one pass over entities and hooks.
   void liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
                 std::vector<std::uint8_t>& live) const;
+  // Whether some hook's source is this record: an entity of it leaving the board can make a
+  // window dead, so liveness must be computed again (it is a function of the state).
+  bool is_source(std::int32_t record) const {
+    return record >= 0 && static_cast<std::size_t>(record) < sources_.size() &&
+           sources_[static_cast<std::size_t>(record)] != 0;
+  }
 
  private:
   std::vector<WindowDef> windows_;
   std::unordered_map<std::string, int> window_index_;
   std::vector<HookDef> hooks_;
+  std::vector<std::uint8_t> sources_;  // by record: the source of a hook
   std::vector<std::vector<int>> by_window_;  // hook indexes, in (priority, pack, registration)
   std::unordered_map<std::string, int> hook_index_;
   bool frozen_ = false;

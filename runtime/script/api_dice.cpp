@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "decide/decide.hpp"
+#include "exact/fire_chain.hpp"
 #include "script/lua_host.hpp"
 
 namespace rb {
@@ -136,9 +137,38 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   I.trace->add(std::string(verb) == "roll" ? EventKind::roll : EventKind::reroll, key, text);
 }
 
+// The faces of a numeric die that hit (or miss) against its threshold and modifier.
+bool face_hits(const DieType& t, const Die& d, int f) {
+  return d.threshold > 0 && t.values[static_cast<std::size_t>(f)] + d.modifier >= d.threshold;
+}
+
+// The exact mode rolls a die that has a threshold in two draws: whether it hits now, and its face
+// among those only if a script reads it (resolve_face). A roll no script reads faces of then
+// branches two ways per die, not ten.
+bool roll_lazy(Engine::Impl& I, Die& d, const DieType& t) {
+  if (!I.dice.exact() || !t.numeric() || d.threshold <= 0) return false;
+  int hitting = 0, first_hit = -1, first_miss = -1;
+  for (int f = 0; f < t.sides; ++f) {
+    if (face_hits(t, d, f)) {
+      ++hitting;
+      if (first_hit < 0) first_hit = f;
+    } else if (first_miss < 0) {
+      first_miss = f;
+    }
+  }
+  const double p = static_cast<double>(hitting) / t.sides;
+  const double probs[2] = {1 - p, p};
+  const bool hit = I.dice.choose(probs, 2) == 1;
+  set_face(d, t, hit ? first_hit : first_miss);
+  d.lazy = true;
+  return true;
+}
+
 void roll_die(Engine::Impl& I, Die& d, const DieType& t) {
   int face = -1;
+  d.lazy = false;
   try {
+    if (roll_lazy(I, d, t)) return;
     face = I.dice.roll(t);
   } catch (const ScriptError& e) {
     // raised as a plain Lua error, so that the call gate names the hook, window and file:line
@@ -151,6 +181,82 @@ void roll_die(Engine::Impl& I, Die& d, const DieType& t) {
 }
 void roll_die(Engine::Impl& I, Die& d) {
   roll_die(I, d, I.die_type(d.type));
+}
+
+// A lazy die (roll_lazy) gets its face: uniformly among the faces of its kind (hit or miss).
+void resolve_face(Engine::Impl& I, Die& d) {
+  if (!d.lazy) return;
+  d.lazy = false;
+  const DieType& t = I.die_type(d.type);
+  const bool hit = face_hits(t, d, d.face);
+  std::vector<int> faces;
+  for (int f = 0; f < t.sides; ++f)
+    if (face_hits(t, d, f) == hit) faces.push_back(f);
+  const std::vector<double> p(faces.size(), 1.0 / static_cast<double>(faces.size()));
+  set_face(d, t, faces[I.dice.choose(p.data(), static_cast<std::uint32_t>(p.size()))]);
+}
+
+// Appends n dice like `proto` (same type, owner, threshold, modifier) to the pool. The dice of
+// such a roll are alike, so the exact mode draws how many show each kind of face (a multinomial,
+// as one binomial draw per kind) rather than each die in turn: 4 X-Wing attack dice are 35 ways,
+// not 256. Their order in the pool is then by kind of face. With a threshold, the kinds are hit
+// and miss, and each face is drawn when a script reads it (resolve_face).
+void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
+  const DieType& t = I.die_type(proto.type);
+  if (!I.dice.exact() || n <= 1) {
+    for (int i = 0; i < n; ++i) {
+      Die d = proto;
+      roll_die(I, d, t);
+      pool.dice.push_back(d);
+      if (I.tracing()) trace_die(I, d, "roll");
+    }
+    return;
+  }
+  // the kinds of face: their first face and probability
+  std::vector<int> first;
+  std::vector<double> p;
+  const bool lazy = t.numeric() && proto.threshold > 0;
+  for (int f = 0; f < t.sides; ++f) {
+    std::size_t k = 0;
+    for (; k < first.size(); ++k) {
+      const int g = first[k];
+      const bool same =
+          lazy ? face_hits(t, proto, g) == face_hits(t, proto, f)
+          : t.numeric()
+              ? t.values[static_cast<std::size_t>(g)] == t.values[static_cast<std::size_t>(f)] &&
+                    t.labels[static_cast<std::size_t>(g)] == t.labels[static_cast<std::size_t>(f)]
+              : t.faces[static_cast<std::size_t>(g)] == t.faces[static_cast<std::size_t>(f)];
+      if (same) break;
+    }
+    if (k == first.size()) first.push_back(f), p.push_back(0);
+    p[k] += 1.0 / t.sides;
+  }
+  int left = n;
+  double rest = 1;
+  std::vector<double> binomial;
+  for (std::size_t k = 0; k < first.size() && left > 0; ++k) {
+    int m = left;  // the last kind takes what is left
+    if (k + 1 < first.size()) {
+      const double q = rest > 0 ? std::min(1.0, p[k] / rest) : 0;
+      binomial.assign(1, 1.0);  // Binomial(left, q), one die at a time
+      for (int i = 0; i < left; ++i) {
+        binomial.push_back(0.0);
+        for (std::size_t j = binomial.size() - 1; j > 0; --j)
+          binomial[j] = binomial[j] * (1 - q) + binomial[j - 1] * q;
+        binomial[0] *= 1 - q;
+      }
+      m = static_cast<int>(I.dice.choose(binomial.data(), static_cast<std::uint32_t>(binomial.size())));
+    }
+    rest -= p[k];
+    for (int i = 0; i < m; ++i) {
+      Die d = proto;
+      d.rerolls = 0;
+      set_face(d, t, first[k]);
+      d.lazy = lazy;
+      pool.dice.push_back(d);
+    }
+    left -= m;
+  }
 }
 
 // A modifier that applies to a roll of `purpose` by `player`.
@@ -214,12 +320,7 @@ int l_roll(lua_State* L) {
   }
   Pool& pool = I.new_pool();
   reserve_dice(L, pool, n, "ctx:roll");
-  for (int i = 0; i < n; ++i) {
-    Die d = proto;
-    roll_die(I, d);
-    pool.dice.push_back(d);
-    if (I.tracing()) trace_die(I, d, "roll");
-  }
+  roll_alike(I, pool, proto, n);
   push_pool(L, pool);
   return 1;
 }
@@ -325,30 +426,53 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
   const int n_units = static_cast<int>(units.size());
   Pool& pool = I.new_pool();
   reserve_dice(I.L, pool, total, "ctx:roll_units");
-  for (int k = 0; k < n_units; ++k)
-    for (int i = 0; i < units[k].dice; ++i) {
-      Die d;
-      d.type = static_cast<std::int16_t>(spec.die);
-      d.player = player;
-      d.unit = units[k].unit;
-      d.purpose = spec.purpose;
-      d.threshold = static_cast<std::int16_t>(units[k].threshold);
-      d.modifier = static_cast<std::int16_t>(units[k].modifier);
-      roll_die(I, d);
-      pool.dice.push_back(d);
-      if (I.tracing()) trace_die(I, d, "roll");
-    }
+  for (int k = 0; k < n_units; ++k) {
+    Die d;
+    d.type = static_cast<std::int16_t>(spec.die);
+    d.player = player;
+    d.unit = units[k].unit;
+    d.purpose = spec.purpose;
+    d.threshold = static_cast<std::int16_t>(units[k].threshold);
+    d.modifier = static_cast<std::int16_t>(units[k].modifier);
+    roll_alike(I, pool, d, units[k].dice);
+  }
   return pool;
 }
 
+// The probability of each number of hits of the roll rollers() just listed (I.scratch_rollers):
+// each die hits when its face's value plus its modifier reaches its threshold.
+void hit_distribution(Engine::Impl& I, const Engine::Impl::RollSpec& spec, std::vector<double>& out) {
+  const DieType& type = I.die_type(spec.die);
+  out.assign(1, 1.0);
+  for (const UnitRoll& u : I.scratch_rollers) {
+    int hitting = 0;
+    for (int f = 0; f < type.sides; ++f) {
+      const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
+      hitting += u.threshold > 0 && value + u.modifier >= u.threshold ? 1 : 0;
+    }
+    const double p = static_cast<double>(hitting) / type.sides;
+    for (int i = 0; i < u.dice; ++i) {
+      out.push_back(0.0);
+      for (std::size_t h = out.size() - 1; h > 0; --h) out[h] = out[h] * (1 - p) + out[h - 1] * p;
+      out[0] *= 1 - p;
+    }
+  }
+}
+
 // The hits of the same roll as roll_units_core, die for die from the same stream, without a
-// pool: for exchange_fire, whose dice no script sees and nobody traces.
+// pool: for exchange_fire, whose dice no script sees and nobody traces. In the exact mode the
+// roll is one draw over its number of hits.
 int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId location,
-              const Engine::Impl::RollSpec& spec) {
-  const std::int64_t total = rollers(I, s, player, location, spec, "ctx:exchange_fire");
+              const Engine::Impl::RollSpec& spec, const char* call = "ctx:exchange_fire") {
+  const std::int64_t total = rollers(I, s, player, location, spec, call);
   const std::vector<UnitRoll>& units = I.scratch_rollers;
   const int n_units = static_cast<int>(units.size());
   const DieType& type = I.die_type(spec.die);
+  if (I.dice.exact()) {
+    std::vector<double>& dist = I.scratch_distribution;
+    hit_distribution(I, spec, dist);
+    return static_cast<int>(I.dice.choose(dist.data(), static_cast<std::uint32_t>(dist.size())));
+  }
   // under the step memo's tape the roll is one group draw: the trie branches on its hits, and
   // keeps what each die needs to hit, so that a walk rolls the same dice (script/memo.hpp)
   const bool group = I.dice.taping();
@@ -374,6 +498,23 @@ int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId locatio
     I.dice.end_group(static_cast<std::uint32_t>(total), static_cast<std::uint32_t>(hits),
                      static_cast<std::int32_t>(I.memo_laws.size() - 1));
   return hits;
+}
+
+// ctx:roll_hits(player, location, spec) -> hits: the roll ctx:roll_units makes, die for die from
+// the same stream, when no script needs its dice: no pool, so the step memo and the exact mode
+// branch on its number of hits rather than on faces. A traced run rolls the pool (each die is
+// in the trace).
+int l_roll_hits(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId player = check_entity(L, 2);
+  const EntityId location = check_entity(L, 3);
+  const Engine::Impl::RollSpec& spec = roll_spec_at(L, 4);
+  if (I.tracing())
+    lua_pushinteger(L, roll_units_core(I, s, player, location, spec).hits());
+  else
+    lua_pushinteger(L, roll_hits(I, s, player, location, spec, "ctx:roll_hits"));
+  return 1;
 }
 
 int l_roll_units(lua_State* L) {
@@ -417,19 +558,22 @@ int p_count(lua_State* L) {
 int p_face(lua_State* L) {
   Engine::Impl& I = impl(L);
   Pool& p = check_pool(L, 1);
-  const Die& d = check_die(L, p, 2);
+  Die& d = check_die(L, p, 2);
+  resolve_face(I, d);
   lua_pushstring(L, face_label(I.die_type(d.type), d).c_str());
   return 1;
 }
 int p_value(lua_State* L) {
   Pool& p = check_pool(L, 1);
-  const Die& d = check_die(L, p, 2);
+  Die& d = check_die(L, p, 2);
+  resolve_face(impl(L), d);
   lua_pushinteger(L, d.value);
   return 1;
 }
 int p_result(lua_State* L) {  // value + modifier
   Pool& p = check_pool(L, 1);
-  const Die& d = check_die(L, p, 2);
+  Die& d = check_die(L, p, 2);
+  resolve_face(impl(L), d);
   lua_pushinteger(L, d.value + d.modifier);
   return 1;
 }
@@ -500,8 +644,9 @@ int p_set(lua_State* L) {
   if (face < 0)
     return luaL_error(L, "a %s die has no face '%s'", std::string(sym_name(t.name)).c_str(),
                       luaL_tolstring(L, 3, nullptr));
-  const std::string before = face_label(t, d);
+  const std::string before = I.tracing() ? face_label(t, d) : std::string();
   set_face(d, t, face);
+  d.lazy = false;
   d.changed = true;
   if (I.tracing())
     I.trace->add(EventKind::change,
@@ -512,6 +657,7 @@ int p_set(lua_State* L) {
 int p_modify(lua_State* L) {
   Pool& p = check_pool(L, 1);
   Die& d = check_die(L, p, 2);
+  resolve_face(impl(L), d);  // its kind (hit or miss) was drawn against the old modifier
   const lua_Integer by = luaL_checkinteger(L, 3);
   if (by < INT16_MIN || by > INT16_MAX || d.modifier + by < INT16_MIN ||
       d.modifier + by > INT16_MAX)
@@ -547,13 +693,8 @@ int p_add(lua_State* L) {
     proto = check_die(L, p, 3);
   reserve_dice(L, p, n, "pool:add");
   proto.rerolls = 0;
-  proto.changed = proto.cancelled = false;
-  for (int i = 0; i < n; ++i) {
-    Die d = proto;
-    roll_die(I, d);
-    p.dice.push_back(d);
-    if (I.tracing()) trace_die(I, d, "roll");
-  }
+  proto.changed = proto.cancelled = proto.lazy = false;
+  roll_alike(I, p, proto, n);
   return 0;
 }
 int p_remove(lua_State* L) {
@@ -573,6 +714,7 @@ int p_set_reroll_limit(lua_State* L) {
 int p_faces(lua_State* L) {
   Engine::Impl& I = impl(L);
   Pool& p = check_pool(L, 1);
+  for (Die& d : p.dice) resolve_face(I, d);
   lua_createtable(L, static_cast<int>(p.dice.size()), 0);
   for (std::size_t i = 0; i < p.dice.size(); ++i) {
     lua_pushstring(L, face_label(I.die_type(p.dice[i].type), p.dice[i]).c_str());
@@ -902,10 +1044,110 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
       x.counter = lua_sym(L, -1);
       x.counter_scope = scope("counter_scope");
       x.round_scope = scope("round_scope");
+      lua_getfield(L, idx, "metric");
+      if (!lua_isnil(L, -1)) x.metric = lua_sym(L, -1);
     }
     I.exchange_specs.push_back(std::move(x));
     return static_cast<int>(I.exchange_specs.size() - 1);
   }))];
+}
+
+// The exact mode's rounds of fire (exact/fire_chain.hpp): the probability of every way the
+// rounds can end, computed once per start (state and spec) and kept for the exploration, and one
+// of them taken as a draw of its own; the state becomes that end: each side having taken its
+// hits in one assignment (the same units as in any order of rounds: hit assignment by policy
+// takes units by what is left, not by when the hits came), the round scope ended if a round
+// ended, the counter where the rounds left it.
+void exact_exchange(lua_State* L, Engine::Impl& I, State& s, EntityId location, EntityId a,
+                    EntityId d, const Engine::Impl::ExchangeSpec& x,
+                    const std::vector<Sym>& order_a, Sustain sustain_a,
+                    const std::vector<Sym>& order_d, Sustain sustain_d, std::int64_t cap) {
+  Engine::Impl::Exact& X = *I.exact;
+  std::uint64_t key = s.hash();
+  for (std::uint64_t v : {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),
+                          static_cast<std::uint64_t>(d), reinterpret_cast<std::uint64_t>(&x),
+                          reinterpret_cast<std::uint64_t>(&order_a),
+                          static_cast<std::uint64_t>(sustain_a),
+                          reinterpret_cast<std::uint64_t>(&order_d),
+                          static_cast<std::uint64_t>(sustain_d), static_cast<std::uint64_t>(cap)})
+    key = (key ^ v) * 0x100000001b3ull;
+  Engine::Impl::Exact::Fire* fire = nullptr;
+  auto [lo, hi] = X.fires.equal_range(key);
+  for (auto it = lo; it != hi && !fire; ++it)
+    if (it->second->start == s) fire = it->second.get();
+  State* const saved = I.state;
+  struct Back {
+    Engine::Impl& I;
+    State* s;
+    ~Back() { I.state = s, I.liveness_dirty = true; }
+  } back{I, saved};
+  const int roll_eligible = x.roll->eligible;
+  auto fires_from = [&](const State& t, EntityId p) {
+    for (const Entity& u : t.entities)
+      if (u.owner == p && u.location == location && u.kind == I.s_unit &&
+          (roll_eligible < 0 || u.attr[static_cast<std::size_t>(roll_eligible)] != 0))
+        return true;
+    return false;
+  };
+  if (!fire) {
+    // each side after 0, 1, 2 ... hits, one at a time: its roll (in the first round, and in
+    // later ones, once the round scope has ended) and whether it still fires
+    auto side = [&](EntityId p, const std::vector<Sym>& order, Sustain mode) {
+      FireSide out;
+      State t = s, later = s;
+      later.end_scope(x.round_scope);
+      for (;;) {
+        I.state = &t;
+        rollers(I, t, p, location, *x.roll, "ctx:exchange_fire");
+        out.first.emplace_back();
+        hit_distribution(I, *x.roll, out.first.back());
+        out.fires.push_back(fires_from(t, p) ? 1 : 0);
+        I.state = &later;
+        rollers(I, later, p, location, *x.roll, "ctx:exchange_fire");
+        out.hits.emplace_back();
+        hit_distribution(I, *x.roll, out.hits.back());
+        int sustained = 0;
+        I.state = &t;
+        const int destroyed =
+            assign_hits_core(L, I, t, p, location, 1, *x.hits, order, mode, sustained);
+        I.state = &later;
+        int sustained_later = 0;
+        assign_hits_core(L, I, later, p, location, 1, *x.hits, order, mode, sustained_later);
+        if (destroyed + sustained == 0) break;  // nothing left that can take a hit
+      }
+      return out;
+    };
+    const FireSide fa = side(a, order_a, sustain_a), fd = side(d, order_d, sustain_d);
+    FireChainOptions fo;
+    fo.counter = x.counter != kNoSym ? s.counter(location, x.counter) : 0;
+    fo.cap = cap;
+    double unresolved = 0;
+    const std::vector<FireEnd> ends = fire_chain(fa, fd, fo, unresolved);
+    auto made = std::make_unique<Engine::Impl::Exact::Fire>();
+    made->start = s;
+    made->key = key;
+    for (const FireEnd& e : ends) {
+      State t = s;
+      I.state = &t;
+      int sustained = 0;
+      if (e.ka > 0) assign_hits_core(L, I, t, a, location, e.ka, *x.hits, order_a, sustain_a, sustained);
+      if (e.kd > 0) assign_hits_core(L, I, t, d, location, e.kd, *x.hits, order_d, sustain_d, sustained);
+      if (e.several) t.end_scope(x.round_scope);
+      if (x.counter != kNoSym)
+        t.set_counter(location, x.counter, static_cast<std::int32_t>(e.counter), x.counter_scope);
+      made->p.push_back(e.p);
+      made->ends.push_back(std::move(t));
+      made->rounds.push_back(e.rounds);
+    }
+    if (made->p.empty()) throw ScriptError("ctx:exchange_fire: the exact mode found no end to the rounds");
+    fire = made.get();
+    X.fires.emplace(key, std::move(made));
+  }
+  I.state = saved;
+  const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
+  s = fire->ends[k];
+  // the rounds begun after the first: the rounds fought less one, expected given this end
+  if (x.metric != kNoSym) add_run_metric(I, x.metric, fire->rounds[k] - 1);
 }
 
 // ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) -> ongoing
@@ -931,6 +1173,8 @@ int l_exchange_fire(lua_State* L) {
   const Sustain sustain_a = sustain_at(L, 7);
   const std::vector<Sym>& order_d = order_at(L, 8);
   const Sustain sustain_d = sustain_at(L, 9);
+  const std::int64_t cap =
+      lua_isnoneornil(L, 10) ? -1 : check_range(L, 10, 1, INT32_MAX, "round cap", "ctx:exchange_fire");
   const int eligible = x.roll->eligible;
   auto has_units = [&](EntityId p) {
     for (const Entity& u : s.entities)
@@ -950,6 +1194,13 @@ int l_exchange_fire(lua_State* L) {
   };
   const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
   if (!I.options.exchange_fire || I.tracing() || scripted) return hand_back();
+  if (I.dice.exact() && !x.once) {
+    for (int w : x.windows)
+      if (I.window_live(w)) return hand_back();
+    exact_exchange(L, I, s, location, a, d, x, order_a, sustain_a, order_d, sustain_d, cap);
+    lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
+    return 1;
+  }
   for (;;) {
     if (I.signalled.load(std::memory_order_relaxed)) {  // past the run's time limit
       I.exhaust(1,
@@ -970,8 +1221,10 @@ int l_exchange_fire(lua_State* L) {
       lua_pushboolean(L, ongoing);
       return 1;
     }
+    if (x.metric != kNoSym) add_run_metric(I, x.metric, 1);  // a new round begins
     s.end_scope(x.round_scope);
-    s.set_counter(location, x.counter, s.counter(location, x.counter) + 1, x.counter_scope);
+    const std::int32_t next = s.counter(location, x.counter) + 1;
+    if (cap < 0 || next <= cap) s.set_counter(location, x.counter, next, x.counter_scope);
   }
 }
 
@@ -994,6 +1247,7 @@ void Engine::Impl::destroy(EntityId e, int window) {
                "destroyed:" + name_of(u.owner) + ":" + std::string(sym_name(u.type)),
                name_of(u.owner) + "'s " + std::string(sym_name(u.type)) + " is destroyed");
   u.location = kReinforcements;
+  if (bus.is_source(u.record)) liveness_dirty = true;  // its hooks may be the last of a window
   if (window >= 0 && window_live(window)) {
     lua_newtable(L);
     lua_pushinteger(L, e);
@@ -1009,6 +1263,7 @@ void Engine::Impl::destroy(EntityId e, int window) {
 void register_dice_api(lua_State* L) {
   static const luaL_Reg api[] = {{"roll", guarded<l_roll>},
                                  {"roll_units", guarded<l_roll_units>},
+                                 {"roll_hits", guarded<l_roll_hits>},
                                  {"assign_hits", guarded<l_assign_hits>},
                                  {"exchange_fire", guarded<l_exchange_fire>},
                                  {"destroy", guarded<l_destroy>},

@@ -1,5 +1,8 @@
 // Lua calls C++: windows and hooks, decisions, trace events and run results.
 #include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
 #include <iostream>
 
 #include "base/error.hpp"
@@ -223,7 +226,10 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     // the use is counted and the card discarded before the effect, so that a window the
     // effect reopens cannot fire the same card again
     if (h.limit != kNoSym) state->add_counter(user, h.use_key, 1, h.limit);
-    if (h.discard && f.source != kNoEntity) state->at(f.source).location = kReinforcements;
+    if (h.discard && f.source != kNoEntity) {
+      state->at(f.source).location = kReinforcements;
+      liveness_dirty = true;  // (the card's hooks may be the last of their windows)
+    }
     if (trace) ++trace->depth;
     if (h.apply >= 0) {
       push_call(h.apply);
@@ -396,21 +402,48 @@ int l_metric(lua_State* L) {
   if (I.memo_writes) I.memo_writes->push_back({s, v, -1, {}});
   return 0;
 }
+void add_metric(RunResult& r, Sym s, double v) {
+  for (auto& [k, val] : r.metrics)
+    if (k == s) {
+      val += v;
+      return;
+    }
+  r.metrics.emplace_back(s, v);
+}
+// ctx:add_metric(name, delta): adds to a metric (0 when the run has not written it). The exact
+// mode sums what is added as an expectation, so a count that grows a round at a time need not be
+// kept in the state (see scripts/README.md, "The exact mode").
+int l_add_metric(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  if (!I.result) return luaL_error(L, "add_metric needs a run");
+  add_run_metric(I, lua_sym(L, 2), luaL_checknumber(L, 3));
+  return 0;
+}
 
 // ---------------------------------------------------------------- ctx:steps and its memo
 
 constexpr lua_Integer kMaxSteps = 256;
 
-// Runs step i (list at stack index 2) on the current state.
-void call_step(lua_State* L, Engine::Impl& I, int i) {
+// Runs step i (list at stack index 2) on the current state. Returns the step to run next: i
+// again when the step returned "again" (a round that goes on), else i + 1.
+int call_step(lua_State* L, Engine::Impl& I, int i) {
   lua_rawgeti(L, 2, i + 1);
   I.push_ctx();
-  lua_call(L, 1, 0);
+  lua_call(L, 1, 1);
+  const bool again = lua_type(L, -1) == LUA_TSTRING && std::strcmp(lua_tostring(L, -1), "again") == 0;
+  if (!again && !lua_isnil(L, -1)) {
+    luaL_error(L, "ctx:steps: step %d returned %s; a step returns nothing, or \"again\" to run again",
+               i + 1, luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  return again ? i : i + 1;
 }
 
 void apply(Engine::Impl& I, const std::vector<MemoWrite>& writes) {
   for (const MemoWrite& w : writes) {
-    if (w.name != kNoSym) {
+    if (w.name != kNoSym && w.add) {
+      add_metric(*I.result, w.name, w.value);
+    } else if (w.name != kNoSym) {
       set_metric(*I.result, w.name, w.value);
     } else {
       I.result->outcome = w.outcome;
@@ -445,14 +478,98 @@ StepMemo& memo_of(lua_State* L, Engine::Impl& I, int n) {
   return I.steps_memos.back()->memo;
 }
 
+// The exact mode (Engine::run_exact): the leaves of step `step` from `state`, each run once with
+// its draws from `path`; what it writes is captured (I.exact->writes). `fn` is the stack index of
+// the step list (ctx:steps), or 0 for the procedure run as one step (its function at index 1).
+ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, ExactPath& path,
+                         State& state) {
+  Engine::Impl::Exact& X = *I.exact;
+  State* const saved = I.state;
+  RunResult* const saved_result = I.result;
+  RunResult scratch;
+  struct Restore {
+    Engine::Impl& I;
+    State* s;
+    RunResult* r;
+    ~Restore() { I.state = s, I.result = r, I.memo_writes = nullptr, I.dice.stop_exact(); }
+  } restore{I, saved, saved_result};
+  I.state = &state;
+  I.result = &scratch;
+  I.liveness_dirty = true;
+  I.begin_run();  // each run of a step is a run: fresh pools and limits
+  X.writes.clear();
+  I.memo_writes = &X.writes;
+  I.dice.start_exact(&path);
+  ExactLeaf leaf;
+  if (list > 0) {
+    leaf.next_step = call_step(L, I, step);
+  } else {
+    lua_pushvalue(L, 1);
+    I.push_ctx();
+    lua_call(L, 1, 0);
+    leaf.next_step = 1;
+  }
+  for (const MemoWrite& w : X.writes) {
+    if (w.name == kNoSym) {
+      leaf.outcome = w.outcome, leaf.outcome_name = w.outcome_name;
+      continue;
+    }
+    auto& list_of = w.add ? leaf.adds : leaf.sets;
+    auto& other = w.add ? leaf.sets : leaf.adds;
+    for (const auto& o : other)
+      if (o.first == w.name)
+        throw ScriptError("metric '" + std::string(sym_name(w.name)) +
+                          "' is both set (ctx:metric) and added to (ctx:add_metric) in one step; "
+                          "the exact mode needs one or the other");
+    bool found = false;
+    for (auto& [m, v] : list_of)
+      if (m == w.name) v = w.add ? v + w.value : w.value, found = true;
+    if (!found) list_of.emplace_back(w.name, w.value);
+  }
+  std::sort(leaf.adds.begin(), leaf.adds.end());
+  return leaf;
+}
+
+// Thrown by the root's step runner once ctx:steps has explored the run (see l_steps).
+struct ExactDone {};
+
+// The exact mode over `n` steps (list at stack index `list`, 0: the procedure as one step),
+// from the current state and what the run has written so far: the chain and its solution.
+void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
+  Engine::Impl::Exact& X = *I.exact;
+  ExactWrites root;
+  for (const auto& [m, v] : I.result->metrics) root.set(m, v);
+  root.outcome = I.result->outcome, root.outcome_name = I.result->outcome_name;
+  ExactChain chain;
+  chain.node(0, *I.state, root);
+  ExploreOptions eo;
+  eo.max_states = X.options.max_states;
+  eo.max_branches = X.options.max_branches;
+  eo.max_leaves = X.options.max_step_runs;
+  eo.prune = X.options.prune;
+  ExploreStats stats;
+  explore(chain, n, eo,
+          [&](int step, ExactPath& path, State& state) {
+            ExactLeaf leaf = run_exact_step(L, I, list, step, path, state);
+            if (list == 0 && X.done) throw ExactDone{};
+            return leaf;
+          },
+          stats);
+  X.solution = chain.solve(n);
+  X.chain = std::move(chain);
+  X.steps = n;
+  X.stats.leaves += stats.leaves, X.stats.pruned += stats.pruned;
+}
+
 // ctx:steps(list): runs the functions of `list` in order, each as step(ctx). Each step must be a
 // function of the state and the dice alone (what one step tells the next goes through the
 // state): the runtime may then replay a step it already ran from the same state instead of
-// running it again (script/memo.hpp), with the same results.
+// running it again (script/memo.hpp), with the same results. A step that returns "again" runs
+// again (the rounds of a combat): the state it left is where the next run of it starts.
 int l_steps(lua_State* L) {
   Engine::Impl& I = impl(L);
   if (!I.state || !I.result) return luaL_error(L, "ctx:steps needs a run");
-  if (I.depth != 0 || I.memo_writes)
+  if (I.depth != 0 || (I.memo_writes && !(I.exact && I.exact->root)))
     return luaL_error(L, "ctx:steps is for a procedure, not for a hook or inside another step");
   luaL_checktype(L, 2, LUA_TTABLE);
   const lua_Integer len = luaL_len(L, 2);
@@ -465,8 +582,35 @@ int l_steps(lua_State* L) {
     lua_pop(L, 1);
   }
   lua_settop(L, 2);
+  if (I.exact) {
+    // the procedure was being explored as one step: ctx:steps takes over, from where the run is
+    Engine::Impl::Exact& X = *I.exact;
+    if (!X.root || X.done) return luaL_error(L, "ctx:steps: one list of steps per run");
+    X.root = false;
+    // what the procedure wrote before ctx:steps is part of the start
+    for (const MemoWrite& w : X.writes) {
+      if (w.name == kNoSym)
+        I.result->outcome = w.outcome, I.result->outcome_name = w.outcome_name;
+      else if (w.add)
+        add_metric(*I.result, w.name, w.value);
+      else
+        set_metric(*I.result, w.name, w.value);
+    }
+    I.dice.stop_exact();
+    I.memo_writes = nullptr;
+    try {
+      explore_exact(L, I, 2, n);
+    } catch (const ExactLimit& e) {
+      X.limit = e.what();  // Engine::run_exact throws it again as what it is
+      throw;
+    }
+    X.done = true;
+    X.closed.close();  // what the procedure does after ctx:steps does not count: no dice
+    I.dice.start_exact(&X.closed);
+    return 0;
+  }
   if (!I.memo_run) {
-    for (int i = 0; i < n; ++i) call_step(L, I, i);
+    for (int i = 0; i < n;) i = call_step(L, I, i);
     return 0;
   }
   StepMemo& memo = memo_of(L, I, n);
@@ -478,11 +622,13 @@ int l_steps(lua_State* L) {
   std::vector<MemoWrite> writes;
   MemoNode* at = memo.node(0, state);
   bool current = true;  // `state` holds at->state (else the walk is ahead of it)
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n;) {
     if (!at) {  // the memo is full: run the rest
-      call_step(L, I, i);
+      i = call_step(L, I, i);
       continue;
     }
+    i = at->step;
+    if (i >= n) break;
     std::vector<DiceStream::Draw>& raw = I.memo_raw;
     std::vector<DiceStream::KeyDraw>& key = I.memo_key;
     raw.clear(), key.clear(), I.memo_laws.clear();
@@ -518,24 +664,25 @@ int l_steps(lua_State* L) {
         }
         // the memo was full when this leaf was made: run the step again, its draws replayed,
         // and go on without the memo
-        if (!current) state = at->state;
+        if (!current) state = at->state, I.liveness_dirty = true;
         I.dice.start_tape(&raw, raw.size(), &key);
-        call_step(L, I, i);
+        i = call_step(L, I, i);
         I.dice.stop_tape();
         at = nullptr;
         continue;
       }
     }
     // run the step: from at's state, its drawn prefix first
-    if (!current) state = at->state;
+    if (!current) state = at->state, I.liveness_dirty = true;
     MemoNode& from = *at;
+    int next = i + 1;
     if (from.execute_only) {
-      call_step(L, I, i);
+      next = call_step(L, I, i);
     } else {
       writes.clear();
       I.memo_writes = &writes;
       I.dice.start_tape(&raw, raw.size(), &key);
-      call_step(L, I, i);
+      next = call_step(L, I, i);
       I.dice.stop_tape();
       I.memo_writes = nullptr;
       if (I.dice.diverged())
@@ -544,24 +691,45 @@ int l_steps(lua_State* L) {
                           "depends on something outside the state (a value kept between calls?)",
                           i + 1);
     }
-    at = memo.node(i + 1, state);
+    at = memo.node(next, state);
     current = true;
     if (!from.execute_only) {
       if (I.dice.tainted()) {
         memo.forget(from);
       } else if (!memo.add(from, key, I.memo_laws, writes, at)) {
+
         return luaL_error(L,
                           "ctx:steps: step %d did not do what it did before from the same state "
                           "and draws: it depends on something outside the state",
                           i + 1);
       }
     }
+    i = next;
   }
-  if (at && !current) state = at->state;
+  if (at && !current) state = at->state, I.liveness_dirty = true;
   return 0;
 }
 
 }  // namespace
+
+void add_run_metric(Engine::Impl& I, Sym metric, double delta) {
+  add_metric(*I.result, metric, delta);
+  if (I.memo_writes) I.memo_writes->push_back({metric, delta, -1, {}, true});
+}
+
+// The exact mode's root (Engine::run_exact calls it through the call gate with the procedure's
+// function): the procedure is explored as one step, unless it calls ctx:steps, which then
+// explores its steps (l_steps) and ends this exploration.
+int exact_root(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  try {
+    explore_exact(L, I, 0, 1);
+  } catch (const ExactDone&) {
+  } catch (const ExactLimit& e) {
+    I.exact->limit = e.what();
+  }
+  return 0;
+}
 
 void register_flow_api(lua_State* L) {
   static const luaL_Reg api[] = {{"open", guarded<l_open>},
@@ -573,6 +741,7 @@ void register_flow_api(lua_State* L) {
                                  {"tracing", l_tracing},
                                  {"result", guarded<l_result>},
                                  {"metric", guarded<l_metric>},
+                                 {"add_metric", guarded<l_add_metric>},
                                  {"steps", guarded<l_steps>},
                                  {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);

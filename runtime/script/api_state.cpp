@@ -239,7 +239,10 @@ int l_move(lua_State* L) {
     to = kReinforcements;
   else
     to = opt_entity(L, 3);
-  if (s.at(e).location == kReinforcements && to != kReinforcements) impl(L).liveness_dirty = true;
+  // liveness is a function of the state: what joins the board, or a hook's source leaving it
+  if ((s.at(e).location == kReinforcements) != (to == kReinforcements) &&
+      (to != kReinforcements || impl(L).bus.is_source(s.at(e).record)))
+    impl(L).liveness_dirty = true;
   s.at(e).location = to;
   return 0;
 }

@@ -894,4 +894,69 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   if (before) check_kept_state(I, *before, std::string(procedure));
 }
 
+ExactResult Engine::run_exact(std::string_view procedure, const State& start,
+                              const ExactRunOptions& o) {
+  Impl& I = *impl_;
+  const Impl::Procedure* proc = nullptr;
+  for (const auto& p : I.procedures)
+    if (p.name == procedure) proc = &p;
+  if (!proc) throw UsageError("ruleset '" + I.rules.id + "' has no procedure '" + std::string(procedure) + "'");
+  if (I.options.interactive)
+    throw UsageError("the exact mode enumerates every run: interactive decisions are refused");
+  State state = start;
+  RunResult result;
+  RunOptions options;
+  I.state = &state;
+  I.trace = nullptr;
+  I.result = &result;
+  I.run_options = &options;
+  I.procedure = proc;
+  I.begin_run();
+  I.depth = 0;
+  I.liveness_dirty = true;
+  I.dice.seed(1, 0);
+  I.live_error = 0;
+  I.memo_run = false;
+  I.exact = std::make_unique<Impl::Exact>();
+  I.exact->options = o;
+  TimeLimit limit(I);
+  struct Reset {
+    Impl& I;
+    ~Reset() {
+      I.state = nullptr, I.result = nullptr, I.run_options = nullptr, I.trace = nullptr;
+      I.memo_writes = nullptr;
+      I.dice.stop_exact();
+      I.exact.reset();
+    }
+  } reset{I};
+  lua_State* L = I.L;
+  lua_pushcfunction(L, guarded<exact_root>);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, proc->ref);
+  try {
+    I.call(1, 0, Impl::kTimeLimited,
+           [&] { return "procedure '" + std::string(procedure) + "' (exact mode)"; });
+  } catch (const Error&) {
+    if (!I.exact->limit.empty()) throw ExactLimit(I.exact->limit);
+    throw;
+  }
+  if (lua_gettop(L) != 0) lua_settop(L, 0);
+  Impl::Exact& X = *I.exact;
+  if (!X.limit.empty()) throw ExactLimit(X.limit);
+  ExactResult r;
+  const ExactChain& chain = X.chain;
+  for (std::uint32_t i = 0; i < chain.size(); ++i) {
+    const ExactNode& n = chain.at(i);
+    const double p = X.solution.reach[i];
+    if (n.step != X.steps || !(p > 0)) continue;
+    r.finals.push_back({p, n.state, n.writes.outcome, n.writes.outcome_name, n.writes.sets});
+  }
+  r.added = X.solution.added;
+  r.unresolved = X.solution.unresolved;
+  r.states = chain.size();
+  r.leaves = X.stats.leaves;
+  r.cycles = X.solution.sets;
+  r.largest_cycle = X.solution.largest_set;
+  return r;
+}
+
 }  // namespace rb

@@ -57,6 +57,29 @@ struct RunResult {
   double metric(std::string_view name, double fallback = 0) const;
 };
 
+// The exact mode (Engine::run_exact): every way a run can go, with its probability.
+struct ExactRunOptions {
+  std::size_t max_states = 1'000'000;     // nodes of the chain (exact/markov.hpp)
+  std::uint64_t max_branches = 200'000;   // leaves of one step from one node
+  std::uint64_t max_step_runs = 20'000'000;
+  double prune = 1e-16;                   // nodes less likely than this are not expanded
+};
+struct ExactResult {
+  struct Final {
+    double p = 0;
+    State state;  // as the run leaves it
+    int outcome = -1;
+    std::string outcome_name;
+    std::vector<std::pair<Sym, double>> metrics;  // the last value of each metric set
+  };
+  std::vector<Final> finals;
+  std::vector<std::pair<Sym, double>> added;  // metrics added to (ctx:add_metric): expected sums
+  double unresolved = 0;  // probability of the ways not followed to their end (pruned)
+  std::size_t states = 0;  // nodes of the chain
+  std::uint64_t leaves = 0;  // step runs
+  std::size_t cycles = 0, largest_cycle = 0;  // strongly connected sets solved as systems
+};
+
 class Engine {
  public:
   explicit Engine(std::shared_ptr<const Content> content, EngineOptions options = {});
@@ -77,6 +100,12 @@ class Engine {
   // Runs a procedure on `state`, changing it. Throws ScriptError (with pack, file:line, hook
   // and window) when a script fails.
   void run(std::string_view procedure, State& state, const RunOptions& options, RunResult& result);
+
+  // Runs a procedure on `start` in the exact mode: every draw is enumerated instead of sampled,
+  // and the run is a Markov chain over (step, state) (exact/markov.hpp): each step of
+  // ctx:steps is a node's move; a procedure without ctx:steps is one step. Throws UsageError for
+  // what cannot be enumerated (interactive answers), ExactLimit past the limits, ScriptError.
+  ExactResult run_exact(std::string_view procedure, const State& start, const ExactRunOptions& o);
 
   // What setup called each metric of the report (ctx:label), in the order it said so: the
   // report prints "planet_1_controlled (Abyz)".

@@ -26,6 +26,8 @@
 #include <lua.hpp>
 
 #include "base/error.hpp"
+#include "exact/explore.hpp"
+#include "exact/markov.hpp"
 #include "script/engine.hpp"
 #include "script/memo.hpp"
 
@@ -141,6 +143,29 @@ struct Engine::Impl {
   std::vector<DiceStream::KeyDraw> memo_key;      // the executed step's path in the trie
   std::vector<Law> memo_laws;                     // ... and the laws of its group draws
   void forget_memos();
+  // The exact mode's exploration under way (run_exact), null otherwise.
+  struct Exact {
+    ExactRunOptions options;
+    ExactChain chain;  // the chain of ctx:steps, or of the procedure as one step
+    int steps = 1;
+    bool root = true;   // the procedure runs as one step (until it calls ctx:steps)
+    bool done = false;  // ctx:steps explored the run: what follows does not count
+    std::vector<MemoWrite> writes;  // what the step being run writes
+    ExactPath closed;               // the dice after ctx:steps explored the run (draws refused)
+    std::string limit;              // a limit stopped the exploration (ExactLimit's message)
+    ExploreStats stats;
+    ExactChain::Solution solution;
+    // ctx:exchange_fire's chains (exact/fire_chain.hpp), by the state and spec they start from
+    struct Fire {
+      State start;
+      std::uint64_t key;
+      std::vector<double> p;
+      std::vector<State> ends;
+      std::vector<double> rounds;
+    };
+    std::unordered_multimap<std::uint64_t, std::unique_ptr<Fire>> fires;
+  };
+  std::unique_ptr<Exact> exact;
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added
   std::size_t pools_used = 0;
   // A pool's handle (light userdata) is its serial number, never reused by this engine:
@@ -211,6 +236,7 @@ struct Engine::Impl {
     const CasualtySpec* hits = nullptr;
     std::vector<int> windows;  // if any of these can run a hook, the round is the procedure's
     Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
+    Sym metric = kNoSym;  // each new round begun adds 1 to this metric of the run
     bool once = false;  // one exchange (a first-round step such as Anti-Fighter Barrage)
   };
   std::deque<ExchangeSpec> exchange_specs;
@@ -267,6 +293,7 @@ struct Engine::Impl {
   };
   std::vector<UnitRoll> scratch_rollers;
   std::vector<int> scratch_modifiers;
+  std::vector<double> scratch_distribution;  // the exact mode: a roll's number of hits
 
   // --- the call gate: the function and its arguments are on the stack. Throws ScriptError
   // (or ContentError) whose message starts with what(): built only when the call fails.
@@ -316,6 +343,10 @@ void register_state_api(lua_State* L);
 void register_dice_api(lua_State* L);
 void register_flow_api(lua_State* L);
 void register_board_api(lua_State* L);
+int exact_root(lua_State* L);  // api_flow.cpp: Engine::run_exact's root exploration
+// api_flow.cpp: adds to a metric of the run under way, as ctx:add_metric does (the step memo and
+// the exact mode see it).
+void add_run_metric(Engine::Impl& I, Sym metric, double delta);
 
 // --- sandbox.cpp
 void make_sandboxes(Engine::Impl& I);    // one environment per pack, then the ruleset's

@@ -46,6 +46,7 @@ struct MemoWrite {
   double value = 0;
   int outcome = -1;
   std::string outcome_name;
+  bool add = false;  // ctx:add_metric: added to the metric, not set
 };
 
 struct MemoLeaf {

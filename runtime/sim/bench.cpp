@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "exact/explore.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb {
@@ -29,6 +30,8 @@ std::vector<BenchCase> bench_cases(const fs::path& root) {
       c.description = sc.table["description"].value<std::string>().value_or(c.file);
       c.target = sc.bench_target;
       c.anchors = sc.anchors;
+      c.exact_target = sc.exact_target;
+      c.exact_anchors = sc.exact_anchors;
       out.push_back(std::move(c));
     }
   }
@@ -191,6 +194,92 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
     row("target",
         [](const BenchCase& c) { return c.target > 0 ? rate_text(c.target) : std::string("-"); });
   }
+  return out.str();
+}
+
+std::vector<ExactBenchResult> run_exact_bench(const SessionOptions& options, double seconds) {
+  SessionOptions so = options;
+  so.all_packs = true;
+  const std::vector<BenchCase> cases = bench_cases(so.root);
+  if (cases.empty()) throw UsageError("no bench cases: no content/*/scenarios/bench_*.toml");
+  {
+    const Session all = open_session(read_scenario(so.root / cases.front().file), so);
+    for (const Record& rec : all.content->records)
+      if ((rec.removed || rec.changed_by != rec.pack) &&
+          std::find(so.without_packs.begin(), so.without_packs.end(), rec.changed_by) ==
+              so.without_packs.end())
+        so.without_packs.push_back(rec.changed_by);
+  }
+  std::vector<ExactBenchResult> out;
+  for (const BenchCase& c : cases) {
+    const Session session = open_session(read_scenario(so.root / c.file), so);
+    const Simulation sim(session);
+    ExactBenchResult r;
+    r.bench = c;
+    ExactRunOptions eo;
+    try {
+      // one exploration to learn its time, then the median of enough for this case's share
+      const double once = sim.exact(eo).at("seconds").get<double>();
+      const double share = seconds / static_cast<double>(cases.size());
+      r.repeats = static_cast<int>(std::clamp(share / std::max(once, 1e-6), 3.0, 1000.0));
+      r.report = sim.exact(eo, {}, r.repeats);
+    } catch (const ExactLimit& e) {
+      r.stopped = e.what();
+    } catch (const Error& e) {
+      r.stopped = e.what();
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+nlohmann::json exact_bench_json(const std::vector<ExactBenchResult>& results) {
+  using nlohmann::json;
+  json cases = json::array();
+  for (const ExactBenchResult& r : results) {
+    json c = json::object();
+    c["name"] = r.bench.name;
+    c["scenario"] = r.bench.file;
+    c["description"] = r.bench.description;
+    if (!r.stopped.empty()) {
+      c["stopped"] = r.stopped;
+    } else {
+      c["ms"] = 1000 * r.report["seconds"].get<double>();
+      c["repeats"] = r.repeats;
+      c["states"] = r.report["states"];
+      c["report"] = r.report;
+    }
+    if (r.bench.exact_target > 0) c["target_ms"] = r.bench.exact_target;
+    c["anchors_ms"] = json::object();
+    for (const auto& [name, ms] : r.bench.exact_anchors) c["anchors_ms"][name] = ms;
+    cases.push_back(c);
+  }
+  return json{{"method", "exact"}, {"cases", cases}};
+}
+
+std::string format_exact_bench(const std::vector<ExactBenchResult>& results) {
+  std::ostringstream out;
+  out << "rulebench bench --exact: the exact mode on each case, one thread, every pack loaded\n";
+  out << fmt::format("  {:>5} {:>8} {:>12} {:>10} {:>8}   {}\n", "", "states", "ms (median)",
+                     "target", "reached", "anchors");
+  for (const ExactBenchResult& r : results) {
+    if (!r.stopped.empty()) {
+      out << fmt::format("  {:>5} stopped: {}\n", "(" + r.bench.name + ")", r.stopped);
+      continue;
+    }
+    const double ms = 1000 * r.report["seconds"].get<double>();
+    std::string anchors;
+    for (const auto& [name, a] : r.bench.exact_anchors)
+      anchors += fmt::format("{}{}: {:.3f} ms", anchors.empty() ? "" : "; ", name, a);
+    out << fmt::format("  {:>5} {:>8} {:>12.3f} {:>10} {:>8}   {}\n", "(" + r.bench.name + ")",
+                       r.report["states"].get<std::size_t>(), ms,
+                       r.bench.exact_target > 0 ? fmt::format("{:.2f} ms", r.bench.exact_target) : "-",
+                       r.bench.exact_target > 0 ? fmt::format("{:.0f}%", 100 * r.bench.exact_target / ms) : "-",
+                       anchors);
+  }
+  out << "\n";
+  for (const ExactBenchResult& r : results)
+    out << fmt::format("  ({}) {}\n", r.bench.name, r.bench.description);
   return out.str();
 }
 

@@ -23,6 +23,8 @@ struct BenchCase {
   std::string description;                              // "3 destroyers vs 2 cruisers"
   double target = 0;                                    // combats/s to reach, one thread (0: none)
   std::vector<std::pair<std::string, double>> anchors;  // other tools' combats/s, by name
+  double exact_target = 0;  // ms (bench --exact; 0: none)
+  std::vector<std::pair<std::string, double>> exact_anchors;  // other tools' exact times, ms
 };
 // Every content/*/scenarios/bench_*.toml under root, sorted by name.
 std::vector<BenchCase> bench_cases(const fs::path& root);
@@ -48,6 +50,17 @@ struct BenchResult {
 };
 
 std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench);
+
+// bench --exact: the exact mode on every case, each timed as the median of several explorations.
+struct ExactBenchResult {
+  BenchCase bench;
+  nlohmann::json report;  // Simulation::exact's object ("seconds": the median)
+  std::string stopped;    // the limit that stopped it ("" when it finished)
+  int repeats = 0;
+};
+std::vector<ExactBenchResult> run_exact_bench(const SessionOptions& options, double seconds);
+nlohmann::json exact_bench_json(const std::vector<ExactBenchResult>& results);
+std::string format_exact_bench(const std::vector<ExactBenchResult>& results);
 nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOptions& bench);
 std::string format_bench(const std::vector<BenchResult>& results, const BenchOptions& bench);
 

@@ -659,4 +659,51 @@ std::string format_comparison(const nlohmann::json& j, const ReportDef& def) {
   return out.str();
 }
 
+nlohmann::json exact_comparison(const Session& a, const Session& b, const Changes& changes,
+                                const ExactRunOptions& o) {
+  using nlohmann::json;
+  const Simulation sa(a), sb(b);
+  json j = json::object();
+  j["method"] = "exact";
+  j["changes"] = {{"with", changes.with}, {"without", changes.without}};
+  j["a"] = sa.exact(o);
+  j["b"] = sb.exact(o);
+  json diff = json::object();
+  const ReportDef& def = sa.report_def();
+  auto add = [&](const std::string& key) {
+    const double va = j["a"][key].get<double>(), vb = j["b"][key].get<double>();
+    diff[key] = {{"a", va}, {"b", vb}, {"difference", vb - va}};
+  };
+  for (const auto& k : def.outcomes) add(k);
+  for (const auto& [k, m] : def.probabilities) add(k);
+  for (const auto& [k, m] : def.means) add(k);
+  j["difference"] = diff;
+  return j;
+}
+
+std::string format_exact_comparison(const nlohmann::json& j, const ReportDef& def) {
+  std::ostringstream out;
+  std::vector<std::string> with = j["changes"]["with"], without = j["changes"]["without"];
+  const Changes ch{with, without};
+  out << fmt::format("exact (A: {} states, B: {} states)\n", j["a"]["states"].get<std::size_t>(),
+                     j["b"]["states"].get<std::size_t>());
+  out << "  A  as written\n";
+  out << "  B  " << ch.describe() << "\n\n";
+  out << fmt::format("  {:<14} {:>14}  {:>14}  {:>16}\n", "", "A", "B", "B - A");
+  auto row = [&](const std::string& key, bool probability) {
+    const auto& d = j["difference"][key];
+    const double va = d["a"].get<double>(), vb = d["b"].get<double>(),
+                 dv = d["difference"].get<double>();
+    if (probability)
+      out << fmt::format("  {:<14} {:>13.6f}%  {:>13.6f}%  {:>+12.6f} pts\n", key, 100 * va,
+                         100 * vb, 100 * dv);
+    else
+      out << fmt::format("  {:<14} {:>14.6f}  {:>14.6f}  {:>+16.6f}\n", key, va, vb, dv);
+  };
+  for (const auto& o : def.outcomes) row(o, true);
+  for (const auto& [key, metric] : def.probabilities) row(key, true);
+  for (const auto& [key, metric] : def.means) row(key, false);
+  return out.str();
+}
+
 }  // namespace rb

@@ -90,6 +90,14 @@ class Comparison {
   std::vector<std::string> pair_metrics_;  // metrics named by the report, sorted
 };
 
+// The exact mode's comparison: both arms computed exactly (Simulation::exact), and for every
+// outcome, probability and mean of the report the exact difference B - A (no interval).
+// {"method": "exact", "changes", "a": report, "b": report, "difference": {key: {"a", "b",
+// "difference"}}}
+nlohmann::json exact_comparison(const Session& a, const Session& b, const Changes& changes,
+                                const ExactRunOptions& o);
+std::string format_exact_comparison(const nlohmann::json& report, const ReportDef& def);
+
 // The plain sentence for a difference: "+6.20 points for the attacker, significant".
 std::string describe_difference(const Difference& d, const ReportDef& def);
 

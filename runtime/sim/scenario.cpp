@@ -27,14 +27,22 @@ Scenario scenario_from_table(const toml::table& t, const std::string& file, cons
   for (auto& p : s.packs)
     if (looks_like_path(p)) p = pack_path(dir / p);
   if (const toml::table* b = f.table(t, "bench")) {
-    f.expect_keys(*b, {"target", "anchors"}, "[bench]");
+    f.expect_keys(*b, {"target", "anchors", "exact_target", "exact_anchors"}, "[bench]");
     s.bench_target = f.number(*b, "target").value_or(0);
+    s.exact_target = f.number(*b, "exact_target").value_or(0);
     if (const toml::array* anchors = f.array(*b, "anchors"))
       for (const toml::node& a : *anchors) {
         const toml::table* at = a.as_table();
         if (!at) f.fail(*b, "[bench] anchors are tables { name = \"...\", rate = N }");
         f.expect_keys(*at, {"name", "rate"}, "[bench] anchor");
         s.anchors.emplace_back(*f.string(*at, "name", true), f.number(*at, "rate").value_or(0));
+      }
+    if (const toml::array* anchors = f.array(*b, "exact_anchors"))
+      for (const toml::node& a : *anchors) {
+        const toml::table* at = a.as_table();
+        if (!at) f.fail(*b, "[bench] exact_anchors are tables { name = \"...\", ms = N }");
+        f.expect_keys(*at, {"name", "ms"}, "[bench] exact anchor");
+        s.exact_anchors.emplace_back(*f.string(*at, "name", true), f.number(*at, "ms").value_or(0));
       }
     s.table.erase("bench");
   }

@@ -27,6 +27,8 @@ struct Scenario {
   // with when it is a bench case (scenarios/bench_<name>.toml of a pack)
   double bench_target = 0;                              // combats/s to reach, one thread
   std::vector<std::pair<std::string, double>> anchors;  // other tools' combats/s, by name
+  double exact_target = 0;  // milliseconds the exact mode may take (bench --exact)
+  std::vector<std::pair<std::string, double>> exact_anchors;  // other tools' exact times, ms
 };
 
 // The form a pack folder named in a scenario or on the command line is kept in: absolute, so

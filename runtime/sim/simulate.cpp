@@ -14,6 +14,14 @@
 
 namespace rb {
 
+namespace {
+struct Counted {
+  std::string side, type;
+  std::vector<EntityId> units;
+};
+std::vector<Counted> counted_units(const ReportDef& report, const State& s);
+}  // namespace
+
 void Tally::merge(const Tally& o) {
   runs += o.runs;
   labels.insert(o.labels.begin(), o.labels.end());
@@ -39,6 +47,32 @@ Interval wilson(std::uint64_t k, std::uint64_t n) {
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
+namespace {
+// Which units are counted as survivors: the report's kind, owned by each side, starting at the
+// location role.
+std::vector<Counted> counted_units(const ReportDef& report, const State& s) {
+  std::vector<Counted> counted;
+  if (report.survivors.empty()) return counted;
+  const Sym kind = sym(report.survivor_kind);
+  const EntityId where =
+      report.survivor_location.empty() ? kNoEntity : s.role(sym(report.survivor_location));
+  for (const std::string& side : report.sides) {
+    const EntityId player = s.role(sym(side));
+    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+      const Entity& u = s.at(e);
+      if (u.kind != kind || u.owner != player || player == kNoEntity) continue;
+      if (where != kNoEntity && u.location != where) continue;
+      const std::string type(sym_name(u.type));
+      auto it = std::find_if(counted.begin(), counted.end(),
+                             [&](const Counted& c) { return c.side == side && c.type == type; });
+      if (it == counted.end()) counted.push_back({side, type, {}}), it = counted.end() - 1;
+      it->units.push_back(e);
+    }
+  }
+  return counted;
+}
+}  // namespace
+
 Simulation::Simulation(const Session& session) : session_(session) {
   const auto& reports = session.content->ruleset.reports;
   if (auto it = reports.find(session.procedure); it != reports.end()) report_ = it->second;
@@ -50,32 +84,7 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
   RunResult result;
   RunOptions options;
   options.seed = seed;
-  // which units are counted as survivors: the report's kind, owned by each side, starting at the
-  // location role
-  struct Counted {
-    std::string side, type;
-    std::vector<EntityId> units;
-  };
-  std::vector<Counted> counted;
-  if (!report_.survivors.empty()) {
-    const State& s = table.start;
-    const Sym kind = sym(report_.survivor_kind);
-    const EntityId where =
-        report_.survivor_location.empty() ? kNoEntity : s.role(sym(report_.survivor_location));
-    for (const std::string& side : report_.sides) {
-      const EntityId player = s.role(sym(side));
-      for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
-        const Entity& u = s.at(e);
-        if (u.kind != kind || u.owner != player || player == kNoEntity) continue;
-        if (where != kNoEntity && u.location != where) continue;
-        const std::string type(sym_name(u.type));
-        auto it = std::find_if(counted.begin(), counted.end(),
-                               [&](const Counted& c) { return c.side == side && c.type == type; });
-        if (it == counted.end()) counted.push_back({side, type, {}}), it = counted.end() - 1;
-        it->units.push_back(e);
-      }
-    }
-  }
+  const std::vector<Counted> counted = counted_units(report_, table.start);
   std::vector<std::vector<std::uint64_t>*> survivor_slots;
   for (const auto& c : counted) {
     auto& v = out.survivors[c.side][c.type];
@@ -236,6 +245,89 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
   return j;
 }
 
+nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& engine,
+                                 int repeats) const {
+  using nlohmann::json;
+  Table table(session_, engine);
+  std::vector<double> times;
+  ExactResult r;
+  for (int i = 0; i < std::max(1, repeats); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    r = table.engine.run_exact(session_.procedure, table.start, o);
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  const double seconds = times[times.size() / 2];
+  json j = json::object();
+  j["method"] = "exact";
+  j["states"] = r.states;
+  j["step_runs"] = r.leaves;
+  j["unresolved"] = r.unresolved;
+  j["seconds"] = seconds;
+  std::vector<double> outcomes(report_.outcomes.size(), 0.0);
+  std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability
+  const std::vector<Counted> counted = counted_units(report_, table.start);
+  std::vector<std::vector<double>> alive(counted.size());
+  for (std::size_t c = 0; c < counted.size(); ++c) alive[c].assign(counted[c].units.size() + 1, 0.0);
+  for (const ExactResult::Final& f : r.finals) {
+    if (f.outcome >= 0 && static_cast<std::size_t>(f.outcome) < outcomes.size())
+      outcomes[static_cast<std::size_t>(f.outcome)] += f.p;
+    for (const auto& [m, v] : f.metrics) hist[std::string(sym_name(m))][std::llround(v)] += f.p;
+    for (std::size_t c = 0; c < counted.size(); ++c) {
+      std::size_t n = 0;
+      for (EntityId e : counted[c].units) n += f.state.at(e).location != kReinforcements ? 1 : 0;
+      alive[c][n] += f.p;
+    }
+  }
+  std::map<std::string, double> added;
+  for (const auto& [m, v] : r.added) added[std::string(sym_name(m))] += v;
+  for (std::size_t i = 0; i < report_.outcomes.size(); ++i) j[report_.outcomes[i]] = outcomes[i];
+  static const std::map<long long, double> empty;
+  auto histogram = [&](const std::string& m) -> const std::map<long long, double>& {
+    auto it = hist.find(m);
+    return it == hist.end() ? empty : it->second;
+  };
+  for (const auto& [key, metric] : report_.distributions) {
+    if (added.count(metric))
+      throw UsageError("the exact mode gives the mean of '" + metric +
+                       "' (it is added to round by round), not its distribution");
+    const auto& h = histogram(metric);
+    const long long top = h.empty() ? 0 : std::max(0LL, h.rbegin()->first);
+    json arr = json::array();
+    for (long long v = 0; v <= top; ++v) {
+      auto it = h.find(v);
+      arr.push_back(it == h.end() ? 0.0 : it->second);
+    }
+    j[key] = arr;
+  }
+  for (const auto& [key, metric] : report_.probabilities) {
+    double p = 0;
+    for (const auto& [v, w] : histogram(metric)) p += v != 0 ? w : 0;
+    j[key] = p;
+  }
+  for (const auto& [key, metric] : report_.means) {
+    double m = 0;
+    for (const auto& [v, w] : histogram(metric)) m += static_cast<double>(v) * w;
+    if (auto it = added.find(metric); it != added.end()) m += it->second;
+    j[key] = m;
+  }
+  j["ci95"] = json::object();
+  const auto labels = table.engine.labels();
+  if (!labels.empty()) {
+    json l = json::object();
+    for (const auto& [metric, text] : labels) l[metric] = text;
+    j["labels"] = l;
+  }
+  if (!report_.survivors.empty()) {
+    json sv = json::object();
+    for (const auto& side : report_.sides) sv[side] = json::object();
+    for (std::size_t c = 0; c < counted.size(); ++c) sv[counted[c].side][counted[c].type] = alive[c];
+    j[report_.survivors] = sv;
+  }
+  return j;
+}
+
 double Simulation::widest(const Tally& t) const {
   const nlohmann::json j = report(t, 0);
   double w = 0;
@@ -246,8 +338,17 @@ double Simulation::widest(const Tally& t) const {
 
 std::string format_report(const nlohmann::json& j, const ReportDef& def) {
   std::ostringstream out;
-  out << fmt::format("{} runs, seed {}\n", j["runs"].get<std::uint64_t>(),
-                     j["seed"].get<std::uint64_t>());
+  const bool exact = j.contains("method") && j["method"] == "exact";
+  if (exact)
+    out << fmt::format("exact: {} states, {} step runs, {:.3f} ms{}\n", j["states"].get<std::size_t>(),
+                       j["step_runs"].get<std::uint64_t>(), 1000 * j["seconds"].get<double>(),
+                       j["unresolved"].get<double>() > 0
+                           ? fmt::format(" ({:.3g} of the probability not followed to its end)",
+                                         j["unresolved"].get<double>())
+                           : "");
+  else
+    out << fmt::format("{} runs, seed {}\n", j["runs"].get<std::uint64_t>(),
+                       j["seed"].get<std::uint64_t>());
   auto pct = [](double p) { return fmt::format("{:6.2f}%", 100 * p); };
   auto bar = [](double p, int width) {
     const int n = static_cast<int>(std::lround(p * width));
@@ -257,6 +358,10 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
   };
   for (const auto& o : def.outcomes) {
     const double p = j[o].get<double>();
+    if (exact) {
+      out << fmt::format("  {:<14} {:.6f}%  {}\n", o, 100 * p, bar(p, 30));
+      continue;
+    }
     const auto& ci = j["ci95"][o];
     out << fmt::format("  {:<14} {}  [{} .. {}]  {}\n", o, pct(p), pct(ci[0].get<double>()),
                        pct(ci[1].get<double>()), bar(p, 30));
@@ -267,6 +372,10 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
     return key;
   };
   for (const auto& [key, metric] : def.probabilities) {
+    if (exact) {
+      out << fmt::format("  {:<14} {:.6f}%\n", label(key, metric), 100 * j[key].get<double>());
+      continue;
+    }
     const auto& ci = j["ci95"][key];
     out << fmt::format("  {:<14} {}  [{} .. {}]\n", label(key, metric), pct(j[key].get<double>()),
                        pct(ci[0].get<double>()), pct(ci[1].get<double>()));

@@ -54,6 +54,13 @@ class Simulation {
   Tally run(const SimOptions& options) const;
   // The report of a tally: the JSON object of the ruleset's report definition.
   nlohmann::json report(const Tally& t, std::uint64_t seed) const;
+  // The exact mode (Engine::run_exact): the same report, its numbers exact, "method": "exact"
+  // and no intervals; with "states" (nodes of the chain), "step_runs" and "unresolved" (the
+  // probability of the ways not followed to their end, 0 unless some were pruned). Throws
+  // ExactLimit past the options' limits.
+  // `repeats` > 1: the exploration is run that many times and "seconds" is the median (bench).
+  nlohmann::json exact(const ExactRunOptions& o, const EngineOptions& engine = {},
+                       int repeats = 1) const;
   // The largest 95% half-width among the reported probabilities and means.
   double widest(const Tally& t) const;
   const Session& session() const { return session_; }

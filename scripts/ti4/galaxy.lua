@@ -10,8 +10,16 @@
 --
 -- Map strings: tile numbers separated by spaces (or commas). The centre is tile 18 (Mecatol
 -- Rex) unless the string starts with {N}; 0 is an empty home-system slot (a system with no
--- tile, named home_1, home_2, ... in map order, tile = 0); -1 is no tile (no hex). Hyperlane
--- tokens (a side letter and a rotation, 83A2) are not supported yet and are rejected.
+-- tile, named home_1, home_2, ... in map order, tile = 0); -1 is no tile (no hex).
+--
+-- Hyperlanes (Prophecy of Kings, tiles 83-91; LRR 44): a token is the tile number, its side and
+-- an optional rotation, `83A2` (case does not matter): side A turned 2 steps of 60 degrees
+-- clockwise. A hyperlane tile is not a system (44.2): no entity is created, its hex joins the
+-- board empty, and nothing can be placed there or activated. "Systems that are connected by lines
+-- drawn across one or more hyperlane tiles are adjacent for all purposes" (44.1): each lane is
+-- followed from a system's edge across as many hyperlane tiles as it runs, and the systems at its
+-- two ends are linked ("hyperlane"). The side's `hyperlanes` attribute lists its lanes as edge
+-- pairs at rotation 0, edges 0-5 clockwise from north (ti4-pok/tiles.toml).
 --
 -- Wormholes: systems whose tiles have the same wormhole type are linked ("wormhole"), for every
 -- type alike: alpha with alpha, beta with beta, and gamma with gamma, delta with delta the same
@@ -23,13 +31,19 @@ local M = {}
 M.BOARD = { orientation = "flat", spiral_start = "n", winding = "clockwise" }
 M.CENTRE_TILE = 18
 
--- tile number -> { system = record short name, planets = { short names } }. When two packs
--- define the same tile number, the pack loaded later wins, with its own planets.
+-- tile number -> { system = record short name, planets = { short names } }, and for hyperlane
+-- tiles { hyperlane = true, sides = { a = "0-3 1-4", b = ... } }. When two packs define the same
+-- tile number, the pack loaded later wins, with its own planets.
 function M.tiles(ctx)
   local tiles = {}
   for _, name in ipairs(ctx:records("system")) do
     local rec = ctx:record(name, "system")
-    if rec.tile then
+    if rec.tile and rec.hyperlanes then
+      local side = name:match("(%a)$")
+      local t = tiles[rec.tile]
+      if not (t and t.hyperlane) then t = { hyperlane = true, sides = {} }; tiles[rec.tile] = t end
+      if side then t.sides[side:lower()] = rec.hyperlanes end
+    elseif rec.tile then
       tiles[rec.tile] = { system = name, pack = rec.id:match("^([^:]+):"), planets = {} }
     end
   end
@@ -53,14 +67,22 @@ function M.parse(ctx, text, path)
   local first = true
   for token in text:gmatch("[^%s,]+") do
     local braced = token:match("^{(%-?%d+)}$")
+    local lane_tile, lane_side, lane_turn = token:match("^(%d+)([AaBb])(%d?)$")
     if braced then
       if not first then ctx:reject(path, "map: {" .. braced .. "} (the centre tile) may only come first") end
       centre = math.tointeger(tonumber(braced))
+    elseif lane_tile then
+      local turn = lane_turn == "" and 0 or math.tointeger(tonumber(lane_turn))
+      if turn > 5 then
+        ctx:reject(path, "map: '" .. token .. "' at position " .. (position + 1) .. ": a hyperlane's rotation is 0 to 5 (steps of 60 degrees clockwise)")
+      end
+      position = position + 1
+      entries[#entries + 1] = { index = position, tile = math.tointeger(tonumber(lane_tile)), side = lane_side:lower(), rotation = turn }
     else
       local n = token:match("^%-?%d+$") and math.tointeger(tonumber(token))
       if not n or n < -1 then
-        local hint = token:match("^%d+%a") and " (hyperlane tiles with a side and a rotation are not supported yet)" or ""
-        ctx:reject(path, "map: '" .. token .. "' at position " .. (position + 1) .. " is not a tile number, 0 (home slot) or -1 (no tile)" .. hint)
+        ctx:reject(path, "map: '" .. token .. "' at position " .. (position + 1)
+          .. " is not a tile number, 0 (home slot), -1 (no tile) or a hyperlane with its side and rotation (83A2)")
       end
       position = position + 1
       entries[#entries + 1] = { index = position, tile = n }
@@ -77,27 +99,62 @@ local function is_map_string(text)
   return text:match("^[%s,]*[{%-%d]") ~= nil
 end
 
--- Creates a tile's system (with its planets) or a home slot at a hex.
-local function place_tile(ctx, tiles, tile, hex, galaxy, path)
+local EDGE = { [0] = "n", "ne", "se", "s", "sw", "nw" }  -- hyperlane edges, clockwise from north
+
+local function hex_key(hex) return hex[1] .. "," .. hex[2] end
+
+local function tiles_known(tiles)
+  local numbers = {}
+  for n in pairs(tiles) do numbers[#numbers + 1] = n end
+  table.sort(numbers)
+  return #numbers > 0 and (numbers[1] .. " .. " .. numbers[#numbers] .. ", " .. #numbers .. " tiles") or "no tiles loaded"
+end
+
+-- A hyperlane side at a hex, turned `rotation` steps clockwise: its hex joins the board empty, and
+-- galaxy.lanes[hex] maps each edge to the edges its lanes lead to.
+local function place_hyperlane(ctx, t, entry, hex, galaxy, path)
+  local lanes = t.sides[entry.side]
+  if not lanes then
+    ctx:reject(path, "hyperlane tile " .. entry.tile .. " has no side " .. entry.side:upper())
+  end
+  if ctx:at_hex(hex) or galaxy.lanes[hex_key(hex)] then
+    ctx:reject(path, "two tiles at hex [" .. hex[1] .. ", " .. hex[2] .. "]")
+  end
+  local from = {}
+  for a, b in lanes:gmatch("(%d)%-(%d)") do
+    a, b = (tonumber(a) + entry.rotation) % 6, (tonumber(b) + entry.rotation) % 6
+    from[a] = from[a] or {}; from[a][#from[a] + 1] = b
+    from[b] = from[b] or {}; from[b][#from[b] + 1] = a
+  end
+  ctx:add_hex(hex)
+  galaxy.lanes[hex_key(hex)] = from
+end
+
+-- Creates a tile's system (with its planets) or a home slot at a hex; a hyperlane tile is only
+-- lanes. `entry` is { tile = N, side = "a"/"b" or nil, rotation = 0..5 }.
+local function place_tile(ctx, tiles, entry, hex, galaxy, path)
+  local tile = entry.tile
+  local t = tile ~= 0 and tiles[tile] or nil
+  if tile ~= 0 and not t then
+    ctx:reject(path, "tile " .. tile .. " is not defined by any loaded pack (" .. tiles_known(tiles) .. ")")
+  end
+  if t and (t.hyperlane == true) ~= (entry.side ~= nil) then
+    ctx:reject(path, t.hyperlane
+      and ("tile " .. tile .. " is a hyperlane: give its side and rotation, " .. tile .. "A0 to " .. tile .. "B5")
+      or ("tile " .. tile .. " is a system, not a hyperlane: it has no side " .. entry.side:upper()))
+  end
+  if t and t.hyperlane then return place_hyperlane(ctx, t, entry, hex, galaxy, path) end
   local sys
   if tile == 0 then
     galaxy.homes = galaxy.homes + 1
     sys = ctx:create { kind = "system", name = "home_" .. galaxy.homes }
     ctx:set(sys, "tile", 0)
   else
-    local t = tiles[tile]
-    if not t then
-      local numbers = {}
-      for n in pairs(tiles) do numbers[#numbers + 1] = n end
-      table.sort(numbers)
-      local shown = #numbers > 0 and (numbers[1] .. " .. " .. numbers[#numbers] .. ", " .. #numbers .. " tiles") or "no tiles loaded"
-      ctx:reject(path, "tile " .. tile .. " is not defined by any loaded pack (" .. shown .. ")")
-    end
     sys = ctx:create { kind = "system", type = t.system }
     for _, planet in ipairs(t.planets) do ctx:create { kind = "planet", type = planet, location = sys } end
   end
-  if ctx:at_hex(hex) then
-    ctx:reject(path, "two systems at hex [" .. hex[1] .. ", " .. hex[2] .. "]")
+  if ctx:at_hex(hex) or galaxy.lanes[hex_key(hex)] then
+    ctx:reject(path, "two tiles at hex [" .. hex[1] .. ", " .. hex[2] .. "]")
   end
   ctx:place(sys, hex)
   galaxy.systems[#galaxy.systems + 1] = sys
@@ -105,6 +162,40 @@ local function place_tile(ctx, tiles, tile, hex, galaxy, path)
     galaxy.by_tile[tile] = galaxy.by_tile[tile] == nil and sys or false  -- false: twice on the map
   end
   return sys
+end
+
+-- LRR 44.1: follows every lane that leaves a system's edge into a hyperlane tile, across as many
+-- hyperlane tiles as it runs, and links the system to the system at its other end.
+local function link_hyperlanes(ctx, galaxy)
+  if next(galaxy.lanes) == nil then return end
+  local linked = {}
+  for _, sys in ipairs(galaxy.systems) do
+    local start = ctx:hex(sys)
+    for edge = 0, 5 do
+      local seen, queue = {}, { { ctx:hex_neighbour(start, EDGE[edge]), (edge + 3) % 6 } }
+      while #queue > 0 do
+        local hex, entry = table.unpack(table.remove(queue))
+        local key = hex_key(hex)
+        local lanes = galaxy.lanes[key]
+        if lanes and lanes[entry] and not seen[key .. ":" .. entry] then
+          seen[key .. ":" .. entry] = true
+          for _, out in ipairs(lanes[entry]) do
+            local next_hex = ctx:hex_neighbour(hex, EDGE[out])
+            local other = ctx:at_hex(next_hex)
+            if galaxy.lanes[hex_key(next_hex)] then
+              queue[#queue + 1] = { next_hex, (out + 3) % 6 }
+            elseif other and other ~= sys then
+              local a, b = math.min(sys, other), math.max(sys, other)
+              if not linked[a .. ":" .. b] then
+                linked[a .. ":" .. b] = true
+                ctx:link(a, b, "hyperlane")
+              end
+            end
+          end
+        end
+      end
+    end
+  end
 end
 
 -- Builds the galaxy of a scenario that has `map` or `systems`. Returns
@@ -117,7 +208,7 @@ function M.build(ctx, scenario)
   end
   ctx:set_board(M.BOARD)
   local tiles = M.tiles(ctx)
-  local galaxy = { systems = {}, by_tile = {}, homes = 0 }
+  local galaxy = { systems = {}, by_tile = {}, homes = 0, lanes = {} }
   if scenario.map ~= nil then
     if type(scenario.map) ~= "string" then ctx:reject("map", "map is a map string (\"22 44 19 ...\") or the name of a map") end
     local text = scenario.map
@@ -129,7 +220,7 @@ function M.build(ctx, scenario)
     end
     for _, e in ipairs(M.parse(ctx, text, "map")) do
       if e.tile >= 0 then
-        place_tile(ctx, tiles, e.tile, ctx:hex_spiral(e.index), galaxy, "map")
+        place_tile(ctx, tiles, e, ctx:hex_spiral(e.index), galaxy, "map")
       end
     end
   else
@@ -138,14 +229,23 @@ function M.build(ctx, scenario)
       local path = "systems." .. i
       if type(s) ~= "table" then ctx:reject(path, path .. " must be a table { tile = N, hex = [q, r] }") end
       for k in pairs(s) do
-        if k ~= "tile" and k ~= "hex" then ctx:reject(path .. "." .. k, "unknown key '" .. k .. "' in " .. path .. "; expected one of: hex, tile") end
+        if k ~= "tile" and k ~= "hex" and k ~= "side" and k ~= "rotation" then
+          ctx:reject(path .. "." .. k, "unknown key '" .. k .. "' in " .. path .. "; expected one of: hex, rotation, side, tile")
+        end
       end
       if math.type(s.tile) ~= "integer" or s.tile < 0 then ctx:reject(path .. ".tile", "tile is a tile number (0: a home slot)") end
+      if s.side ~= nil and (type(s.side) ~= "string" or not s.side:match("^[AaBb]$")) then
+        ctx:reject(path .. ".side", "side is a hyperlane tile's side, \"A\" or \"B\"")
+      end
+      if s.rotation ~= nil and (math.type(s.rotation) ~= "integer" or s.rotation < 0 or s.rotation > 5 or s.side == nil) then
+        ctx:reject(path .. ".rotation", "rotation is a hyperlane's turn, 0 to 5 steps of 60 degrees clockwise (with a side)")
+      end
       local h = s.hex
       if type(h) ~= "table" or #h ~= 2 or math.type(h[1]) ~= "integer" or math.type(h[2]) ~= "integer" then
         ctx:reject(path .. ".hex", "hex is [q, r], two whole numbers (axial coordinates)")
       end
-      place_tile(ctx, tiles, s.tile, { h[1], h[2] }, galaxy, path)
+      place_tile(ctx, tiles, { tile = s.tile, side = s.side and s.side:lower(), rotation = s.rotation or 0 },
+        { h[1], h[2] }, galaxy, path)
     end
   end
   -- identical wormholes are adjacent (for every wormhole type)
@@ -159,6 +259,7 @@ function M.build(ctx, scenario)
       same[#same + 1] = sys
     end
   end
+  link_hyperlanes(ctx, galaxy)
   return galaxy
 end
 

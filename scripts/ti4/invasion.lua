@@ -8,6 +8,7 @@
 -- of one kind never touches another, and every sub-step opens its own windows.
 
 local M = {}
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local BOMBARDMENT = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "bombardment" }
 local BOMBARDMENT_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
@@ -25,8 +26,13 @@ local GROUND_ORDER = { "infantry", "mech" }
 
 -- Rounds of ground combat with no hook that can run are plain exchanges of fire, run in C++
 -- exactly as the round below would; a round is handed back as soon as one of these can run.
+-- The counter "round" counts to 2 (round 1 or a later one: nothing asks more), so a round that
+-- changes nothing leads back to the same state; the metric "ground_rounds" is added to as each
+-- round begins.
+local ROUND_CAP = 2
 local FIRE = {
   roll = GROUND, hits = GROUND_HITS, counter = "round", counter_scope = "combat", round_scope = "round",
+  metric = "ground_rounds",
   windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.after_ground_roll_dice",
     "invasion.assign_ground_hits", "invasion.end_of_ground_round" },
 }
@@ -173,7 +179,7 @@ function M.commit(ctx, st)
       landed = landed + n
       if n > 0 then
         event(ctx, "commit:" .. ctx:name(p) .. ":" .. t .. ":" .. n .. ":" .. ctx:name(planet),
-          ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. ctx:name(planet))
+          ctx:name(p) .. " commits " .. n .. " " .. t .. " to " .. lib.place(ctx, planet))
       end
     end
     if landed > 0 and ctx:owner(planet) ~= p then
@@ -222,18 +228,28 @@ local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_fo
 
 local START_WINDOWS = { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" }
 
--- Make Combat Rolls: the active player first; then the window after the step, where an ability
--- may have no hits assigned and the step resolved again (args.roll_again; at most MAX_ROLL_AGAIN
--- repeats in one round).
+-- Make Combat Rolls: the active player first (only their hits when no script sees the dice);
+-- then the window after the step, where an ability may have no hits assigned and the step
+-- resolved again (args.roll_again; at most MAX_ROLL_AGAIN repeats in one round).
 local MAX_ROLL_AGAIN = 20
 local function roll_dice(ctx, st, planet, a, d)
+  for _, w in ipairs { "invasion.after_ground_roll", "invasion.after_ground_roll_dice" } do
+    if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
+  end
   for _ = 0, MAX_ROLL_AGAIN do
-    local pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
-    if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
-    local pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
-    if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    local hits_a, hits_d
+    if st.hooked["invasion.after_ground_roll"] or ctx:tracing() then
+      local pool_a, pool_d
+      pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
+      pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    else
+      hits_a, hits_d = ctx:roll_hits(a, planet, GROUND), ctx:roll_hits(d, planet, GROUND)
+    end
+    if not st.hooked["invasion.after_ground_roll_dice"] then return hits_a, hits_d end
     local args = { player = a, opponent = d, planet = planet, hits = { [a] = hits_d, [d] = hits_a }, roll_again = false }
-    open(ctx, st, "invasion.after_ground_roll_dice", args)
+    ctx:open("invasion.after_ground_roll_dice", args)
     if args.roll_again ~= true then return hits_a, hits_d end
     event(ctx, "roll_again", "no hits are assigned: the Make Combat Rolls step is resolved again")
   end
@@ -245,11 +261,12 @@ end
 local function ground_combat(ctx, st, planet, a, d)
   local pa, pd = ctx:policy(a), ctx:policy(d)
   local args = { player = a, opponent = d, planet = planet }
-  local round = 1
+  local round, begun = 1, 1  -- the counter (capped), and the rounds begun in Lua (all of them in a trace)
   ctx:set_counter(planet, "round", round, "combat")
+  ctx:add_metric("ground_rounds", 1)
   local tracing = ctx:tracing()  -- (the events' texts are built only for a trace)
   if tracing then
-    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. ctx:name(planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
+    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. lib.place(ctx, planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
   end
   local ongoing = true
   -- round 1: the start of the combat and of its first round are one window
@@ -262,12 +279,12 @@ local function ground_combat(ctx, st, planet, a, d)
     end
   end
   while ongoing do
-    ongoing = ctx:exchange_fire(planet, a, d, FIRE, GROUND_ORDER, pa.sustain, GROUND_ORDER, pd.sustain)
+    ongoing = ctx:exchange_fire(planet, a, d, FIRE, GROUND_ORDER, pa.sustain, GROUND_ORDER, pd.sustain, ROUND_CAP)
     round = ctx:counter(planet, "round")
     if not ongoing then break end
     if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
       and not (has_forces(ctx, a, planet) and has_forces(ctx, d, planet)) then break end
-    -- Make Combat Rolls: the active player first
+    -- Make Combat Rolls: the active player first (only their hits when no script sees the dice)
     local hits_a, hits_d = roll_dice(ctx, st, planet, a, d)
     -- Assign Hits
     local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a } }
@@ -280,8 +297,9 @@ local function ground_combat(ctx, st, planet, a, d)
     if ongoing then
       open(ctx, st, "invasion.end_of_ground_round", args)
       ctx:end_scope("round")
-      round = round + 1
+      round, begun = math.min(round + 1, ROUND_CAP), begun + 1
       ctx:set_counter(planet, "round", round, "combat")
+      ctx:add_metric("ground_rounds", 1)
     end
   end
   if st.hooked["invasion.end_of_ground_round"] == nil then st.hooked["invasion.end_of_ground_round"] = ctx:hooked("invasion.end_of_ground_round") end
@@ -290,17 +308,16 @@ local function ground_combat(ctx, st, planet, a, d)
     ctx:open("invasion.end_of_ground_round", "invasion.end_of_ground_combat", args)
   end
   ctx:end_scope("round")
-  if tracing then
-    event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. round,
-      "ground combat on " .. ctx:name(planet) .. " over after " .. round .. " round(s): "
+  if tracing then  -- (a traced run fights every round in Lua: `begun` counts them all)
+    event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. begun,
+      "ground combat on " .. lib.place(ctx, planet) .. " over after " .. begun .. " round(s): "
       .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
   end
   ctx:end_scope("combat")
-  return round
 end
 
 function M.ground_combats(ctx, st)
-  local p, rounds = st.player, 0
+  local p = st.player
   local left = {}
   for _, planet in ipairs(invaded(ctx, st)) do
     if has_forces(ctx, p, planet) and #others_on(ctx, st, p, planet) > 0 then left[#left + 1] = planet end
@@ -317,10 +334,9 @@ function M.ground_combats(ctx, st)
     local planet = table.remove(left, k)
     -- with several other players there, one ground combat against each in turn order
     for _, d in ipairs(others_on(ctx, st, p, planet)) do
-      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then rounds = rounds + ground_combat(ctx, st, planet, p, d) end
+      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then ground_combat(ctx, st, planet, p, d) end
     end
   end
-  ctx:metric("ground_rounds", rounds)
 end
 
 -- ------------------------------------------------------------------ 5. Establish control
@@ -333,20 +349,20 @@ function M.establish_control(ctx, st)
       ctx:set_owner(planet, p)
       ctx:set_flag(planet, "exhausted", "game")  -- the planet card is gained exhausted
       event(ctx, "planet_gained:" .. ctx:name(p) .. ":" .. ctx:name(planet),
-        ctx:name(p) .. " gains control of " .. ctx:name(planet) .. " (its card exhausted)")
+        ctx:name(p) .. " gains control of " .. lib.place(ctx, planet) .. " (its card exhausted)")
       -- other players' structures there are destroyed
       for _, q in ipairs(st.players) do
         if q ~= p then
           for _, u in ipairs(ctx:units(q, planet, "structure")) do
             event(ctx, "structure_destroyed:" .. ctx:name(q) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
-              ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. ctx:name(planet) .. " is destroyed")
+              ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. lib.place(ctx, planet) .. " is destroyed")
             ctx:destroy(u, "invasion.unit_destroyed")
           end
         end
       end
       open(ctx, st, "invasion.planet_gained", { player = p, planet = planet, from = from })
     elseif not has_forces(ctx, p, planet) then
-      event(ctx, "planet_kept:" .. ctx:name(planet), "no ground force of " .. ctx:name(p) .. " is left on " .. ctx:name(planet) .. ": control does not change")
+      event(ctx, "planet_kept:" .. ctx:name(planet), "no ground force of " .. ctx:name(p) .. " is left on " .. lib.place(ctx, planet) .. ": control does not change")
     end
   end
 end

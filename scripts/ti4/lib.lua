@@ -3,6 +3,25 @@
 
 local lib = {}
 
+-- How the narration names a system or planet: a tile's name and number ("Wellon (19)"), a planet
+-- record's name ("Abyz"), else the entity's name. For trace texts only: event keys, decision
+-- options and scripted answers keep the ids (tile_19, abyz).
+function lib.place(ctx, e)
+  local id = ctx:record_id(e)
+  local rec = id and ctx:record(id)
+  if rec and rec.name then
+    return (rec.tile and rec.tile > 0 and ctx:kind(e) == "system") and (rec.name .. " (" .. rec.tile .. ")") or rec.name
+  end
+  return ctx:name(e)
+end
+
+-- A path of systems as the narration writes it: "Mecatol Rex (18) > Wellon (19)".
+function lib.path_text(ctx, systems)
+  local names = {}
+  for i, s in ipairs(systems) do names[i] = lib.place(ctx, s) end
+  return table.concat(names, " > ")
+end
+
 -- The other side of the combat.
 function lib.opponent(ctx, player)
   local a, d = ctx:role("attacker"), ctx:role("defender")
@@ -139,7 +158,7 @@ function lib.check_capacity(ctx, player, sys)
   lib.remove_excess(ctx, player, sys, capacity, fighter_room, "tactical_action.remove_excess", function(u, t)
     if ctx:tracing() then
       ctx:event("over_capacity:" .. ctx:name(player) .. ":" .. t .. ":" .. ctx:name(sys),
-        ctx:name(player) .. "'s " .. t .. " in " .. ctx:name(sys) .. " is destroyed: over capacity")
+        ctx:name(player) .. "'s " .. t .. " in " .. lib.place(ctx, sys) .. " is destroyed: over capacity")
     end
     ctx:destroy(u, "tactical_action.unit_destroyed")
   end)

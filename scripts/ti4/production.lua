@@ -212,7 +212,7 @@ function M.run(ctx, st)
 
   for _, u in ipairs(reclaim) do
     event(ctx, "reclaimed:" .. ctx:name(p) .. ":" .. ctx:type(u) .. ":" .. ctx:name(ctx:location(u)),
-      ctx:name(p) .. " takes a " .. ctx:type(u) .. " back from " .. ctx:name(ctx:location(u)) .. " to reinforcements")
+      ctx:name(p) .. " takes a " .. ctx:type(u) .. " back from " .. lib.place(ctx, ctx:location(u)) .. " to reinforcements")
     ctx:move(u, "reinforcements")
   end
   -- the units: ships in the space area, ground forces on the producing dock's planet
@@ -231,7 +231,7 @@ function M.run(ctx, st)
     end
     local u = ctx:create { kind = "unit", type = t.name, owner = p, location = at }
     if upgrade[t.name] then ctx:upgrade(u, upgrade[t.name]) end
-    event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces a " .. t.name .. " in " .. ctx:name(at))
+    event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces a " .. t.name .. " in " .. lib.place(ctx, at))
     open(ctx, st, "production.unit_produced", { player = p, unit = u })
   end
   ctx:metric("resources_spent", cost)

@@ -22,7 +22,7 @@ local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged
 -- runtime runs them in C++ (ctx:exchange_fire), exactly as the round below would, and hands a
 -- round back as soon as one of these windows has a hook to run.
 local FIRE = {
-  roll = COMBAT, hits = HITS, counter = "round", counter_scope = "combat", round_scope = "round",
+  roll = COMBAT, hits = HITS, counter = "round", counter_scope = "combat", round_scope = "round", metric = "rounds",
   windows = { "space_combat.start_of_round", "space_combat.announce_retreats", "space_combat.before_roll",
     "space_combat.after_roll", "space_combat.after_roll_dice", "space_combat.assign_hits",
     "space_combat.before_retreat", "space_combat.end_of_round" },
@@ -117,7 +117,7 @@ local function place_command_token(ctx, player, sys)
   ctx:create { kind = "command_token", owner = player, location = sys }
   if ctx:tracing() then
     ctx:event("command_token:" .. ctx:name(player) .. ":" .. ctx:name(sys) .. ":" .. from,
-      ctx:name(player) .. " places a command token in " .. ctx:name(sys) .. " from " .. from:gsub("_tokens", ""))
+      ctx:name(player) .. " places a command token in " .. lib.place(ctx, sys) .. " from " .. from:gsub("_tokens", ""))
   end
 end
 
@@ -253,6 +253,8 @@ end
 -- Rolls one side's dice, then opens the after-roll window for that player (5.5: abilities that
 -- reroll or affect dice resolve right after the player's own roll). Returns the hits.
 local function roll(ctx, player, sys, spec, window, hooked)
+  -- no script sees the dice: only their hits (the step memo and the exact mode branch on them)
+  if not hooked then return ctx:roll_hits(player, sys, spec) end
   local pool, hits = ctx:roll_units(player, sys, spec)
   if hooked then
     -- extra_hits: hits the roll produces beyond its dice (an ability such as Jol-Nar's flagship)
@@ -267,7 +269,8 @@ end
 -- after the step: an ability there may have no hits assigned and the step resolved again
 -- (args.roll_again); a content loop is stopped after MAX_ROLL_AGAIN repeats in one round.
 local MAX_ROLL_AGAIN = 20
-local function roll_dice(ctx, a, d, sys, after_roll_hooked, after_step_hooked)
+local function roll_dice(ctx, a, d, sys, after_roll_hooked)
+  local after_step_hooked = ctx:hooked("space_combat.after_roll_dice")
   for _ = 0, MAX_ROLL_AGAIN do
     local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
     local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
@@ -295,29 +298,48 @@ local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked
   return destroyed
 end
 
--- The combat: rounds until one side has no ships, the result and the rounds. M.after (the
--- after-combat window, capacity) follows; M.run is both. The tactical action runs them as two
--- steps, so the capacity check after a combat is replayed from its state (ctx:steps).
-function M.fight(ctx)
-  local a, d, sys = ctx:role("attacker", "defender", "active_system")
-  local neighbours = ctx:adjacent(sys)
-  local after_roll_hooked, after_afb_hooked, assign_hooked, after_step_hooked = ctx:hooked("space_combat.after_roll",
-    "space_combat.after_anti_fighter_barrage_roll", "space_combat.assign_hits", "space_combat.after_roll_dice")
-  local pa, pd = ctx:policy(a), ctx:policy(d)
+-- The combat, as steps (ctx:steps): M.begin (start of combat, Anti-Fighter Barrage), M.rounds
+-- (one round, or in C++ as many as nothing can interrupt; it returns "again" while the combat
+-- goes on), M.finish (the end windows, the result, the rounds), M.after (the after-combat
+-- window, capacity). What one step tells the next is in the state: the counter "round" on the
+-- active system (0: no combat), its flags "combat_over" and "ended_after_round" (scope combat).
+-- The tactical action runs the same steps among its own.
 
+-- The counter "round" counts up to the highest round number a rule in play asks about: 2 (round
+-- 1 or a later one) or a retreat policy's N + 1 ("retreat after N rounds"). A round that changes
+-- nothing then leads back to the same state, where the step memo and the exact mode meet it
+-- again; the metric "rounds" (the number of the last round begun) is added to as each begins.
+local function round_cap(ctx, a, d)
+  local cap = 2
+  for _, p in ipairs { a, d } do
+    local r = ctx:policy(p).retreat
+    if math.type(r) == "integer" and r + 1 > cap then cap = r + 1 end
+  end
+  return cap
+end
+
+local function fighting(ctx, sys)
+  return ctx:counter(sys, "round") > 0 and not ctx:flag(sys, "combat_over")
+end
+
+local function over(ctx, sys)
+  ctx:set_flag(sys, "combat_over", "combat")
+end
+
+function M.begin(ctx)
+  local a, d, sys = ctx:role("attacker", "defender", "active_system")
+  local pa, pd = ctx:policy(a), ctx:policy(d)
   -- 1: a space combat is resolved only when two players have ships in the active system; else
   -- the step is skipped (no windows, no Anti-Fighter Barrage, no rounds)
   local a_ships, d_ships = ctx:count(a, sys, "ship"), ctx:count(d, sys, "ship")
   if a_ships == 0 or d_ships == 0 then
     if ctx:tracing() then ctx:event("no_combat", "only one player (or none) has ships in the active system: no space combat (1)") end
     ctx:result(a_ships > 0 and "attacker_win" or d_ships > 0 and "defender_win" or "draw")
-    ctx:metric("rounds", 0)
-    return false
+    ctx:add_metric("rounds", 0)
+    return
   end
-
-  local round = 1
-  local ended_after_round = false
-  ctx:set_counter(sys, "round", round, "combat")
+  ctx:set_counter(sys, "round", 1, "combat")
+  ctx:add_metric("rounds", 1)  -- the rounds begun (the number of the last one)
   -- 9: an ability at the start of combat may leave one side without ships (Skilled Retreat);
   -- both had ships before it (1), so only a hook that ran can have changed that
   local ongoing = true
@@ -330,6 +352,7 @@ function M.fight(ctx)
   if fired ~= nil then
     ongoing = fired
   elseif ongoing then
+    local after_afb_hooked, assign_hooked = ctx:hooked("space_combat.after_anti_fighter_barrage_roll", "space_combat.assign_hits")
     local ran = ctx:open("space_combat.before_combat")                     -- 2
     ran = ran + ctx:open("space_combat.anti_fighter_barrage")
     local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
@@ -339,56 +362,71 @@ function M.fight(ctx)
       ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
     end
   end
-  while ongoing do
-    -- no retreat is possible, or none will be announced: nothing to decide in a round
-    if #neighbours == 0 or not (may_announce(ctx, a, pa) or may_announce(ctx, d, pd)) then
-      ongoing = ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain)
-      round = ctx:counter(sys, "round")
-      if not ongoing then break end
-    end
-    if round > 1 then
-      -- 9: only an ability at the start of the round can have changed who has ships
-      if ctx:open("space_combat.start_of_round") > 0 and not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then break end
-    end
+  if not ongoing then over(ctx, sys) end
+end
 
-    -- Step 2, announce retreats: the defender first; the attacker cannot if the defender did (4.2)
-    ctx:open("space_combat.announce_retreats")
-    local announced_d, retreating_d = announce(ctx, d, sys, neighbours)
-    local retreating_a = false
-    if not announced_d then
-      local _
-      _, retreating_a = announce(ctx, a, sys, neighbours)
-    end
-
-    -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
-    ctx:open("space_combat.before_roll")
-    local hits_a, hits_d = roll_dice(ctx, a, d, sys, after_roll_hooked, after_step_hooked)
-
-    -- Step 4, assign hits: each player destroys one of their own ships per hit produced (6)
-    assign(ctx, a, d, pa, pd, sys, hits_d, hits_a, HITS, assign_hooked)
-
-    -- Step 5, retreat (7)
-    ctx:open("space_combat.before_retreat")
-    if retreating_d then retreat(ctx, d, sys, neighbours) end
-    if retreating_a then retreat(ctx, a, sys, neighbours) end
-
-    -- 8, 9: another round while both still have ships; the last round's end windows merge (9.1)
-    ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
-    if ongoing then
-      -- an ability after the round (Exotrireme II) may leave a side without ships: then this was
-      -- the last round and its end is the end of combat
-      if ctx:open("space_combat.end_of_round") > 0 then
-        ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
-        ended_after_round = not ongoing
-      end
-      if ongoing then
-        ctx:end_scope("round")
-        round = round + 1
-        ctx:set_counter(sys, "round", round, "combat")
-      end
+-- One round of the combat (steps 2 to 5), or as many as ctx:exchange_fire runs in C++; "again"
+-- while both sides still have ships.
+function M.rounds(ctx)
+  local a, d, sys = ctx:role("attacker", "defender", "active_system")
+  if not fighting(ctx, sys) then return end
+  local neighbours = ctx:adjacent(sys)
+  local pa, pd = ctx:policy(a), ctx:policy(d)
+  -- no retreat is possible, or none will be announced: nothing to decide in a round
+  if #neighbours == 0 or not (may_announce(ctx, a, pa) or may_announce(ctx, d, pd)) then
+    if not ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, round_cap(ctx, a, d)) then
+      return over(ctx, sys)
     end
   end
-  if ended_after_round then
+  local round = ctx:counter(sys, "round")
+  if round > 1 then
+    -- 9: only an ability at the start of the round can have changed who has ships
+    if ctx:open("space_combat.start_of_round") > 0 and not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then
+      return over(ctx, sys)
+    end
+  end
+  local after_roll_hooked, assign_hooked = ctx:hooked("space_combat.after_roll", "space_combat.assign_hits")
+
+  -- Step 2, announce retreats: the defender first; the attacker cannot if the defender did (4.2)
+  ctx:open("space_combat.announce_retreats")
+  local announced_d, retreating_d = announce(ctx, d, sys, neighbours)
+  local retreating_a = false
+  if not announced_d then
+    local _
+    _, retreating_a = announce(ctx, a, sys, neighbours)
+  end
+
+  -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
+  ctx:open("space_combat.before_roll")
+  local hits_a, hits_d = roll_dice(ctx, a, d, sys, after_roll_hooked)
+
+  -- Step 4, assign hits: each player destroys one of their own ships per hit produced (6)
+  assign(ctx, a, d, pa, pd, sys, hits_d, hits_a, HITS, assign_hooked)
+
+  -- Step 5, retreat (7)
+  ctx:open("space_combat.before_retreat")
+  if retreating_d then retreat(ctx, d, sys, neighbours) end
+  if retreating_a then retreat(ctx, a, sys, neighbours) end
+
+  -- 8, 9: another round while both still have ships; the last round's end windows merge (9.1)
+  if not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then return over(ctx, sys) end
+  -- an ability after the round (Exotrireme II) may leave a side without ships: then this was
+  -- the last round and its end is the end of combat
+  if ctx:open("space_combat.end_of_round") > 0 and not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then
+    ctx:set_flag(sys, "ended_after_round", "combat")
+    return over(ctx, sys)
+  end
+  ctx:end_scope("round")
+  ctx:set_counter(sys, "round", math.min(round + 1, round_cap(ctx, a, d)), "combat")
+  ctx:add_metric("rounds", 1)  -- a new round begins
+  return "again"
+end
+
+-- The end of the combat: its windows (9.1) and the winner (10).
+function M.finish(ctx)
+  local a, d, sys = ctx:role("attacker", "defender", "active_system")
+  if ctx:counter(sys, "round") == 0 then return end  -- no combat
+  if ctx:flag(sys, "ended_after_round") then
     ctx:open("space_combat.end_of_combat")
   else
     ctx:open("space_combat.end_of_round", "space_combat.end_of_combat")
@@ -404,11 +442,11 @@ function M.fight(ctx)
   else
     ctx:result("draw")
   end
-  ctx:metric("rounds", round)
 end
 
 function M.after(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
+  if ctx:counter(sys, "round") == 0 then return end  -- no combat
   ctx:open("space_combat.after_combat")
   -- 10.1 and notes: capacity is checked after the winner is known
   local carried_a, carried_d = ctx:count(a, sys, "fighter", "ground_force"), ctx:count(d, sys, "fighter", "ground_force")
@@ -417,8 +455,10 @@ function M.after(ctx)
   ctx:end_scope("combat")
 end
 
+M.steps = { M.begin, M.rounds, M.finish, M.after }
+
 function M.run(ctx)
-  if M.fight(ctx) ~= false then M.after(ctx) end
+  ctx:steps(M.steps)
 end
 
 return M

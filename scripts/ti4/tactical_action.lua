@@ -63,9 +63,9 @@ function M.activation(ctx, st)
   ctx:metric("tactic_tokens", ctx:get(p, "tactic_tokens"))
   if ctx:tracing() then
     ctx:event("command_token:" .. ctx:name(p) .. ":" .. ctx:name(sys) .. ":tactic",
-      ctx:name(p) .. " places a command token in " .. ctx:name(sys) .. " from tactic")
+      ctx:name(p) .. " places a command token in " .. lib.place(ctx, sys) .. " from tactic")
     ctx:event("activate:" .. ctx:name(p) .. ":" .. ctx:name(sys),
-      ctx:name(p) .. " activates " .. ctx:name(sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
+      ctx:name(p) .. " activates " .. lib.place(ctx, sys) .. " with a token from the tactic pool (" .. ctx:get(p, "tactic_tokens") .. " left)")
   end
   open(ctx, st, "tactical_action.activation", p, sys)
 end
@@ -288,7 +288,7 @@ function M.movement(ctx, st)
     if #options == 0 then
       if ctx:tracing() then
         ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
-          ctx:name(p) .. "'s " .. t .. " in " .. ctx:name(sys) .. " cannot reach " .. ctx:name(active))
+          ctx:name(p) .. "'s " .. t .. " in " .. lib.place(ctx, sys) .. " cannot reach " .. lib.place(ctx, active))
       end
       return nil
     end
@@ -304,7 +304,7 @@ function M.movement(ctx, st)
     left[#left + 1] = sys
     if ctx:tracing() then
       ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
-        ctx:name(p) .. "'s " .. t .. " moves " .. pth.label .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
+        ctx:name(p) .. "'s " .. t .. " moves " .. lib.path_text(ctx, pth.systems) .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
     end
     if st.ship_moves_hooked then
       ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })
@@ -448,17 +448,12 @@ end
 function M.space_combat(ctx, st)
   local a, d, sys = st.player, ctx:role("defender"), st.system
   if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 then
-    space_combat.fight(ctx)   -- attacker = the active player (setup), result and rounds
+    space_combat.begin(ctx)   -- attacker = the active player (setup); its rounds follow
   else
     if ctx:tracing() then ctx:event("no_combat", "no two players have ships in the active system: no space combat") end
     ctx:result("no_combat")
-    ctx:metric("rounds", 0)
+    ctx:add_metric("rounds", 0)
   end
-end
-
--- After a space combat (its round counter still set): the after-combat window and capacity.
-function M.after_space_combat(ctx, st)
-  if ctx:counter(st.system, "round") > 0 then space_combat.after(ctx) end
 end
 
 -- ------------------------------------------------------------------ 4. Invasion, 5. Production
@@ -479,8 +474,8 @@ end
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
 -- A hook may end the active player's turn (the action flag turn_ended on them, after activation
--- say): the steps up to Production are skipped (no combat: the outcome is no_combat); the end of
--- the turn and the report still run.
+-- say): the steps up to Production are skipped (no combat: the outcome is no_combat; the combat's
+-- own steps find no round begun); the end of the turn and the report still run.
 local function step(f, always)
   return function(ctx)
     local st = facts(ctx)
@@ -488,15 +483,17 @@ local function step(f, always)
       if f == M.space_combat then
         if ctx:tracing() then ctx:event("turn_ended:" .. ctx:name(st.player), ctx:name(st.player) .. "'s turn has ended") end
         ctx:result("no_combat")
-        ctx:metric("rounds", 0)
+        ctx:add_metric("rounds", 0)
       end
       return
     end
-    f(ctx, st)
+    return f(ctx, st)
   end
 end
 M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat),
-  step(M.after_space_combat) }
+  -- the combat's rounds, its end and what follows it (space_combat.lua's steps; they do nothing
+  -- when no combat began: the active system's round counter is 0)
+  space_combat.rounds, space_combat.finish, space_combat.after }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
 M.steps[#M.steps + 1] = step(M.finish, true)

@@ -10,8 +10,12 @@
 
 #include <toml++/toml.h>
 
+#include <nlohmann/json.hpp>
+
 #include "content/content.hpp"
 #include "script/engine.hpp"
+#include "sim/scenario.hpp"
+#include "sim/simulate.hpp"
 
 namespace rb::testing {
 
@@ -66,6 +70,15 @@ inline RunResult run_probe(MiniTable& table, RunOptions options = {}) {
   RunResult result;
   table.engine.run("probe", state, options, result);
   return result;
+}
+
+// The exact mode's report (Simulation::exact) of a repository scenario, every pack it names.
+inline nlohmann::json exact_report(const std::string& scenario) {
+  const std::filesystem::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  const Session session = open_session(read_scenario(root / scenario), so);
+  return Simulation(session).exact(ExactRunOptions{});
 }
 
 }  // namespace rb::testing

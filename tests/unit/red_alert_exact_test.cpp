@@ -13,6 +13,8 @@
 // deterministic.
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
+
 #include <array>
 #include <cmath>
 
@@ -98,4 +100,14 @@ TEST_CASE(
   }
   CHECK(report.at("combat").get<double>() == 1.0);
   CHECK(report.at("eliminated").get<double>() == 0.0);
+}
+
+TEST_CASE("exact mode: the cruiser at range 3 equals its enumeration to 1e-12",
+          "[red_alert][exact][exact_mode]") {
+  const nlohmann::json r =
+      rb::testing::exact_report("content/red-alert-core/scenarios/exact_cruiser_r3.toml");
+  CHECK(std::abs(r.at("expected_figures_lost").get<double>() - 2.0 / 3.0) < 1e-12);
+  CHECK(std::abs(r.at("retire").get<double>() - 1.0 / 9.0) < 1e-12);
+  CHECK(std::abs(r.at("expected_retire_hexes").get<double>() - 2.0 / 9.0) < 1e-12);
+  CHECK(std::abs(r.at("expected_stars").get<double>() - 1.0 / 3.0) < 1e-12);
 }

@@ -8,6 +8,8 @@
 // A fixed-seed simulation of 10^6 combats must land within four standard errors of each.
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
+
 #include <array>
 #include <cmath>
 #include <map>
@@ -131,4 +133,15 @@ TEST_CASE("ti4 factions: Sardakk N'orr's +1 against Jol-Nar's -1 matches the exa
     INFO(e.outcome << ": simulated " << got << ", exact " << e.p << ", tolerance " << tolerance);
     CHECK(std::abs(got - e.p) <= tolerance);
   }
+}
+
+TEST_CASE("exact mode: Sardakk N'orr against Jol-Nar equals the Markov chain to 1e-9",
+          "[ti4][exact][factions][exact_mode]") {
+  std::map<std::array<int, 4>, Outcome> memo;
+  const Outcome exact = solve({2, 2}, {2, 2}, +1, -1, memo);
+  const nlohmann::json r =
+      rb::testing::exact_report("content/ti4-base/scenarios/sardakk_vs_jol_nar.toml");
+  CHECK(std::abs(r.at("attacker_win").get<double>() - exact.attacker) < 1e-9);
+  CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
+  CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
 }

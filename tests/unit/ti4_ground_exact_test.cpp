@@ -8,6 +8,8 @@
 // A second case bombards first (invasion_bombardment.toml): exact 0.247013, tolerance about 0.0039.
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
+
 #include <array>
 #include <cmath>
 #include <vector>
@@ -116,4 +118,16 @@ TEST_CASE("ti4 invasion: bombardment then ground combat matches the exact Markov
   const double tolerance = 4.0 * std::sqrt(exact * (1.0 - exact) / kRuns);
   INFO("simulated " << got << ", exact " << exact << ", tolerance " << tolerance);
   CHECK(std::abs(got - exact) <= tolerance);
+}
+
+TEST_CASE("exact mode: the ground combat and the bombardment before it equal the chain to 1e-9",
+          "[ti4][exact][invasion][exact_mode]") {
+  GroundChain chain;
+  const double ground = chain.win(3, 2, 2);
+  const double bombarded = 0.6 * chain.win(3, 2, 1) + 0.4 * chain.win(3, 2, 2);
+  const auto control = [](const char* scenario) {
+    return rb::testing::exact_report(scenario).at("planet_1_controlled").get<double>();
+  };
+  CHECK(std::abs(control("content/ti4-base/scenarios/invasion_ground_combat.toml") - ground) < 1e-9);
+  CHECK(std::abs(control("content/ti4-base/scenarios/invasion_bombardment.toml") - bombarded) < 1e-9);
 }

@@ -7,6 +7,8 @@
 // four standard errors, 4 sqrt(0.51 x 0.49 / 2 x 10^5), about 0.0045.
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
+
 #include <cmath>
 
 #include "sim/scenario.hpp"
@@ -34,4 +36,11 @@ TEST_CASE("ti4 gravity rift: losses over a two-rift path match 1 - 0.7^2",
   const double tolerance = 4.0 * std::sqrt(exact * (1.0 - exact) / runs);
   INFO("simulated " << got << ", exact " << exact << ", tolerance " << tolerance);
   CHECK(std::abs(got - exact) <= tolerance);
+}
+
+TEST_CASE("exact mode: two gravity rifts lose the ship with probability 1 - 0.7^2 to 1e-9",
+          "[ti4][exact][tactical][exact_mode]") {
+  const nlohmann::json r =
+      rb::testing::exact_report("content/ti4-base/scenarios/gravity_rift_two.toml");
+  CHECK(std::abs(r.at("lost_to_rifts_mean").get<double>() - (1.0 - 0.7 * 0.7)) < 1e-9);
 }

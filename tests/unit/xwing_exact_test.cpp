@@ -11,6 +11,8 @@
 // the test is deterministic.
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
+
 #include <cmath>
 #include <set>
 #include <string>
@@ -69,4 +71,16 @@ TEST_CASE("xwing attack: 2 attack dice against 1 defense die match the exact exp
     INFO("P(damage = " << k << "): simulated " << got << ", exact " << exact[k]);
     CHECK(std::abs(got - exact[k]) < 4.0 * std::sqrt(exact[k] * (1.0 - exact[k]) / n));
   }
+}
+
+// The exact mode on the same attack: the issue's public case, expected damage 23/32 and P(hit)
+// 9/16, to 1e-12; the attack dice are drawn by how many show each kind of face, not die by die.
+TEST_CASE("exact mode: 2 attack dice against 1 defense die give 23/32 and 9/16",
+          "[xwing][exact][exact_mode]") {
+  const nlohmann::json r = rb::testing::exact_report("content/xwing-core/scenarios/exact_2v1.toml");
+  CHECK(std::abs(r.at("expected_damage").get<double>() - 23.0 / 32.0) < 1e-12);
+  CHECK(std::abs(r.at("hit").get<double>() - 9.0 / 16.0) < 1e-12);
+  CHECK(std::abs(r.at("expected_crits").get<double>() - 101.0 / 512.0) < 1e-12);
+  const double damage[3] = {7.0 / 16.0, 13.0 / 32.0, 5.0 / 32.0};
+  for (std::size_t k = 0; k < 3; ++k) CHECK(std::abs(r.at("damage")[k].get<double>() - damage[k]) < 1e-12);
 }

@@ -19,6 +19,7 @@
 #include "sim/bench.hpp"
 #include "sim/compare.hpp"
 #include "sim/rules_test.hpp"
+#include "exact/explore.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb::cli {
@@ -288,6 +289,25 @@ int simulate(const Common& c, const SimulateArgs& a) {
   const SessionOptions so = c.session();
   const Session session = changed_session(so, a.scenario, a.changes);
   Simulation sim(session);
+  if (a.exact) {
+    ExactRunOptions eo;
+    eo.max_states = a.max_states;
+    nlohmann::json report;
+    try {
+      report = sim.exact(eo);
+    } catch (const ExactLimit& e) {
+      throw UsageError(std::string("the exact mode stopped: ") + e.what() +
+                       "; use Monte Carlo instead (drop --exact)");
+    }
+    if (a.json) {
+      std::cout << report.dump() << "\n";
+    } else {
+      if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
+      std::cout << format_report(report, sim.report_def());
+    }
+    std::cout << std::flush;
+    return 0;
+  }
   SimOptions o;
   o.runs = a.runs;
   o.precision = a.precision;
@@ -338,6 +358,22 @@ int compare(const Common& c, const CompareArgs& a) {
   const Session as_written = open_session(read_scenario(a.scenario), so);
   const Session changed = apply_changes(as_written, a.changes, so);
   Comparison cmp(as_written, changed);
+  if (a.exact) {
+    ExactRunOptions eo;
+    eo.max_states = a.max_states;
+    nlohmann::json report;
+    try {
+      report = exact_comparison(as_written, changed, a.changes, eo);
+    } catch (const ExactLimit& e) {
+      throw UsageError(std::string("the exact mode stopped: ") + e.what() +
+                       "; use Monte Carlo instead (drop --exact)");
+    }
+    if (a.json)
+      std::cout << report.dump() << "\n";
+    else
+      std::cout << format_exact_comparison(report, cmp.report_def());
+    return 0;
+  }
   CompareOptions o;
   o.runs = a.runs;
   o.seed = a.seed;
@@ -354,6 +390,14 @@ int compare(const Common& c, const CompareArgs& a) {
 }
 
 int bench(const Common& c, const BenchArgs& a) {
+  if (a.exact) {
+    const auto results = run_exact_bench(c.session(), a.seconds);
+    if (a.json)
+      std::cout << exact_bench_json(results).dump() << "\n";
+    else
+      std::cout << format_exact_bench(results);
+    return 0;
+  }
   BenchOptions o;
   o.runs = a.runs;
   o.seconds = a.seconds;

@@ -31,6 +31,8 @@ struct SimulateArgs {
   int threads = 0;  // 0: every core
   bool json = false;
   bool no_memo = false;  // run every step of a ctx:steps procedure (no step memo)
+  bool exact = false;    // the exact mode (Engine::run_exact) instead of Monte Carlo
+  std::size_t max_states = 1'000'000;  // the exact mode's limit
   Changes changes;       // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);
@@ -41,6 +43,8 @@ struct CompareArgs {
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
   bool json = false;
+  bool exact = false;  // both arms in the exact mode
+  std::size_t max_states = 1'000'000;
   Changes changes;  // arm B: the scenario with these; arm A: as written
 };
 int compare(const Common& c, const CompareArgs& a);
@@ -51,6 +55,7 @@ struct BenchArgs {
   std::uint64_t seed = 1;
   int threads = 1;
   bool json = false;
+  bool exact = false;  // time the exact mode instead
 };
 int bench(const Common& c, const BenchArgs& a);
 int test(const Common& c, const std::vector<std::string>& paths, bool verbose);

@@ -117,6 +117,15 @@ int main(int argc, char** argv) {
   simulate->add_option("--threads", sim.threads, "threads (default: every core)")
       ->check(whole(1, kMaxThreads));
   simulate->add_flag("--json", sim.json, "print one JSON object");
+  auto* exact_flag = simulate->add_flag(
+      "--exact", sim.exact,
+      "exact probabilities: every roll enumerated, the run solved as a Markov chain");
+  exact_flag->excludes(runs)->excludes(precision);
+  simulate
+      ->add_option("--max-states", sim.max_states,
+                   "the most states the exact mode may explore (default 10^6)")
+      ->check(whole(1, 100'000'000))
+      ->needs(exact_flag);
   simulate->add_flag("--no-memo", sim.no_memo,
                      "run every step of every run (the step memo replays steps; same numbers)");
   simulate->add_option("--with", sim.changes.with,
@@ -143,6 +152,13 @@ int main(int argc, char** argv) {
   compare->add_option("--threads", cmp.threads, "threads (default: every core)")
       ->check(whole(1, kMaxThreads));
   compare->add_flag("--json", cmp.json, "print one JSON object");
+  auto* cmp_exact = compare->add_flag(
+      "--exact", cmp.exact, "both arms exact: the exact difference, no interval (see simulate --exact)");
+  compare
+      ->add_option("--max-states", cmp.max_states,
+                   "the most states the exact mode may explore in each arm (default 10^6)")
+      ->check(whole(1, 100'000'000))
+      ->needs(cmp_exact);
 
   cli::BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench",
@@ -158,6 +174,8 @@ int main(int argc, char** argv) {
       ->check(whole(1, kMaxThreads));
   bench->add_option("--seed", bench_args.seed, "random seed (default 1)")
       ->check(whole(0, kMaxSeed));
+  bench->add_flag("--exact", bench_args.exact,
+                  "time the exact mode on each case (the median of several explorations)");
   bench->add_flag("--json", bench_args.json, "print one JSON object");
 
   std::vector<std::string> test_paths;

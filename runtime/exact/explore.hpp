@@ -1,0 +1,55 @@
+// exact/explore: builds the exact mode's chain (exact/markov.hpp) by running steps. From each
+// node it runs the node's step once per leaf of the step's tree of draws (dice/ExactPath, walked
+// like an odometer) and files each leaf as an edge. Nodes are expanded breadth first; a node
+// whose probability, as far as it is known when its turn comes, is below `prune` is left
+// unexpanded (its probability is reported as unresolved), so that a state that never repeats
+// (a counter that grows every round) still ends. The steps themselves are run by the caller
+// (script/, through Lua).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dice/dice.hpp"
+#include "exact/markov.hpp"
+
+namespace rb {
+
+// What one run of a step did: the step to run next, the metrics it set (in order) and added to,
+// and the outcome it set (-1: none).
+struct ExactLeaf {
+  int next_step = 0;
+  std::vector<std::pair<Sym, double>> sets, adds;
+  int outcome = -1;
+  std::string outcome_name;
+};
+
+struct ExploreOptions {
+  std::size_t max_states = 1'000'000;     // nodes of the chain
+  std::uint64_t max_leaves = 20'000'000;  // step runs in all
+  std::uint64_t max_branches = 200'000;   // step runs from one node (the leaves of one step)
+  double prune = 1e-16;                   // nodes less likely than this are not expanded
+};
+
+struct ExploreStats {
+  std::uint64_t leaves = 0;  // step runs
+  std::size_t pruned = 0;
+};
+
+// A limit of the exact mode was reached (the message says which and how to raise it).
+struct ExactLimit : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// run(step, path, state): runs `step` on `state` (changing it), its draws from `path`.
+using StepRunner = std::function<ExactLeaf(int step, ExactPath& path, State& state)>;
+
+// Expands every node of `chain` reachable from node 0 whose step is below `steps`.
+void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRunner& run,
+             ExploreStats& stats);
+
+}  // namespace rb

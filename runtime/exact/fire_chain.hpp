@@ -1,0 +1,44 @@
+// exact/fire_chain: rounds of simultaneous fire (ctx:exchange_fire) as a Markov chain, for the
+// exact mode. In such rounds no hook runs and nothing is decided: each side rolls, then takes the
+// other side's hits by its policy. A side's roll depends only on its own units, and hit
+// assignment by policy leaves the same units after k hits whatever rounds they came in, so a
+// state is (hits taken by a, hits taken by d, the round counter, whether a round has ended).
+// The chain is solved in topological order; a round in which nothing changes and the counter
+// stays (saturated) is a self-loop, divided out. Without a cap the counter grows each round:
+// states below `epsilon` are dropped and their probability reported.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace rb {
+
+struct FireSide {
+  // hits[k]: the probability of rolling 0, 1, 2 ... hits once the side has taken k hits, in the
+  // rounds after the first (their round scope ended: a modifier "until the end of the round" is
+  // gone); k runs to the hits after which nothing of the side can take another. first[k]: the
+  // same in the exchange's first round.
+  std::vector<std::vector<double>> hits, first;
+  std::vector<char> fires;  // fires[k]: after k hits the side still has units that roll
+};
+
+struct FireEnd {
+  int ka = 0, kd = 0;          // hits taken by each side
+  std::int64_t counter = 0;    // the round counter at the end
+  bool several = false;        // more than one round was fought (a round scope ended)
+  double p = 0;                // probability of this end
+  double rounds = 0;           // expected rounds fought, given this end
+};
+
+struct FireChainOptions {
+  std::int64_t counter = 0;  // the counter when the exchange starts
+  std::int64_t cap = -1;     // the counter stops growing here (-1: never)
+  double epsilon = 1e-18;    // states less likely than this are dropped
+};
+
+// The ends of the exchange, with their probabilities; `unresolved` gets the probability of the
+// states dropped.
+std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const FireChainOptions& o,
+                                double& unresolved);
+
+}  // namespace rb

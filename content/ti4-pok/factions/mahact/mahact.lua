@@ -76,9 +76,9 @@ hook {
 -- of that player's commander, if it is unlocked." At the start of the tactical action (activation)
 -- or of a space combat, the Mahact player takes a copy of each unlocked commander (a leader record
 -- named "... (commander)" that player holds) of the players whose tokens are in the fleet pool;
--- its hooks and modifiers then serve the Mahact player too. In a space combat alone (no tactical
--- action), a commander whose ability acts in a window the procedure looked up before the combat
--- started (a roll's after-roll window) is not used: the tactical action's activation comes first.
+-- its hooks and modifiers then serve the Mahact player too (from the next window on: a commander
+-- acting at the start of a space combat itself is not used in that window when the combat is not
+-- part of a tactical action, whose activation comes first).
 local function borrowed(ctx, player)
   local out = {}
   for _, t in ipairs(ctx:entities { kind = "command_token", location = player }) do

@@ -33,8 +33,8 @@ local ROUND_CAP = 2
 local FIRE = {
   roll = GROUND, hits = GROUND_HITS, counter = "round", counter_scope = "combat", round_scope = "round",
   metric = "ground_rounds",
-  windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.assign_ground_hits",
-    "invasion.end_of_ground_round" },
+  windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.after_ground_roll_dice",
+    "invasion.assign_ground_hits", "invasion.end_of_ground_round" },
 }
 
 local function planets_of(ctx, sys)
@@ -248,6 +248,34 @@ local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_fo
 
 local START_WINDOWS = { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" }
 
+-- Make Combat Rolls: the active player first (only their hits when no script sees the dice);
+-- then the window after the step, where an ability may have no hits assigned and the step
+-- resolved again (args.roll_again; at most MAX_ROLL_AGAIN repeats in one round).
+local MAX_ROLL_AGAIN = 20
+local function roll_dice(ctx, st, planet, a, d)
+  for _, w in ipairs { "invasion.after_ground_roll", "invasion.after_ground_roll_dice" } do
+    if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
+  end
+  for _ = 0, MAX_ROLL_AGAIN do
+    local hits_a, hits_d
+    if st.hooked["invasion.after_ground_roll"] or ctx:tracing() then
+      local pool_a, pool_d
+      pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
+      pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    else
+      hits_a, hits_d = ctx:roll_hits(a, planet, GROUND), ctx:roll_hits(d, planet, GROUND)
+    end
+    if not st.hooked["invasion.after_ground_roll_dice"] then return hits_a, hits_d end
+    local args = { player = a, opponent = d, planet = planet, hits = { [a] = hits_d, [d] = hits_a }, roll_again = false }
+    ctx:open("invasion.after_ground_roll_dice", args)
+    if args.roll_again ~= true then return hits_a, hits_d end
+    event(ctx, "roll_again", "no hits are assigned: the Make Combat Rolls step is resolved again")
+  end
+  error("invasion.after_ground_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
+end
+
 -- One ground combat on `planet` between the active player `a` and `d`, in rounds of Make Combat
 -- Rolls and Assign Hits, as the space combat steps of the same name.
 local function ground_combat(ctx, st, planet, a, d)
@@ -277,17 +305,7 @@ local function ground_combat(ctx, st, planet, a, d)
     if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
       and not (has_forces(ctx, a, planet) and has_forces(ctx, d, planet)) then break end
     -- Make Combat Rolls: the active player first (only their hits when no script sees the dice)
-    if st.hooked["invasion.after_ground_roll"] == nil then st.hooked["invasion.after_ground_roll"] = ctx:hooked("invasion.after_ground_roll") end
-    local hits_a, hits_d
-    if st.hooked["invasion.after_ground_roll"] or ctx:tracing() then
-      local pool_a, pool_d
-      pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
-      if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
-      pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
-      if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
-    else
-      hits_a, hits_d = ctx:roll_hits(a, planet, GROUND), ctx:roll_hits(d, planet, GROUND)
-    end
+    local hits_a, hits_d = roll_dice(ctx, st, planet, a, d)
     -- Assign Hits
     local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a } }
     if open(ctx, st, "invasion.assign_ground_hits", hargs) > 0 then
@@ -381,14 +399,20 @@ M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M
 
 -- The report after the whole action: who holds each planet of the active system, and the ground
 -- forces on them (those production placed included); where each side's ships are: in the active
--- system, or elsewhere (those that did not or could not move, those that retreated).
+-- system, or elsewhere (those that did not or could not move, those that retreated; a ship
+-- captured onto another player's faction sheet is in neither).
 function M.report(ctx, st)
   local p, sys = st.player, st.system
   for _, side in ipairs { "attacker", "defender" } do
     local q = ctx:role(side)
-    local here = q and ctx:count(q, sys, "ship") or 0
+    local here, elsewhere = q and ctx:count(q, sys, "ship") or 0, 0
+    -- elsewhere: in another system's space area (not a unit captured onto a faction sheet)
+    for _, u in ipairs(q and ctx:units(q, nil, "ship") or {}) do
+      local loc = ctx:location(u)
+      if loc ~= sys and ctx:kind(loc) == "system" then elsewhere = elsewhere + 1 end
+    end
     ctx:metric(side .. "_ships_in_active_system", here)
-    ctx:metric(side .. "_ships_elsewhere", q and ctx:count(q, nil, "ship") - here or 0)
+    ctx:metric(side .. "_ships_elsewhere", elsewhere)
   end
   local mine, theirs = 0, 0
   for i, planet in ipairs(planets_of(ctx, sys)) do

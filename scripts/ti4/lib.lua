@@ -98,9 +98,10 @@ function lib.unit_records(ctx, player)
   return out
 end
 
--- A fighter or ground force: a unit that moves only with a ship and counts against capacity.
+-- A fighter or ground force: a unit that moves only with a ship and counts against capacity. A
+-- structure is never transported, even one that is also a ground force (the Titans' Hel-Titan).
 function lib.needs_transport(ctx, u)
-  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
+  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force")) and not ctx:get(u, "structure")
 end
 
 -- Capacity (Key Concept, 10.1): while the player's fighters and ground forces in the space area

@@ -12,7 +12,8 @@ local DEFAULT_HIT_ORDER = { "fighter", "infantry", "destroyer", "cruiser", "mech
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
 local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
-  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true }
+  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true,
+  fleet_pool_tokens = true }
 -- relic_fragments = N: the relic fragments a player holds (counter on the player; the Naalu mech)
 SIDE_KEYS.relic_fragments = true
 -- assimilator_tokens = ["l4_disruptors"]: this side's technologies that carry another player's
@@ -293,11 +294,29 @@ local function grant_records(ctx, p, side, path, list)
   end
 end
 
+-- fleet_pool_tokens = ["defender"]: other players' command tokens in this player's fleet pool
+-- (the Mahact's Edict puts them there): a command token of that player located at this player.
+-- At most one of each other player; `players` maps names to players.
+local function place_fleet_pool_tokens(ctx, p, list, players, path)
+  if list == nil then return end
+  if type(list) ~= "table" then ctx:reject(path, path .. " must be a list of players' names") end
+  local seen = {}
+  for i, who in ipairs(list) do
+    local at = path .. "." .. i
+    local q = type(who) == "string" and players[who] or nil
+    if not q then ctx:reject(at, "fleet_pool_tokens names other players: '" .. tostring(who) .. "' is not one") end
+    if q == p then ctx:reject(at, "fleet_pool_tokens holds other players' command tokens, not the player's own") end
+    if seen[q] then ctx:reject(at, "a fleet pool holds at most 1 command token of each other player ('" .. who .. "' twice)") end
+    seen[q] = true
+    ctx:create { kind = "command_token", owner = q, location = p }
+  end
+end
+
 return function(ctx, scenario)
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
     return require("tactical_setup")(ctx, scenario, { check_keys = check_keys, place_units = place_units,
-      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of, ANOMALIES = ANOMALIES,
-      place_assimilator_tokens = place_assimilator_tokens })
+      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
+      ANOMALIES = ANOMALIES, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens })
   end
   check_keys(ctx, scenario, TOP_KEYS, "scenario")
   if scenario.procedure and scenario.procedure ~= "space_combat" then
@@ -359,6 +378,7 @@ return function(ctx, scenario)
     end
     place_assimilator_tokens(ctx, p, side.assimilator_tokens, role .. ".assimilator_tokens")
     ctx:set_policy(p, side_policy(ctx, side, role))
+    place_fleet_pool_tokens(ctx, p, side.fleet_pool_tokens, players, role .. ".fleet_pool_tokens")
   end
   if map then
     map_planets(ctx, sys.planets, active, players, "system.planets")

@@ -24,8 +24,8 @@ local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged
 local FIRE = {
   roll = COMBAT, hits = HITS, counter = "round", counter_scope = "combat", round_scope = "round", metric = "rounds",
   windows = { "space_combat.start_of_round", "space_combat.announce_retreats", "space_combat.before_roll",
-    "space_combat.after_roll", "space_combat.assign_hits", "space_combat.before_retreat",
-    "space_combat.end_of_round" },
+    "space_combat.after_roll", "space_combat.after_roll_dice", "space_combat.assign_hits",
+    "space_combat.before_retreat", "space_combat.end_of_round" },
 }
 
 -- Anti-Fighter Barrage as one exchange in C++ (ctx:exchange_fire with once), when no hook can run
@@ -196,7 +196,9 @@ local function retreat(ctx, player, sys, neighbours)
   local planet_forces = {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
     if ctx:owner(planet) == player then
-      for _, u in ipairs(ctx:units(player, planet, "ground_force")) do planet_forces[#planet_forces + 1] = u end
+      for _, u in ipairs(ctx:units(player, planet, "ground_force")) do
+        if needs_transport(ctx, u) then planet_forces[#planet_forces + 1] = u end
+      end
     end
   end
   -- ground forces from planets: zero or more, the player's choice (notes); the rest of the
@@ -263,6 +265,24 @@ local function roll(ctx, player, sys, spec, window, hooked)
     hits = pool:hits() + math.max(0, args.extra_hits)
   end
   return hits
+end
+
+-- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6). Then the window
+-- after the step: an ability there may have no hits assigned and the step resolved again
+-- (args.roll_again); a content loop is stopped after MAX_ROLL_AGAIN repeats in one round.
+local MAX_ROLL_AGAIN = 20
+local function roll_dice(ctx, a, d, sys, after_roll_hooked)
+  local after_step_hooked = ctx:hooked("space_combat.after_roll_dice")
+  for _ = 0, MAX_ROLL_AGAIN do
+    local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    if not after_step_hooked then return hits_a, hits_d end
+    local args = { hits = { [a] = hits_d, [d] = hits_a }, roll_again = false }
+    ctx:open("space_combat.after_roll_dice", args)
+    if args.roll_again ~= true then return hits_a, hits_d end
+    if ctx:tracing() then ctx:event("roll_again", "no hits are assigned: the Roll Dice step is resolved again") end
+  end
+  error("space_combat.after_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
 end
 
 -- Assigns hits on both sides after letting abilities cancel them (6.1).
@@ -380,8 +400,7 @@ function M.rounds(ctx)
 
   -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
   ctx:open("space_combat.before_roll")
-  local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
-  local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+  local hits_a, hits_d = roll_dice(ctx, a, d, sys, after_roll_hooked)
 
   -- Step 4, assign hits: each player destroys one of their own ships per hit produced (6)
   assign(ctx, a, d, pa, pd, sys, hits_d, hits_a, HITS, assign_hooked)

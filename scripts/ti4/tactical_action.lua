@@ -107,6 +107,15 @@ local function passage(ctx, st, sys, through)
   return f
 end
 
+-- The order the default policy reads paths in: fewest risky systems left, then the fewest systems,
+-- then the cheapest, then by name.
+local function path_order(a, b)
+  if a.risk ~= b.risk then return a.risk < b.risk end
+  if #a.systems ~= #b.systems then return #a.systems < #b.systems end
+  if a.cost ~= b.cost then return a.cost < b.cost end
+  return a.label < b.label
+end
+
 -- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
 -- of a path is what it asks of a move value: one per system moved out of, less that system's
 -- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
@@ -157,12 +166,21 @@ local function find_paths(ctx, st, start, budget, through)
     end
     pth.risk, pth.label = risk, table.concat(names, ">")
   end
-  table.sort(out, function(a, b)
-    if a.risk ~= b.risk then return a.risk < b.risk end
-    if #a.systems ~= #b.systems then return #a.systems < #b.systems end
-    if a.cost ~= b.cost then return a.cost < b.cost end
-    return a.label < b.label
-  end)
+  table.sort(out, path_order)
+  return out
+end
+
+-- A ship that may move from its system straight into the active system as if the two were
+-- adjacent (a hook on tactical_action.ship_paths said so): its paths and that one, in order.
+local function with_direct(ctx, st, paths, start)
+  local from = passage(ctx, st, start)
+  local label = ctx:name(start) .. ">" .. ctx:name(st.system)
+  for _, pth in ipairs(paths) do
+    if pth.label == label then return paths end
+  end
+  local out = { { systems = { start, st.system }, cost = 1 - from.move_bonus, risk = from.risk and 1 or 0, label = label } }
+  for _, pth in ipairs(paths) do out[#out + 1] = pth end
+  table.sort(out, path_order)
   return out
 end
 
@@ -196,7 +214,9 @@ local function cargo_along(ctx, st, pth)
       end
       for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
         if ctx:owner(planet) == p then
-          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do out[#out + 1] = u end
+          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do
+            if lib.needs_transport(ctx, u) then out[#out + 1] = u end
+          end
         end
       end
     end
@@ -253,8 +273,8 @@ function M.movement(ctx, st)
   local rules = { player = p, system = active, declare_first = false, pass_active = false, first = {} }
   if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
   st.pass_active = rules.pass_active == true
-  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
-    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
+  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked =
+    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths")
 
   -- the systems holding one of the player's command tokens
   st.tokens = {}
@@ -356,7 +376,14 @@ function M.movement(ctx, st)
     for i, u in ipairs(start.ships) do
       local t = ctx:type(u)
       ordinal[t] = (ordinal[t] or 0) + 1
-      local pth = choose(u, t, sys, through[i] and through_paths or paths, moves[i] or -1, ordinal[t])
+      local own = through[i] and through_paths or paths
+      -- a ship that may treat itself as adjacent to the active system (the window says so)
+      if st.ship_paths_hooked and moves[i] and moves[i] >= 1 and passage(ctx, st, st.system).can_end then
+        local args = { player = p, unit = u, start = sys, direct = false }
+        ctx:open("tactical_action.ship_paths", args)
+        if args.direct == true then own = with_direct(ctx, st, own, sys) end
+      end
+      local pth = choose(u, t, sys, own, moves[i] or -1, ordinal[t])
       if pth and rules.declare_first then
         declared[#declared + 1] = { u, t, sys, pth }
       elseif pth then
@@ -417,7 +444,15 @@ function M.space_cannon_offense(ctx, st)
         open(ctx, st, "tactical_action.before_space_cannon", active, sys)
         opened = true
       end
-      if ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
+      -- can_fire: a hook may forbid it (an ability that protects the target's ships)
+      local can_fire = true
+      if st.hooked.offense_target == nil then st.hooked.offense_target = ctx:hooked("tactical_action.before_space_cannon_offense") end
+      if st.hooked.offense_target then
+        local args = { player = p, target = target, system = sys, can_fire = true }
+        ctx:open("tactical_action.before_space_cannon_offense", args)
+        can_fire = args.can_fire
+      end
+      if can_fire and ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
         local hits = 0
         for _, pos in ipairs(positions) do
           local pool, h = ctx:roll_units(p, pos[1], pos[2])
@@ -467,14 +502,19 @@ function M.production(ctx, st)
   if production.run(ctx, st) > 0 then M.check_capacity(ctx, st, st.player, st.system) end
 end
 
--- The end of the active player's turn, after Production: "at the end of a player's turn" abilities.
+-- The end of the active player's turn, after Production: "at the end of a player's turn" abilities;
+-- then the report (one step: each step costs the memo a lookup).
 function M.end_of_turn(ctx, st) open(ctx, st, "tactical_action.end_of_turn", st.player, st.system) end
+function M.finish(ctx, st)
+  M.end_of_turn(ctx, st)
+  invasion.report(ctx, st)
+end
 
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
 -- A hook may end the active player's turn (the action flag turn_ended on them, after activation
--- say): the steps up to Production are skipped (no combat: the outcome is no_combat); the end of
--- the turn and the report still run.
+-- say): the steps up to Production are skipped (no combat: the outcome is no_combat; the combat's
+-- own steps find no round begun); the end of the turn and the report still run.
 local function step(f, always)
   return function(ctx)
     local st = facts(ctx)
@@ -495,8 +535,7 @@ M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), 
   space_combat.rounds, space_combat.finish, space_combat.after }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
-M.steps[#M.steps + 1] = step(M.end_of_turn, true)
-M.steps[#M.steps + 1] = step(invasion.report, true)
+M.steps[#M.steps + 1] = step(M.finish, true)
 
 function M.run(ctx)
   ctx:steps(M.steps)

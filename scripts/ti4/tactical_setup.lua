@@ -23,6 +23,8 @@
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
+--   fleet_pool_tokens = ["naalu"]    -- [[players]]: other players' command tokens in this fleet pool
+--   planets = [{ ..., tokens = { ul = ["sleeper"] } }]   -- a player's tokens on a planet ([token.*] records)
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
 --
@@ -38,12 +40,13 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
 local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders = true, notes = true,
   faction = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
-  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
+  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true,
+  fleet_pool_tokens = true }
 PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
 PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
-local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true }
+local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true }
 local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -210,6 +213,20 @@ return function(ctx, scenario, h)
         if type(p.exhausted) ~= "boolean" then ctx:reject(ppath .. ".exhausted", "exhausted is true or false") end
         if p.exhausted then ctx:set_flag(planet, "exhausted", "game") end
       end
+      -- tokens = { ul = ["sleeper"] }: a player's tokens on the planet ([token.*] records: a sleeper)
+      if p.tokens ~= nil then
+        check_keys(ctx, p.tokens, setmetatable({}, { __index = function() return true end }), ppath .. ".tokens")
+        local names = {}
+        for who in pairs(p.tokens) do names[#names + 1] = who end
+        table.sort(names)
+        for _, who in ipairs(names) do
+          local q = player_named(who, ppath .. ".tokens." .. who)
+          for k, t in ipairs(list_of(ctx, p.tokens[who], ppath .. ".tokens." .. who)) do
+            record_or_reject(ctx, "token", t, ppath .. ".tokens." .. who .. "." .. k)
+            ctx:create { kind = "token", type = t, owner = q, location = planet }
+          end
+        end
+      end
       if p.units then
         -- unit counts are the owner's; a table under a player's name holds that player's units
         check_keys(ctx, p.units, setmetatable({}, { __index = function() return true end }), ppath .. ".units")
@@ -311,6 +328,8 @@ return function(ctx, scenario, h)
   for _, p in ipairs(order) do
     local spec, path = specs[p].spec, specs[p].path
     h.grant_records(ctx, p, spec, path, function(v, at) return list_of(ctx, v, at) end)
+    h.place_fleet_pool_tokens(ctx, p, spec.fleet_pool_tokens ~= nil and list_of(ctx, spec.fleet_pool_tokens, path .. ".fleet_pool_tokens") or nil,
+      players, path .. ".fleet_pool_tokens")
     local tokens = spec.tokens or {}
     check_keys(ctx, tokens, TOKEN_KEYS, path .. ".tokens")
     for key, attr in pairs(TOKEN_KEYS) do

@@ -186,4 +186,13 @@ function lib.space_cannon_target(ctx, shooter)
   return nil
 end
 
+-- Whether the player's policy says to use the optional ability `id` whenever it may
+-- (`policy.use = { id = "always" }`): a card's default heuristic (use it when it helps) is then
+-- skipped. "never" is the runtime's own answer to the use:<id> decision.
+function lib.use_always(ctx, player, id)
+  local use = ctx:policy(player).use
+  local v = use and use[id]
+  return v == "always" or v == true
+end
+
 return lib

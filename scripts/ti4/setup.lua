@@ -11,7 +11,7 @@ local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dread
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
 local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
-  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true }
+  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, commodities = true, policy = true }
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -330,6 +330,12 @@ return function(ctx, scenario)
         ctx:reject(role .. ".trade_goods", "trade_goods is a whole number")
       end
       ctx:set_counter(p, "trade_goods", side.trade_goods, "game")
+    end
+    if side.commodities ~= nil then  -- what Salvage takes
+      if math.type(side.commodities) ~= "integer" or side.commodities < 0 then
+        ctx:reject(role .. ".commodities", "commodities is a whole number")
+      end
+      ctx:set_counter(p, "commodities", side.commodities, "game")
     end
     ctx:set_policy(p, side_policy(ctx, side, role))
   end

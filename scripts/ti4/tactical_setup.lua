@@ -22,6 +22,7 @@
 --   planets = [{ name = "wellon", owner = "xxcha", resources = 1, exhausted = false,
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
+--   commodities = 2                  -- [[players]]: commodities (Salvage takes them)
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
@@ -38,7 +39,8 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
 local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders = true, notes = true,
   faction = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
-  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
+  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commodities = true,
+  commit = true, production = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true }
@@ -340,6 +342,12 @@ return function(ctx, scenario, h)
         ctx:reject(path .. ".trade_goods", "trade_goods is a whole number")
       end
       ctx:set_counter(p, "trade_goods", spec.trade_goods, "game")
+    end
+    if spec.commodities ~= nil then  -- what Salvage takes
+      if math.type(spec.commodities) ~= "integer" or spec.commodities < 0 then
+        ctx:reject(path .. ".commodities", "commodities is a whole number")
+      end
+      ctx:set_counter(p, "commodities", spec.commodities, "game")
     end
     -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
     if spec.commit ~= nil then

@@ -10,7 +10,7 @@ local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dreadnought", "flagship", "war_sun" }
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
-local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
+local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true, relics = true,
   faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, commodities = true, policy = true }
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
@@ -241,13 +241,13 @@ local function check_faction_grant(ctx, kind, rec, faction, upgraded, at)
   end
 end
 
--- A side's technologies, cards, laws, leaders, promissory notes and faction, each checked against
+-- A side's technologies, cards, laws, relics, leaders, promissory notes and faction, each checked against
 -- the loaded records, in that order (entity order is part of determinism). `list(v, path)` reads
 -- one list. The side's units already placed take their faction's records (a faction's flagship,
 -- mech, Exotrireme ...; their type names stay the generic ones, so hit_order and reports say
 -- "flagship"); unit upgrade technologies are applied after this.
 local GRANTS = { { "technologies", "technology" }, { "cards", "action_card" }, { "laws", "agenda" },
-  { "leaders", "leader" }, { "notes", "promissory_note" } }
+  { "relics", "relic" }, { "leaders", "leader" }, { "notes", "promissory_note" } }
 local function grant_records(ctx, p, side, path, list)
   local faction = side.faction
   if faction ~= nil then record_or_reject(ctx, "faction", faction, path .. ".faction") end

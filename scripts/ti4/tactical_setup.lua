@@ -9,7 +9,7 @@
 --   [[players]]                      -- any number, in turn order
 --   name = "xxcha"                   -- also a role: survivors = { xxcha = {...} } in tests
 --   tokens = { tactic = 3, fleet = 3, strategy = 2, reinforcements = 8 }
---   technologies, cards, laws, faction, policy   -- as a space combat side
+--   technologies, cards, laws, relics, faction, policy   -- as a space combat side
 --   moves = [{ unit = "carrier", path = ["quann", "wellon"], carry = { infantry = 2 } }]  -- from = path[1]
 --   map = "learn_to_play_6p"         -- optional: a galaxy (galaxy.lua); its systems' ids are their
 --                                    -- records' names (tile_19), home slots home_1 ...; anywhere
@@ -36,9 +36,9 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
   map = true }
 -- [attacker] and [defender] (what compare/simulate --with attacker:CARD and attacker:policy.x=v
 -- write): added to the active player's and the defender's own lists and policy
-local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders = true, notes = true,
+local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, relics = true, leaders = true, notes = true,
   faction = true, policy = true }
-local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
+local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true, relics = true,
   leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commodities = true,
   commit = true, production = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
@@ -284,7 +284,7 @@ return function(ctx, scenario, h)
       local spec, merged = specs[p].spec, {}
       for k, v in pairs(spec) do merged[k] = v end
       if over.faction ~= nil then merged.faction = over.faction end
-      for _, list in ipairs { "technologies", "cards", "laws", "leaders", "notes" } do
+      for _, list in ipairs { "technologies", "cards", "laws", "relics", "leaders", "notes" } do
         if over[list] ~= nil then
           local all = {}
           for _, x in ipairs(list_of(ctx, spec[list], specs[p].path .. "." .. list)) do all[#all + 1] = x end

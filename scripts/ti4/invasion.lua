@@ -66,17 +66,18 @@ end
 
 -- ------------------------------------------------------------------ 1. Bombardment
 
--- Whether a planet is shielded from the player's bombardment: a unit with Planetary Shield on it,
--- unless the player has a war sun in the system; hooks change it (Disable, Letnev flagship).
+-- Whether a planet cannot be bombarded by the player: shielded (a unit with Planetary Shield on it,
+-- unless the player has a war sun in the system; hooks change it: Disable, Letnev flagship), or
+-- forbidden (a hook forbids bombardment there whatever ignores shields: Conventions of War).
 local function shielded(ctx, st, planet)
   local shield = false
   for _, q in ipairs(st.players) do
     if q ~= st.player and ctx:count(q, planet, "planetary_shield") > 0 then shield = true end
   end
   if shield and ctx:count(st.player, st.system, "type:war_sun") > 0 then shield = false end
-  local args = { player = st.player, planet = planet, shielded = shield }
+  local args = { player = st.player, planet = planet, shielded = shield, forbidden = false }
   open(ctx, st, "invasion.planetary_shield", args)
-  return args.shielded
+  return args.shielded or args.forbidden
 end
 
 function M.bombardment(ctx, st)

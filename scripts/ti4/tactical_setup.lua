@@ -19,7 +19,7 @@
 --                                    -- or hex = [q, r] names one of its systems (anomaly, planets
 --                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
---   planets = [{ name = "wellon", owner = "xxcha", resources = 1, exhausted = false,
+--   planets = [{ name = "wellon", owner = "xxcha", resources = 1, exhausted = false, trait = "cultural",
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
 --   commodities = 2                  -- [[players]]: commodities (Salvage takes them)
@@ -43,7 +43,8 @@ local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = 
   commit = true, production = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
-local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true }
+local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true, trait = true }
+local TRAITS = { cultural = true, hazardous = true, industrial = true }
 local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -200,6 +201,11 @@ return function(ctx, scenario, h)
       if p.resources ~= nil then
         if math.type(p.resources) ~= "integer" or p.resources < 0 then ctx:reject(ppath .. ".resources", "resources is a whole number") end
         ctx:set(planet, "resources", p.resources)
+      end
+      if p.trait ~= nil then
+        if from_map[spec_sys[i]] then ctx:reject(ppath .. ".trait", "a map planet's trait comes from its tile") end
+        if not TRAITS[p.trait] then ctx:reject(ppath .. ".trait", "trait must be one of: " .. h.keys_of(TRAITS)) end
+        ctx:set(planet, "trait", p.trait)
       end
       if p.exhausted ~= nil then
         if type(p.exhausted) ~= "boolean" then ctx:reject(ppath .. ".exhausted", "exhausted is true or false") end

@@ -97,6 +97,34 @@ local function passage(ctx, st, sys)
   return f
 end
 
+-- The systems a ship may move to from `u`: its adjacent systems, less those adjacent only through
+-- identical wormholes (links of kind "wormhole", scripts/ti4/galaxy.lua) whose every shared type
+-- has no effect during this movement (st.inactive_wormholes, set by a before_movement hook:
+-- Enforced Travel Ban). Adjacency from other links (cards, laws, scenarios) and hexes stays.
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+local function neighbours(ctx, st, u)
+  local all = ctx:adjacent(u)
+  local off = st.inactive_wormholes
+  if not off then return all end
+  local out = {}
+  for _, v in ipairs(all) do
+    local kinds, keep = ctx:link_kinds(u, v), true
+    if #kinds == 1 and kinds[1] == "wormhole" then
+      keep = false
+      for _, a in ipairs(WORMHOLE_ATTRS) do
+        local w = ctx:get(u, a)
+        if w and not off[w] then
+          for _, b in ipairs(WORMHOLE_ATTRS) do
+            if ctx:get(v, b) == w then keep = true end
+          end
+        end
+      end
+    end
+    if keep then out[#out + 1] = v end
+  end
+  return out
+end
+
 -- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
 -- of a path is what it asks of a move value: one per system moved out of, less that system's
 -- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
@@ -107,7 +135,7 @@ local function find_paths(ctx, st, start, budget)
     local fu = passage(ctx, st, u)
     local cost = spent + 1 - fu.move_bonus
     if cost > budget then return end
-    for _, v in ipairs(ctx:adjacent(u)) do
+    for _, v in ipairs(neighbours(ctx, st, u)) do
       if v == st.system then
         if passage(ctx, st, v).can_end then
           local copy = {}
@@ -236,9 +264,10 @@ function M.movement(ctx, st)
   local p, active = st.player, st.system
   -- the movement rules in force: the Learn to Play's, unless a hook switches on the Rules
   -- Reference's (ti4-lrr): every moving ship declared before any moves, passing the active system
-  local rules = { player = p, system = active, declare_first = false, pass_active = false }
+  local rules = { player = p, system = active, declare_first = false, pass_active = false, inactive_wormholes = nil }
   if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
   st.pass_active = rules.pass_active == true
+  st.inactive_wormholes = type(rules.inactive_wormholes) == "table" and next(rules.inactive_wormholes) and rules.inactive_wormholes or nil
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
     ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
 
@@ -435,12 +464,27 @@ end
 
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
-local function step(f) return function(ctx) f(ctx, facts(ctx)) end end
+-- An ability may end the active player's turn (the action flag "turn_ended" on the active player,
+-- set by a hook: Minister of Peace): every later step is skipped but the report, and the space
+-- combat's step writes its outcome (no_combat).
+local function step(f, always)
+  return function(ctx)
+    local st = facts(ctx)
+    if not always and ctx:flag(st.player, "turn_ended") then
+      if f == M.space_combat then
+        ctx:result("no_combat")
+        ctx:metric("rounds", 0)
+      end
+      return
+    end
+    f(ctx, st)
+  end
+end
 M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat),
   step(M.after_space_combat) }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
-M.steps[#M.steps + 1] = step(invasion.report)
+M.steps[#M.steps + 1] = step(invasion.report, true)
 
 function M.run(ctx)
   ctx:steps(M.steps)

@@ -349,7 +349,8 @@ M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M
 
 -- The report after the whole action: who holds each planet of the active system, and the ground
 -- forces on them (those production placed included); where each side's ships are: in the active
--- system, or elsewhere (those that did not or could not move, those that retreated).
+-- system, or elsewhere (those that did not or could not move, those that retreated); the victory
+-- points each side gained or lost (Shard of the Throne).
 function M.report(ctx, st)
   local p, sys = st.player, st.system
   for _, side in ipairs { "attacker", "defender" } do
@@ -357,6 +358,8 @@ function M.report(ctx, st)
     local here = q and ctx:count(q, sys, "ship") or 0
     ctx:metric(side .. "_ships_in_active_system", here)
     ctx:metric(side .. "_ships_elsewhere", q and ctx:count(q, nil, "ship") - here or 0)
+    -- victory points gained (or lost) during the action: the player counter victory_points
+    ctx:metric(side .. "_victory_points", q and ctx:counter(q, "victory_points") or 0)
   end
   local mine, theirs = 0, 0
   for i, planet in ipairs(planets_of(ctx, sys)) do

@@ -94,7 +94,8 @@ hook {
     elseif a == "supernova" then
       args.can_pass, args.can_end = false, false
     elseif a == "nebula" then
-      args.can_pass = false
+      -- the action flag move_through_nebulae: a law lets ships pass (Shared Research)
+      if not ctx:flag(args.player, "move_through_nebulae") then args.can_pass = false end
       args.move_limit = 1
     elseif a == "gravity_rift" then
       args.move_bonus = args.move_bonus + 1

@@ -133,7 +133,11 @@ function M.bombardment(ctx, st)
       end
     end
   end
-  open(ctx, st, "invasion.after_bombardment", { player = p, system = sys })
+  -- the planets bombarded: each that a unit of the player declared as its target, in the system's order
+  local bombarded, seen = {}, {}
+  for _, planet in pairs(target_of) do seen[planet] = true end  -- a set: the order comes from targets
+  for _, planet in ipairs(targets) do if seen[planet] then bombarded[#bombarded + 1] = planet end end
+  open(ctx, st, "invasion.after_bombardment", { player = p, system = sys, planets = bombarded })
   ctx:metric("lost_to_bombardment", lost)
 end
 

@@ -362,8 +362,10 @@ function M.report(ctx, st)
     local here = q and ctx:count(q, sys, "ship") or 0
     ctx:metric(side .. "_ships_in_active_system", here)
     ctx:metric(side .. "_ships_elsewhere", q and ctx:count(q, nil, "ship") - here or 0)
-    -- victory points gained (or lost) during the action: the player counter victory_points
-    ctx:metric(side .. "_victory_points", q and ctx:counter(q, "victory_points") or 0)
+    -- victory points gained (or lost) during the action: the player counter victory_points,
+    -- written only when not 0 (a metric a run does not write counts as 0 in the report's mean)
+    local vp = q and ctx:counter(q, "victory_points") or 0
+    if vp ~= 0 then ctx:metric(side .. "_victory_points", vp) end
   end
   local mine, theirs = 0, 0
   for i, planet in ipairs(planets_of(ctx, sys)) do

@@ -135,7 +135,7 @@ local function find_paths(ctx, st, start, budget)
     local fu = passage(ctx, st, u)
     local cost = spent + 1 - fu.move_bonus
     if cost > budget then return end
-    for _, v in ipairs(neighbours(ctx, st, u)) do
+    for _, v in ipairs(st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)) do
       if v == st.system then
         if passage(ctx, st, v).can_end then
           local copy = {}

@@ -72,17 +72,18 @@ end
 
 -- ------------------------------------------------------------------ 1. Bombardment
 
--- Whether a planet is shielded from the player's bombardment: a unit with Planetary Shield on it,
--- unless the player has a war sun in the system; hooks change it (Disable, Letnev flagship).
+-- Whether a planet cannot be bombarded by the player: shielded (a unit with Planetary Shield on it,
+-- unless the player has a war sun in the system; hooks change it: Disable, Letnev flagship), or
+-- forbidden (a hook forbids bombardment there whatever ignores shields: Conventions of War).
 local function shielded(ctx, st, planet)
   local shield = false
   for _, q in ipairs(st.players) do
     if q ~= st.player and ctx:count(q, planet, "planetary_shield") > 0 then shield = true end
   end
   if shield and ctx:count(st.player, st.system, "type:war_sun") > 0 then shield = false end
-  local args = { player = st.player, planet = planet, shielded = shield }
+  local args = { player = st.player, planet = planet, shielded = shield, forbidden = false }
   open(ctx, st, "invasion.planetary_shield", args)
-  return args.shielded
+  return args.shielded or args.forbidden
 end
 
 function M.bombardment(ctx, st)
@@ -156,7 +157,11 @@ function M.bombardment(ctx, st)
       end
     end
   end
-  open(ctx, st, "invasion.after_bombardment", { player = p, system = sys })
+  -- the planets bombarded: each that a unit of the player declared as its target, in the system's order
+  local bombarded, seen = {}, {}
+  for _, planet in pairs(target_of) do seen[planet] = true end  -- a set: the order comes from targets
+  for _, planet in ipairs(targets) do if seen[planet] then bombarded[#bombarded + 1] = planet end end
+  open(ctx, st, "invasion.after_bombardment", { player = p, system = sys, planets = bombarded })
   ctx:metric("lost_to_bombardment", lost)
 end
 
@@ -400,7 +405,8 @@ M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M
 -- The report after the whole action: who holds each planet of the active system, and the ground
 -- forces on them (those production placed included); where each side's ships are: in the active
 -- system, or elsewhere (those that did not or could not move, those that retreated; a ship
--- captured onto another player's faction sheet is in neither).
+-- captured onto another player's faction sheet is in neither); the victory points each side
+-- gained or lost (Shard of the Throne).
 function M.report(ctx, st)
   local p, sys = st.player, st.system
   for _, side in ipairs { "attacker", "defender" } do
@@ -413,6 +419,10 @@ function M.report(ctx, st)
     end
     ctx:metric(side .. "_ships_in_active_system", here)
     ctx:metric(side .. "_ships_elsewhere", elsewhere)
+    -- victory points gained (or lost) during the action: the player counter victory_points,
+    -- written only when not 0 (a metric a run does not write counts as 0 in the report's mean)
+    local vp = q and ctx:counter(q, "victory_points") or 0
+    if vp ~= 0 then ctx:metric(side .. "_victory_points", vp) end
   end
   local mine, theirs = 0, 0
   for i, planet in ipairs(planets_of(ctx, sys)) do

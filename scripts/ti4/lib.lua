@@ -298,4 +298,76 @@ function lib.resources_available(ctx, player)
   return sum
 end
 
+-- Whether the player's policy says to use the optional ability `id` whenever it may
+-- (`policy.use = { id = "always" }`): a card's default heuristic (use it when it helps) is then
+-- skipped. "never" is the runtime's own answer to the use:<id> decision.
+function lib.use_always(ctx, player, id)
+  local use = ctx:policy(player).use
+  local v = use and use[id]
+  return v == "always" or v == true
+end
+
+-- A unit's cost per unit (fighters and infantry: half).
+function lib.unit_cost(ctx, u)
+  return (ctx:get(u, "cost") or 0) / math.max(1, ctx:get(u, "units_per_cost") or 1)
+end
+
+-- "Reroll any number of your dice; a unit that rerolls and does not hit is destroyed" (The Crown
+-- of Thalnos, the base law and the Prophecy of Kings relic). `how`: bonus (added to each rerolled
+-- result), any_hit_saves (a unit is safe if any of its dice hits, not only its rerolled ones),
+-- always (reroll every miss), opponent (whose cheapest unit at `where` is what a hit is worth).
+-- Returns, per unit, the indexes of its missed dice to reroll, in unit order: a unit's misses are
+-- rerolled when the hits they are expected to add, each worth the opponent's cheapest unit there,
+-- outweigh the chance of losing the unit times its cost.
+function lib.rerolls_worth_it(ctx, pool, how, where)
+  local by_unit, order = {}, {}
+  for i = 1, #pool do
+    local u = pool:unit(i)
+    if u and not pool:cancelled(i) then
+      local e = by_unit[u]
+      if not e then e = { unit = u, misses = {}, hit = false }; by_unit[u] = e; order[#order + 1] = e end
+      if pool:hit(i) then e.hit = true else e.misses[#e.misses + 1] = i end
+    end
+  end
+  local worth = math.huge
+  for _, v in ipairs(ctx:units(how.opponent, where)) do
+    local c = lib.unit_cost(ctx, v)
+    if c < worth and (ctx:get(v, "ship") or ctx:get(v, "ground_force")) then worth = c end
+  end
+  if worth == math.huge then worth = 0 end
+  local out = {}
+  for _, e in ipairs(order) do
+    if #e.misses > 0 then
+      local gain, all_miss = 0, 1
+      for _, i in ipairs(e.misses) do
+        local need = pool:threshold(i) - (pool:result(i) - pool:value(i)) - how.bonus
+        local p = math.max(0, math.min(10, 11 - need)) / 10
+        gain, all_miss = gain + p, all_miss * (1 - p)
+      end
+      local risk = (how.any_hit_saves and e.hit) and 0 or all_miss
+      if how.always or gain * worth > risk * lib.unit_cost(ctx, e.unit) then out[#out + 1] = e end
+    end
+  end
+  return out
+end
+
+-- Rerolls the chosen units' misses (lib.rerolls_worth_it), adds how.bonus to each rerolled die,
+-- then destroys each of those units that did not hit (by how.any_hit_saves) through
+-- how.destroyed_window. `tag` names the trace events.
+function lib.reroll_or_destroy(ctx, player, pool, how, chosen, tag)
+  for _, e in ipairs(chosen) do
+    local hit = how.any_hit_saves and e.hit
+    for _, i in ipairs(e.misses) do
+      pool:reroll(i)
+      if how.bonus ~= 0 then pool:modify(i, how.bonus) end
+      if pool:hit(i) then hit = true end
+    end
+    if ctx:tracing() then
+      ctx:event(tag .. ":" .. ctx:name(player) .. ":" .. ctx:type(e.unit) .. ":" .. (hit and "hit" or "destroyed"),
+        ctx:name(player) .. "'s " .. ctx:type(e.unit) .. " rerolls " .. #e.misses .. " dice: " .. (hit and "a hit" or "no hit, destroyed"))
+    end
+    if not hit and ctx:location(e.unit) ~= "reinforcements" then ctx:destroy(e.unit, how.destroyed_window) end
+  end
+end
+
 return lib

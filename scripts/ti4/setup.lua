@@ -11,8 +11,8 @@ local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 local DEFAULT_HIT_ORDER = { "fighter", "infantry", "destroyer", "cruiser", "mech", "carrier", "dreadnought", "flagship", "war_sun" }
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
-local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
-  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true,
+local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true, relics = true,
+  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, commodities = true, policy = true,
   fleet_pool_tokens = true }
 -- relic_fragments = N: the relic fragments a player holds (counter on the player; the Naalu mech)
 SIDE_KEYS.relic_fragments = true
@@ -261,13 +261,13 @@ local function check_faction_grant(ctx, kind, rec, faction, upgraded, at)
   end
 end
 
--- A side's technologies, cards, laws, leaders, promissory notes and faction, each checked against
+-- A side's technologies, cards, laws, relics, leaders, promissory notes and faction, each checked against
 -- the loaded records, in that order (entity order is part of determinism). `list(v, path)` reads
 -- one list. The side's units already placed take their faction's records (a faction's flagship,
 -- mech, Exotrireme ...; their type names stay the generic ones, so hit_order and reports say
 -- "flagship"); unit upgrade technologies are applied after this.
 local GRANTS = { { "technologies", "technology" }, { "cards", "action_card" }, { "laws", "agenda" },
-  { "leaders", "leader" }, { "notes", "promissory_note" } }
+  { "relics", "relic" }, { "leaders", "leader" }, { "notes", "promissory_note" } }
 local function grant_records(ctx, p, side, path, list)
   local faction = side.faction
   if faction ~= nil then record_or_reject(ctx, "faction", faction, path .. ".faction") end
@@ -377,6 +377,12 @@ return function(ctx, scenario)
       ctx:set_counter(p, "relic_fragments", side.relic_fragments, "game")
     end
     place_assimilator_tokens(ctx, p, side.assimilator_tokens, role .. ".assimilator_tokens")
+    if side.commodities ~= nil then  -- what Salvage takes
+      if math.type(side.commodities) ~= "integer" or side.commodities < 0 then
+        ctx:reject(role .. ".commodities", "commodities is a whole number")
+      end
+      ctx:set_counter(p, "commodities", side.commodities, "game")
+    end
     ctx:set_policy(p, side_policy(ctx, side, role))
     place_fleet_pool_tokens(ctx, p, side.fleet_pool_tokens, players, role .. ".fleet_pool_tokens")
   end

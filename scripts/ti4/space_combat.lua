@@ -285,19 +285,29 @@ local function roll_dice(ctx, a, d, sys, after_roll_hooked)
   error("space_combat.after_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
 end
 
--- Assigns hits on both sides after letting abilities cancel them (6.1).
-local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked)
+-- Assigns hits on both sides after letting abilities cancel them (6.1). `spec` is the step's
+-- (its decision is the window's `purpose`); `spec_a` and `spec_d` (default: `spec`) are how the
+-- hits on each side are assigned.
+local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked, spec_a, spec_d)
+  spec_a, spec_d = spec_a or spec, spec_d or spec
   if hooked then
     local args = { hits = { [a] = hits_on_a, [d] = hits_on_d }, purpose = spec.decision }
     ctx:open("space_combat.assign_hits", args)
     hits_on_a, hits_on_d = math.max(0, args.hits[a]), math.max(0, args.hits[d])
   end
-  local sustain_a = spec == AFB_HITS and "never" or pa.sustain
-  local sustain_d = spec == AFB_HITS and "never" or pd.sustain
+  local sustain_a = spec_a == AFB_HITS and "never" or pa.sustain
+  local sustain_d = spec_d == AFB_HITS and "never" or pd.sustain
   local destroyed = 0
-  if hits_on_a > 0 then destroyed = destroyed + ctx:assign_hits(a, sys, hits_on_a, spec, pa.hit_order, sustain_a) end
-  if hits_on_d > 0 then destroyed = destroyed + ctx:assign_hits(d, sys, hits_on_d, spec, pd.hit_order, sustain_d) end
+  if hits_on_a > 0 then destroyed = destroyed + ctx:assign_hits(a, sys, hits_on_a, spec_a, pa.hit_order, sustain_a) end
+  if hits_on_d > 0 then destroyed = destroyed + ctx:assign_hits(d, sys, hits_on_d, spec_d, pd.hit_order, sustain_d) end
   return destroyed
+end
+
+-- How the hits of `player`'s Anti-Fighter Barrage are assigned: to fighters (3), or to any ship
+-- when an ability set the combat flag "barrage_hits_all_ships" on that player (Waylay); then
+-- they are hits like a combat roll's, and Sustain Damage may cancel them.
+local function barrage_hits(ctx, player)
+  return ctx:flag(player, "barrage_hits_all_ships") and HITS or AFB_HITS
 end
 
 -- The combat, as steps (ctx:steps): M.begin (start of combat, Anti-Fighter Barrage), M.rounds
@@ -359,7 +369,8 @@ function M.begin(ctx)
     ran = ran + ctx:open("space_combat.anti_fighter_barrage")
     local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
     local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
-    local destroyed = assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked)
+    local destroyed = assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked,
+      barrage_hits(ctx, d), barrage_hits(ctx, a))
     if destroyed > 0 or ran > 0 or after_afb_hooked or assign_hooked then
       ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
     end

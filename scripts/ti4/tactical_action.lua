@@ -116,6 +116,34 @@ local function path_order(a, b)
   return a.label < b.label
 end
 
+-- The systems a ship may move to from `u`: its adjacent systems, less those adjacent only through
+-- identical wormholes (links of kind "wormhole", scripts/ti4/galaxy.lua) whose every shared type
+-- has no effect during this movement (st.inactive_wormholes, set by a before_movement hook:
+-- Enforced Travel Ban). Adjacency from other links (cards, laws, scenarios) and hexes stays.
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+local function neighbours(ctx, st, u)
+  local all = ctx:adjacent(u)
+  local off = st.inactive_wormholes
+  if not off then return all end
+  local out = {}
+  for _, v in ipairs(all) do
+    local kinds, keep = ctx:link_kinds(u, v), true
+    if #kinds == 1 and kinds[1] == "wormhole" then
+      keep = false
+      for _, a in ipairs(WORMHOLE_ATTRS) do
+        local w = ctx:get(u, a)
+        if w and not off[w] then
+          for _, b in ipairs(WORMHOLE_ATTRS) do
+            if ctx:get(v, b) == w then keep = true end
+          end
+        end
+      end
+    end
+    if keep then out[#out + 1] = v end
+  end
+  return out
+end
+
 -- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
 -- of a path is what it asks of a move value: one per system moved out of, less that system's
 -- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
@@ -127,7 +155,7 @@ local function find_paths(ctx, st, start, budget, through)
     local fu = passage(ctx, st, u, through)
     local cost = spent + 1 - fu.move_bonus
     if cost > budget then return end
-    for _, v in ipairs(ctx:adjacent(u)) do
+    for _, v in ipairs(st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)) do
       if v == st.system then
         if passage(ctx, st, v, through).can_end then
           local copy = {}
@@ -270,9 +298,11 @@ function M.movement(ctx, st)
   -- the movement rules in force: the Learn to Play's, unless a hook switches on the Rules
   -- Reference's (ti4-lrr): every moving ship declared before any moves, passing the active system
   -- first: ships that move before the player's other ships (each takes its path on its own, first)
-  local rules = { player = p, system = active, declare_first = false, pass_active = false, first = {} }
+  local rules = { player = p, system = active, declare_first = false, pass_active = false, inactive_wormholes = nil,
+    first = {} }
   if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
   st.pass_active = rules.pass_active == true
+  st.inactive_wormholes = type(rules.inactive_wormholes) == "table" and next(rules.inactive_wormholes) and rules.inactive_wormholes or nil
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked =
     ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths")
 
@@ -513,7 +543,7 @@ end
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
 -- A hook may end the active player's turn (the action flag turn_ended on them, after activation
--- say): the steps up to Production are skipped (no combat: the outcome is no_combat; the combat's
+-- say: Minister of Peace, Nullification Field): the steps up to Production are skipped (no combat: the outcome is no_combat; the combat's
 -- own steps find no round begun); the end of the turn and the report still run.
 local function step(f, always)
   return function(ctx)

@@ -76,10 +76,12 @@ int main(int argc, char** argv) {
 
   std::string list_what = "packs", list_ruleset = "ti4";
   auto* list = app.add_subcommand(
-      "list", "list packs, units, cards, windows, decisions, hooks or the records of a kind");
+      "list",
+      "list packs, units, cards, windows, decisions, hooks, counts or the records of a kind");
   list->add_option("what", list_what,
-                   "packs | units | cards | windows | decisions | hooks | a record kind of the "
-                   "ruleset, singular or plural (factions, technologies, ...)");
+                   "packs | units | cards | windows | decisions | hooks | counts (records and the "
+                   "rules tests naming them) | a record kind of the ruleset, singular or plural "
+                   "(factions, technologies, ...)");
   list->add_option("--ruleset", list_ruleset, "ruleset whose packs are listed (default ti4)");
 
   std::string trace_scenario;

@@ -635,8 +635,11 @@ function renderResult(result, state) {
   const def = page.ruleset.reports[page.procedure] || { outcomes: [], means: [], probabilities: [], distributions: [], sides: [] };
   const box = $("results");
   box.replaceChildren();
-  const head = `${result.runs} runs, seed ${result.seed}` + (result.interrupted ? " \u2014 cancelled: the runs done so far" : "");
-  box.append(el("p", { id: "result-head", "data-runs": String(result.runs), text: head }));
+  const head = result.method === "exact"
+    ? `exact: ${result.states} states, ${result.step_runs} step runs, ${(1000 * result.seconds).toFixed(1)} ms` +
+      (result.unresolved > 0 ? ` (unresolved ${result.unresolved.toExponential(2)})` : "")
+    : `${result.runs} runs, seed ${result.seed}` + (result.interrupted ? " \u2014 cancelled: the runs done so far" : "");
+  box.append(el("p", { id: "result-head", "data-runs": String(result.runs || 0), "data-method": result.method || "montecarlo", text: head }));
   if (result.warning) box.append(el("p", { class: "message error", text: result.warning }));
   const bars = el("div", { class: "bars", id: "outcomes" });
   def.outcomes.forEach((o, i) => bars.append(...barRow(o, o, result[o], result.ci95[o], i)));
@@ -691,7 +694,8 @@ function setRunning(kind) {
 function progress(job) {
   const f = job.planned ? Math.min(1, job.done / job.planned) : 0;
   $("progress-bar").style.width = `${(100 * f).toFixed(1)}%`;
-  $("progress-text").textContent = `${job.kind}: ${job.done} of ${job.planned} ${job.kind === "compare" ? "pairs" : "runs"}`;
+  $("progress-text").textContent = page.exact ? `${job.kind}: exploring every way the run can go`
+    : `${job.kind}: ${job.done} of ${job.planned} ${job.kind === "compare" ? "pairs" : "runs"}`;
 }
 
 async function follow(id, kind, done) {
@@ -713,7 +717,8 @@ async function follow(id, kind, done) {
     }
     if (job.state !== "running") {
       $("progress-bar").style.width = job.state === "done" ? "100%" : $("progress-bar").style.width;
-      $("progress-text").textContent = `${kind}: ${job.state === "done" ? "done" : "cancelled"}, ${job.done} ${kind === "compare" ? "pairs" : "runs"} in ${job.seconds.toFixed(1)} s`;
+      $("progress-text").textContent = page.exact ? `${kind}: exact, done in ${job.seconds.toFixed(2)} s`
+        : `${kind}: ${job.state === "done" ? "done" : "cancelled"}, ${job.done} ${kind === "compare" ? "pairs" : "runs"} in ${job.seconds.toFixed(1)} s`;
       done(job.result);
       break;
     }
@@ -728,11 +733,18 @@ function seedOf(id) {
   return $(id).value.trim();
 }
 
+// The run mode (Monte Carlo or exact) applies to Run and to Compare.
+function exactMode() {
+  return document.querySelector('input[name="mode"]:checked').value === "exact";
+}
+
 async function run() {
   clearMessage();
   const body = { scenario: scenarioToml(), seed: seedOf("seed") };
+  page.exact = exactMode();
   const precision = $("precision").value.trim();
-  if (precision !== "") body.precision = Number(precision);
+  if (page.exact) body.exact = true;
+  else if (precision !== "") body.precision = Number(precision);
   else body.runs = Number($("runs").value);
   try {
     const r = await api("POST", "/api/simulate", body);
@@ -784,7 +796,10 @@ function renderComparison(r) {
   const box = $("compare-result");
   box.replaceChildren();
   box.append(el("p", { id: "compare-summary", text: `${r.summary || ""}` }));
-  box.append(el("p", { class: "muted", text: `A: as written; B: ${describeChanges(r.changes)}. ${r.runs} pairs, seed ${r.seed}` +
+  if (r.method === "exact") {
+    box.append(el("p", { class: "muted", id: "compare-method", "data-method": "exact",
+      text: `A: as written; B: ${describeChanges(r.changes)}. Exact: every way each arm can go, no interval.` }));
+  } else box.append(el("p", { class: "muted", text: `A: as written; B: ${describeChanges(r.changes)}. ${r.runs} pairs, seed ${r.seed}` +
     (r.interrupted ? " \u2014 cancelled: the pairs done so far" : "") +
     (r.changed_outcome !== undefined ? `; the outcome differs in ${pct(r.changed_outcome)} of the pairs.` : "") }));
   const t = el("table", { class: "diff", id: "compare-table" },
@@ -798,11 +813,14 @@ function renderComparison(r) {
     const d = r.difference[key];
     const prob = !def.means.some((m) => m.key === key);  // outcomes and 0/1 metrics
     const f = (x) => (prob ? pct(x) : x.toFixed(4));
-    const diff = prob ? `${(100 * d.difference).toFixed(2)} pts [${(100 * d.ci95[0]).toFixed(2)} .. ${(100 * d.ci95[1]).toFixed(2)}]`
+    const exact = r.method === "exact";
+    const diff = exact ? (prob ? `${(100 * d.difference).toFixed(4)} pts` : d.difference.toFixed(6))
+      : prob ? `${(100 * d.difference).toFixed(2)} pts [${(100 * d.ci95[0]).toFixed(2)} .. ${(100 * d.ci95[1]).toFixed(2)}]`
       : `${d.difference.toFixed(4)} [${d.ci95[0].toFixed(4)} .. ${d.ci95[1].toFixed(4)}]`;
+    const verdict = exact ? (d.difference === 0 ? "no change" : "exact") : d.significant ? "significant" : "not significant";
     t.append(el("tr", { "data-key": key }, el("td", { text: key }), el("td", { class: "num", text: f(d.a) }), el("td", { class: "num", text: f(d.b) }),
       el("td", { class: "num diff-value", "data-key": key, text: diff }),
-      el("td", { class: d.significant ? "significant" : "muted", text: d.significant ? "significant" : "not significant" })));
+      el("td", { class: exact || d.significant ? "significant" : "muted", text: verdict })));
   }
   box.append(t);
 }
@@ -822,7 +840,10 @@ async function compare() {
     showMessage("compare: choose what B changes (a record or a pack), or write a change such as attacker:policy.sustain=last");
     return;
   }
-  const body = { scenario: scenarioToml(), seed: seedOf("seed"), runs: Number($("compare-runs").value) };
+  page.exact = exactMode();
+  const body = { scenario: scenarioToml(), seed: seedOf("seed") };
+  if (page.exact) body.exact = true;
+  else body.runs = Number($("compare-runs").value);
   body[$("compare-how").value] = [spec];
   try {
     const r = await api("POST", "/api/compare", body);

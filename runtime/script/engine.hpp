@@ -5,6 +5,7 @@
 // tools speak to Lua only through this header; no Lua type appears here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,6 +65,7 @@ struct ExactRunOptions {
   std::uint64_t max_step_runs = 20'000'000;
   double seconds = 600;                   // the exploration's time limit (a run's is 60 s)
   double prune = 1e-16;                   // nodes less likely than this are not expanded
+  const std::atomic<bool>* stop = nullptr;  // set from another thread: stops (ExactLimit)
 };
 struct ExactResult {
   struct Final {

@@ -6,7 +6,8 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
   battle    builds a TI4 space combat by clicking (+ buttons), runs it, reads the numbers off the
             page and checks them against `rulebench simulate --json` on the scenario TOML the page
             shows (same seed), and against the exact values of the Markov chain
-            (tests/unit/ti4_exact_test.cpp); the survivor charts are there;
+            (tests/unit/ti4_exact_test.cpp); the survivor charts are there; the
+            exact mode gives `simulate --exact`'s report;
   damaged   a damaged unit by clicking; the narrated trace is `rulebench trace`'s, event for event;
   homebrew  loads the homebrew pack by its checkbox, sees its ship among the units and its card
             among the cards, and compares the card on and off: the page's paired difference is
@@ -247,6 +248,26 @@ def main():
         if args.screenshot:
             driver.execute_script("window.scrollTo(0, 0)")
             driver.save_screenshot(args.screenshot)
+
+        # --- the same battle in the exact mode: the command line's exact numbers, no interval
+        click('input[name="mode"][value="exact"]')
+        serial = driver.execute_script("return document.body.dataset.results || '0'")
+        click("#run")
+        wait.until(lambda d: (d.execute_script("return document.body.dataset.results || '0'") != serial
+                              and not css("#run").get_attribute("disabled")) or message())
+        check(not message(), "exact: the exploration ran " + message())
+        page_exact = json.loads(css("#result-json").get_attribute("textContent"))
+        r = cli(args, "simulate", scenario, "--exact", "--json")
+        cli_exact = json.loads(r.stdout)
+        for j in (page_exact, cli_exact):
+            j.pop("seconds", None)
+        check(page_exact == cli_exact and css("#result-head").get_attribute("data-method") == "exact",
+              "exact: the page's result is `simulate --exact --json`'s")
+        shown = {e.get_attribute("data-key"): e.text for e in all_css("#outcomes .pct")}
+        want = {k: f"{100 * p:.2f}%" for k, p in exact.items()}
+        check(shown == want, f"exact: the bars read {shown}, the Markov chain says {want}")
+        check(not all_css("#outcomes .ci-text"), "exact: no interval is shown")
+        click('input[name="mode"][value="montecarlo"]')
 
         # --- damaged units and the trace
         click('[data-path="defender.damaged.dreadnought"][data-op="+"]')

@@ -409,3 +409,66 @@ TEST_CASE("serve: a broken form.toml names its file, line and what was expected"
             .empty());
   fs::remove_all(dir);
 }
+
+TEST_CASE("serve: exact gives the command line's exact report and comparison", "[serve]") {
+  serve::Api api(repo_options());
+  const fs::path file = repo() / "content/ti4-base/scenarios/bench_a.toml";
+  auto r = post(api, "/api/simulate", {{"scenario", read(file)}, {"exact", true}, {"wait", true}});
+  REQUIRE(r.status == 200);
+  json got = r.body["result"];
+  const Session session = open_session(read_scenario(file), repo_session());
+  json want = Simulation(session).exact(ExactRunOptions{});
+  CHECK(got["method"] == "exact");
+  got.erase("seconds"), want.erase("seconds");  // the exploration's time
+  CHECK(got == want);
+
+  r = post(api, "/api/compare",
+           {{"scenario", read(file)},
+            {"with", {"attacker:morale_boost"}},
+            {"exact", true},
+            {"wait", true}});
+  REQUIRE(r.status == 200);
+  got = r.body["result"];
+  Changes changes;
+  changes.with = {"attacker:morale_boost"};
+  const Session b = apply_changes(session, changes, repo_session());
+  want = exact_comparison(session, b, changes, ExactRunOptions{});
+  CHECK(got["method"] == "exact");
+  CHECK(got["difference"] == want["difference"]);
+  CHECK(got["difference"]["attacker_win"]["difference"].get<double>() > 0);
+}
+
+TEST_CASE("serve: exact's errors: runs with exact, a state budget without it, a budget passed",
+          "[serve]") {
+  serve::Api api(repo_options());
+  const std::string bench_a = read(repo() / "content/ti4-base/scenarios/bench_a.toml");
+  auto r = post(api, "/api/simulate", {{"scenario", bench_a}, {"exact", true}, {"runs", 10}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "runs: the exact mode has no runs"));
+  r = post(api, "/api/simulate", {{"scenario", bench_a}, {"max_states", 10}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "give exact = true too"));
+  r = post(api, "/api/simulate", {{"scenario", bench_a}, {"exact", "yes"}});
+  CHECK(r.status == 400);
+  r = post(api, "/api/simulate",
+           {{"scenario", bench_a}, {"exact", true}, {"max_states", 5}, {"wait", true}});
+  CHECK(r.status == 422);
+  CHECK(contains(error_of(r), "the exact mode stopped: the exact mode's chain passed 5 states"));
+}
+
+TEST_CASE("serve: an exact exploration is cancelled at its next step run", "[serve]") {
+  serve::Api api(repo_options());
+  // a Red Alert combat phase: tens of seconds of exploration
+  const std::string phase = read(repo() / "content/red-alert-core/scenarios/bench_g.toml");
+  auto r = post(api, "/api/simulate", {{"scenario", phase}, {"exact", true}});
+  REQUIRE(r.status == 202);
+  const auto id = r.body["job"].get<std::uint64_t>();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto start = std::chrono::steady_clock::now();
+  const auto cancelled = api.del("/api/jobs/" + std::to_string(id));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(cancelled.status == 422);
+  CHECK(contains(error_of(cancelled), "the exact mode was cancelled"));
+  CHECK(waited < 5);
+}

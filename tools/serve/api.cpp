@@ -16,6 +16,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "content/toml_read.hpp"
+#include "exact/explore.hpp"
 #include "form.hpp"
 #include "sim/compare.hpp"
 #include "sim/simulate.hpp"
@@ -39,6 +40,11 @@ Reply error_reply(int status, const std::string& message) {
 
 // The status of an error of the engine: the command line's usage and content errors are the
 // request's (400); a script that fails while it runs is 422.
+// An exact exploration's time limit on the server (the command line's is 600 s): a page waits
+// for it, and the explorations that take longer (a Red Alert combat phase) are for the command
+// line.
+constexpr double kExactSeconds = 120;
+
 int status_of(const std::exception& e) {
   if (const auto* r = dynamic_cast<const RequestError*>(&e)) return r->status;
   if (dynamic_cast<const ScriptError*>(&e)) return 422;
@@ -600,13 +606,15 @@ Reply Api::trace_reply(const json& request) const {
 Reply Api::start_run(const std::string& kind, const json& request) {
   const bool simulate = kind == "simulate";
   if (simulate)
+    expect_keys(request,
+                {"scenario", "runs", "precision", "max_runs", "seed", "threads", "with", "without",
+                 "wait", "exact", "max_states"},
+                "simulate");
+  else
     expect_keys(
         request,
-        {"scenario", "runs", "precision", "max_runs", "seed", "threads", "with", "without", "wait"},
-        "simulate");
-  else
-    expect_keys(request, {"scenario", "runs", "seed", "threads", "with", "without", "wait"},
-                "compare");
+        {"scenario", "runs", "seed", "threads", "with", "without", "wait", "exact", "max_states"},
+        "compare");
   const std::uint64_t cap = options_.max_runs;
   const auto runs_range = [&](const char* key) {
     if (request.contains(key) && request[key].is_number_unsigned() &&
@@ -632,6 +640,22 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   if (request.contains("max_runs") && !request["max_runs"].is_null() && precision <= 0)
     throw RequestError(400, "max_runs: the cap of precision; give precision too");
   const std::uint64_t max_runs = whole(request, "max_runs", cap, 1, cap);
+  // the exact mode (simulate --exact, compare --exact): no runs, a state budget
+  bool exact = false;
+  if (request.contains("exact")) {
+    if (!request["exact"].is_boolean()) throw RequestError(400, "exact: true or false");
+    exact = request["exact"].get<bool>();
+  }
+  if (!exact && request.contains("max_states") && !request["max_states"].is_null())
+    throw RequestError(400, "max_states: the exact mode's state budget; give exact = true too");
+  if (exact)
+    for (const char* key : {"runs", "precision", "max_runs"})
+      if (request.contains(key) && !request[key].is_null())
+        throw RequestError(400, std::string(key) +
+                                    ": the exact mode has no runs (every way a run can go is "
+                                    "followed once); drop it or drop exact");
+  const std::uint64_t max_states =
+      whole(request, "max_states", ExactRunOptions{}.max_states, 1, ExactRunOptions{}.max_states);
   bool wait = false;
   if (request.contains("wait")) {
     if (!request["wait"].is_boolean()) throw RequestError(400, "wait: true or false");
@@ -671,7 +695,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   changes.without = strings(request, "without");
   auto job = std::make_shared<Job>();
   job->kind = kind;
-  job->planned = precision > 0 ? std::min<std::uint64_t>(max_runs, 20000) : runs;
+  job->planned = exact ? 1 : precision > 0 ? std::min<std::uint64_t>(max_runs, 20000) : runs;
   {
     std::lock_guard lock(mutex_);
     const std::size_t running = running_jobs();
@@ -695,8 +719,28 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     jobs_[job->id] = job;
     // started under the lock: no other request sees the job before its thread is set
     job->thread = std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs,
-                               changes] {
+                               changes, exact, max_states] {
       try {
+        if (exact) {
+          // one exploration: done is 0 then 1; a cancel stops it at its next step run
+          ExactRunOptions eo;
+          eo.max_states = static_cast<std::size_t>(max_states);
+          eo.seconds = kExactSeconds;
+          eo.stop = &job->stop;
+          try {
+            json report =
+                simulate ? Simulation(*a).exact(eo) : exact_comparison(*a, *b, changes, eo);
+            job->done = 1;
+            job->finish("done", std::move(report));
+          } catch (const ExactLimit& e) {
+            job->fail(422, job->stop.load()
+                               ? std::string("the exact mode was cancelled: an exploration has no "
+                                             "partial result")
+                               : std::string("the exact mode stopped: ") + e.what() +
+                                     "; use Monte Carlo instead");
+          }
+          return;
+        }
         auto progress = [&job = *job](std::uint64_t done, std::uint64_t planned) {
           job.done = done;
           job.planned = planned;

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -80,6 +81,9 @@ struct Engine::Impl {
   std::vector<Procedure> procedures;
   const Procedure* procedure = nullptr;  // the one running
   std::vector<int> env_refs;             // one sandbox per pack, then the ruleset's
+  // what every environment holds before any script loads: global -> its fields (a library's
+  // functions; empty for a function), for `rulebench types` (api_names.cpp)
+  std::map<std::string, std::vector<std::string>> sandbox_globals;
   // What the runtime knows of each environment (sandbox.cpp). None of it is reachable from
   // content: `require` finds its sandbox by an index in its upvalue.
   struct Sandbox {
@@ -351,6 +355,8 @@ void add_run_metric(Engine::Impl& I, Sym metric, double delta);
 // --- sandbox.cpp
 void make_sandboxes(Engine::Impl& I);    // one environment per pack, then the ruleset's
 void freeze_sandboxes(Engine::Impl& I);  // once loading ends: a global write is an error
+// The string keys of the table at `idx`, sorted (api_names.cpp).
+std::vector<std::string> table_keys(lua_State* L, int idx);
 void make_ctx(Engine::Impl& I);          // ctx (read-only), protected shared metatables
 
 // An error already attributed (by an inner call gate, or a content error such as a scenario's)

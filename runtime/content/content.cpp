@@ -230,7 +230,7 @@ Ruleset load_ruleset(const fs::path& dir) {
   f.expect_keys(t,
                 {"id", "name", "base_pack", "kinds", "unit_kind", "scopes", "attributes", "dice",
                  "windows", "decisions", "procedures", "setup", "policies", "report",
-                 "scenario_lists", "purposes", "roles"},
+                 "scenario_lists", "purposes", "roles", "round_windows"},
                 "ruleset.toml");
   Ruleset r;
   r.dir = dir;
@@ -317,6 +317,16 @@ Ruleset load_ruleset(const fs::path& dir) {
   }
   for (auto& [name, doc] : string_pairs(f, t, "windows")) r.windows.push_back({name, doc});
   for (auto& [name, doc] : string_pairs(f, t, "decisions")) r.decisions.push_back({name, doc});
+  for (auto& [round, first] : string_pairs(f, t, "round_windows")) {
+    std::vector<std::string> names;
+    for (const auto& w : r.windows) names.push_back(w.name);
+    for (const std::string& w : {round, first})
+      if (std::find(names.begin(), names.end(), w) == names.end())
+        f.fail(f.line_of(*f.table(t, "round_windows"), round),
+               "round_windows names '" + w + "', which is not a declared window" +
+                   did_you_mean(w, names));
+    r.round_windows[round] = first;
+  }
   for (auto& [name, path] : string_pairs(f, t, "procedures")) {
     if (!fs::exists(dir / path))
       f.fail(f.line_of(*f.table(t, "procedures"), name),

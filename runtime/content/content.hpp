@@ -79,6 +79,9 @@ struct Ruleset {
   std::vector<DieType> dice;
   std::vector<WindowDef> windows;
   std::vector<DecisionDef> decisions;
+  // round window -> the window that starts its sequence of rounds: the trace numbers the rounds
+  // (ruleset.toml [round_windows]: "space_combat.start_of_round" = "space_combat.start_of_combat")
+  std::map<std::string, std::string> round_windows;
   std::vector<std::pair<std::string, fs::path>> procedures;  // name -> Lua file
   fs::path setup;                            // Lua: builds the start state from a scenario
   fs::path policies;                         // Lua: the default decision heuristics

@@ -80,6 +80,7 @@ struct Engine::Impl {
   };
   std::vector<Procedure> procedures;
   const Procedure* procedure = nullptr;  // the one running
+  bool input_ended = false;  // interactive: the terminal's input ended, the policies decide
   std::vector<int> env_refs;             // one sandbox per pack, then the ruleset's
   // what every environment holds before any script loads: global -> its fields (a library's
   // functions; empty for a function), for `rulebench types` (api_names.cpp)
@@ -320,6 +321,7 @@ struct Engine::Impl {
   int attr_slot(lua_State* L, int idx);
   const DieType& die_type(int i) const { return rules.dice[static_cast<std::size_t>(i)]; }
   int open_windows(const int* windows, int n, int args_index);  // returns the hooks that ran
+  std::string state_summary() const;  // where every player's units are (interactive questions)
   std::string decide(EntityId player, const std::string& decision, int options_index,
                      std::string& reason);
   void destroy(EntityId e, int window);

@@ -161,3 +161,87 @@ TEST_CASE("list: units of any ruleset with their stats, cards with their text, -
   CHECK(has(r.out, "1 pack checked, 0 failed"));
   fs::remove_all(d);
 }
+
+TEST_CASE("trace: opens with what was run, numbers rounds, hides idle rules, ends with survivors",
+          "[cli][tooling][trace]") {
+  const fs::path d = scratch("trace");
+  Run r = rulebench(d, "trace '" + std::string(RB_SOURCE_DIR) +
+                           "/content/ti4-base/scenarios/learn_to_play_action.toml'");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "scenario  "));
+  CHECK(has(r.out, "ruleset   ti4 (Twilight Imperium 4th edition), procedure tactical_action"));
+  CHECK(has(r.out, "packs     ti4-base 0.1.0"));
+  CHECK(has(r.out, "seed      1"));
+  CHECK(has(r.out, "-- round 1 --"));
+  CHECK(has(r.out, "-- round 2 --"));
+  // the passage check of each system and the rules that did nothing: one line, not seven
+  CHECK(has(r.out, "== window tactical_action.passage\n   (the same window 7 times in a row)"));
+  CHECK_FALSE(has(r.out, "nobody uses"));
+  CHECK_FALSE(has(r.out, "rule anomaly_movement"));
+  CHECK(has(r.out, "survivors:\n  attacker (sol): dreadnought 1, infantry 4, space_dock 1\n"));
+  CHECK(has(r.out, "produces an infantry"));
+  // -v: every event
+  r = rulebench(d, "trace -v '" + std::string(RB_SOURCE_DIR) +
+                       "/content/ti4-base/scenarios/learn_to_play_action.toml'");
+  CHECK(has(r.out, "rule anomaly_movement (") == false);  // a rule has no source
+  CHECK(has(r.out, "-> rule anomaly_movement [ti4-base]"));
+  // trace -i with no terminal refuses instead of ignoring -i
+  r = rulebench(d, "trace -i '" + std::string(RB_SOURCE_DIR) +
+                       "/content/ti4-base/scenarios/demo.toml' < /dev/null");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "standard input is not a terminal"));
+  // structured fields beside the key and the text
+  r = rulebench(d, "trace --json '" + std::string(RB_SOURCE_DIR) +
+                       "/content/ti4-base/scenarios/learn_to_play_action.toml'");
+  bool decision = false, hook_window = false;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["kind"] == "decision" && j.contains("options") && j.contains("answer") &&
+        j.contains("player"))
+      decision = true;
+    if (j["kind"] == "window" && j.contains("window")) hook_window = true;
+  }
+  CHECK(decision);
+  CHECK(hook_window);
+  fs::remove_all(d);
+}
+
+TEST_CASE("simulate and compare: what was run, in text and JSON; compare counts altered runs",
+          "[cli][tooling]") {
+  const fs::path d = scratch("sim");
+  const std::string demo =
+      "'" + std::string(RB_SOURCE_DIR) + "/content/ti4-base/scenarios/demo.toml'";
+  Run r = rulebench(d, "simulate " + demo + " --runs 2000 --json --with attacker:morale_boost");
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["scenario"]["ruleset"] == "ti4");
+  CHECK(j["scenario"]["procedure"] == "space_combat");
+  CHECK(j["scenario"]["settings"]["attacker"]["cards"][0] == "morale_boost");
+  CHECK(j["packs"][0]["id"] == "ti4-base");
+  CHECK(j["changes"]["with"][0] == "attacker:morale_boost");
+  r = rulebench(d, "simulate " + demo + " --runs 2000");
+  CHECK(has(r.out, "ruleset   ti4 (Twilight Imperium 4th edition), procedure space_combat"));
+  CHECK(has(r.out, "attacker  units ("));
+  // X-Wing's one attack has no outcome: the line counts the runs whose damage changed
+  const std::string xw =
+      "'" + std::string(RB_SOURCE_DIR) + "/content/xwing-core/scenarios/issue_example.toml'";
+  r = rulebench(d, "compare " + xw + " --with attacker:tokens.focus=0 --runs 20000");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "the change altered damage of "));
+  CHECK_FALSE(has(r.out, "0.00% of runs"));
+  // the wrong forms name the right one
+  r = rulebench(d, "compare " + xw + " --with tokens.focus=0 --runs 10");
+  CHECK(r.code == 0);  // every side: the attacker's and the defender's focus
+  const std::string eng =
+      "'" + std::string(RB_SOURCE_DIR) + "/content/xwing-core/scenarios/engagement_demo.toml'";
+  r = rulebench(d, "compare " + eng + " --with first_player=imperial --runs 10");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "is written scenario:first_player=imperial"));
+  r = rulebench(d, "compare " + eng + " --with rebel:luke.tokens.focus=0 --runs 10");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "'rebel' is not a side of this procedure's report"));
+  fs::remove_all(d);
+}

@@ -380,8 +380,42 @@ int all_cores(int threads) {
 
 }  // namespace
 
+namespace {
+
+// What is left of each side at the end of a run: "attacker: dreadnought 2, carrier 1" (units of
+// the report's survivor kind anywhere on the board), one line per side of the report.
+std::string survivors_text(const Session& s, const State& state) {
+  const Ruleset& r = s.content->ruleset;
+  auto it = r.reports.find(s.procedure);
+  if (it == r.reports.end() || it->second.sides.empty()) return "";
+  const ReportDef& rep = it->second;
+  const Sym kind = sym(r.has_kind(rep.survivor_kind) ? rep.survivor_kind : r.unit_kind);
+  std::string out = "survivors:\n";
+  for (const std::string& side : rep.sides) {
+    const EntityId p = state.role(sym(side));
+    if (p == kNoEntity) continue;
+    std::map<std::string, int> left;
+    for (const Entity& e : state.entities)
+      if (e.owner == p && e.kind == kind && e.location != kReinforcements)
+        ++left[std::string(sym_name(e.type))];
+    std::string list;
+    for (const auto& [type, n] : left)
+      list += (list.empty() ? "" : ", ") + type + " " + std::to_string(n);
+    const std::string name(sym_name(state.at(p).type));
+    out += "  " + side + (name != side ? " (" + name + ")" : "") + ": " +
+           (list.empty() ? "nothing left" : list) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json,
-          bool interactive, const Changes& changes) {
+          bool interactive, const Changes& changes, bool verbose) {
+  if (interactive && !isatty(STDIN_FILENO))
+    throw UsageError(
+        "trace -i asks you the decisions at the terminal, but standard input is not a terminal; "
+        "run it in a terminal, or script the answers in a rules test ([[answer]])");
   SessionOptions so = c.session();
   Session session = changed_session(so, scenario_file, changes);
   EngineOptions engine;
@@ -394,6 +428,11 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
   run.trace = &t;
   RunResult result;
   State state = table.start;
+  if (!json) {
+    std::cout << describe_session(session) << "seed      " << seed << "\n";
+    if (!changes.empty()) std::cout << changes.describe() << "\n";
+    std::cout << "\n" << std::flush;
+  }
   int code = 0;
   try {
     table.engine.run(session.procedure, state, run, result);
@@ -401,10 +440,19 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
     code = 2;
     if (!json) std::cerr << "error: " << e.what() << "\n";
   }
-  if (json)
+  if (json) {
     t.print_json_lines(std::cout);
-  else
-    t.print_narrative(std::cout);
+  } else {
+    NarrativeOptions o;
+    o.verbose = verbose;
+    o.from = t.printed;  // -i showed the events before each question
+    o.round_windows = session.content->ruleset.round_windows;
+    t.print_narrative(std::cout, o);
+    if (code == 0) std::cout << "\n" << survivors_text(session, state);
+    if (!verbose)
+      std::cout << "(rules that showed nothing and repeated windows are left out: -v shows every "
+                   "event)\n";
+  }
   return code;
 }
 
@@ -431,6 +479,20 @@ struct InterruptScope {
 
 }  // namespace
 
+namespace {
+
+// What simulate --json ran: "scenario" (file, ruleset, procedure, its settings), "packs" (id and
+// version, in load order) and "changes" (--with, --without).
+void add_run_description(nlohmann::json& report, const Session& session, const Changes& changes) {
+  nlohmann::json s = session_json(session);
+  report["packs"] = s["packs"];
+  s.erase("packs");
+  report["scenario"] = std::move(s);
+  report["changes"] = {{"with", changes.with}, {"without", changes.without}};
+}
+
+}  // namespace
+
 int simulate(const Common& c, const SimulateArgs& a) {
   const SessionOptions so = c.session();
   const Session session = changed_session(so, a.scenario, a.changes);
@@ -446,8 +508,10 @@ int simulate(const Common& c, const SimulateArgs& a) {
                        "; use Monte Carlo instead (drop --exact)");
     }
     if (a.json) {
+      add_run_description(report, session, a.changes);
       std::cout << report.dump() << "\n";
     } else {
+      std::cout << describe_session(session);
       if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
       std::cout << format_report(report, sim.report_def());
     }
@@ -470,10 +534,12 @@ int simulate(const Common& c, const SimulateArgs& a) {
   auto report = sim.report(t, a.seed);
   if (stopped) report["interrupted"] = true;
   if (a.json) {
+    add_run_description(report, session, a.changes);
     std::cout << report.dump() << "\n";
   } else {
     if (stopped)
       std::cout << fmt::format("interrupted: the partial result of the {} runs done\n", t.runs);
+    std::cout << describe_session(session);
     if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
     std::cout << format_report(report, sim.report_def());
   }
@@ -517,7 +583,8 @@ int compare(const Common& c, const CompareArgs& a) {
     if (a.json)
       std::cout << report.dump() << "\n";
     else
-      std::cout << format_exact_comparison(report, cmp.report_def());
+      std::cout << describe_session(as_written)
+                << format_exact_comparison(report, cmp.report_def());
     return 0;
   }
   CompareOptions o;
@@ -527,11 +594,16 @@ int compare(const Common& c, const CompareArgs& a) {
   o.progress = progress_bar(a.json, "pairs");
   const PairTally t = cmp.run(o);
   if (o.progress) clear_progress();
-  const auto report = cmp.report(t, a.seed, a.changes);
-  if (a.json)
+  auto report = cmp.report(t, a.seed, a.changes);
+  if (a.json) {
+    nlohmann::json s = session_json(as_written);
+    report["packs"] = s["packs"];
+    s.erase("packs");
+    report["scenario"] = std::move(s);
     std::cout << report.dump() << "\n";
-  else
-    std::cout << format_comparison(report, cmp.report_def());
+  } else {
+    std::cout << describe_session(as_written) << format_comparison(report, cmp.report_def());
+  }
   return 0;
 }
 

@@ -33,8 +33,9 @@ std::string luacheck_config(const Engine& engine);
 // default: what is listed is what a scenario that does not name them sees)
 int list(const Common& c, const std::string& what, const std::string& ruleset, bool json = false,
          const std::vector<std::string>& with_packs = {});
+// verbose: every event of the narrative (rules that showed nothing, repeated windows)
 int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool json,
-          bool interactive, const Changes& changes);
+          bool interactive, const Changes& changes, bool verbose = false);
 
 struct SimulateArgs {
   std::string scenario;

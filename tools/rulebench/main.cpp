@@ -103,6 +103,9 @@ int main(int argc, char** argv) {
   trace->add_option("--with", trace_changes.with,
                     "records, packs or settings to add ([SIDE:]ID, PACK, [SIDE:]PATH=VALUE)");
   trace->add_option("--without", trace_changes.without, "records, packs or settings to remove");
+  bool trace_verbose = false;
+  trace->add_flag("-v,--verbose", trace_verbose,
+                  "every event: also the rules that showed nothing and each repeated window");
 
   cli::SimulateArgs sim;
   auto* simulate =
@@ -254,7 +257,7 @@ int main(int argc, char** argv) {
     if (*list) return cli::list(common, list_what, list_ruleset, list_json, list_packs);
     if (*trace)
       return cli::trace(common, trace_scenario, trace_seed, trace_json, trace_interactive,
-                        trace_changes);
+                        trace_changes, trace_verbose);
     if (*simulate) return cli::simulate(common, sim);
     if (*compare) return cli::compare(common, cmp);
     if (*bench) return cli::bench(common, bench_args);

@@ -35,22 +35,24 @@
 ---| "engagement.end_of_initiative" # [xwing] Every ship of args.initiative has engaged; destroyed ships are removed next.
 ---| "engagement.engage" # [xwing] A ship engages (args.ship), before it attacks.
 ---| "engagement.start" # [xwing] Start of the Engagement Phase.
----| "invasion.after_bombardment" # [ti4] After bombardment hits are assigned; args {player, system}.
+---| "invasion.after_bombardment" # [ti4] After bombardment hits are assigned; args {player, system, planets}: planets, those the player's units bombarded (X-89 Bacterial Weapon).
 ---| "invasion.after_bombardment_roll" # [ti4] Right after the bombardment roll; args {player, pool, purpose} (Plasma Scoring, Scramble Frequency).
 ---| "invasion.after_ground_roll" # [ti4] Right after one player's ground combat roll; args {player, opponent, planet, pool, purpose} (Fire Team).
+---| "invasion.after_ground_roll_dice" # [ti4] Make Combat Rolls over (both players rolled), before hits are assigned; args {player, opponent, planet, hits = {[player] = n}, roll_again}: set roll_again to resolve the step again, no hits assigned (The Thundarian).
 ---| "invasion.after_space_cannon_defense" # [ti4] After a player's space cannon defense on a planet; args {player, target, planet}.
 ---| "invasion.after_space_cannon_defense_roll" # [ti4] Right after a space cannon defense roll; args {player, pool, purpose}.
 ---| "invasion.assign_bombardment_hits" # [ti4] Before bombardment hits on a planet are assigned; args {player, planet, hits} (X-89).
 ---| "invasion.assign_ground_hits" # [ti4] Before ground combat hits are assigned; args {planet, hits = {[player] = n}} (Valkyrie Particle Weave).
 ---| "invasion.assign_space_cannon_defense_hits" # [ti4] Before space cannon defense hits are assigned: cancel hits; args {player, target, planet, hits = {[target] = n}} (Maneuvering Jets).
 ---| "invasion.before_bombardment" # [ti4] Bombardment, before targets are declared and dice rolled; args {player, system}.
+---| "invasion.before_commit" # [ti4] Commit Ground Forces, before the active player commits; args {player, system}: a hook may bring ground forces into the space area to commit (G'hom Sek'kus).
 ---| "invasion.before_space_cannon_defense" # [ti4] Before a player's PDS on an invaded planet fire; args {player, target, planet, can_fire}: a hook may set can_fire false (L4 Disruptors).
 ---| "invasion.commit_ground_forces" # [ti4] After the active player committed ground forces; args {player, system, planets} (Parley, Ghost Squad).
 ---| "invasion.end_of_ground_combat" # [ti4] End of a ground combat; args {player, opponent, planet} (Dacxive Animators).
 ---| "invasion.end_of_ground_round" # [ti4] End of each ground combat round (merged with end_of_ground_combat in the last); args {player, opponent, planet} (Harrow).
 ---| "invasion.end_of_invasion" # [ti4] Step 4 over; args {player, system}.
 ---| "invasion.planet_gained" # [ti4] The active player gained control of a planet (its card exhausted, others' structures destroyed); args {player, planet, from} (Infiltrate).
----| "invasion.planetary_shield" # [ti4] Whether a planet is shielded from the active player's bombardment; args {player, planet, shielded} (war sun, Letnev flagship, Disable).
+---| "invasion.planetary_shield" # [ti4] Whether a planet is shielded from the active player's bombardment; args {player, planet, shielded, forbidden}: shielded (war sun, Letnev flagship, Disable); forbidden: no bombardment there whatever ignores shields (Conventions of War).
 ---| "invasion.start_of_ground_combat" # [ti4] Start of a ground combat; opened together with start_of_ground_round in round 1; args {player, opponent, planet} (Magen Defense Grid, Indoctrination).
 ---| "invasion.start_of_ground_round" # [ti4] Start of each ground combat round (merged with start_of_ground_combat in round 1); args {player, opponent, planet}.
 ---| "invasion.start_of_invasion" # [ti4] Step 4, before bombardment; args {player, system} (Bunker, Disable, Blitz).
@@ -63,8 +65,9 @@
 ---| "space_combat.after_anti_fighter_barrage_roll" # [ti4] Right after one player's Anti-Fighter Barrage roll; args {player, pool}.
 ---| "space_combat.after_combat" # [ti4] After the winner is known, before capacity is checked (10).
 ---| "space_combat.after_roll" # [ti4] Right after one player's combat roll: rerolls and die changes (5.5); args {player, pool, purpose, extra_hits}: extra_hits are hits the roll produces beyond its dice (Jol-Nar's flagship).
+---| "space_combat.after_roll_dice" # [ti4] Step 3 over (both players rolled), before hits are assigned; args {hits = {[player] = n}, roll_again}: set roll_again and no hits are assigned, the Roll Dice step is resolved again (The Thundarian).
 ---| "space_combat.announce_retreats" # [ti4] Step 2, before retreats are announced (4).
----| "space_combat.anti_fighter_barrage" # [ti4] Step 1, round 1 only, before the Anti-Fighter Barrage rolls (3).
+---| "space_combat.anti_fighter_barrage" # [ti4] Step 1, round 1 only, before the Anti-Fighter Barrage rolls (3); the combat flag barrage_hits_all_ships on a player sends that player's barrage hits against all ships (Waylay).
 ---| "space_combat.assign_hits" # [ti4] Step 4, before hits are assigned: cancel hits, Sustain Damage (6.1); args {hits = {[player] = n}}.
 ---| "space_combat.before_combat" # [ti4] Just before Anti-Fighter Barrage, once per combat (rule 2).
 ---| "space_combat.before_retreat" # [ti4] Step 5, before retreats are resolved (7).
@@ -83,11 +86,15 @@
 ---| "tactical_action.after_movement" # [ti4] Step 2, after every ship moved and capacity was checked; args {player, system}.
 ---| "tactical_action.after_space_cannon_roll" # [ti4] Right after one pool of a player's space cannon dice (one per location fired from); args {player, pool, purpose}.
 ---| "tactical_action.assign_space_cannon_hits" # [ti4] Before a player's space cannon hits are assigned: cancel hits; args {player, target, hits = {[target] = n}}.
----| "tactical_action.before_movement" # [ti4] Step 2, before any ship moves; args {player, system, declare_first, pass_active}: a hook switches on the Rules Reference's movement (ti4-lrr): every moving ship declared before any moves, paths through the active system and back.
+---| "tactical_action.before_activation" # [ti4] Step 1, before the active player places the token (the start of the turn); args {player, system, allowed, reason}: a hook may forbid the activation (allowed = false: an error with the reason; Chaos Mapping) or act at the start of the turn.
+---| "tactical_action.before_movement" # [ti4] Step 2, before any ship moves; args {player, system, declare_first, pass_active, first, inactive_wormholes}: a hook switches on the Rules Reference's movement (ti4-lrr): every moving ship declared before any moves, paths through the active system and back; `first` lists ships that move before the player's others (Hil Colish); inactive_wormholes = { alpha = true, ... }: wormhole types whose adjacency has no effect during this movement (Enforced Travel Ban).
 ---| "tactical_action.before_space_cannon" # [ti4] Space Cannon Offense, before the first roll; args {player, system}.
----| "tactical_action.move_value" # [ti4] A ship's move value before its paths are searched; args {player, unit, move} (Gravity Drive).
+---| "tactical_action.before_space_cannon_offense" # [ti4] Space Cannon Offense, before one player fires at another's ships; args {player, target, system, can_fire}: a hook may set can_fire false (Quetzecoatl).
+---| "tactical_action.end_of_turn" # [ti4] The end of the active player's turn, after Production (and after a turn ended early); args {player, system} (Field Marshal Mercer).
+---| "tactical_action.move_value" # [ti4] A ship's move value before its paths are searched; args {player, unit, move, through_ships} (Gravity Drive); through_ships: the ship moves through systems that contain other players' ships (Ysia Yssrila).
 ---| "tactical_action.passage" # [ti4] Once per system a move may touch: args {player, system, active, can_leave, can_pass, can_end, move_bonus, move_limit, risk}; hooks restrict or allow (anomalies, Light/Wave Deflector).
 ---| "tactical_action.ship_moves" # [ti4] A ship leaves along its chosen path with its cargo; args {player, unit, path, cargo}: hooks may destroy it (gravity rift).
+---| "tactical_action.ship_paths" # [ti4] A ship (move 1 or more, able to leave its system) is about to choose its path; args {player, unit, start, direct}: set direct and it may also move from its system straight into the active system, as if adjacent (Memoria).
 ---| "tactical_action.unit_destroyed" # [ti4] A unit was destroyed outside combat during the tactical action; args {unit, player, location}.
 ---| "unit_combat.after_hits" # [red_alert] Step 7 done: args.hits (scored), args.lost (figures removed), args.eliminated.
 ---| "unit_combat.after_roll" # [red_alert] Step 6: args.pool (the battle dice rolled), args.attacker, args.target.
@@ -105,6 +112,7 @@
 ---| "attack.spend_evade" # [xwing] Defender: spend an evade token to change 1 blank or focus result to evade.
 ---| "attack.spend_focus" # [xwing] Spend a focus token: change all your focus results to hit (attacker) or evade (defender).
 ---| "combat_phase.remove_marker" # [red_alert] Spend stars (1 for an ordered unit, 2 otherwise) to remove a red alert marker: yes or no.
+---| "decoy_operation.planet" # [ti4] Which planet in the active system Decoy Operation places the ground forces on (options best first: one with the holder's structure and the fewest of their ground forces).
 ---| "invasion.assign_bombardment_hits" # [ti4] Which ground forces take bombardment hits (infantry first; mechs sustain by policy sustain).
 ---| "invasion.assign_ground_hits" # [ti4] Which ground forces take ground combat hits (infantry first; mechs sustain by policy sustain).
 ---| "invasion.assign_space_cannon_defense_hits" # [ti4] Which committed ground forces take space cannon defense hits.
@@ -115,6 +123,8 @@
 ---| "production.pay" # [ti4] Which planets to exhaust and how many trade goods to spend (policy: the least resources wasted, then the fewest trade goods).
 ---| "production.place_ground_force" # [ti4] Which planet's space dock produced a ground force, when the player has producing units on several planets of the active system (policy: the first, in the scenario's order).
 ---| "production.produce" # [ti4] The next unit (or pair) to produce, or done (policy production plan, else the most combat per resource).
+---| "reveal_prototype.pay" # [ti4] Which planets to exhaust and how many trade goods to spend on Reveal Prototype's 4 resources (options best first: the least resources wasted, then the fewest trade goods).
+---| "reveal_prototype.technology" # [ti4] Which unit upgrade Reveal Prototype researches (options best first: the most combat gained by the participating units of its type).
 ---| "space_combat.announce_retreat" # [ti4] Whether to announce a retreat: yes or no (policy retreat: never, when_outnumbered, or a number of rounds).
 ---| "space_combat.assign_afb_hits" # [ti4] Which fighters take Anti-Fighter Barrage hits.
 ---| "space_combat.assign_hits" # [ti4] Which ships take the hits (policy hit_order and sustain: first, last or never).
@@ -202,6 +212,7 @@
 ---| "off_map" # [ti4] bool: system: kept beside the board, not placed in the map (51 Creuss home, 82 Mallice)
 ---| "own_turn" # [red_alert] bool: card: played on its owner's turn (else on the opponent's)
 ---| "planetary_shield" # [ti4] bool: unit: Planetary Shield: its planet cannot be bombarded (unless a war sun is in the system)
+---| "prerequisites" # [ti4] symbol: technology: its prerequisites, one colour word per icon ("warfare warfare warfare cybernetic"); none: no prerequisite
 ---| "primary" # [xwing] bool: weapon: a primary weapon (range bonuses apply)
 ---| "production" # [ti4] int: unit: Production value; a structure's (space dock) adds its planet's resources
 ---| "pursuit" # [red_alert] bool: unit: may pursuit move and bonus combat after a successful close quarters combat (destroyer)
@@ -219,7 +230,7 @@
 ---| "space_cannon" # [ti4] int
 ---| "space_cannon_dice" # [ti4] int
 ---| "space_cannon_range" # [ti4] int: space cannon: 1 fires from adjacent systems too (PDS II); 0 only in its own system
----| "specialty" # [ti4] symbol: planet: technology specialty: biotic, cybernetic, propulsion or warfare
+---| "specialty" # [ti4] symbol: planet: technology specialty: biotic, cybernetic, propulsion or warfare; technology: its colour, the same four (green, yellow, blue, red); unit upgrades have none
 ---| "stars" # [red_alert] int: card: its star cost
 ---| "stops_movement" # [red_alert] bool: feature: a unit entering it stops (and cannot pursuit move)
 ---| "strategy_tokens" # [ti4] int
@@ -261,6 +272,7 @@
 ---| "defense" # [xwing]
 ---| "gravity_rift" # [ti4]
 ---| "ground_combat" # [ti4]
+---| "infantry_ii" # [ti4]
 ---| "retire" # [red_alert]
 ---| "space_cannon" # [ti4]
 ---| "space_cannon_defense" # [ti4]
@@ -296,10 +308,12 @@
 ---| "planet" # [ti4]
 ---| "player" # [red_alert]; [ti4]; [xwing]
 ---| "promissory_note" # [ti4]
+---| "relic" # [ti4]
 ---| "settings" # [red_alert]
 ---| "ship" # [xwing]
 ---| "system" # [ti4]
 ---| "technology" # [ti4]
+---| "token" # [ti4]
 ---| "unit" # [red_alert]; [ti4]
 ---| "upgrade" # [xwing]
 ---| "weapon" # [xwing]
@@ -331,6 +345,7 @@
 ---| "action_card/blitz" # [ti4] Blitz: ti4-base:action_card/blitz
 ---| "action_card/bunker" # [ti4] Bunker: ti4-base:action_card/bunker
 ---| "action_card/courageous_to_the_end" # [ti4] Courageous to the End: ti4-base:action_card/courageous_to_the_end
+---| "action_card/decoy_operation" # [ti4] Decoy Operation: ti4-pok:action_card/decoy_operation
 ---| "action_card/direct_hit" # [ti4] Direct Hit: ti4-base:action_card/direct_hit
 ---| "action_card/disable" # [ti4] Disable: ti4-base:action_card/disable
 ---| "action_card/emergency_repairs" # [ti4] Emergency Repairs: ti4-base:action_card/emergency_repairs
@@ -346,20 +361,37 @@
 ---| "action_card/lost_star_chart" # [ti4] Lost Star Chart: ti4-base:action_card/lost_star_chart
 ---| "action_card/maneuvering_jets" # [ti4] Maneuvering Jets: ti4-base:action_card/maneuvering_jets
 ---| "action_card/morale_boost" # [ti4] Morale Boost: ti4-base:action_card/morale_boost
+---| "action_card/nav_suite" # [ti4] Nav Suite: ti4-pok:action_card/nav_suite
 ---| "action_card/parley" # [ti4] Parley: ti4-base:action_card/parley
+---| "action_card/reflective_shielding" # [ti4] Reflective Shielding: ti4-base:action_card/reflective_shielding
+---| "action_card/reveal_prototype" # [ti4] Reveal Prototype: ti4-pok:action_card/reveal_prototype
 ---| "action_card/rout" # [ti4] Rout: ti4-pok:action_card/rout
+---| "action_card/salvage" # [ti4] Salvage: ti4-base:action_card/salvage
 ---| "action_card/scramble_frequency" # [ti4] Scramble Frequency: ti4-base:action_card/scramble_frequency
 ---| "action_card/shields_holding" # [ti4] Shields Holding: ti4-base:action_card/shields_holding
 ---| "action_card/skilled_retreat" # [ti4] Skilled Retreat: ti4-base:action_card/skilled_retreat
 ---| "action_card/solar_flare" # [ti4] Solar Flare: ti4-base:action_card/solar_flare
 ---| "action_card/upgrade" # [ti4] Upgrade: ti4-base:action_card/upgrade
+---| "action_card/waylay" # [ti4] Waylay: ti4-pok:action_card/waylay
 ---| "adjudicator_ba_al" # [ti4] Adjudicator Ba'al (hero): ti4-base:leader/adjudicator_ba_al
 ---| "advanced_carrier" # [ti4] Advanced Carrier I: ti4-base:unit/advanced_carrier
 ---| "advanced_carrier_ii" # [ti4] Advanced Carrier II: ti4-base:technology/advanced_carrier_ii; [ti4] Advanced Carrier II: ti4-base:unit/advanced_carrier_ii
 ---| "aerie_hololattice" # [ti4] Aerie Hololattice: ti4-pok:technology/aerie_hololattice
 ---| "aetherstream" # [ti4] Aetherstream: ti4-pok:technology/aetherstream
+---| "agency_supply_network" # [ti4] Agency Supply Network: ti4-keleres:technology/agency_supply_network
+---| "agenda/articles_of_war" # [ti4] Articles of War: ti4-pok:agenda/articles_of_war
+---| "agenda/conventions_of_war" # [ti4] Conventions of War: ti4-base:agenda/conventions_of_war
+---| "agenda/enforced_travel_ban" # [ti4] Enforced Travel Ban: ti4-base:agenda/enforced_travel_ban
+---| "agenda/minister_of_peace" # [ti4] Minister of Peace: ti4-base:agenda/minister_of_peace
+---| "agenda/nexus_sovereignty" # [ti4] Nexus Sovereignty: ti4-pok:agenda/nexus_sovereignty
 ---| "agenda/prophecy_of_ixth" # [ti4] Prophecy of Ixth: ti4-base:agenda/prophecy_of_ixth
+---| "agenda/publicize_weapon_schematics" # [ti4] Publicize Weapon Schematics: ti4-base:agenda/publicize_weapon_schematics
+---| "agenda/shard_of_the_throne" # [ti4] Shard of the Throne: ti4-base:agenda/shard_of_the_throne
+---| "agenda/shared_research" # [ti4] Shared Research: ti4-base:agenda/shared_research
+---| "agenda/the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-base:agenda/the_crown_of_thalnos
+---| "agenda/wormhole_reconstruction" # [ti4] Wormhole Reconstruction: ti4-base:agenda/wormhole_reconstruction
 ---| "ahk_syl_siven" # [ti4] Ahk-Syl Siven (hero): ti4-pok:leader/ahk_syl_siven
+---| "ai_development_algorithm" # [ti4] AI Development Algorithm: ti4-pok:technology/ai_development_algorithm
 ---| "airo_shir_aur" # [ti4] Airo Shir Aur (hero): ti4-pok:leader/airo_shir_aur
 ---| "alio_prima" # [ti4] Alio Prima: ti4-pok:planet/alio_prima
 ---| "ang" # [ti4] Ang: ti4-pok:planet/ang
@@ -379,6 +411,7 @@
 ---| "arinam" # [ti4] Arinam: ti4-base:planet/arinam
 ---| "arnor" # [ti4] Arnor: ti4-base:planet/arnor
 ---| "arretze" # [ti4] Arretze: ti4-base:planet/arretze
+---| "articles_of_war" # [ti4] Articles of War: ti4-pok:agenda/articles_of_war
 ---| "artuno_the_betrayer" # [ti4] Artuno the Betrayer (agent): ti4-pok:leader/artuno_the_betrayer
 ---| "ashtroth" # [ti4] Ashtroth: ti4-pok:planet/ashtroth
 ---| "assault_cannon" # [ti4] Assault Cannon: ti4-base:technology/assault_cannon
@@ -390,6 +423,7 @@
 ---| "battleship" # [red_alert] Battleship squadron: red-alert-core:unit/battleship
 ---| "bereg" # [ti4] Bereg: ti4-base:planet/bereg
 ---| "berekar_berekon" # [ti4] Berekar Berekon (agent): ti4-base:leader/berekar_berekon
+---| "bio_stims" # [ti4] Bio-Stims: ti4-pok:technology/bio_stims
 ---| "bioplasmosis" # [ti4] Bioplasmosis: ti4-base:technology/bioplasmosis
 ---| "black_market_forgery" # [ti4] Black Market Forgery: ti4-pok:promissory_note/black_market_forgery
 ---| "black_squadron_ace" # [xwing] Black Squadron Ace (TIE/ln fighter): xwing-core:ship/black_squadron_ace
@@ -398,6 +432,7 @@
 ---| "blue_squadron_escort" # [xwing] Blue Squadron Escort (T-65 X-wing): xwing-core:ship/blue_squadron_escort
 ---| "boarding_action" # [red_alert] Boarding Action (example): red-alert-core:card/boarding_action
 ---| "brother_milor" # [ti4] Brother Milor (agent): ti4-base:leader/brother_milor
+---| "brother_milor_omega" # [ti4] Brother Milor Ω (agent, Codex): ti4-base:leader/brother_milor_omega
 ---| "brother_omar" # [ti4] Brother Omar (commander): ti4-base:leader/brother_omar
 ---| "bunker" # [ti4] Bunker: ti4-base:action_card/bunker
 ---| "capital" # [red_alert] Capital class (purple square): red-alert-core:class/capital
@@ -419,6 +454,7 @@
 ---| "concentrated_fire" # [red_alert] Concentrated Fire (example): red-alert-core:card/concentrated_fire
 ---| "concussion_missiles" # [xwing] Concussion Missiles: xwing-core:weapon/concussion_missiles
 ---| "conservator_procyon" # [ti4] Conservator Procyon (hero): ti4-pok:leader/conservator_procyon
+---| "conventions_of_war" # [ti4] Conventions of War: ti4-base:agenda/conventions_of_war
 ---| "cormund" # [ti4] Cormund: ti4-pok:planet/cormund
 ---| "corneeq" # [ti4] Corneeq: ti4-base:planet/corneeq
 ---| "courageous_to_the_end" # [ti4] Courageous to the End: ti4-base:action_card/courageous_to_the_end
@@ -432,6 +468,7 @@
 ---| "crucible" # [ti4] Crucible: ti4-pok:promissory_note/crucible
 ---| "cruiser" # [red_alert] Cruiser squadron: red-alert-core:unit/cruiser; [ti4] Heavy Cruiser: ti4-base:unit/cruiser
 ---| "cruiser_ii" # [ti4] Cruiser II: ti4-base:unit/cruiser_ii; [ti4] Cruiser II: ti4-base:technology/cruiser_ii
+---| "custodia_vigilia" # [ti4] Custodia Vigilia: ti4-keleres:unit/custodia_vigilia
 ---| "cybernetic_enhancements" # [ti4] Cybernetic Enhancements: ti4-base:promissory_note/cybernetic_enhancements
 ---| "dacxive_animators" # [ti4] Dacxive Animators: ti4-base:technology/dacxive_animators
 ---| "dal_bootha" # [ti4] Dal Bootha: ti4-base:planet/dal_bootha
@@ -441,6 +478,7 @@
 ---| "dark_pact" # [ti4] Dark Pact: ti4-pok:promissory_note/dark_pact
 ---| "darktalon_treilla" # [ti4] Darktalon Treilla (hero): ti4-base:leader/darktalon_treilla
 ---| "dart_and_tai" # [ti4] Dart and Tai (commander): ti4-pok:leader/dart_and_tai
+---| "decoy_operation" # [ti4] Decoy Operation: ti4-pok:action_card/decoy_operation
 ---| "default" # [red_alert] Defaults where the rules text is silent: red-alert-core:settings/default
 ---| "destroyer" # [red_alert] Destroyer squadron: red-alert-core:unit/destroyer; [ti4] Destroyer I: ti4-base:unit/destroyer
 ---| "destroyer_ii" # [ti4] Destroyer II: ti4-base:unit/destroyer_ii; [ti4] Destroyer II: ti4-base:technology/destroyer_ii
@@ -451,6 +489,7 @@
 ---| "dirzuga_rophal" # [ti4] Dirzuga Rophal (commander): ti4-base:leader/dirzuga_rophal
 ---| "disable" # [ti4] Disable: ti4-base:action_card/disable
 ---| "doctor_sucaban" # [ti4] Doctor Sucaban (agent): ti4-base:leader/doctor_sucaban
+---| "dominus_orb" # [ti4] Dominus Orb: ti4-pok:relic/dominus_orb
 ---| "dreadnought" # [ti4] Dreadnought I: ti4-base:unit/dreadnought
 ---| "dreadnought_ii" # [ti4] Dreadnought II: ti4-base:unit/dreadnought_ii; [ti4] Dreadnought II: ti4-base:technology/dreadnought_ii
 ---| "druaa" # [ti4] Druaa: ti4-base:planet/druaa
@@ -463,6 +502,7 @@
 ---| "empyrean" # [ti4] The Empyrean: ti4-pok:faction/empyrean
 ---| "empyrean_flagship" # [ti4] Dynamo: ti4-pok:unit/empyrean_flagship
 ---| "empyrean_mech" # [ti4] Watcher: ti4-pok:unit/empyrean_mech
+---| "enforced_travel_ban" # [ti4] Enforced Travel Ban: ti4-base:agenda/enforced_travel_ban
 ---| "evasive_manoeuvres" # [red_alert] Evasive Manoeuvres (example): red-alert-core:card/evasive_manoeuvres
 ---| "evelyn_delouis" # [ti4] Evelyn DeLouis (agent): ti4-base:leader/evelyn_delouis
 ---| "everra" # [ti4] Everra: ti4-pok:planet/everra
@@ -475,7 +515,7 @@
 ---| "faction/empyrean" # [ti4] The Empyrean: ti4-pok:faction/empyrean
 ---| "faction/hacan" # [ti4] The Emirates of Hacan: ti4-base:faction/hacan
 ---| "faction/jol_nar" # [ti4] Universities of Jol-Nar: ti4-base:faction/jol_nar
----| "faction/keleres" # [ti4] The Council Keleres: ti4-pok:faction/keleres
+---| "faction/keleres" # [ti4] The Council Keleres: ti4-keleres:faction/keleres
 ---| "faction/l1z1x" # [ti4] The L1Z1X Mindnet: ti4-base:faction/l1z1x
 ---| "faction/letnev" # [ti4] The Barony of Letnev: ti4-base:faction/letnev
 ---| "faction/mahact" # [ti4] The Mahact Gene-Sorcerers: ti4-pok:faction/mahact
@@ -506,10 +546,15 @@
 ---| "fires_of_the_gashlai" # [ti4] Fires of the Gashlai: ti4-base:promissory_note/fires_of_the_gashlai
 ---| "flagship" # [red_alert] Flagship: red-alert-core:unit/flagship; [ti4] Flagship (generic): ti4-base:unit/flagship
 ---| "flank_speed" # [ti4] Flank Speed: ti4-base:action_card/flank_speed
+---| "fleet_logistics" # [ti4] Fleet Logistics: ti4-base:technology/fleet_logistics
+---| "floating_factory" # [ti4] Floating Factory I: ti4-base:unit/floating_factory
+---| "floating_factory_ii" # [ti4] Floating Factory II: ti4-base:technology/floating_factory_ii; [ti4] Floating Factory II: ti4-base:unit/floating_factory_ii
 ---| "fria" # [ti4] Fria: ti4-base:planet/fria
 ---| "g_hom_sek_kus" # [ti4] G'hom Sek'kus (commander): ti4-base:leader/g_hom_sek_kus
 ---| "garv_and_gunn" # [ti4] Garv and Gunn (agent): ti4-pok:leader/garv_and_gunn
 ---| "genetic_recombination" # [ti4] Genetic Recombination: ti4-pok:technology/genetic_recombination
+---| "geoform" # [ti4] Geoform (Ul the Progenitor attached): ti4-pok:token/geoform
+---| "geoform_space_cannon" # [ti4] Geoform: ti4-pok:unit/geoform_space_cannon
 ---| "ggrocuto_rinn" # [ti4] Ggrocuto Rinn (agent): ti4-base:leader/ggrocuto_rinn
 ---| "ghost_squad" # [ti4] Ghost Squad: ti4-base:action_card/ghost_squad
 ---| "gift_of_prescience" # [ti4] Gift of Prescience: ti4-base:promissory_note/gift_of_prescience
@@ -519,10 +564,12 @@
 ---| "graviton_laser_system" # [ti4] Graviton Laser System: ti4-base:technology/graviton_laser_system
 ---| "gravity_drive" # [ti4] Gravity Drive: ti4-base:technology/gravity_drive
 ---| "greyfire_mutagen" # [ti4] Greyfire Mutagen: ti4-base:promissory_note/greyfire_mutagen
+---| "greyfire_mutagen_omega" # [ti4] Greyfire Mutagen Ω: ti4-base:promissory_note/greyfire_mutagen_omega
 ---| "gurno_aggero" # [ti4] Gurno Aggero (hero): ti4-base:leader/gurno_aggero
 ---| "hacan" # [ti4] The Emirates of Hacan: ti4-base:faction/hacan
 ---| "hacan_flagship" # [ti4] Wrath of Kenara: ti4-base:unit/hacan_flagship
 ---| "hacan_mech" # [ti4] Pride of Kenara: ti4-base:unit/hacan_mech
+---| "harka_leeds" # [ti4] Harka Leeds (hero): ti4-keleres:leader/harka_leeds
 ---| "harrugh_gefhara" # [ti4] Harrugh Gefhara (hero): ti4-base:leader/harrugh_gefhara
 ---| "hegemonic_trade_policy" # [ti4] Hegemonic Trade Policy: ti4-base:technology/hegemonic_trade_policy
 ---| "hel_titan" # [ti4] Hel-Titan I: ti4-pok:unit/hel_titan
@@ -532,7 +579,9 @@
 ---| "hope_s_end" # [ti4] Hope's End: ti4-pok:planet/hope_s_end
 ---| "hybrid_crystal_fighter" # [ti4] Hybrid Crystal Fighter I: ti4-base:unit/hybrid_crystal_fighter
 ---| "hybrid_crystal_fighter_ii" # [ti4] Hybrid Crystal Fighter II: ti4-base:technology/hybrid_crystal_fighter_ii; [ti4] Hybrid Crystal Fighter II: ti4-base:unit/hybrid_crystal_fighter_ii
+---| "hyper_metabolism" # [ti4] Hyper Metabolism: ti4-base:technology/hyper_metabolism
 ---| "i48s" # [ti4] I48S (agent): ti4-base:leader/i48s
+---| "iihq_modernization" # [ti4] I.I.H.Q. Modernization: ti4-keleres:technology/iihq_modernization
 ---| "il_na_viroset" # [ti4] Il Na Viroset (commander): ti4-pok:leader/il_na_viroset
 ---| "impassable" # [red_alert] Impassable hex: red-alert-core:feature/impassable
 ---| "impulse_core" # [ti4] Impulse Core: ti4-base:technology/impulse_core
@@ -542,6 +591,7 @@
 ---| "infiltrate" # [ti4] Infiltrate: ti4-base:action_card/infiltrate
 ---| "inheritance_systems" # [ti4] Inheritance Systems: ti4-base:technology/inheritance_systems
 ---| "instinct_training" # [ti4] Instinct Training: ti4-base:technology/instinct_training
+---| "integrated_economy" # [ti4] Integrated Economy: ti4-base:technology/integrated_economy
 ---| "intercept" # [ti4] Intercept: ti4-base:action_card/intercept
 ---| "ion_cannon_turret" # [xwing] Ion Cannon Turret: xwing-core:weapon/ion_cannon_turret
 ---| "ipswitch_loose_cannon" # [ti4] Ipswitch, Loose Cannon (hero): ti4-base:leader/ipswitch_loose_cannon
@@ -556,10 +606,13 @@
 ---| "jol_nar_mech" # [ti4] Shield Paling: ti4-base:unit/jol_nar_mech
 ---| "jord" # [ti4] Jord: ti4-base:planet/jord
 ---| "kamdorn" # [ti4] Kamdorn: ti4-base:planet/kamdorn
----| "keleres" # [ti4] The Council Keleres: ti4-pok:faction/keleres
----| "keleres_flagship" # [ti4] Artemiris: ti4-pok:unit/keleres_flagship
----| "keleres_mech" # [ti4] Omniopiares: ti4-pok:unit/keleres_mech
+---| "keleres" # [ti4] The Council Keleres: ti4-keleres:faction/keleres
+---| "keleres_flagship" # [ti4] Artemiris: ti4-keleres:unit/keleres_flagship
+---| "keleres_mech" # [ti4] Omniopiares: ti4-keleres:unit/keleres_mech
+---| "keleres_rider" # [ti4] Keleres Rider: ti4-keleres:promissory_note/keleres_rider
+---| "keleres_suffi_an" # [ti4] Suffi An (commander): ti4-keleres:leader/keleres_suffi_an
 ---| "kraag" # [ti4] Kraag: ti4-pok:planet/kraag
+---| "kuuasi_aun_jalatai" # [ti4] Kuuasi Aun Jalatai (hero): ti4-keleres:leader/kuuasi_aun_jalatai
 ---| "kyver_blade_and_key" # [ti4] Kyver, Blade and Key (hero): ti4-base:leader/kyver_blade_and_key
 ---| "l1z1x" # [ti4] The L1Z1X Mindnet: ti4-base:faction/l1z1x
 ---| "l1z1x_flagship" # [ti4] [0.0.1]: ti4-base:unit/l1z1x_flagship
@@ -575,6 +628,7 @@
 ---| "leader/artuno_the_betrayer" # [ti4] Artuno the Betrayer (agent): ti4-pok:leader/artuno_the_betrayer
 ---| "leader/berekar_berekon" # [ti4] Berekar Berekon (agent): ti4-base:leader/berekar_berekon
 ---| "leader/brother_milor" # [ti4] Brother Milor (agent): ti4-base:leader/brother_milor
+---| "leader/brother_milor_omega" # [ti4] Brother Milor Ω (agent, Codex): ti4-base:leader/brother_milor_omega
 ---| "leader/brother_omar" # [ti4] Brother Omar (commander): ti4-base:leader/brother_omar
 ---| "leader/captain_mendosa" # [ti4] Captain Mendosa (agent): ti4-base:leader/captain_mendosa
 ---| "leader/carth_of_golden_sands" # [ti4] Carth of Golden Sands (agent): ti4-base:leader/carth_of_golden_sands
@@ -594,6 +648,7 @@
 ---| "leader/ggrocuto_rinn" # [ti4] Ggrocuto Rinn (agent): ti4-base:leader/ggrocuto_rinn
 ---| "leader/gila_the_silvertongue" # [ti4] Gila the Silvertongue (commander): ti4-base:leader/gila_the_silvertongue
 ---| "leader/gurno_aggero" # [ti4] Gurno Aggero (hero): ti4-base:leader/gurno_aggero
+---| "leader/harka_leeds" # [ti4] Harka Leeds (hero): ti4-keleres:leader/harka_leeds
 ---| "leader/harrugh_gefhara" # [ti4] Harrugh Gefhara (hero): ti4-base:leader/harrugh_gefhara
 ---| "leader/hesh_and_prit" # [ti4] Hesh and Prit (hero): ti4-pok:leader/hesh_and_prit
 ---| "leader/i48s" # [ti4] I48S (agent): ti4-base:leader/i48s
@@ -602,6 +657,8 @@
 ---| "leader/it_feeds_on_carrion" # [ti4] It Feeds on Carrion (hero): ti4-pok:leader/it_feeds_on_carrion
 ---| "leader/jace_x" # [ti4] Jace X, 4th Air Legion (hero): ti4-base:leader/jace_x
 ---| "leader/jae_mir_kan" # [ti4] Jae Mir Kan (agent): ti4-pok:leader/jae_mir_kan
+---| "leader/keleres_suffi_an" # [ti4] Suffi An (commander): ti4-keleres:leader/keleres_suffi_an
+---| "leader/kuuasi_aun_jalatai" # [ti4] Kuuasi Aun Jalatai (hero): ti4-keleres:leader/kuuasi_aun_jalatai
 ---| "leader/kyver_blade_and_key" # [ti4] Kyver, Blade and Key (hero): ti4-base:leader/kyver_blade_and_key
 ---| "leader/letani_miasmiala" # [ti4] Letani Miasmiala (hero): ti4-base:leader/letani_miasmiala
 ---| "leader/letani_ospha" # [ti4] Letani Ospha (agent): ti4-base:leader/letani_ospha
@@ -612,6 +669,7 @@
 ---| "leader/navarch_feng" # [ti4] Navarch Feng (commander): ti4-pok:leader/navarch_feng
 ---| "leader/nekro_acidos" # [ti4] Nekro Acidos (commander): ti4-base:leader/nekro_acidos
 ---| "leader/nekro_malleon" # [ti4] Nekro Malleon (agent): ti4-base:leader/nekro_malleon
+---| "leader/odlynn_myrr" # [ti4] Odlynn Myrr (hero): ti4-keleres:leader/odlynn_myrr
 ---| "leader/rear_admiral_farran" # [ti4] Rear Admiral Farran (commander): ti4-base:leader/rear_admiral_farran
 ---| "leader/rickar_rickani" # [ti4] Rickar Rickani (commander): ti4-base:leader/rickar_rickani
 ---| "leader/riftwalker_meian" # [ti4] Riftwalker Meian (hero): ti4-base:leader/riftwalker_meian
@@ -639,6 +697,7 @@
 ---| "leader/umbat" # [ti4] Umbat (agent): ti4-base:leader/umbat
 ---| "leader/unit_dsgn_flayesh" # [ti4] UNIT.DSGN.FLAYESH (hero): ti4-base:leader/unit_dsgn_flayesh
 ---| "leader/viscount_unlenn" # [ti4] Viscount Unlenn (agent): ti4-base:leader/viscount_unlenn
+---| "leader/xander_alexin_victori_iii" # [ti4] Xander Alexin Victori III (agent): ti4-keleres:leader/xander_alexin_victori_iii
 ---| "leader/xuange" # [ti4] Xuange (commander): ti4-pok:leader/xuange
 ---| "leader/xxekir_grom" # [ti4] Xxekir Grom (hero): ti4-base:leader/xxekir_grom
 ---| "leader/z_eu" # [ti4] Z'eu (agent): ti4-base:leader/z_eu
@@ -664,6 +723,7 @@
 ---| "maaluuk" # [ti4] Maaluuk: ti4-base:planet/maaluuk
 ---| "magen_defense_grid" # [ti4] Magen Defense Grid: ti4-base:technology/magen_defense_grid
 ---| "magen_defense_grid_omega" # [ti4] Magen Defense Grid Ω: ti4-base:technology/magen_defense_grid_omega
+---| "magen_defense_grid_omega_omega" # [ti4] Magen Defense Grid ΩΩ: ti4-base:technology/magen_defense_grid_omega_omega
 ---| "mageon_implants" # [ti4] Mageon Implants: ti4-base:technology/mageon_implants
 ---| "magmus" # [ti4] Magmus (commander): ti4-base:leader/magmus
 ---| "magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
@@ -684,6 +744,7 @@
 ---| "mentak_flagship" # [ti4] Fourth Moon: ti4-base:unit/mentak_flagship
 ---| "mentak_mech" # [ti4] Moll Terminus: ti4-base:unit/mentak_mech
 ---| "military_support" # [ti4] Military Support: ti4-base:promissory_note/military_support
+---| "minister_of_peace" # [ti4] Minister of Peace: ti4-base:agenda/minister_of_peace
 ---| "mirik_aun_sissiri" # [ti4] Mirik Aun Sissiri (hero): ti4-pok:leader/mirik_aun_sissiri
 ---| "mirror_computing" # [ti4] Mirror Computing: ti4-base:technology/mirror_computing
 ---| "moll_primus" # [ti4] Moll Primus: ti4-base:planet/moll_primus
@@ -698,8 +759,10 @@
 ---| "naaz_rokha" # [ti4] The Naaz-Rokha Alliance: ti4-pok:faction/naaz_rokha
 ---| "naaz_rokha_flagship" # [ti4] Visz El Vir: ti4-pok:unit/naaz_rokha_flagship
 ---| "naaz_rokha_mech" # [ti4] Eidolon: ti4-pok:unit/naaz_rokha_mech
+---| "naaz_rokha_mech_zgrav" # [ti4] Z-Grav Eidolon: ti4-pok:unit/naaz_rokha_mech_zgrav
 ---| "naazir" # [ti4] Naazir: ti4-pok:planet/naazir
 ---| "nar" # [ti4] Nar: ti4-base:planet/nar
+---| "nav_suite" # [ti4] Nav Suite: ti4-pok:action_card/nav_suite
 ---| "navarch_feng" # [ti4] Navarch Feng (commander): ti4-pok:leader/navarch_feng
 ---| "nekro" # [ti4] The Nekro Virus: ti4-base:faction/nekro
 ---| "nekro_acidos" # [ti4] Nekro Acidos (commander): ti4-base:leader/nekro_acidos
@@ -707,14 +770,17 @@
 ---| "nekro_malleon" # [ti4] Nekro Malleon (agent): ti4-base:leader/nekro_malleon
 ---| "nekro_mech" # [ti4] Mordred: ti4-base:unit/nekro_mech
 ---| "nestphar" # [ti4] Nestphar: ti4-base:planet/nestphar
+---| "neural_motivator" # [ti4] Neural Motivator: ti4-base:technology/neural_motivator
 ---| "neuroglaive" # [ti4] Neuroglaive: ti4-base:technology/neuroglaive
 ---| "new_albion" # [ti4] New Albion: ti4-base:planet/new_albion
+---| "nexus_sovereignty" # [ti4] Nexus Sovereignty: ti4-pok:agenda/nexus_sovereignty
 ---| "nomad" # [ti4] The Nomad: ti4-pok:faction/nomad
 ---| "nomad_flagship" # [ti4] Memoria I: ti4-pok:unit/nomad_flagship
 ---| "nomad_flagship_ii" # [ti4] Memoria II: ti4-pok:unit/nomad_flagship_ii
 ---| "nomad_mech" # [ti4] Quantum Manipulator: ti4-pok:unit/nomad_mech
 ---| "non_euclidean_shielding" # [ti4] Non-Euclidean Shielding: ti4-base:technology/non_euclidean_shielding
 ---| "nullification_field" # [ti4] Nullification Field: ti4-base:technology/nullification_field
+---| "odlynn_myrr" # [ti4] Odlynn Myrr (hero): ti4-keleres:leader/odlynn_myrr
 ---| "parley" # [ti4] Parley: ti4-base:action_card/parley
 ---| "pds" # [ti4] PDS I: ti4-base:unit/pds
 ---| "pds_ii" # [ti4] PDS II: ti4-base:unit/pds_ii; [ti4] PDS II: ti4-base:technology/pds_ii
@@ -822,6 +888,7 @@
 ---| "political_favor" # [ti4] Political Favor: ti4-base:promissory_note/political_favor
 ---| "pre_fab_arcologies" # [ti4] Pre-Fab Arcologies: ti4-pok:technology/pre_fab_arcologies
 ---| "predator" # [xwing] Predator (talent): xwing-core:upgrade/predator
+---| "predictive_intelligence" # [ti4] Predictive Intelligence: ti4-pok:technology/predictive_intelligence
 ---| "primor" # [ti4] Primor: ti4-pok:planet/primor
 ---| "production_biomes" # [ti4] Production Biomes: ti4-base:technology/production_biomes
 ---| "promise_of_protection" # [ti4] Promise of Protection: ti4-base:promissory_note/promise_of_protection
@@ -836,6 +903,8 @@
 ---| "promissory_note/fires_of_the_gashlai" # [ti4] Fires of the Gashlai: ti4-base:promissory_note/fires_of_the_gashlai
 ---| "promissory_note/gift_of_prescience" # [ti4] Gift of Prescience: ti4-base:promissory_note/gift_of_prescience
 ---| "promissory_note/greyfire_mutagen" # [ti4] Greyfire Mutagen: ti4-base:promissory_note/greyfire_mutagen
+---| "promissory_note/greyfire_mutagen_omega" # [ti4] Greyfire Mutagen Ω: ti4-base:promissory_note/greyfire_mutagen_omega
+---| "promissory_note/keleres_rider" # [ti4] Keleres Rider: ti4-keleres:promissory_note/keleres_rider
 ---| "promissory_note/military_support" # [ti4] Military Support: ti4-base:promissory_note/military_support
 ---| "promissory_note/political_favor" # [ti4] Political Favor: ti4-base:promissory_note/political_favor
 ---| "promissory_note/promise_of_protection" # [ti4] Promise of Protection: ti4-base:promissory_note/promise_of_protection
@@ -850,10 +919,13 @@
 ---| "promissory_note/the_cavalry" # [ti4] The Cavalry: ti4-pok:promissory_note/the_cavalry
 ---| "promissory_note/trade_convoys" # [ti4] Trade Convoys: ti4-base:promissory_note/trade_convoys
 ---| "promissory_note/war_funding" # [ti4] War Funding: ti4-base:promissory_note/war_funding
+---| "promissory_note/war_funding_omega" # [ti4] War Funding Ω: ti4-base:promissory_note/war_funding_omega
 ---| "prophecy_of_ixth" # [ti4] Prophecy of Ixth: ti4-base:agenda/prophecy_of_ixth
 ---| "proton_torpedoes" # [xwing] Proton Torpedoes: xwing-core:weapon/proton_torpedoes
 ---| "prototype_war_sun" # [ti4] Prototype War Sun I: ti4-base:unit/prototype_war_sun
 ---| "prototype_war_sun_ii" # [ti4] Prototype War Sun II: ti4-base:technology/prototype_war_sun_ii; [ti4] Prototype War Sun II: ti4-base:unit/prototype_war_sun_ii
+---| "psychoarchaeology" # [ti4] Psychoarchaeology: ti4-pok:technology/psychoarchaeology
+---| "publicize_weapon_schematics" # [ti4] Publicize Weapon Schematics: ti4-base:agenda/publicize_weapon_schematics
 ---| "quann" # [ti4] Quann: ti4-base:planet/quann
 ---| "quantum_datahub_node" # [ti4] Quantum Datahub Node: ti4-base:technology/quantum_datahub_node
 ---| "qucen_n" # [ti4] Qucen'n: ti4-base:planet/qucen_n
@@ -863,9 +935,14 @@
 ---| "rarron" # [ti4] Rarron: ti4-base:planet/rarron
 ---| "rear_admiral_farran" # [ti4] Rear Admiral Farran (commander): ti4-base:leader/rear_admiral_farran
 ---| "red_squadron_veteran" # [xwing] Red Squadron Veteran (T-65 X-wing): xwing-core:ship/red_squadron_veteran
+---| "reflective_shielding" # [ti4] Reflective Shielding: ti4-base:action_card/reflective_shielding
+---| "relic/dominus_orb" # [ti4] Dominus Orb: ti4-pok:relic/dominus_orb
+---| "relic/shard_of_the_throne" # [ti4] Shard of the Throne: ti4-pok:relic/shard_of_the_throne
+---| "relic/the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-pok:relic/the_crown_of_thalnos
 ---| "resculon" # [ti4] Resculon: ti4-base:planet/resculon
 ---| "research_agreement" # [ti4] Research Agreement: ti4-base:promissory_note/research_agreement
 ---| "retillion" # [ti4] Retillion: ti4-base:planet/retillion
+---| "reveal_prototype" # [ti4] Reveal Prototype: ti4-pok:action_card/reveal_prototype
 ---| "rickar_rickani" # [ti4] Rickar Rickani (commander): ti4-base:leader/rickar_rickani
 ---| "riftwalker_meian" # [ti4] Riftwalker Meian (hero): ti4-base:leader/riftwalker_meian
 ---| "rigel_i" # [ti4] Rigel I: ti4-pok:planet/rigel_i
@@ -881,19 +958,25 @@
 ---| "saar_mech" # [ti4] Scavenger Zeta: ti4-base:unit/saar_mech
 ---| "sai_seravus" # [ti4] Sai Seravus (commander): ti4-base:leader/sai_seravus
 ---| "sakulag" # [ti4] Sakulag: ti4-base:planet/sakulag
+---| "salvage" # [ti4] Salvage: ti4-base:action_card/salvage
 ---| "salvage_operations" # [ti4] Salvage Operations: ti4-base:technology/salvage_operations
 ---| "sardakk_norr" # [ti4] Sardakk N'orr: ti4-base:faction/sardakk_norr
 ---| "sardakk_norr_flagship" # [ti4] C'morran N'orr: ti4-base:unit/sardakk_norr_flagship
 ---| "sardakk_norr_mech" # [ti4] Valkyrie Exoskeleton: ti4-base:unit/sardakk_norr_mech
+---| "sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
 ---| "saturn_engine" # [ti4] Saturn Engine I: ti4-pok:unit/saturn_engine
 ---| "saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii; [ti4] Saturn Engine II: ti4-pok:unit/saturn_engine_ii
 ---| "saudor" # [ti4] Saudor: ti4-base:planet/saudor
+---| "scanlink_drone_network" # [ti4] Scanlink Drone Network: ti4-pok:technology/scanlink_drone_network
 ---| "scepter_of_dominion" # [ti4] Scepter of Dominion: ti4-pok:promissory_note/scepter_of_dominion
 ---| "scramble_frequency" # [ti4] Scramble Frequency: ti4-base:action_card/scramble_frequency
+---| "self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
 ---| "sem_lore" # [ti4] Sem-Lore: ti4-pok:planet/sem_lore
 ---| "settings/default" # [red_alert] Defaults where the rules text is silent: red-alert-core:settings/default
 ---| "sh_val_harbinger" # [ti4] Sh'val, Harbinger (hero): ti4-base:leader/sh_val_harbinger
 ---| "shalloq" # [ti4] Shalloq: ti4-base:planet/shalloq
+---| "shard_of_the_throne" # [ti4] Shard of the Throne: ti4-base:agenda/shard_of_the_throne; [ti4] Shard of the Throne: ti4-pok:relic/shard_of_the_throne
+---| "shared_research" # [ti4] Shared Research: ti4-base:agenda/shared_research
 ---| "shields_holding" # [ti4] Shields Holding: ti4-base:action_card/shields_holding
 ---| "ship/academy_pilot" # [xwing] Academy Pilot (TIE/ln fighter): xwing-core:ship/academy_pilot
 ---| "ship/black_squadron_ace" # [xwing] Black Squadron Ace (TIE/ln fighter): xwing-core:ship/black_squadron_ace
@@ -904,6 +987,8 @@
 ---| "ship/red_squadron_veteran" # [xwing] Red Squadron Veteran (T-65 X-wing): xwing-core:ship/red_squadron_veteran
 ---| "siig" # [ti4] Siig: ti4-pok:planet/siig
 ---| "skilled_retreat" # [ti4] Skilled Retreat: ti4-base:action_card/skilled_retreat
+---| "sleeper" # [ti4] Sleeper token: ti4-pok:token/sleeper
+---| "sling_relay" # [ti4] Sling Relay: ti4-pok:technology/sling_relay
 ---| "so_ata" # [ti4] So Ata (commander): ti4-base:leader/so_ata
 ---| "sol" # [ti4] The Federation of Sol: ti4-base:faction/sol
 ---| "sol_flagship" # [ti4] Genesis: ti4-base:unit/sol_flagship
@@ -1033,8 +1118,11 @@
 ---| "technology/advanced_carrier_ii" # [ti4] Advanced Carrier II: ti4-base:technology/advanced_carrier_ii
 ---| "technology/aerie_hololattice" # [ti4] Aerie Hololattice: ti4-pok:technology/aerie_hololattice
 ---| "technology/aetherstream" # [ti4] Aetherstream: ti4-pok:technology/aetherstream
+---| "technology/agency_supply_network" # [ti4] Agency Supply Network: ti4-keleres:technology/agency_supply_network
+---| "technology/ai_development_algorithm" # [ti4] AI Development Algorithm: ti4-pok:technology/ai_development_algorithm
 ---| "technology/antimass_deflectors" # [ti4] Antimass Deflectors: ti4-base:technology/antimass_deflectors
 ---| "technology/assault_cannon" # [ti4] Assault Cannon: ti4-base:technology/assault_cannon
+---| "technology/bio_stims" # [ti4] Bio-Stims: ti4-pok:technology/bio_stims
 ---| "technology/bioplasmosis" # [ti4] Bioplasmosis: ti4-base:technology/bioplasmosis
 ---| "technology/carrier_ii" # [ti4] Carrier II: ti4-base:technology/carrier_ii
 ---| "technology/chaos_mapping" # [ti4] Chaos Mapping: ti4-base:technology/chaos_mapping
@@ -1050,37 +1138,50 @@
 ---| "technology/e_res_siphons" # [ti4] E-res Siphons: ti4-base:technology/e_res_siphons
 ---| "technology/exotrireme_ii" # [ti4] Exotrireme II: ti4-base:technology/exotrireme_ii
 ---| "technology/fighter_ii" # [ti4] Fighter II: ti4-base:technology/fighter_ii
+---| "technology/fleet_logistics" # [ti4] Fleet Logistics: ti4-base:technology/fleet_logistics
+---| "technology/floating_factory_ii" # [ti4] Floating Factory II: ti4-base:technology/floating_factory_ii
 ---| "technology/genetic_recombination" # [ti4] Genetic Recombination: ti4-pok:technology/genetic_recombination
 ---| "technology/graviton_laser_system" # [ti4] Graviton Laser System: ti4-base:technology/graviton_laser_system
 ---| "technology/gravity_drive" # [ti4] Gravity Drive: ti4-base:technology/gravity_drive
 ---| "technology/hegemonic_trade_policy" # [ti4] Hegemonic Trade Policy: ti4-base:technology/hegemonic_trade_policy
 ---| "technology/hel_titan_ii" # [ti4] Hel-Titan II: ti4-pok:technology/hel_titan_ii
 ---| "technology/hybrid_crystal_fighter_ii" # [ti4] Hybrid Crystal Fighter II: ti4-base:technology/hybrid_crystal_fighter_ii
+---| "technology/hyper_metabolism" # [ti4] Hyper Metabolism: ti4-base:technology/hyper_metabolism
+---| "technology/iihq_modernization" # [ti4] I.I.H.Q. Modernization: ti4-keleres:technology/iihq_modernization
 ---| "technology/impulse_core" # [ti4] Impulse Core: ti4-base:technology/impulse_core
 ---| "technology/infantry_ii" # [ti4] Infantry II: ti4-base:technology/infantry_ii
 ---| "technology/inheritance_systems" # [ti4] Inheritance Systems: ti4-base:technology/inheritance_systems
 ---| "technology/instinct_training" # [ti4] Instinct Training: ti4-base:technology/instinct_training
+---| "technology/integrated_economy" # [ti4] Integrated Economy: ti4-base:technology/integrated_economy
 ---| "technology/l4_disruptors" # [ti4] L4 Disruptors: ti4-base:technology/l4_disruptors
 ---| "technology/lazax_gate_folding" # [ti4] Lazax Gate Folding: ti4-base:technology/lazax_gate_folding
 ---| "technology/letani_warrior_ii" # [ti4] Letani Warrior II: ti4-base:technology/letani_warrior_ii
 ---| "technology/light_wave_deflector" # [ti4] Light/Wave Deflector: ti4-base:technology/light_wave_deflector
 ---| "technology/magen_defense_grid" # [ti4] Magen Defense Grid: ti4-base:technology/magen_defense_grid
 ---| "technology/magen_defense_grid_omega" # [ti4] Magen Defense Grid Ω: ti4-base:technology/magen_defense_grid_omega
+---| "technology/magen_defense_grid_omega_omega" # [ti4] Magen Defense Grid ΩΩ: ti4-base:technology/magen_defense_grid_omega_omega
 ---| "technology/mageon_implants" # [ti4] Mageon Implants: ti4-base:technology/mageon_implants
 ---| "technology/magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
 ---| "technology/memoria_ii" # [ti4] Memoria II: ti4-pok:technology/memoria_ii
 ---| "technology/mirror_computing" # [ti4] Mirror Computing: ti4-base:technology/mirror_computing
+---| "technology/neural_motivator" # [ti4] Neural Motivator: ti4-base:technology/neural_motivator
 ---| "technology/neuroglaive" # [ti4] Neuroglaive: ti4-base:technology/neuroglaive
 ---| "technology/non_euclidean_shielding" # [ti4] Non-Euclidean Shielding: ti4-base:technology/non_euclidean_shielding
 ---| "technology/nullification_field" # [ti4] Nullification Field: ti4-base:technology/nullification_field
 ---| "technology/pds_ii" # [ti4] PDS II: ti4-base:technology/pds_ii
 ---| "technology/plasma_scoring" # [ti4] Plasma Scoring: ti4-base:technology/plasma_scoring
 ---| "technology/pre_fab_arcologies" # [ti4] Pre-Fab Arcologies: ti4-pok:technology/pre_fab_arcologies
+---| "technology/predictive_intelligence" # [ti4] Predictive Intelligence: ti4-pok:technology/predictive_intelligence
 ---| "technology/production_biomes" # [ti4] Production Biomes: ti4-base:technology/production_biomes
 ---| "technology/prototype_war_sun_ii" # [ti4] Prototype War Sun II: ti4-base:technology/prototype_war_sun_ii
+---| "technology/psychoarchaeology" # [ti4] Psychoarchaeology: ti4-pok:technology/psychoarchaeology
 ---| "technology/quantum_datahub_node" # [ti4] Quantum Datahub Node: ti4-base:technology/quantum_datahub_node
 ---| "technology/salvage_operations" # [ti4] Salvage Operations: ti4-base:technology/salvage_operations
+---| "technology/sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
 ---| "technology/saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii
+---| "technology/scanlink_drone_network" # [ti4] Scanlink Drone Network: ti4-pok:technology/scanlink_drone_network
+---| "technology/self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
+---| "technology/sling_relay" # [ti4] Sling Relay: ti4-pok:technology/sling_relay
 ---| "technology/space_dock_ii" # [ti4] Space Dock II: ti4-base:technology/space_dock_ii
 ---| "technology/spatial_conduit_cylinder" # [ti4] Spatial Conduit Cylinder: ti4-base:technology/spatial_conduit_cylinder
 ---| "technology/spec_ops_ii" # [ti4] Spec Ops II: ti4-base:technology/spec_ops_ii
@@ -1090,6 +1191,7 @@
 ---| "technology/temporal_command_suite" # [ti4] Temporal Command Suite: ti4-pok:technology/temporal_command_suite
 ---| "technology/test_blockade" # [ti4] Test: blockade: ti4-test-kit:technology/test_blockade
 ---| "technology/test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
+---| "technology/transit_diodes" # [ti4] Transit Diodes: ti4-base:technology/transit_diodes
 ---| "technology/transparasteel_plating" # [ti4] Transparasteel Plating: ti4-base:technology/transparasteel_plating
 ---| "technology/valefar_assimilator_x" # [ti4] Valefar Assimilator X: ti4-base:technology/valefar_assimilator_x
 ---| "technology/valefar_assimilator_y" # [ti4] Valefar Assimilator Y: ti4-base:technology/valefar_assimilator_y
@@ -1098,7 +1200,9 @@
 ---| "technology/vortex" # [ti4] Vortex: ti4-pok:technology/vortex
 ---| "technology/war_sun" # [ti4] War Sun: ti4-base:technology/war_sun
 ---| "technology/wormhole_generator" # [ti4] Wormhole Generator: ti4-base:technology/wormhole_generator
+---| "technology/x89_bacterial_weapon" # [ti4] X-89 Bacterial Weapon: ti4-base:technology/x89_bacterial_weapon
 ---| "technology/x89_bacterial_weapon_omega" # [ti4] X-89 Bacterial Weapon Ω: ti4-base:technology/x89_bacterial_weapon_omega
+---| "technology/x89_bacterial_weapon_omega_omega" # [ti4] X-89 Bacterial Weapon ΩΩ: ti4-base:technology/x89_bacterial_weapon_omega_omega
 ---| "technology/yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner
 ---| "tekklar_legion" # [ti4] Tekklar Legion: ti4-base:promissory_note/tekklar_legion
 ---| "tellurian" # [ti4] Tellurian (agent): ti4-pok:leader/tellurian
@@ -1109,6 +1213,7 @@
 ---| "test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
 ---| "that_which_molds_flesh" # [ti4] That Which Molds Flesh (commander): ti4-pok:leader/that_which_molds_flesh
 ---| "the_cavalry" # [ti4] The Cavalry: ti4-pok:promissory_note/the_cavalry
+---| "the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-base:agenda/the_crown_of_thalnos; [ti4] The Crown of Thalnos: ti4-pok:relic/the_crown_of_thalnos
 ---| "the_dark" # [ti4] The Dark: ti4-pok:planet/the_dark
 ---| "the_helmsman" # [ti4] The Helmsman (hero): ti4-base:leader/the_helmsman
 ---| "the_oracle" # [ti4] The Oracle (hero): ti4-base:leader/the_oracle
@@ -1218,8 +1323,11 @@
 ---| "titans" # [ti4] The Titans of Ul: ti4-pok:faction/titans
 ---| "titans_flagship" # [ti4] Ouranos: ti4-pok:unit/titans_flagship
 ---| "titans_mech" # [ti4] Hecatoncheires: ti4-pok:unit/titans_mech
+---| "token/geoform" # [ti4] Geoform (Ul the Progenitor attached): ti4-pok:token/geoform
+---| "token/sleeper" # [ti4] Sleeper token: ti4-pok:token/sleeper
 ---| "torkan" # [ti4] Torkan: ti4-base:planet/torkan
 ---| "trade_convoys" # [ti4] Trade Convoys: ti4-base:promissory_note/trade_convoys
+---| "transit_diodes" # [ti4] Transit Diodes: ti4-base:technology/transit_diodes
 ---| "transparasteel_plating" # [ti4] Transparasteel Plating: ti4-base:technology/transparasteel_plating
 ---| "tren_lak" # [ti4] Tren'lak: ti4-base:planet/tren_lak
 ---| "trillossa_aun_mirik" # [ti4] Trillossa Aun Mirik (agent): ti4-pok:leader/trillossa_aun_mirik
@@ -1243,6 +1351,7 @@
 ---| "unit/crimson_legionnaire_ii" # [ti4] Crimson Legionnaire II: ti4-pok:unit/crimson_legionnaire_ii
 ---| "unit/cruiser" # [red_alert] Cruiser squadron: red-alert-core:unit/cruiser; [ti4] Heavy Cruiser: ti4-base:unit/cruiser
 ---| "unit/cruiser_ii" # [ti4] Cruiser II: ti4-base:unit/cruiser_ii
+---| "unit/custodia_vigilia" # [ti4] Custodia Vigilia: ti4-keleres:unit/custodia_vigilia
 ---| "unit/destroyer" # [red_alert] Destroyer squadron: red-alert-core:unit/destroyer; [ti4] Destroyer I: ti4-base:unit/destroyer
 ---| "unit/destroyer_ii" # [ti4] Destroyer II: ti4-base:unit/destroyer_ii
 ---| "unit/dimensional_tear" # [ti4] Dimensional Tear I: ti4-pok:unit/dimensional_tear
@@ -1256,6 +1365,9 @@
 ---| "unit/fighter" # [red_alert] Long-range fighter squadron: red-alert-core:unit/fighter; [ti4] Fighter I: ti4-base:unit/fighter
 ---| "unit/fighter_ii" # [ti4] Fighter II: ti4-base:unit/fighter_ii
 ---| "unit/flagship" # [red_alert] Flagship: red-alert-core:unit/flagship; [ti4] Flagship (generic): ti4-base:unit/flagship
+---| "unit/floating_factory" # [ti4] Floating Factory I: ti4-base:unit/floating_factory
+---| "unit/floating_factory_ii" # [ti4] Floating Factory II: ti4-base:unit/floating_factory_ii
+---| "unit/geoform_space_cannon" # [ti4] Geoform: ti4-pok:unit/geoform_space_cannon
 ---| "unit/hacan_flagship" # [ti4] Wrath of Kenara: ti4-base:unit/hacan_flagship
 ---| "unit/hacan_mech" # [ti4] Pride of Kenara: ti4-base:unit/hacan_mech
 ---| "unit/hel_titan" # [ti4] Hel-Titan I: ti4-pok:unit/hel_titan
@@ -1266,8 +1378,8 @@
 ---| "unit/infantry_ii" # [ti4] Infantry II: ti4-base:unit/infantry_ii
 ---| "unit/jol_nar_flagship" # [ti4] J.N.S. Hylarim: ti4-base:unit/jol_nar_flagship
 ---| "unit/jol_nar_mech" # [ti4] Shield Paling: ti4-base:unit/jol_nar_mech
----| "unit/keleres_flagship" # [ti4] Artemiris: ti4-pok:unit/keleres_flagship
----| "unit/keleres_mech" # [ti4] Omniopiares: ti4-pok:unit/keleres_mech
+---| "unit/keleres_flagship" # [ti4] Artemiris: ti4-keleres:unit/keleres_flagship
+---| "unit/keleres_mech" # [ti4] Omniopiares: ti4-keleres:unit/keleres_mech
 ---| "unit/l1z1x_flagship" # [ti4] [0.0.1]: ti4-base:unit/l1z1x_flagship
 ---| "unit/l1z1x_mech" # [ti4] Annihilator: ti4-base:unit/l1z1x_mech
 ---| "unit/letani_warrior" # [ti4] Letani Warrior I: ti4-base:unit/letani_warrior
@@ -1285,6 +1397,7 @@
 ---| "unit/naalu_mech" # [ti4] Iconoclast: ti4-base:unit/naalu_mech
 ---| "unit/naaz_rokha_flagship" # [ti4] Visz El Vir: ti4-pok:unit/naaz_rokha_flagship
 ---| "unit/naaz_rokha_mech" # [ti4] Eidolon: ti4-pok:unit/naaz_rokha_mech
+---| "unit/naaz_rokha_mech_zgrav" # [ti4] Z-Grav Eidolon: ti4-pok:unit/naaz_rokha_mech_zgrav
 ---| "unit/nekro_flagship" # [ti4] The Alastor: ti4-base:unit/nekro_flagship
 ---| "unit/nekro_mech" # [ti4] Mordred: ti4-base:unit/nekro_mech
 ---| "unit/nomad_flagship" # [ti4] Memoria I: ti4-pok:unit/nomad_flagship
@@ -1321,7 +1434,7 @@
 ---| "unit/xxcha_mech" # [ti4] Indomitus: ti4-base:unit/xxcha_mech
 ---| "unit/yin_flagship" # [ti4] Van Hauge: ti4-base:unit/yin_flagship
 ---| "unit/yin_mech" # [ti4] Moyin's Ashes: ti4-base:unit/yin_mech
----| "unit/yssaril_flagship" # [ti4] Ysia Yssrila: ti4-base:unit/yssaril_flagship
+---| "unit/yssaril_flagship" # [ti4] Y'sia Y'ssrila: ti4-base:unit/yssaril_flagship
 ---| "unit/yssaril_mech" # [ti4] Blackshade Infiltrator: ti4-base:unit/yssaril_mech
 ---| "unit_dsgn_flayesh" # [ti4] UNIT.DSGN.FLAYESH (hero): ti4-base:leader/unit_dsgn_flayesh
 ---| "upgrade" # [ti4] Upgrade: ti4-base:action_card/upgrade
@@ -1343,7 +1456,9 @@
 ---| "vuil_raith_flagship" # [ti4] The Terror Between: ti4-pok:unit/vuil_raith_flagship
 ---| "vuil_raith_mech" # [ti4] Reanimator: ti4-pok:unit/vuil_raith_mech
 ---| "war_funding" # [ti4] War Funding: ti4-base:promissory_note/war_funding
+---| "war_funding_omega" # [ti4] War Funding Ω: ti4-base:promissory_note/war_funding_omega
 ---| "war_sun" # [ti4] War Sun: ti4-base:unit/war_sun; [ti4] War Sun: ti4-base:technology/war_sun
+---| "waylay" # [ti4] Waylay: ti4-pok:action_card/waylay
 ---| "weapon/concussion_missiles" # [xwing] Concussion Missiles: xwing-core:weapon/concussion_missiles
 ---| "weapon/ion_cannon_turret" # [xwing] Ion Cannon Turret: xwing-core:weapon/ion_cannon_turret
 ---| "weapon/proton_torpedoes" # [xwing] Proton Torpedoes: xwing-core:weapon/proton_torpedoes
@@ -1352,8 +1467,12 @@
 ---| "winnu_flagship" # [ti4] Salai Sai Corian: ti4-base:unit/winnu_flagship
 ---| "winnu_mech" # [ti4] Reclaimer: ti4-base:unit/winnu_mech
 ---| "wormhole_generator" # [ti4] Wormhole Generator: ti4-base:technology/wormhole_generator
+---| "wormhole_reconstruction" # [ti4] Wormhole Reconstruction: ti4-base:agenda/wormhole_reconstruction
 ---| "wren_terra" # [ti4] Wren Terra: ti4-base:planet/wren_terra
+---| "x89_bacterial_weapon" # [ti4] X-89 Bacterial Weapon: ti4-base:technology/x89_bacterial_weapon
 ---| "x89_bacterial_weapon_omega" # [ti4] X-89 Bacterial Weapon Ω: ti4-base:technology/x89_bacterial_weapon_omega
+---| "x89_bacterial_weapon_omega_omega" # [ti4] X-89 Bacterial Weapon ΩΩ: ti4-base:technology/x89_bacterial_weapon_omega_omega
+---| "xander_alexin_victori_iii" # [ti4] Xander Alexin Victori III (agent): ti4-keleres:leader/xander_alexin_victori_iii
 ---| "xanhact" # [ti4] Xanhact: ti4-pok:planet/xanhact
 ---| "xuange" # [ti4] Xuange (commander): ti4-pok:leader/xuange
 ---| "xxcha" # [ti4] The Xxcha Kingdom: ti4-base:faction/xxcha
@@ -1367,7 +1486,7 @@
 ---| "yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner
 ---| "ylir" # [ti4] Ylir: ti4-pok:planet/ylir
 ---| "yssaril" # [ti4] The Yssaril Tribes: ti4-base:faction/yssaril
----| "yssaril_flagship" # [ti4] Ysia Yssrila: ti4-base:unit/yssaril_flagship
+---| "yssaril_flagship" # [ti4] Y'sia Y'ssrila: ti4-base:unit/yssaril_flagship
 ---| "yssaril_mech" # [ti4] Blackshade Infiltrator: ti4-base:unit/yssaril_mech
 ---| "z_eu" # [ti4] Z'eu (agent): ti4-base:leader/z_eu
 ---| "zohbat" # [ti4] Zohbat: ti4-base:planet/zohbat
@@ -1549,6 +1668,12 @@ function Ctx:adjacent(e, kind) end
 ---@param kind? string
 ---@return boolean
 function Ctx:is_adjacent(a, b, kind) end
+
+---What makes b adjacent to a, each kind once: "hex", then each link's kind in link order ("" for a link made without one); {} when not adjacent.
+---@param a Entity
+---@param b Entity
+---@return string[]
+function Ctx:link_kinds(a, b) end
 
 ---Switches a declared `activated` modifier on until the scope ends.
 ---@param modifier string

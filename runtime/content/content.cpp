@@ -230,7 +230,7 @@ Ruleset load_ruleset(const fs::path& dir) {
   f.expect_keys(t,
                 {"id", "name", "base_pack", "kinds", "unit_kind", "scopes", "attributes", "dice",
                  "windows", "decisions", "procedures", "setup", "policies", "report",
-                 "scenario_lists", "purposes", "roles", "round_windows"},
+                 "scenario_lists", "purposes", "roles", "round_windows", "counts"},
                 "ruleset.toml");
   Ruleset r;
   r.dir = dir;
@@ -339,6 +339,31 @@ Ruleset load_ruleset(const fs::path& dir) {
                                                                  kind + "', which is not in kinds" +
                                                                  did_you_mean(kind, r.kinds));
     r.scenario_lists.emplace_back(kind, key);
+  }
+  if (const toml::node* counts = t.get("counts")) {
+    if (!counts->is_array()) f.fail(*counts, "'counts' must be an array of tables ([[counts]])");
+    for (const toml::node& n : *counts->as_array()) {
+      if (!n.is_table()) f.fail(n, "each [[counts]] entry must be a table");
+      const toml::table& ct = *n.as_table();
+      f.expect_keys(ct, {"label", "kind", "attribute", "value"}, "[[counts]]");
+      CountDef c;
+      c.label = *f.string(ct, "label", true);
+      c.kind = *f.string(ct, "kind", true);
+      if (!r.has_kind(c.kind))
+        f.fail(*ct.get("kind"), "[[counts]] names the kind '" + c.kind +
+                                    "', which is not in kinds" + did_you_mean(c.kind, r.kinds));
+      c.attribute = f.string(ct, "attribute").value_or("");
+      c.value = f.string(ct, "value").value_or("");
+      if (c.attribute.empty() != c.value.empty())
+        f.fail(ct, "[[counts]] gives an attribute and its value together, or neither");
+      if (!c.attribute.empty()) {
+        const AttributeDef* a = r.attribute(c.attribute);
+        if (!a || a->type != AttrType::symbol)
+          f.fail(*ct.get("attribute"),
+                 "[[counts]]: '" + c.attribute + "' is not a declared symbol attribute");
+      }
+      r.counts.push_back(std::move(c));
+    }
   }
   if (auto s = f.string(t, "setup")) r.setup = dir / *s;
   if (auto p = f.string(t, "policies")) r.policies = dir / *p;

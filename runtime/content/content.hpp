@@ -66,6 +66,15 @@ struct ReportDef {
   std::vector<std::string> ci95;   // means that also get a 95% interval
 };
 
+// One line of `rulebench list counts`: the records of a kind (optionally only those whose symbol
+// attribute has a value), and the rules tests that name them.
+struct CountDef {
+  std::string label;      // "flagships"
+  std::string kind;       // "unit"
+  std::string attribute;  // "replaces" ("" for every record of the kind)
+  std::string value;      // "flagship"
+};
+
 struct Ruleset {
   std::string id, name, base_pack;
   int base_pack_line = 0;
@@ -89,6 +98,7 @@ struct Ruleset {
   // record kind -> the key of a side's list in a scenario that grants records of that kind
   // (TI4: technology -> "technologies"); compare and simulate --with add and remove through it.
   std::vector<std::pair<std::string, std::string>> scenario_lists;
+  std::vector<CountDef> counts;  // what `rulebench list counts` counts, in order
 
   const AttributeDef* attribute(std::string_view name) const;
   int die(std::string_view name) const;  // index or -1

@@ -25,6 +25,8 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
     path.clear();
     std::uint64_t branches = 0;
     do {
+      if (o.stop && o.stop->load(std::memory_order_relaxed))
+        throw ExactLimit("the exact mode was cancelled");
       if (++stats.leaves > o.max_leaves)
         throw ExactLimit("the exact mode ran steps " + std::to_string(o.max_leaves) +
                          " times without finishing");

@@ -7,6 +7,7 @@
 // (script/, through Lua).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -33,6 +34,8 @@ struct ExploreOptions {
   std::uint64_t max_leaves = 20'000'000;  // step runs in all
   std::uint64_t max_branches = 200'000;   // step runs from one node (the leaves of one step)
   double prune = 1e-16;                   // nodes less likely than this are not expanded
+  // set from another thread (a server's cancel): the exploration stops at its next step run
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct ExploreStats {

@@ -968,8 +968,13 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + summary,
                  name + " assigns hits: " + summary + " (" + reason + ")");
   }
-  // windows may open below and call back into assign_hits: work on copies of the scratch lists
-  if (spec.sustained_window >= 0 && !sustaining.empty() && I.window_live(spec.sustained_window)) {
+  // windows may open below and call back into assign_hits, which reuses the scratch lists: work on
+  // copies of them (a hook on the sustained window may assign hits to another player)
+  std::vector<EntityId> lost_here;
+  const bool reenter =
+      spec.sustained_window >= 0 && !sustaining.empty() && I.window_live(spec.sustained_window);
+  if (reenter) {
+    lost_here = lost;
     const std::vector<EntityId> copy = sustaining;
     for (EntityId e : copy) {
       lua_newtable(L);
@@ -990,7 +995,9 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
       I.destroy(e, spec.destroyed_window);
     }
   };
-  if (spec.destroyed_window >= 0 && I.window_live(spec.destroyed_window))
+  if (reenter)
+    destroy_all(lost_here);
+  else if (spec.destroyed_window >= 0 && I.window_live(spec.destroyed_window))
     destroy_all(std::vector<EntityId>(lost));
   else
     destroy_all(lost);

@@ -69,6 +69,9 @@ constexpr ApiFunction kFunctions[] = {
      "Hex neighbours on the board, then linked entities, each once."},
     {"ctx", "is_adjacent", "a: Entity, b: Entity, kind: string?", "boolean",
      "Whether b is among ctx:adjacent(a, kind)."},
+    {"ctx", "link_kinds", "a: Entity, b: Entity", "string[]",
+     "What makes b adjacent to a, each kind once: \"hex\", then each link's kind in link order "
+     "(\"\" for a link made without one); {} when not adjacent."},
     // records, modifiers
     {"ctx", "activate", "modifier: string, player: Entity, scope: Scope", "",
      "Switches a declared `activated` modifier on until the scope ends."},

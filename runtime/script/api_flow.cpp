@@ -618,6 +618,7 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   eo.max_branches = X.options.max_branches;
   eo.max_leaves = X.options.max_step_runs;
   eo.prune = X.options.prune;
+  eo.stop = X.options.stop;
   ExploreStats stats;
   explore(chain, n, eo,
           [&](int step, ExactPath& path, State& state) {

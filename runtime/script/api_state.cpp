@@ -563,6 +563,20 @@ int l_adjacent(lua_State* L) {
   for (const EntityId x : I.scratch_adjacent) lua_pushinteger(L, x), lua_rawseti(L, -2, ++n);
   return 1;
 }
+// ctx:link_kinds(a, b) -> what makes b adjacent to a, each kind once: "hex" (neighbouring hexes),
+// then the kind of each link between them in link order ("" for a link made without a kind)
+int l_link_kinds(lua_State* L) {
+  std::vector<Sym> kinds;
+  st(L).link_kinds(check_entity(L, 2), check_entity(L, 3), kinds);
+  lua_createtable(L, static_cast<int>(kinds.size()), 0);
+  int n = 0;
+  for (const Sym k : kinds) {
+    const std::string_view name = k == kNoSym ? std::string_view() : sym_name(k);
+    lua_pushlstring(L, name.data(), name.size());
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
 // ctx:is_adjacent(a, b, kind) -> whether b is among ctx:adjacent(a, kind)
 int l_is_adjacent(lua_State* L) {
   lua_pushboolean(L, st(L).is_adjacent(check_entity(L, 2), check_entity(L, 3),
@@ -749,6 +763,7 @@ void register_state_api(lua_State* L) {
                                  {"link", guarded<l_link>},
                                  {"linked", guarded<l_linked>},
                                  {"adjacent", guarded<l_adjacent>},
+                                 {"link_kinds", guarded<l_link_kinds>},
                                  {"is_adjacent", guarded<l_is_adjacent>},
                                  {"activate", guarded<l_activate>},
                                  {"record", guarded<l_record>},

@@ -312,7 +312,7 @@ void install_limits(lua_State* L) {
 // once past the deadline.
 class TimeLimit {
  public:
-  explicit TimeLimit(Engine::Impl& I) : I_(I), outer_(running_engine) {
+  explicit TimeLimit(Engine::Impl& I, double seconds = 0) : I_(I), outer_(running_engine) {
     I.thread = pthread_self();
     I.signalled = false;
     running_engine = &I;
@@ -321,7 +321,7 @@ class TimeLimit {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     I.deadline = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec +
-                 static_cast<std::int64_t>(I.options.procedure_seconds * 1e9);
+                 static_cast<std::int64_t>((seconds > 0 ? seconds : I.options.procedure_seconds) * 1e9);
   }
   ~TimeLimit() {
     I_.deadline = 0;
@@ -930,7 +930,7 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   I.memo_run = false;
   I.exact = std::make_unique<Impl::Exact>();
   I.exact->options = o;
-  TimeLimit limit(I);
+  TimeLimit limit(I, o.seconds);  // an exploration is many runs: its own limit
   struct Reset {
     Impl& I;
     ~Reset() {

@@ -5,6 +5,7 @@
 // tools speak to Lua only through this header; no Lua type appears here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -63,7 +64,9 @@ struct ExactRunOptions {
   std::size_t max_states = 1'000'000;     // nodes of the chain (exact/markov.hpp)
   std::uint64_t max_branches = 200'000;   // leaves of one step from one node
   std::uint64_t max_step_runs = 20'000'000;
+  double seconds = 600;                   // the exploration's time limit (a run's is 60 s)
   double prune = 1e-16;                   // nodes less likely than this are not expanded
+  const std::atomic<bool>* stop = nullptr;  // set from another thread: stops (ExactLimit)
 };
 struct ExactResult {
   struct Final {

@@ -540,11 +540,13 @@ PairTally Comparison::run(const CompareOptions& o) const {
   constexpr std::uint64_t kChunk = 1024;
   const std::uint64_t planned = o.runs;
   std::vector<PairTally> parts(static_cast<std::size_t>(threads));
-  run_chunked(threads, 0, planned, kChunk, o.progress,
-              [&](int t, std::uint64_t begin, std::uint64_t end) {
-                const auto ti = static_cast<std::size_t>(t);
-                run_range(*tables_a[ti], *tables_b[ti], o.seed, begin, end, parts[ti]);
-              });
+  run_chunked(
+      threads, 0, planned, kChunk, o.progress,
+      [&](int t, std::uint64_t begin, std::uint64_t end) {
+        const auto ti = static_cast<std::size_t>(t);
+        run_range(*tables_a[ti], *tables_b[ti], o.seed, begin, end, parts[ti]);
+      },
+      o.stop);
   PairTally total;
   for (const auto& p : parts) total.merge(p);
   return total;

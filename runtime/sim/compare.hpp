@@ -10,6 +10,7 @@
 // nothing gives a difference of exactly zero, and the result does not depend on the thread count.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,6 +49,9 @@ struct CompareOptions {
   std::uint64_t seed = 1;
   int threads = 1;
   std::function<void(std::uint64_t, std::uint64_t)> progress;  // (pairs done, planned)
+  // When set, no new chunk of pairs starts: run() returns the pairs done so far (rulebench serve's
+  // cancel button).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Integer tallies of paired runs: each arm's own tally, and the joint counts of what run i gave

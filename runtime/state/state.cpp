@@ -79,6 +79,19 @@ bool State::is_adjacent(EntityId a, EntityId b, Sym kind) const {
   return linked(a, b, kind);
 }
 
+void State::link_kinds(EntityId a, EntityId b, std::vector<Sym>& out) const {
+  out.clear();
+  if (a == b) return;
+  if (!board.empty()) {
+    const std::optional<Hex> ha = board.hex_of(a), hb = board.hex_of(b);
+    if (ha && hb && distance(*ha, *hb) == 1) out.push_back(hex_kind());
+  }
+  for (const auto& l : links)
+    if (((l.a == a && l.b == b) || (l.a == b && l.b == a)) &&
+        std::find(out.begin(), out.end(), l.kind) == out.end())
+      out.push_back(l.kind);
+}
+
 std::optional<Hex> State::hex_of(EntityId e) const {
   if (board.empty()) return std::nullopt;
   // a location chain is short; the bound only guards against a cycle

@@ -105,6 +105,10 @@ class State {
   void adjacent(EntityId e, Sym kind, std::vector<EntityId>& out) const;
   // Whether b is among adjacent(a, kind).
   bool is_adjacent(EntityId a, EntityId b, Sym kind = kNoSym) const;
+  // What makes b adjacent to a, appended to `out` (cleared first), each kind once: "hex" when both
+  // stand on neighbouring hexes, then the kind of each link between them in link order (kNoSym for
+  // a link made without a kind). Empty when they are not adjacent (or a == b).
+  void link_kinds(EntityId a, EntityId b, std::vector<Sym>& out) const;
   // The hex of an entity: where it is placed, else the hex of its location (a unit in a system,
   // a unit on a planet in a system), nullopt when none is on the board.
   std::optional<Hex> hex_of(EntityId e) const;

@@ -33,8 +33,8 @@ local ROUND_CAP = 2
 local FIRE = {
   roll = GROUND, hits = GROUND_HITS, counter = "round", counter_scope = "combat", round_scope = "round",
   metric = "ground_rounds",
-  windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.assign_ground_hits",
-    "invasion.end_of_ground_round" },
+  windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.after_ground_roll_dice",
+    "invasion.assign_ground_hits", "invasion.end_of_ground_round" },
 }
 
 local function planets_of(ctx, sys)
@@ -72,22 +72,24 @@ end
 
 -- ------------------------------------------------------------------ 1. Bombardment
 
--- Whether a planet is shielded from the player's bombardment: a unit with Planetary Shield on it,
--- unless the player has a war sun in the system; hooks change it (Disable, Letnev flagship).
+-- Whether a planet cannot be bombarded by the player: shielded (a unit with Planetary Shield on it,
+-- unless the player has a war sun in the system; hooks change it: Disable, Letnev flagship), or
+-- forbidden (a hook forbids bombardment there whatever ignores shields: Conventions of War).
 local function shielded(ctx, st, planet)
   local shield = false
   for _, q in ipairs(st.players) do
     if q ~= st.player and ctx:count(q, planet, "planetary_shield") > 0 then shield = true end
   end
   if shield and ctx:count(st.player, st.system, "type:war_sun") > 0 then shield = false end
-  local args = { player = st.player, planet = planet, shielded = shield }
+  local args = { player = st.player, planet = planet, shielded = shield, forbidden = false }
   open(ctx, st, "invasion.planetary_shield", args)
-  return args.shielded
+  return args.shielded or args.forbidden
 end
 
 function M.bombardment(ctx, st)
   local p, sys = st.player, st.system
   open(ctx, st, "invasion.start_of_invasion", { player = p, system = sys })
+  if ctx:flag(p, "skip_to_commit") then return end  -- a hook skipped to Commit Ground Forces
   -- "If any planets in the active system contain another player's ground forces"
   local targets, names = {}, {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
@@ -96,7 +98,23 @@ function M.bombardment(ctx, st)
       names[#names + 1] = ctx:name(planet)
     end
   end
-  if #targets == 0 or ctx:count(p, sys, "bombardment") == 0 then return end
+  if #targets == 0 then return end
+  -- a ground force with Bombardment on one of the system's planets bombards as a ship would (the
+  -- L1Z1X mech: "while not participating in ground combat ... as if it were a ship"): it joins the
+  -- space area's units for the declaration and the roll (one pool), and goes back to its planet
+  local from_planets = {}
+  for _, planet in ipairs(planets_of(ctx, sys)) do
+    for _, u in ipairs(ctx:units(p, planet, "bombardment")) do
+      from_planets[#from_planets + 1] = { u, planet }
+      ctx:move(u, sys)
+    end
+  end
+  local function back()
+    for _, up in ipairs(from_planets) do
+      if ctx:location(up[1]) == sys then ctx:move(up[1], up[2]) end
+    end
+  end
+  if ctx:count(p, sys, "bombardment") == 0 then return end
   open(ctx, st, "invasion.before_bombardment", { player = p, system = sys })
   -- each unit declares its target planet before any die is rolled
   local target_of, options = {}, { "none" }
@@ -110,13 +128,14 @@ function M.bombardment(ctx, st)
       ctx:name(p) .. "'s " .. ctx:type(u) .. " will bombard " .. choice) end
   end
   ctx:set_role("bombarding_unit", nil)
-  if not any then return end
+  if not any then return back() end
   local pool = ctx:roll_units(p, sys, BOMBARDMENT)
   -- a unit that declared no target does not roll: its dice are cancelled
   for i = 1, #pool do
     if not target_of[pool:unit(i)] then pool:cancel(i) end
   end
   open(ctx, st, "invasion.after_bombardment_roll", { player = p, pool = pool, purpose = "bombardment" })
+  back()
   local hits, lost = {}, 0
   for i = 1, #pool do
     local planet = target_of[pool:unit(i)]
@@ -138,7 +157,11 @@ function M.bombardment(ctx, st)
       end
     end
   end
-  open(ctx, st, "invasion.after_bombardment", { player = p, system = sys })
+  -- the planets bombarded: each that a unit of the player declared as its target, in the system's order
+  local bombarded, seen = {}, {}
+  for _, planet in pairs(target_of) do seen[planet] = true end  -- a set: the order comes from targets
+  for _, planet in ipairs(targets) do if seen[planet] then bombarded[#bombarded + 1] = planet end end
+  open(ctx, st, "invasion.after_bombardment", { player = p, system = sys, planets = bombarded })
   ctx:metric("lost_to_bombardment", lost)
 end
 
@@ -159,6 +182,8 @@ end
 function M.commit(ctx, st)
   local p, sys = st.player, st.system
   local planets = {}
+  -- a hook may bring more ground forces to commit (from planets: G'hom Sek'kus)
+  open(ctx, st, "invasion.before_commit", { player = p, system = sys })
   if ctx:count(p, sys, "ground_force") == 0 then return end
   for _, planet in ipairs(commit_order(ctx, st)) do
     if ctx:count(p, sys, "ground_force") == 0 then break end
@@ -228,6 +253,34 @@ local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_fo
 
 local START_WINDOWS = { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" }
 
+-- Make Combat Rolls: the active player first (only their hits when no script sees the dice);
+-- then the window after the step, where an ability may have no hits assigned and the step
+-- resolved again (args.roll_again; at most MAX_ROLL_AGAIN repeats in one round).
+local MAX_ROLL_AGAIN = 20
+local function roll_dice(ctx, st, planet, a, d)
+  for _, w in ipairs { "invasion.after_ground_roll", "invasion.after_ground_roll_dice" } do
+    if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
+  end
+  for _ = 0, MAX_ROLL_AGAIN do
+    local hits_a, hits_d
+    if st.hooked["invasion.after_ground_roll"] or ctx:tracing() then
+      local pool_a, pool_d
+      pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
+      pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
+      if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
+    else
+      hits_a, hits_d = ctx:roll_hits(a, planet, GROUND), ctx:roll_hits(d, planet, GROUND)
+    end
+    if not st.hooked["invasion.after_ground_roll_dice"] then return hits_a, hits_d end
+    local args = { player = a, opponent = d, planet = planet, hits = { [a] = hits_d, [d] = hits_a }, roll_again = false }
+    ctx:open("invasion.after_ground_roll_dice", args)
+    if args.roll_again ~= true then return hits_a, hits_d end
+    event(ctx, "roll_again", "no hits are assigned: the Make Combat Rolls step is resolved again")
+  end
+  error("invasion.after_ground_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
+end
+
 -- One ground combat on `planet` between the active player `a` and `d`, in rounds of Make Combat
 -- Rolls and Assign Hits, as the space combat steps of the same name.
 local function ground_combat(ctx, st, planet, a, d)
@@ -257,17 +310,7 @@ local function ground_combat(ctx, st, planet, a, d)
     if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
       and not (has_forces(ctx, a, planet) and has_forces(ctx, d, planet)) then break end
     -- Make Combat Rolls: the active player first (only their hits when no script sees the dice)
-    if st.hooked["invasion.after_ground_roll"] == nil then st.hooked["invasion.after_ground_roll"] = ctx:hooked("invasion.after_ground_roll") end
-    local hits_a, hits_d
-    if st.hooked["invasion.after_ground_roll"] or ctx:tracing() then
-      local pool_a, pool_d
-      pool_a, hits_a = ctx:roll_units(a, planet, GROUND)
-      if open(ctx, st, "invasion.after_ground_roll", { player = a, opponent = d, planet = planet, pool = pool_a, purpose = "ground_combat" }) > 0 then hits_a = pool_a:hits() end
-      pool_d, hits_d = ctx:roll_units(d, planet, GROUND)
-      if open(ctx, st, "invasion.after_ground_roll", { player = d, opponent = a, planet = planet, pool = pool_d, purpose = "ground_combat" }) > 0 then hits_d = pool_d:hits() end
-    else
-      hits_a, hits_d = ctx:roll_hits(a, planet, GROUND), ctx:roll_hits(d, planet, GROUND)
-    end
+    local hits_a, hits_d = roll_dice(ctx, st, planet, a, d)
     -- Assign Hits
     local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a } }
     if open(ctx, st, "invasion.assign_ground_hits", hargs) > 0 then
@@ -361,14 +404,25 @@ M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M
 
 -- The report after the whole action: who holds each planet of the active system, and the ground
 -- forces on them (those production placed included); where each side's ships are: in the active
--- system, or elsewhere (those that did not or could not move, those that retreated).
+-- system, or elsewhere (those that did not or could not move, those that retreated; a ship
+-- captured onto another player's faction sheet is in neither); the victory points each side
+-- gained or lost (Shard of the Throne).
 function M.report(ctx, st)
   local p, sys = st.player, st.system
   for _, side in ipairs { "attacker", "defender" } do
     local q = ctx:role(side)
-    local here = q and ctx:count(q, sys, "ship") or 0
+    local here, elsewhere = q and ctx:count(q, sys, "ship") or 0, 0
+    -- elsewhere: in another system's space area (not a unit captured onto a faction sheet)
+    for _, u in ipairs(q and ctx:units(q, nil, "ship") or {}) do
+      local loc = ctx:location(u)
+      if loc ~= sys and ctx:kind(loc) == "system" then elsewhere = elsewhere + 1 end
+    end
     ctx:metric(side .. "_ships_in_active_system", here)
-    ctx:metric(side .. "_ships_elsewhere", q and ctx:count(q, nil, "ship") - here or 0)
+    ctx:metric(side .. "_ships_elsewhere", elsewhere)
+    -- victory points gained (or lost) during the action: the player counter victory_points,
+    -- written only when not 0 (a metric a run does not write counts as 0 in the report's mean)
+    local vp = q and ctx:counter(q, "victory_points") or 0
+    if vp ~= 0 then ctx:metric(side .. "_victory_points", vp) end
   end
   local mine, theirs = 0, 0
   for i, planet in ipairs(planets_of(ctx, sys)) do

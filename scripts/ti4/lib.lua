@@ -98,9 +98,10 @@ function lib.unit_records(ctx, player)
   return out
 end
 
--- A fighter or ground force: a unit that moves only with a ship and counts against capacity.
+-- A fighter or ground force: a unit that moves only with a ship and counts against capacity. A
+-- structure is never transported, even one that is also a ground force (the Titans' Hel-Titan).
 function lib.needs_transport(ctx, u)
-  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force"))
+  return ctx:get(u, "move") == 0 and (ctx:get(u, "fighter") or ctx:get(u, "ground_force")) and not ctx:get(u, "structure")
 end
 
 -- Capacity (Key Concept, 10.1): while the player's fighters and ground forces in the space area
@@ -147,9 +148,10 @@ end
 -- ground forces in the space area of a system exceeds the capacity of his ships in that system,
 -- the excess units are destroyed." Fighters also fit in structures' fighter_capacity on the
 -- system's planets (space docks). The tactical action and cards that destroy ships outside
--- combat (Graviton Laser System, Experimental Battlestation) call it.
+-- combat (Graviton Laser System, Experimental Battlestation) call it. A structure in the space area
+-- with a capacity (the Saar's Floating Factory) holds units as a ship does.
 function lib.check_capacity(ctx, player, sys)
-  local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship"), 0
+  local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship", "structure"), 0
   if ctx:count(player, sys, "fighter", "ground_force") <= capacity then return end  -- all fit (most calls)
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     fighter_room = fighter_room + ctx:sum(player, planet, "fighter_capacity")
@@ -203,6 +205,169 @@ function lib.space_cannon_target(ctx, shooter)
     if ctx:count(q, sys, "ship") > 0 then return q end
   end
   return nil
+end
+
+-- Spending influence ("Key Concept: Spending Resources And Influence"): the player exhausts
+-- planets they control that are ready and have influence, and spends trade goods (1 each) for the
+-- rest. The planets chosen waste the least influence, then leave the most trade goods; among
+-- equals, the fewest planets, then the first in entity order. Returns whether `n` was paid (if
+-- not, nothing is spent). Faction abilities that cost influence (the Empyrean flagship, the
+-- Keleres flagship and mech, Law's Order) call it.
+function lib.influence_available(ctx, player)
+  local sum = ctx:counter(player, "trade_goods")
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") then sum = sum + ctx:get(planet, "influence") end
+  end
+  return sum
+end
+
+function lib.spend_influence(ctx, player, n)
+  if n <= 0 then return true end
+  local planets = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") and ctx:get(planet, "influence") > 0 then planets[#planets + 1] = planet end
+  end
+  local goods = ctx:counter(player, "trade_goods")
+  local best, best_key
+  local k = math.min(#planets, 10)  -- subsets of the first 10 planets (1024 at most)
+  for mask = 0, (1 << k) - 1 do
+    local sum, count = 0, 0
+    for i = 1, k do
+      if mask & (1 << (i - 1)) ~= 0 then sum = sum + ctx:get(planets[i], "influence"); count = count + 1 end
+    end
+    local tg = math.max(0, n - sum)
+    if tg <= goods then
+      local key = { math.max(0, sum - n), tg, count, mask }
+      local better = not best_key
+      for j = 1, 4 do
+        if best_key and key[j] ~= best_key[j] then better = key[j] < best_key[j]; break end
+      end
+      if better then best, best_key = mask, key end
+    end
+  end
+  if not best then return false end
+  local spent = {}
+  for i = 1, k do
+    if best & (1 << (i - 1)) ~= 0 then
+      ctx:set_flag(planets[i], "exhausted", "game")
+      spent[#spent + 1] = ctx:name(planets[i])
+    end
+  end
+  if best_key[2] > 0 then
+    ctx:set_counter(player, "trade_goods", goods - best_key[2], "game")
+    spent[#spent + 1] = best_key[2] .. " trade goods"
+  end
+  if ctx:tracing() then
+    ctx:event("influence:" .. ctx:name(player) .. ":" .. n, ctx:name(player) .. " spends " .. n .. " influence (" .. table.concat(spent, ", ") .. ")")
+  end
+  return true
+end
+
+-- Spending resources outside production (an ability's cost: the Letnev mech's deploy): the way
+-- production pays (production.payments: ready planets that waste the fewest resources, then the
+-- fewest trade goods, then the fewest planets). Returns whether `n` was paid (if not, nothing is
+-- spent).
+function lib.spend_resources(ctx, player, n)
+  if n <= 0 then return true end
+  local way = require("production").payments(ctx, player, n)[1]
+  if not way then return false end
+  local goods = 0
+  for part in way.label:gmatch("[^+]+") do
+    local g = part:match("^tg:(%d+)$")
+    if g then
+      goods = tonumber(g)
+    else
+      for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+        if ctx:name(planet) == part and not ctx:flag(planet, "exhausted") then ctx:set_flag(planet, "exhausted", "game"); break end
+      end
+    end
+  end
+  if goods > 0 then ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") - goods, "game") end
+  if ctx:tracing() then
+    ctx:event("resources:" .. ctx:name(player) .. ":" .. n, ctx:name(player) .. " spends " .. n .. " resources (" .. way.label .. ")")
+  end
+  return true
+end
+
+-- Whether the player can spend `n` resources (ready planets and trade goods).
+function lib.resources_available(ctx, player)
+  local sum = ctx:counter(player, "trade_goods")
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") then sum = sum + ctx:get(planet, "resources") end
+  end
+  return sum
+end
+
+-- Whether the player's policy says to use the optional ability `id` whenever it may
+-- (`policy.use = { id = "always" }`): a card's default heuristic (use it when it helps) is then
+-- skipped. "never" is the runtime's own answer to the use:<id> decision.
+function lib.use_always(ctx, player, id)
+  local use = ctx:policy(player).use
+  local v = use and use[id]
+  return v == "always" or v == true
+end
+
+-- A unit's cost per unit (fighters and infantry: half).
+function lib.unit_cost(ctx, u)
+  return (ctx:get(u, "cost") or 0) / math.max(1, ctx:get(u, "units_per_cost") or 1)
+end
+
+-- "Reroll any number of your dice; a unit that rerolls and does not hit is destroyed" (The Crown
+-- of Thalnos, the base law and the Prophecy of Kings relic). `how`: bonus (added to each rerolled
+-- result), any_hit_saves (a unit is safe if any of its dice hits, not only its rerolled ones),
+-- always (reroll every miss), opponent (whose cheapest unit at `where` is what a hit is worth).
+-- Returns, per unit, the indexes of its missed dice to reroll, in unit order: a unit's misses are
+-- rerolled when the hits they are expected to add, each worth the opponent's cheapest unit there,
+-- outweigh the chance of losing the unit times its cost.
+function lib.rerolls_worth_it(ctx, pool, how, where)
+  local by_unit, order = {}, {}
+  for i = 1, #pool do
+    local u = pool:unit(i)
+    if u and not pool:cancelled(i) then
+      local e = by_unit[u]
+      if not e then e = { unit = u, misses = {}, hit = false }; by_unit[u] = e; order[#order + 1] = e end
+      if pool:hit(i) then e.hit = true else e.misses[#e.misses + 1] = i end
+    end
+  end
+  local worth = math.huge
+  for _, v in ipairs(ctx:units(how.opponent, where)) do
+    local c = lib.unit_cost(ctx, v)
+    if c < worth and (ctx:get(v, "ship") or ctx:get(v, "ground_force")) then worth = c end
+  end
+  if worth == math.huge then worth = 0 end
+  local out = {}
+  for _, e in ipairs(order) do
+    if #e.misses > 0 then
+      local gain, all_miss = 0, 1
+      for _, i in ipairs(e.misses) do
+        local need = pool:threshold(i) - (pool:result(i) - pool:value(i)) - how.bonus
+        local p = math.max(0, math.min(10, 11 - need)) / 10
+        gain, all_miss = gain + p, all_miss * (1 - p)
+      end
+      local risk = (how.any_hit_saves and e.hit) and 0 or all_miss
+      if how.always or gain * worth > risk * lib.unit_cost(ctx, e.unit) then out[#out + 1] = e end
+    end
+  end
+  return out
+end
+
+-- Rerolls the chosen units' misses (lib.rerolls_worth_it), adds how.bonus to each rerolled die,
+-- then destroys each of those units that did not hit (by how.any_hit_saves) through
+-- how.destroyed_window. `tag` names the trace events.
+function lib.reroll_or_destroy(ctx, player, pool, how, chosen, tag)
+  for _, e in ipairs(chosen) do
+    local hit = how.any_hit_saves and e.hit
+    for _, i in ipairs(e.misses) do
+      pool:reroll(i)
+      if how.bonus ~= 0 then pool:modify(i, how.bonus) end
+      if pool:hit(i) then hit = true end
+    end
+    if ctx:tracing() then
+      ctx:event(tag .. ":" .. ctx:name(player) .. ":" .. ctx:type(e.unit) .. ":" .. (hit and "hit" or "destroyed"),
+        ctx:name(player) .. "'s " .. ctx:type(e.unit) .. " rerolls " .. #e.misses .. " dice: " .. (hit and "a hit" or "no hit, destroyed"))
+    end
+    if not hit and ctx:location(e.unit) ~= "reinforcements" then ctx:destroy(e.unit, how.destroyed_window) end
+  end
 end
 
 return lib

@@ -124,7 +124,10 @@ local function budget(ctx, p)
   return sum
 end
 
-function M.run(ctx, st)
+-- `ability_limit`: an ability that produces outside the Production step ("produce up to 5 units in
+-- this system": Duha Menaimon; "produce 1 unit": Dirzuga Rophal) gives its limit, which replaces
+-- the units' production values; st.player is the one producing (not always the active player).
+function M.run(ctx, st, ability_limit)
   local p, sys = st.player, st.system
   -- the production value of the player's units in the system; ground forces go to the planet of
   -- a producing unit (the player's choice when there are several: production.place_ground_force)
@@ -137,6 +140,7 @@ function M.run(ctx, st)
       if not at_dock[planet] then at_dock[planet] = true; docks[#docks + 1] = planet end
     end
   end
+  if ability_limit then limit = ability_limit end
   if limit <= 0 then return 0 end
   -- blockaded: another player's ships in the system and none of the player's
   local others = false
@@ -234,9 +238,10 @@ function M.run(ctx, st)
     event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces " .. (t.name:find("^[aeiou]") and "an " or "a ") .. t.name .. " in " .. lib.place(ctx, at))
     open(ctx, st, "production.unit_produced", { player = p, unit = u })
   end
-  ctx:metric("resources_spent", cost)
-  ctx:metric("units_produced", #queue)
-  ctx:metric("trade_goods_spent", goods)
+  -- (added to: an ability may have produced before the Production step)
+  ctx:add_metric("resources_spent", cost)
+  ctx:add_metric("units_produced", #queue)
+  ctx:add_metric("trade_goods_spent", goods)
   open(ctx, st, "production.end_of_production", { player = p, system = sys })
   return #queue
 end

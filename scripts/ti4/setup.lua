@@ -7,11 +7,18 @@
 
 local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
-local DEFAULT_HIT_ORDER = { "fighter", "destroyer", "cruiser", "carrier", "dreadnought", "flagship", "war_sun" }
+-- (infantry and mechs: for when ground forces take part in a space combat as ships, The Alastor)
+local DEFAULT_HIT_ORDER = { "fighter", "infantry", "destroyer", "cruiser", "mech", "carrier", "dreadnought", "flagship", "war_sun" }
 local DEFAULT_TRANSPORT_ORDER = { "mech", "infantry", "fighter" }
 
-local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true,
-  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, policy = true }
+local SIDE_KEYS = { units = true, damaged = true, technologies = true, cards = true, laws = true, relics = true,
+  faction = true, leaders = true, notes = true, tokens = true, trade_goods = true, commodities = true, policy = true,
+  fleet_pool_tokens = true }
+-- relic_fragments = N: the relic fragments a player holds (counter on the player; the Naalu mech)
+SIDE_KEYS.relic_fragments = true
+-- assimilator_tokens = ["l4_disruptors"]: this side's technologies that carry another player's
+-- assimilator token (Valefar Assimilator): flag assimilator_token on the technology
+SIDE_KEYS.assimilator_tokens = true
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -165,6 +172,19 @@ local function place_tokens(ctx, list, system, players, path)
   end
 end
 
+-- assimilator_tokens: each names a technology the player owns; it carries an assimilator token.
+local function place_assimilator_tokens(ctx, p, list, path)
+  if list == nil then return end
+  if type(list) ~= "table" then ctx:reject(path, path .. " must be a list of technologies") end
+  for i, name in ipairs(list) do
+    local tech = type(name) == "string" and ctx:entities { kind = "technology", owner = p, type = name }[1]
+    if not tech then
+      ctx:reject(path .. "." .. i, "assimilator_tokens names technologies this player owns: '" .. tostring(name) .. "' is not in its technologies")
+    end
+    ctx:set_flag(tech, "assimilator_token", "game")
+  end
+end
+
 local function side_policy(ctx, side, path)
   local p = side.policy or {}
   check_keys(ctx, p, POLICY_KEYS, path .. ".policy")
@@ -241,13 +261,13 @@ local function check_faction_grant(ctx, kind, rec, faction, upgraded, at)
   end
 end
 
--- A side's technologies, cards, laws, leaders, promissory notes and faction, each checked against
+-- A side's technologies, cards, laws, relics, leaders, promissory notes and faction, each checked against
 -- the loaded records, in that order (entity order is part of determinism). `list(v, path)` reads
 -- one list. The side's units already placed take their faction's records (a faction's flagship,
 -- mech, Exotrireme ...; their type names stay the generic ones, so hit_order and reports say
 -- "flagship"); unit upgrade technologies are applied after this.
 local GRANTS = { { "technologies", "technology" }, { "cards", "action_card" }, { "laws", "agenda" },
-  { "leaders", "leader" }, { "notes", "promissory_note" } }
+  { "relics", "relic" }, { "leaders", "leader" }, { "notes", "promissory_note" } }
 local function grant_records(ctx, p, side, path, list)
   local faction = side.faction
   if faction ~= nil then record_or_reject(ctx, "faction", faction, path .. ".faction") end
@@ -274,10 +294,29 @@ local function grant_records(ctx, p, side, path, list)
   end
 end
 
+-- fleet_pool_tokens = ["defender"]: other players' command tokens in this player's fleet pool
+-- (the Mahact's Edict puts them there): a command token of that player located at this player.
+-- At most one of each other player; `players` maps names to players.
+local function place_fleet_pool_tokens(ctx, p, list, players, path)
+  if list == nil then return end
+  if type(list) ~= "table" then ctx:reject(path, path .. " must be a list of players' names") end
+  local seen = {}
+  for i, who in ipairs(list) do
+    local at = path .. "." .. i
+    local q = type(who) == "string" and players[who] or nil
+    if not q then ctx:reject(at, "fleet_pool_tokens names other players: '" .. tostring(who) .. "' is not one") end
+    if q == p then ctx:reject(at, "fleet_pool_tokens holds other players' command tokens, not the player's own") end
+    if seen[q] then ctx:reject(at, "a fleet pool holds at most 1 command token of each other player ('" .. who .. "' twice)") end
+    seen[q] = true
+    ctx:create { kind = "command_token", owner = q, location = p }
+  end
+end
+
 return function(ctx, scenario)
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
     return require("tactical_setup")(ctx, scenario, { check_keys = check_keys, place_units = place_units,
-      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of, ANOMALIES = ANOMALIES })
+      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
+      ANOMALIES = ANOMALIES, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens })
   end
   check_keys(ctx, scenario, TOP_KEYS, "scenario")
   if scenario.procedure and scenario.procedure ~= "space_combat" then
@@ -331,7 +370,21 @@ return function(ctx, scenario)
       end
       ctx:set_counter(p, "trade_goods", side.trade_goods, "game")
     end
+    if side.relic_fragments ~= nil then
+      if math.type(side.relic_fragments) ~= "integer" or side.relic_fragments < 0 then
+        ctx:reject(role .. ".relic_fragments", "relic_fragments is a whole number")
+      end
+      ctx:set_counter(p, "relic_fragments", side.relic_fragments, "game")
+    end
+    place_assimilator_tokens(ctx, p, side.assimilator_tokens, role .. ".assimilator_tokens")
+    if side.commodities ~= nil then  -- what Salvage takes
+      if math.type(side.commodities) ~= "integer" or side.commodities < 0 then
+        ctx:reject(role .. ".commodities", "commodities is a whole number")
+      end
+      ctx:set_counter(p, "commodities", side.commodities, "game")
+    end
     ctx:set_policy(p, side_policy(ctx, side, role))
+    place_fleet_pool_tokens(ctx, p, side.fleet_pool_tokens, players, role .. ".fleet_pool_tokens")
   end
   if map then
     map_planets(ctx, sys.planets, active, players, "system.planets")

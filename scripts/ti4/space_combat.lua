@@ -24,8 +24,8 @@ local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged
 local FIRE = {
   roll = COMBAT, hits = HITS, counter = "round", counter_scope = "combat", round_scope = "round", metric = "rounds",
   windows = { "space_combat.start_of_round", "space_combat.announce_retreats", "space_combat.before_roll",
-    "space_combat.after_roll", "space_combat.assign_hits", "space_combat.before_retreat",
-    "space_combat.end_of_round" },
+    "space_combat.after_roll", "space_combat.after_roll_dice", "space_combat.assign_hits",
+    "space_combat.before_retreat", "space_combat.end_of_round" },
 }
 
 -- Anti-Fighter Barrage as one exchange in C++ (ctx:exchange_fire with once), when no hook can run
@@ -180,9 +180,10 @@ local function retreat(ctx, player, sys, neighbours)
   local dest
   for i, n in ipairs(names) do if n == choice then dest = eligible[i] end end
 
-  -- 7.2: every ship with a move value goes; its capacity carries fighters and ground forces
+  -- 7.2: every ship with a move value goes; its capacity carries fighters and ground forces (and a
+  -- structure in the space area that moves and retreats as a ship: the Floating Factory)
   local movers, capacity = {}, 0
-  for _, u in ipairs(ctx:units(player, sys, "ship")) do
+  for _, u in ipairs(ctx:units(player, sys, "ship", "structure")) do
     if ctx:get(u, "move") > 0 then
       movers[#movers + 1] = u
       capacity = capacity + ctx:get(u, "capacity")
@@ -195,7 +196,9 @@ local function retreat(ctx, player, sys, neighbours)
   local planet_forces = {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
     if ctx:owner(planet) == player then
-      for _, u in ipairs(ctx:units(player, planet, "ground_force")) do planet_forces[#planet_forces + 1] = u end
+      for _, u in ipairs(ctx:units(player, planet, "ground_force")) do
+        if needs_transport(ctx, u) then planet_forces[#planet_forces + 1] = u end
+      end
     end
   end
   -- ground forces from planets: zero or more, the player's choice (notes); the rest of the
@@ -235,9 +238,10 @@ end
 
 -- `carried`: the player's fighters and ground forces in the space area (more than 0)
 local function check_capacity(ctx, player, sys, carried)
-  if carried <= ctx:sum(player, sys, "capacity", "ship") then return end  -- all fit
+  -- (a structure in the space area with a capacity holds units as a ship does: Floating Factory)
+  if carried <= ctx:sum(player, sys, "capacity", "ship", "structure") then return end  -- all fit
   local capacity, fighter_room = 0, 0
-  for _, u in ipairs(ctx:units(player, sys, "ship")) do capacity = capacity + ctx:get(u, "capacity") end
+  for _, u in ipairs(ctx:units(player, sys, "ship", "structure")) do capacity = capacity + ctx:get(u, "capacity") end
   for _, planet in ipairs(planets_of(ctx, sys)) do
     for _, u in ipairs(ctx:units(player, planet)) do fighter_room = fighter_room + ctx:get(u, "fighter_capacity") end
   end
@@ -263,19 +267,47 @@ local function roll(ctx, player, sys, spec, window, hooked)
   return hits
 end
 
--- Assigns hits on both sides after letting abilities cancel them (6.1).
-local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked)
+-- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6). Then the window
+-- after the step: an ability there may have no hits assigned and the step resolved again
+-- (args.roll_again); a content loop is stopped after MAX_ROLL_AGAIN repeats in one round.
+local MAX_ROLL_AGAIN = 20
+local function roll_dice(ctx, a, d, sys, after_roll_hooked)
+  local after_step_hooked = ctx:hooked("space_combat.after_roll_dice")
+  for _ = 0, MAX_ROLL_AGAIN do
+    local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+    if not after_step_hooked then return hits_a, hits_d end
+    local args = { hits = { [a] = hits_d, [d] = hits_a }, roll_again = false }
+    ctx:open("space_combat.after_roll_dice", args)
+    if args.roll_again ~= true then return hits_a, hits_d end
+    if ctx:tracing() then ctx:event("roll_again", "no hits are assigned: the Roll Dice step is resolved again") end
+  end
+  error("space_combat.after_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
+end
+
+-- Assigns hits on both sides after letting abilities cancel them (6.1). `spec` is the step's
+-- (its decision is the window's `purpose`); `spec_a` and `spec_d` (default: `spec`) are how the
+-- hits on each side are assigned.
+local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked, spec_a, spec_d)
+  spec_a, spec_d = spec_a or spec, spec_d or spec
   if hooked then
     local args = { hits = { [a] = hits_on_a, [d] = hits_on_d }, purpose = spec.decision }
     ctx:open("space_combat.assign_hits", args)
     hits_on_a, hits_on_d = math.max(0, args.hits[a]), math.max(0, args.hits[d])
   end
-  local sustain_a = spec == AFB_HITS and "never" or pa.sustain
-  local sustain_d = spec == AFB_HITS and "never" or pd.sustain
+  local sustain_a = spec_a == AFB_HITS and "never" or pa.sustain
+  local sustain_d = spec_d == AFB_HITS and "never" or pd.sustain
   local destroyed = 0
-  if hits_on_a > 0 then destroyed = destroyed + ctx:assign_hits(a, sys, hits_on_a, spec, pa.hit_order, sustain_a) end
-  if hits_on_d > 0 then destroyed = destroyed + ctx:assign_hits(d, sys, hits_on_d, spec, pd.hit_order, sustain_d) end
+  if hits_on_a > 0 then destroyed = destroyed + ctx:assign_hits(a, sys, hits_on_a, spec_a, pa.hit_order, sustain_a) end
+  if hits_on_d > 0 then destroyed = destroyed + ctx:assign_hits(d, sys, hits_on_d, spec_d, pd.hit_order, sustain_d) end
   return destroyed
+end
+
+-- How the hits of `player`'s Anti-Fighter Barrage are assigned: to fighters (3), or to any ship
+-- when an ability set the combat flag "barrage_hits_all_ships" on that player (Waylay); then
+-- they are hits like a combat roll's, and Sustain Damage may cancel them.
+local function barrage_hits(ctx, player)
+  return ctx:flag(player, "barrage_hits_all_ships") and HITS or AFB_HITS
 end
 
 -- The combat, as steps (ctx:steps): M.begin (start of combat, Anti-Fighter Barrage), M.rounds
@@ -337,7 +369,8 @@ function M.begin(ctx)
     ran = ran + ctx:open("space_combat.anti_fighter_barrage")
     local afb_a = roll(ctx, a, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
     local afb_d = roll(ctx, d, sys, AFB, "space_combat.after_anti_fighter_barrage_roll", after_afb_hooked)
-    local destroyed = assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked)
+    local destroyed = assign(ctx, a, d, pa, pd, sys, afb_d, afb_a, AFB_HITS, assign_hooked,
+      barrage_hits(ctx, d), barrage_hits(ctx, a))
     if destroyed > 0 or ran > 0 or after_afb_hooked or assign_hooked then
       ongoing = has_ships(ctx, a, sys) and has_ships(ctx, d, sys)
     end
@@ -378,8 +411,7 @@ function M.rounds(ctx)
 
   -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
   ctx:open("space_combat.before_roll")
-  local hits_a = roll(ctx, a, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
-  local hits_d = roll(ctx, d, sys, COMBAT, "space_combat.after_roll", after_roll_hooked)
+  local hits_a, hits_d = roll_dice(ctx, a, d, sys, after_roll_hooked)
 
   -- Step 4, assign hits: each player destroys one of their own ships per hit produced (6)
   assign(ctx, a, d, pa, pd, sys, hits_d, hits_a, HITS, assign_hooked)

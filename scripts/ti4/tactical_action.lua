@@ -40,7 +40,7 @@ end
 -- What a step reads from the state: the active player and system, the players.
 local function facts(ctx)
   return { player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
-    passage = {}, names = {}, hooked = {} }
+    passage = {}, passage_through = {}, names = {}, hooked = {} }
 end
 M.facts = facts
 
@@ -52,6 +52,13 @@ local TALLIES = { "ships_moved", "lost_to_rifts", "lost_to_space_cannon", "resou
 
 function M.activation(ctx, st)
   local p, sys = st.player, st.system
+  -- a hook may forbid the activation (another player's ability: Chaos Mapping); then the scenario
+  -- is not a legal tactical action, an error naming why
+  if ctx:hooked("tactical_action.before_activation") or ctx:tracing() then
+    local args = { player = p, system = sys, allowed = true, reason = "" }
+    ctx:open("tactical_action.before_activation", args)
+    if not args.allowed then error("activation: " .. ctx:name(p) .. " cannot activate " .. ctx:name(sys) .. ": " .. tostring(args.reason), 0) end
+  end
   -- setup rejects both with the scenario line; a hook cannot have changed them before this
   if ctx:get(p, "tactic_tokens") <= 0 then error("activation: " .. ctx:name(p) .. " has no command token in the tactic pool") end
   if #ctx:entities { kind = "command_token", owner = p, location = sys } > 0 then
@@ -72,9 +79,12 @@ end
 
 -- ------------------------------------------------------------------ 2. Movement: the search
 
--- What a system allows the active player's ships, once per action (memo[sys]).
-local function passage(ctx, st, sys)
-  local f = st.passage[sys]
+-- What a system allows the active player's ships, once per action (memo[sys]). `through`: for a
+-- ship that may move through systems that contain other players' ships (tactical_action.move_value's
+-- through_ships): other players' ships do not block it, what else the hooks say still holds.
+local function passage(ctx, st, sys, through)
+  local memo = through and st.passage_through or st.passage
+  local f = memo[sys]
   if f then return f end
   local p = st.player
   -- "A ship cannot pass through a system that contains another player's ships, excluding fighters."
@@ -86,37 +96,75 @@ local function passage(ctx, st, sys)
     player = p, system = sys, active = sys == st.system,
     -- "A player cannot move units out of a system that contains one of his command tokens."
     can_leave = not st.tokens[sys],
-    can_pass = not blocked,
+    can_pass = through or not blocked,
     can_end = true,
     move_bonus = 0,   -- added to the move value of a ship that moves out of or through it
     move_limit = -1,  -- >= 0: the move value of a ship that moves out of it
     risk = false,     -- the default policy prefers paths through fewer risky systems
   }
   if st.passage_hooked then ctx:open("tactical_action.passage", f) end
-  st.passage[sys] = f
+  memo[sys] = f
   return f
+end
+
+-- The order the default policy reads paths in: fewest risky systems left, then the fewest systems,
+-- then the cheapest, then by name.
+local function path_order(a, b)
+  if a.risk ~= b.risk then return a.risk < b.risk end
+  if #a.systems ~= #b.systems then return #a.systems < #b.systems end
+  if a.cost ~= b.cost then return a.cost < b.cost end
+  return a.label < b.label
+end
+
+-- The systems a ship may move to from `u`: its adjacent systems, less those adjacent only through
+-- identical wormholes (links of kind "wormhole", scripts/ti4/galaxy.lua) whose every shared type
+-- has no effect during this movement (st.inactive_wormholes, set by a before_movement hook:
+-- Enforced Travel Ban). Adjacency from other links (cards, laws, scenarios) and hexes stays.
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+local function neighbours(ctx, st, u)
+  local all = ctx:adjacent(u)
+  local off = st.inactive_wormholes
+  if not off then return all end
+  local out = {}
+  for _, v in ipairs(all) do
+    local kinds, keep = ctx:link_kinds(u, v), true
+    if #kinds == 1 and kinds[1] == "wormhole" then
+      keep = false
+      for _, a in ipairs(WORMHOLE_ATTRS) do
+        local w = ctx:get(u, a)
+        if w and not off[w] then
+          for _, b in ipairs(WORMHOLE_ATTRS) do
+            if ctx:get(v, b) == w then keep = true end
+          end
+        end
+      end
+    end
+    if keep then out[#out + 1] = v end
+  end
+  return out
 end
 
 -- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
 -- of a path is what it asks of a move value: one per system moved out of, less that system's
 -- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
 -- Reference's movement is in force (st.pass_active: a ship may pass through it and come back).
-local function find_paths(ctx, st, start, budget)
+-- `through`: the paths of a ship that may move through other players' ships (passage above).
+local function find_paths(ctx, st, start, budget, through)
   local out, path, on = {}, { start }, { [start] = true }
   local function walk(u, spent)
-    local fu = passage(ctx, st, u)
+    local fu = passage(ctx, st, u, through)
     local cost = spent + 1 - fu.move_bonus
     if cost > budget then return end
-    for _, v in ipairs(ctx:adjacent(u)) do
+    for _, v in ipairs(st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)) do
       if v == st.system then
-        if passage(ctx, st, v).can_end then
+        if passage(ctx, st, v, through).can_end then
           local copy = {}
           for i = 1, #path do copy[i] = path[i] end
           copy[#copy + 1] = v
           out[#out + 1] = { systems = copy, cost = cost }
         end
         -- the Rules Reference (pass_active): through the active system and back into it later
-        if st.pass_active and not on[v] and passage(ctx, st, v).can_pass then
+        if st.pass_active and not on[v] and passage(ctx, st, v, through).can_pass then
           on[v] = true
           path[#path + 1] = v
           walk(v, cost)
@@ -124,7 +172,7 @@ local function find_paths(ctx, st, start, budget)
           on[v] = nil
         end
       elseif not on[v] then
-        if passage(ctx, st, v).can_pass then
+        if passage(ctx, st, v, through).can_pass then
           on[v] = true
           path[#path + 1] = v
           walk(v, cost)
@@ -139,33 +187,44 @@ local function find_paths(ctx, st, start, budget)
   for _, pth in ipairs(out) do
     local risk, names = 0, {}
     for i, s in ipairs(pth.systems) do
-      if i < #pth.systems and passage(ctx, st, s).risk then risk = risk + 1 end
+      if i < #pth.systems and passage(ctx, st, s, through).risk then risk = risk + 1 end
       local n = st.names[s]
       if not n then n = ctx:name(s); st.names[s] = n end
       names[i] = n
     end
     pth.risk, pth.label = risk, table.concat(names, ">")
   end
-  table.sort(out, function(a, b)
-    if a.risk ~= b.risk then return a.risk < b.risk end
-    if #a.systems ~= #b.systems then return #a.systems < #b.systems end
-    if a.cost ~= b.cost then return a.cost < b.cost end
-    return a.label < b.label
-  end)
+  table.sort(out, path_order)
   return out
 end
 
--- A ship's move value out of `start`: its own, or the start system's limit (nebula); then hooks.
+-- A ship that may move from its system straight into the active system as if the two were
+-- adjacent (a hook on tactical_action.ship_paths said so): its paths and that one, in order.
+local function with_direct(ctx, st, paths, start)
+  local from = passage(ctx, st, start)
+  local label = ctx:name(start) .. ">" .. ctx:name(st.system)
+  for _, pth in ipairs(paths) do
+    if pth.label == label then return paths end
+  end
+  local out = { { systems = { start, st.system }, cost = 1 - from.move_bonus, risk = from.risk and 1 or 0, label = label } }
+  for _, pth in ipairs(paths) do out[#out + 1] = pth end
+  table.sort(out, path_order)
+  return out
+end
+
+-- A ship's move value out of `start`: its own, or the start system's limit (nebula); then hooks,
+-- which may also say the ship moves through systems that contain other players' ships
+-- (through_ships). Returns the move value and through_ships.
 local function move_value(ctx, st, u, start)
   local move = ctx:get(u, "move")
   local limit = passage(ctx, st, start).move_limit
   if limit >= 0 then move = limit end
   if st.move_value_hooked then
-    local args = { player = st.player, unit = u, move = move }
+    local args = { player = st.player, unit = u, move = move, through_ships = false }
     ctx:open("tactical_action.move_value", args)
-    move = args.move
+    return args.move, args.through_ships == true
   end
-  return move
+  return move, false
 end
 
 -- ------------------------------------------------------------------ 2. Movement: transport
@@ -183,7 +242,9 @@ local function cargo_along(ctx, st, pth)
       end
       for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
         if ctx:owner(planet) == p then
-          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do out[#out + 1] = u end
+          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do
+            if lib.needs_transport(ctx, u) then out[#out + 1] = u end
+          end
         end
       end
     end
@@ -236,11 +297,14 @@ function M.movement(ctx, st)
   local p, active = st.player, st.system
   -- the movement rules in force: the Learn to Play's, unless a hook switches on the Rules
   -- Reference's (ti4-lrr): every moving ship declared before any moves, passing the active system
-  local rules = { player = p, system = active, declare_first = false, pass_active = false }
+  -- first: ships that move before the player's other ships (each takes its path on its own, first)
+  local rules = { player = p, system = active, declare_first = false, pass_active = false, inactive_wormholes = nil,
+    first = {} }
   if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
   st.pass_active = rules.pass_active == true
-  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked =
-    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves")
+  st.inactive_wormholes = type(rules.inactive_wormholes) == "table" and next(rules.inactive_wormholes) and rules.inactive_wormholes or nil
+  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked =
+    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths")
 
   -- the systems holding one of the player's command tokens
   st.tokens = {}
@@ -250,11 +314,26 @@ function M.movement(ctx, st)
   local starts, at = {}, {}
   for _, u in ipairs(ctx:units(p, nil, "move")) do
     local sys = ctx:location(u)
-    if sys ~= active and ctx:get(u, "ship") and ctx:kind(sys) == "system" then
+    -- a ship, or a structure with a move value in a space area (it moves as a ship: Floating Factory)
+    if sys ~= active and (ctx:get(u, "ship") or ctx:get(u, "structure")) and ctx:kind(sys) == "system" then
       local start = at[sys]
       if not start then start = { system = sys, ships = {} }; at[sys] = start; starts[#starts + 1] = start end
       start.ships[#start.ships + 1] = u
     end
+  end
+  -- the ships a hook named to move first: each on its own, before every other start system
+  if #rules.first > 0 then
+    local firsts, rest, named = {}, {}, {}
+    for _, u in ipairs(rules.first) do named[u] = true end
+    for _, start in ipairs(starts) do
+      local others = {}
+      for _, u in ipairs(start.ships) do
+        if named[u] then firsts[#firsts + 1] = { system = start.system, ships = { u } } else others[#others + 1] = u end
+      end
+      if #others > 0 then rest[#rest + 1] = { system = start.system, ships = others } end
+    end
+    starts = firsts
+    for _, start in ipairs(rest) do starts[#starts + 1] = start end
   end
 
   local left = {}   -- systems ships or cargo left: capacity is checked there afterwards
@@ -309,18 +388,32 @@ function M.movement(ctx, st)
   for _, start in ipairs(starts) do
     local sys = start.system
     local paths, budget, moves = {}, -1, {}
+    -- ships that move through other players' ships search their own paths
+    local through, through_paths, through_budget = {}, {}, -1
     if passage(ctx, st, sys).can_leave then
       for i, u in ipairs(start.ships) do
-        moves[i] = move_value(ctx, st, u, sys)
-        if moves[i] > budget then budget = moves[i] end
+        moves[i], through[i] = move_value(ctx, st, u, sys)
+        if through[i] then
+          if moves[i] > through_budget then through_budget = moves[i] end
+        elseif moves[i] > budget then
+          budget = moves[i]
+        end
       end
       if budget > 0 then paths = find_paths(ctx, st, sys, budget) end
+      if through_budget > 0 then through_paths = find_paths(ctx, st, sys, through_budget, true) end
     end
     local ordinal = {}
     for i, u in ipairs(start.ships) do
       local t = ctx:type(u)
       ordinal[t] = (ordinal[t] or 0) + 1
-      local pth = choose(u, t, sys, paths, moves[i] or -1, ordinal[t])
+      local own = through[i] and through_paths or paths
+      -- a ship that may treat itself as adjacent to the active system (the window says so)
+      if st.ship_paths_hooked and moves[i] and moves[i] >= 1 and passage(ctx, st, st.system).can_end then
+        local args = { player = p, unit = u, start = sys, direct = false }
+        ctx:open("tactical_action.ship_paths", args)
+        if args.direct == true then own = with_direct(ctx, st, own, sys) end
+      end
+      local pth = choose(u, t, sys, own, moves[i] or -1, ordinal[t])
       if pth and rules.declare_first then
         declared[#declared + 1] = { u, t, sys, pth }
       elseif pth then
@@ -365,6 +458,7 @@ end
 
 function M.space_cannon_offense(ctx, st)
   local active, sys = st.player, st.system
+  if ctx:flag(active, "skip_to_commit") then return end  -- a hook skipped to Commit Ground Forces
   local hooked_roll, hooked_assign = ctx:hooked("tactical_action.after_space_cannon_roll", "tactical_action.assign_space_cannon_hits")
   local opened, lost = false, 0
   -- the active player first, then the others in turn order from the active player
@@ -380,7 +474,15 @@ function M.space_cannon_offense(ctx, st)
         open(ctx, st, "tactical_action.before_space_cannon", active, sys)
         opened = true
       end
-      if ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
+      -- can_fire: a hook may forbid it (an ability that protects the target's ships)
+      local can_fire = true
+      if st.hooked.offense_target == nil then st.hooked.offense_target = ctx:hooked("tactical_action.before_space_cannon_offense") end
+      if st.hooked.offense_target then
+        local args = { player = p, target = target, system = sys, can_fire = true }
+        ctx:open("tactical_action.before_space_cannon_offense", args)
+        can_fire = args.can_fire
+      end
+      if can_fire and ctx:decide(p, "tactical_action.use_space_cannon", { "yes", "no" }) == "yes" then
         local hits = 0
         for _, pos in ipairs(positions) do
           local pool, h = ctx:roll_units(p, pos[1], pos[2])
@@ -412,7 +514,9 @@ end
 
 function M.space_combat(ctx, st)
   local a, d, sys = st.player, ctx:role("defender"), st.system
-  if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 then
+  -- a hook may skip to the Commit Ground Forces step (the action flag skip_to_commit on the
+  -- active player, set after movement): no space combat
+  if d and ctx:count(a, sys, "ship") > 0 and ctx:count(d, sys, "ship") > 0 and not ctx:flag(a, "skip_to_commit") then
     space_combat.begin(ctx)   -- attacker = the active player (setup); its rounds follow
   else
     if ctx:tracing() then ctx:event("no_combat", "no two players have ships in the active system: no space combat") end
@@ -428,16 +532,40 @@ function M.production(ctx, st)
   if production.run(ctx, st) > 0 then M.check_capacity(ctx, st, st.player, st.system) end
 end
 
+-- The end of the active player's turn, after Production: "at the end of a player's turn" abilities;
+-- then the report (one step: each step costs the memo a lookup).
+function M.end_of_turn(ctx, st) open(ctx, st, "tactical_action.end_of_turn", st.player, st.system) end
+function M.finish(ctx, st)
+  M.end_of_turn(ctx, st)
+  invasion.report(ctx, st)
+end
+
 -- The steps in order, each a function(ctx): invasion.lua's are bombardment, commit ground forces,
 -- space cannon defense, ground combat and establish control.
-local function step(f) return function(ctx) return f(ctx, facts(ctx)) end end
+-- A hook may end the active player's turn (the action flag turn_ended on them, after activation
+-- say: Minister of Peace, Nullification Field): the steps up to Production are skipped (no combat: the outcome is no_combat; the combat's
+-- own steps find no round begun); the end of the turn and the report still run.
+local function step(f, always)
+  return function(ctx)
+    local st = facts(ctx)
+    if not always and ctx:flag(st.player, "turn_ended") then
+      if f == M.space_combat then
+        if ctx:tracing() then ctx:event("turn_ended:" .. ctx:name(st.player), ctx:name(st.player) .. "'s turn has ended") end
+        ctx:result("no_combat")
+        ctx:add_metric("rounds", 0)
+      end
+      return
+    end
+    return f(ctx, st)
+  end
+end
 M.steps = { step(M.activation), step(M.movement), step(M.space_cannon_offense), step(M.space_combat),
   -- the combat's rounds, its end and what follows it (space_combat.lua's steps; they do nothing
   -- when no combat began: the active system's round counter is 0)
   space_combat.rounds, space_combat.finish, space_combat.after }
 for _, f in ipairs(invasion.steps) do M.steps[#M.steps + 1] = step(f) end
 M.steps[#M.steps + 1] = step(M.production)
-M.steps[#M.steps + 1] = step(invasion.report)
+M.steps[#M.steps + 1] = step(M.finish, true)
 
 function M.run(ctx)
   ctx:steps(M.steps)

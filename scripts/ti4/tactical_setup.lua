@@ -9,7 +9,7 @@
 --   [[players]]                      -- any number, in turn order
 --   name = "xxcha"                   -- also a role: survivors = { xxcha = {...} } in tests
 --   tokens = { tactic = 3, fleet = 3, strategy = 2, reinforcements = 8 }
---   technologies, cards, laws, faction, policy   -- as a space combat side
+--   technologies, cards, laws, relics, faction, policy   -- as a space combat side
 --   moves = [{ unit = "carrier", path = ["quann", "wellon"], carry = { infantry = 2 } }]  -- from = path[1]
 --   map = "learn_to_play_6p"         -- optional: a galaxy (galaxy.lua); its systems' ids are their
 --                                    -- records' names (tile_19), home slots home_1 ...; anywhere
@@ -19,10 +19,13 @@
 --                                    -- or hex = [q, r] names one of its systems (anomaly, planets
 --                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
---   planets = [{ name = "wellon", owner = "xxcha", resources = 1, exhausted = false,
+--   planets = [{ name = "wellon", owner = "xxcha", resources = 1, influence = 2, exhausted = false, trait = "cultural",
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
+--   commodities = 2                  -- [[players]]: commodities (Salvage takes them)
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
+--   fleet_pool_tokens = ["naalu"]    -- [[players]]: other players' command tokens in this fleet pool
+--   planets = [{ ..., tokens = { ul = ["sleeper"] } }]   -- a player's tokens on a planet ([token.*] records)
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
 --
@@ -35,13 +38,17 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
   map = true }
 -- [attacker] and [defender] (what compare/simulate --with attacker:CARD and attacker:policy.x=v
 -- write): added to the active player's and the defender's own lists and policy
-local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, leaders = true, notes = true,
+local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, relics = true, leaders = true, notes = true,
   faction = true, policy = true }
-local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true,
-  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commit = true, production = true }
+local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true, relics = true,
+  leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commodities = true, commit = true, production = true,
+  fleet_pool_tokens = true }
+PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
+PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
   planets = true, command_tokens = true, tile = true, hex = true }
-local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, exhausted = true }
+local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true, trait = true }
+local TRAITS = { cultural = true, hazardous = true, industrial = true }
 local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -199,9 +206,33 @@ return function(ctx, scenario, h)
         if math.type(p.resources) ~= "integer" or p.resources < 0 then ctx:reject(ppath .. ".resources", "resources is a whole number") end
         ctx:set(planet, "resources", p.resources)
       end
+      if p.influence ~= nil then  -- what influence costs spend (lib.spend_influence)
+        if from_map[spec_sys[i]] then ctx:reject(ppath .. ".influence", "a map planet's influence comes from its tile") end
+        if math.type(p.influence) ~= "integer" or p.influence < 0 then ctx:reject(ppath .. ".influence", "influence is a whole number") end
+        ctx:set(planet, "influence", p.influence)
+      end
+      if p.trait ~= nil then
+        if from_map[spec_sys[i]] then ctx:reject(ppath .. ".trait", "a map planet's trait comes from its tile") end
+        if not TRAITS[p.trait] then ctx:reject(ppath .. ".trait", "trait must be one of: " .. h.keys_of(TRAITS)) end
+        ctx:set(planet, "trait", p.trait)
+      end
       if p.exhausted ~= nil then
         if type(p.exhausted) ~= "boolean" then ctx:reject(ppath .. ".exhausted", "exhausted is true or false") end
         if p.exhausted then ctx:set_flag(planet, "exhausted", "game") end
+      end
+      -- tokens = { ul = ["sleeper"] }: a player's tokens on the planet ([token.*] records: a sleeper)
+      if p.tokens ~= nil then
+        check_keys(ctx, p.tokens, setmetatable({}, { __index = function() return true end }), ppath .. ".tokens")
+        local names = {}
+        for who in pairs(p.tokens) do names[#names + 1] = who end
+        table.sort(names)
+        for _, who in ipairs(names) do
+          local q = player_named(who, ppath .. ".tokens." .. who)
+          for k, t in ipairs(list_of(ctx, p.tokens[who], ppath .. ".tokens." .. who)) do
+            record_or_reject(ctx, "token", t, ppath .. ".tokens." .. who .. "." .. k)
+            ctx:create { kind = "token", type = t, owner = q, location = planet }
+          end
+        end
       end
       if p.units then
         -- unit counts are the owner's; a table under a player's name holds that player's units
@@ -282,7 +313,7 @@ return function(ctx, scenario, h)
       local spec, merged = specs[p].spec, {}
       for k, v in pairs(spec) do merged[k] = v end
       if over.faction ~= nil then merged.faction = over.faction end
-      for _, list in ipairs { "technologies", "cards", "laws", "leaders", "notes" } do
+      for _, list in ipairs { "technologies", "cards", "laws", "relics", "leaders", "notes" } do
         if over[list] ~= nil then
           local all = {}
           for _, x in ipairs(list_of(ctx, spec[list], specs[p].path .. "." .. list)) do all[#all + 1] = x end
@@ -304,6 +335,8 @@ return function(ctx, scenario, h)
   for _, p in ipairs(order) do
     local spec, path = specs[p].spec, specs[p].path
     h.grant_records(ctx, p, spec, path, function(v, at) return list_of(ctx, v, at) end)
+    h.place_fleet_pool_tokens(ctx, p, spec.fleet_pool_tokens ~= nil and list_of(ctx, spec.fleet_pool_tokens, path .. ".fleet_pool_tokens") or nil,
+      players, path .. ".fleet_pool_tokens")
     local tokens = spec.tokens or {}
     check_keys(ctx, tokens, TOKEN_KEYS, path .. ".tokens")
     for key, attr in pairs(TOKEN_KEYS) do
@@ -340,6 +373,20 @@ return function(ctx, scenario, h)
         ctx:reject(path .. ".trade_goods", "trade_goods is a whole number")
       end
       ctx:set_counter(p, "trade_goods", spec.trade_goods, "game")
+    end
+    if spec.relic_fragments ~= nil then
+      if math.type(spec.relic_fragments) ~= "integer" or spec.relic_fragments < 0 then
+        ctx:reject(path .. ".relic_fragments", "relic_fragments is a whole number")
+      end
+      ctx:set_counter(p, "relic_fragments", spec.relic_fragments, "game")
+    end
+    h.place_assimilator_tokens(ctx, p, spec.assimilator_tokens ~= nil and list_of(ctx, spec.assimilator_tokens, path .. ".assimilator_tokens") or nil,
+      path .. ".assimilator_tokens")
+    if spec.commodities ~= nil then  -- what Salvage takes
+      if math.type(spec.commodities) ~= "integer" or spec.commodities < 0 then
+        ctx:reject(path .. ".commodities", "commodities is a whole number")
+      end
+      ctx:set_counter(p, "commodities", spec.commodities, "game")
     end
     -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
     if spec.commit ~= nil then

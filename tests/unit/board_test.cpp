@@ -194,6 +194,19 @@ TEST_CASE("board: adjacency is hex neighbours of placed entities plus links, eac
   CHECK(s.is_adjacent(4, 0));
   CHECK_FALSE(s.is_adjacent(0, 2));
   CHECK_FALSE(s.is_adjacent(0, 0));
+  // what makes two entities adjacent: the hex first, then each link kind once
+  std::vector<Sym> kinds;
+  s.links.push_back({3, 0, sym("wormhole")});
+  s.links.push_back({0, 4, kNoSym});
+  s.link_kinds(0, 3, kinds);
+  CHECK(kinds == std::vector<Sym>{sym("hex"), sym("wormhole")});
+  s.link_kinds(4, 0, kinds);
+  CHECK(kinds == std::vector<Sym>{sym("wormhole"), kNoSym});
+  s.link_kinds(0, 2, kinds);
+  CHECK(kinds.empty());
+  s.link_kinds(0, 0, kinds);
+  CHECK(kinds.empty());
+  s.links.resize(2);
   CHECK(s.hex_of(5) == Hex{0, -1});  // through its location
   CHECK_FALSE(s.hex_of(4).has_value());
   // the board is part of the state's value

@@ -223,3 +223,18 @@ TEST_CASE("cli: list lists the records of any kind (factions), an unknown kind i
   CHECK(r.code == 2);
   CHECK(has(r.out, "did you mean 'faction'"));
 }
+
+TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules tests naming them",
+          "[cli]") {
+  const fs::path d = scratch("counts");
+  Run r = rulebench(d, "list counts");
+  CHECK(r.code == 0);
+  for (const char* line : {"factions", "flagships", "mechs", "technologies", "action cards",
+                           "agendas", "leaders", "promissory notes", "named by a test"})
+    CHECK(has(r.out, line));
+  // a test of a card counts for it: Morale Boost's tests name the action card
+  CHECK(!has(r.out, "ti4-base:action_card/morale_boost"));  // it is named, so not listed as untested
+  r = rulebench(d, "list counts --ruleset xwing");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "declares no [[counts]]"));
+}

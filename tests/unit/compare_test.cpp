@@ -164,7 +164,7 @@ TEST_CASE("variants: a change that cannot apply is a usage error that says why",
     }
   };
   fails({{"attacker:no_such_card"}, {}},
-        "no action_card, agenda, leader, promissory_note, technology 'no_such_card'");
+        "no action_card, agenda, leader, promissory_note, relic, technology 'no_such_card'");
   fails({{"attacker:unit/cruiser"}, {}}, "is a unit");
   fails({{"attacker:ti4-base"}, {}}, "a pack applies to every side");
   fails({{}, {"attacker:cruiser_ii"}}, "not in the scenario");

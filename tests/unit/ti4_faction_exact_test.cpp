@@ -145,3 +145,116 @@ TEST_CASE("exact mode: Sardakk N'orr against Jol-Nar equals the Markov chain to 
   CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
   CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
 }
+
+// ---------------------------------------------------------------- the Letnev flagship
+
+// The Barony of Letnev's Arc Secundus (5 x2, Sustain Damage, repaired at the start of every space
+// combat round) with 4 trade goods for Munitions Reserves (2 at the start of a round: every die of
+// the round that missed is rerolled once) attacks a dreadnought and 2 cruisers
+// (content/ti4-base/scenarios/letnev_flagship.toml), default policies. Repaired each round, the
+// flagship is destroyed only by 2 hits in one round; so the chain's state is the defender's
+// cruisers, its dreadnought (2 healthy, 1 damaged, 0 destroyed) and the trade goods left.
+namespace {
+
+struct LetnevState {
+  int cruisers, dreadnought, trade_goods;
+  auto key() const { return std::array<int, 3>{cruisers, dreadnought, trade_goods}; }
+};
+
+// The distribution of hits of dice with these chances.
+std::vector<double> hits_of(const std::vector<double>& chances) {
+  std::vector<double> dist{1.0};
+  for (double p : chances) {
+    std::vector<double> next(dist.size() + 1, 0.0);
+    for (std::size_t k = 0; k < dist.size(); ++k) {
+      next[k] += dist[k] * (1 - p);
+      next[k + 1] += dist[k] * p;
+    }
+    dist = next;
+  }
+  return dist;
+}
+
+Outcome solve_letnev(LetnevState s, std::map<std::array<int, 3>, Outcome>& memo) {
+  if (auto it = memo.find(s.key()); it != memo.end()) return it->second;
+  const bool reroll = s.trade_goods >= 2;  // Munitions Reserves this round
+  const int goods = reroll ? s.trade_goods - 2 : s.trade_goods;
+  const double p = hit_chance(5, 0);
+  const double flagship_die = reroll ? p + (1 - p) * p : p;
+  const std::vector<double> attacker = hits_of({flagship_die, flagship_die});
+  std::vector<double> chances(static_cast<std::size_t>(s.cruisers), hit_chance(7, 0));
+  if (s.dreadnought > 0) chances.push_back(hit_chance(5, 0));
+  const std::vector<double> defender = hits_of(chances);
+  Outcome o;
+  double stay = 0;  // the round that leads back to this state (nobody loses anything)
+  for (std::size_t i = 0; i < attacker.size(); ++i)
+    for (std::size_t j = 0; j < defender.size(); ++j) {
+      const double q = attacker[i] * defender[j];
+      const Side d = take(Side{s.cruisers, s.dreadnought}, static_cast<int>(i));
+      const bool flagship_lost = j >= 2;  // one hit is sustained, and repaired next round
+      const bool defender_lost = !d.alive();
+      if (flagship_lost || defender_lost) {
+        (flagship_lost ? (defender_lost ? o.draw : o.defender) : o.attacker) += q;
+        continue;
+      }
+      const LetnevState next{d.cruisers, d.dreadnought, goods};
+      if (next.key() == s.key()) {
+        stay += q;
+        continue;
+      }
+      const Outcome n = solve_letnev(next, memo);
+      o.attacker += q * n.attacker;
+      o.draw += q * n.draw;
+      o.defender += q * n.defender;
+    }
+  o.attacker /= 1 - stay, o.draw /= 1 - stay, o.defender /= 1 - stay;
+  memo[s.key()] = o;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "ti4 factions: the Letnev flagship with Munitions Reserves matches the exact Markov chain",
+    "[ti4][exact][factions]") {
+  std::map<std::array<int, 3>, Outcome> memo;
+  const Outcome exact = solve_letnev({2, 2, 4}, memo);
+  REQUIRE(exact.attacker + exact.draw + exact.defender == Approx(1.0).epsilon(1e-12));
+  // the abilities matter: without the repair and the rerolls the flagship fares worse
+  std::map<std::array<int, 3>, Outcome> no_goods;
+  REQUIRE(exact.attacker > solve_letnev({2, 2, 0}, no_goods).attacker + 0.05);
+
+  const fs::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  Session session =
+      open_session(read_scenario(root / "content/ti4-base/scenarios/letnev_flagship.toml"), so);
+  Simulation sim(session);
+  SimOptions options;
+  options.runs = 200'000;
+  options.seed = 20261124;
+  options.threads = 2;
+  const Tally tally = sim.run(options);
+  REQUIRE(tally.runs == options.runs);
+  const nlohmann::json report = sim.report(tally, options.seed);
+  const double n = static_cast<double>(options.runs);
+  for (const auto& [outcome, p] :
+       {std::pair{"attacker_win", exact.attacker}, std::pair{"draw", exact.draw},
+        std::pair{"defender_win", exact.defender}}) {
+    const double got = report.at(outcome).get<double>();
+    const double tolerance = 4.0 * std::sqrt(p * (1.0 - p) / n);  // four standard errors
+    INFO(outcome << ": simulated " << got << ", exact " << p << ", tolerance " << tolerance);
+    CHECK(std::abs(got - p) <= tolerance);
+  }
+}
+
+TEST_CASE("exact mode: the Letnev flagship with Munitions Reserves equals the Markov chain to 1e-9",
+          "[ti4][exact][factions][exact_mode]") {
+  std::map<std::array<int, 3>, Outcome> memo;
+  const Outcome exact = solve_letnev({2, 2, 4}, memo);
+  const nlohmann::json r =
+      rb::testing::exact_report("content/ti4-base/scenarios/letnev_flagship.toml");
+  CHECK(std::abs(r.at("attacker_win").get<double>() - exact.attacker) < 1e-9);
+  CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
+  CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
+}

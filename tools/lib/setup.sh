@@ -8,8 +8,11 @@ RB_BUILD=${RB_BUILD:-$RB_ROOT/build}
 # --json outputs are checked against real files and output with python3-jsonschema, a well-kept
 # validator (draft 7) that also checks the schemas themselves.
 RB_PACKAGES=(cmake g++ ninja-build pkg-config liblua5.4-dev libtomlplusplus-dev catch2
-  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev libcpp-httplib-dev
   lua-check python3-jsonschema)
+# Only for tools/test: the browser test of `rulebench serve`'s page (tests/browser/serve_test.py)
+# drives Debian's Chromium headless through chromedriver with Debian's python3-selenium.
+RB_BROWSER_PACKAGES=(chromium chromium-driver python3-selenium)
 # Only for tools/fuzz: clang with libFuzzer and the sanitizer runtimes (libclang-rt is only a
 # recommendation of clang), and llvm-symbolizer for readable sanitizer stacks.
 RB_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm)

@@ -146,6 +146,130 @@ std::string join_names(const std::vector<std::string>& v) {
   for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
   return out;
 }
+
+// A text as a run of words: ASCII letters and digits in lower case, every other run of ASCII
+// characters one '_', with '_' at both ends ("Jol-Nar: Fragile" -> "_jol_nar_fragile_"); the bytes
+// of other UTF-8 characters (Ω) are kept as they are.
+std::string words(std::string_view s) {
+  std::string out = "_";
+  for (const unsigned char c : s) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80)
+      out += static_cast<char>(c);
+    else if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c - 'A' + 'a');
+    else if (out.back() != '_')
+      out += '_';
+  }
+  if (out.back() != '_') out += '_';
+  return out;
+}
+
+// `rulebench list counts`: for each [[counts]] entry of the ruleset, its records and the rules
+// tests (of the ruleset's packs) whose `rule` names one of them. A test names a record when its
+// rule, read as words, holds the record's name or its short id as whole words ("Jol-Nar: Fragile"
+// names the faction jol_nar); where two records' names overlap, only the longer counts ("Magen
+// Defense Grid Ω" does not also name "Magen Defense Grid").
+void list_counts(const Content& content, const SessionOptions& so) {
+  // every record is a candidate name (so a longer name of an uncounted record, "Prototype War Sun",
+  // keeps a shorter counted one, "War Sun", from matching inside it); a record is counted on the
+  // first line that selects it
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  struct Counted {
+    std::size_t group;
+    std::string id;
+    std::vector<std::string> keys;
+    int tests = 0;
+  };
+  std::vector<Counted> records;
+  const auto& groups = content.ruleset.counts;
+  for (const Record& r : content.records) {
+    if (r.removed) continue;
+    std::size_t group = kNone;
+    for (std::size_t g = 0; g < groups.size() && group == kNone; ++g) {
+      const CountDef& c = groups[g];
+      const AttributeDef* a =
+          c.attribute.empty() ? nullptr : content.ruleset.attribute(c.attribute);
+      if (sym_name(r.kind) != c.kind) continue;
+      if (a &&
+          !(r.has[static_cast<std::size_t>(a->slot)] &&
+            r.attr[static_cast<std::size_t>(a->slot)] == static_cast<std::int32_t>(sym(c.value))))
+        continue;
+      group = g;
+    }
+    Counted x{group, r.id, {words(sym_name(r.name))}};
+    if (auto it = r.text.find("name"); it != r.text.end() && words(it->second) != x.keys[0])
+      x.keys.push_back(words(it->second));
+    records.push_back(std::move(x));
+  }
+  // the rules tests of the ruleset's packs, each one's rule
+  std::vector<fs::path> roots;
+  for (const PackInfo& p : content.packs)
+    if (fs::is_directory(p.dir / "tests")) roots.push_back(p.dir / "tests");
+  std::vector<std::string> rules;
+  for (const fs::path& file : find_rules_tests(roots, so)) {
+    try {
+      TomlFile f(file.string());
+      if (const toml::array* tests = f.root().get_as<toml::array>("test")) {
+        for (const toml::node& t : *tests)
+          if (const toml::table* tt = t.as_table())
+            rules.push_back(f.string(*tt, "rule").value_or(""));
+      } else {
+        rules.push_back(f.string(f.root(), "rule").value_or(""));
+      }
+    } catch (const Error&) {
+      // a broken test file is `rulebench test`'s to report
+    }
+  }
+  std::vector<int> group_tests(groups.size(), 0);
+  struct Match {
+    std::size_t record, at, len;
+  };
+  for (const std::string& rule : rules) {
+    const std::string w = words(rule);
+    std::vector<Match> found;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      for (const std::string& k : records[i].keys)
+        for (std::size_t at = w.find(k); k.size() > 2 && at != std::string::npos;
+             at = w.find(k, at + 1))
+          found.push_back({i, at, k.size()});
+    std::vector<bool> named(records.size(), false), group_named(groups.size(), false);
+    for (const Match& m : found) {
+      const bool inside = std::any_of(found.begin(), found.end(), [&](const Match& o) {
+        return o.len > m.len && o.at <= m.at && m.at + m.len <= o.at + o.len;
+      });
+      if (!inside) named[m.record] = true;
+    }
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (named[i] && records[i].group != kNone) {
+        ++records[i].tests;
+        group_named[records[i].group] = true;
+      }
+    for (std::size_t g = 0; g < groups.size(); ++g) group_tests[g] += group_named[g] ? 1 : 0;
+  }
+  std::cout << fmt::format("{:<22} {:>8} {:>12} {:>16}\n", "", "records", "rules tests",
+                           "named by a test");
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    int n = 0, tested = 0;
+    for (const Counted& x : records)
+      if (x.group == g) ++n, tested += x.tests > 0 ? 1 : 0;
+    std::cout << fmt::format("{:<22} {:>8} {:>12} {:>16}\n", groups[g].label, n, group_tests[g],
+                             tested);
+  }
+  std::cout << fmt::format(
+      "({} rules tests; a test counts once per line, and on every line whose "
+      "records it names)\n",
+      rules.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::vector<std::string> none;
+    for (const Counted& x : records)
+      if (x.group == g && x.tests == 0) none.push_back(x.id);
+    if (none.empty()) continue;
+    std::string shown;
+    for (std::size_t i = 0; i < none.size() && i < 8; ++i) shown += (i ? ", " : "") + none[i];
+    if (none.size() > 8) shown += fmt::format(" and {} more", none.size() - 8);
+    std::cout << fmt::format("{} no test names: {}\n", groups[g].label, shown);
+  }
+}
 }  // namespace
 
 namespace {
@@ -211,6 +335,7 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
   req.ruleset = ruleset;
   req.all_packs = true;
   auto content = load_content(req);
+  const auto all_content = content;
   // packs that change other packs' records (house rules) are left out unless named: what is
   // listed is what a scenario that does not name them sees
   std::vector<std::string> left_out;
@@ -260,6 +385,15 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
     }
     return finish();
   }
+  if (what == "counts") {
+    if (rules.counts.empty())
+      throw UsageError("list counts: ruleset '" + rules.id +
+                       "' declares no [[counts]] in its ruleset.toml");
+    if (json) throw UsageError("list counts: no --json yet (the table is text)");
+    // every pack of the ruleset, house rules included (their records count too)
+    list_counts(*all_content, so);
+    return 0;
+  }
   // records: "units" (the ruleset's unit kind), "cards" (the kinds a scenario side lists as
   // cards, else every kind whose name ends in "card"), or one kind ("factions", "technology")
   std::vector<std::string> kinds;
@@ -281,7 +415,7 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
           (k.ends_with('y') && what == k.substr(0, k.size() - 1) + "ies"))
         kinds.push_back(k);
     if (kinds.empty()) {
-      std::vector<std::string> names{"packs", "units", "cards", "windows", "decisions", "hooks"};
+      std::vector<std::string> names{"packs", "units", "cards", "windows", "decisions", "hooks", "counts"};
       for (const std::string& k : rules.kinds) names.push_back(k);
       throw UsageError("list: '" + what + "' is not something to list" + did_you_mean(what, names) +
                        "; the ruleset's record kinds: " + join_names(rules.kinds));

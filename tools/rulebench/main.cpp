@@ -12,6 +12,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "commands.hpp"
+#include "http.hpp"
 
 namespace {
 
@@ -77,10 +78,12 @@ int main(int argc, char** argv) {
 
   std::string list_what = "packs", list_ruleset = "ti4";
   auto* list = app.add_subcommand(
-      "list", "list packs, units, cards, windows, decisions, hooks or the records of a kind");
+      "list",
+      "list packs, units, cards, windows, decisions, hooks, counts or the records of a kind");
   list->add_option("what", list_what,
-                   "packs | units | cards | windows | decisions | hooks | a record kind of the "
-                   "ruleset, singular or plural (factions, technologies, ...)");
+                   "packs | units | cards | windows | decisions | hooks | counts (records and the "
+                   "rules tests naming them) | a record kind of the ruleset, singular or plural "
+                   "(factions, technologies, ...)");
   list->add_option("--ruleset", list_ruleset, "ruleset whose packs are listed (default ti4)");
   bool list_json = false;
   list->add_flag("--json", list_json, "print one JSON object");
@@ -222,6 +225,27 @@ int main(int argc, char** argv) {
   types->add_flag("--check", types_check,
                   "write nothing; exit 1 naming each generated file that is not current");
 
+  serve::ServeOptions serve_options;
+  std::vector<std::string> serve_packs;
+  auto* serve = app.add_subcommand(
+      "serve", "a local web page: set up a battle by clicking, simulate, compare, trace");
+  serve->add_option("--port", serve_options.port, "port (default 8080; 0: any free port)")
+      ->check(whole(0, 65535));
+  serve->add_option("--host", serve_options.host,
+                    "address to listen on (default 127.0.0.1: this machine only)");
+  serve->add_option("--packs", serve_packs,
+                    "more folders that hold packs, shown on the page (homebrew; repeatable)");
+  serve
+      ->add_option("--threads", serve_options.api.threads,
+                   "threads one run may use (default: every core)")
+      ->check(whole(1, kMaxThreads));
+  serve->add_option("--jobs", serve_options.api.jobs, "runs at once (default 2); more wait")
+      ->check(whole(1, 64));
+  serve
+      ->add_option("--max-runs", serve_options.api.max_runs,
+                   "the most runs one request may ask for (default 10^7)")
+      ->check(whole(1, kMaxRuns));
+
   // an unknown command is named (CLI11 would only say that a subcommand is required)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -264,6 +288,13 @@ int main(int argc, char** argv) {
     if (*test) return cli::test(common, test_paths, test_verbose, test_json, test_junit);
     if (*make) return cli::new_pack(common, new_args);
     if (*types) return cli::write_types(common, types_ruleset, types_dir, types_check);
+    if (*serve) {
+      const SessionOptions so = common.session();
+      serve_options.api.root = so.root;
+      serve_options.api.pack_dirs = so.search;
+      for (const auto& d : serve_packs) serve_options.api.pack_dirs.emplace_back(d);
+      return serve::serve(serve_options, std::cout);
+    }
   } catch (const rb::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -1,9 +1,10 @@
 -- Lost Star Chart (base action card). "After you activate a system: During this tactical action,
 -- systems that contain alpha and beta wormholes are adjacent to each other." Window:
 -- tactical_action.activation, args {player, system}: each system with an alpha wormhole is
--- linked (kind "wormhole") with each system with a beta wormhole, so every later step sees them
--- adjacent: movement, Space Cannon Offense from an adjacent system, retreats. The links are
--- state of the run, which is this one tactical action.
+-- linked (kind "lost_star_chart") with each system with a beta wormhole, so every later step sees
+-- them adjacent: movement, Space Cannon Offense from an adjacent system, retreats. The links are
+-- state of the run, which is this one tactical action. Their own kind keeps them when wormholes
+-- have no effect during movement (Enforced Travel Ban: the card overrules it).
 -- The default policy plays it when a ship of the active player is in a wormhole system from
 -- which the new adjacency brings the active system within its move value, and not without it.
 -- Test: tests/cards/lost_star_chart.toml
@@ -60,7 +61,7 @@ hook {
     local alpha, beta = systems_with(ctx, "alpha"), systems_with(ctx, "beta")
     for _, a in ipairs(alpha) do
       for _, b in ipairs(beta) do
-        if a ~= b and not ctx:is_adjacent(a, b) then ctx:link(a, b, "wormhole") end
+        if a ~= b and not ctx:is_adjacent(a, b) then ctx:link(a, b, "lost_star_chart") end
       end
     end
     if ctx:tracing() then

@@ -59,10 +59,13 @@ hook {
 -- A ship moving in a tactical action rolls for each gravity rift it moves out of or through (the
 -- systems of its path before the active system), in path order, until one destroys it; the
 -- procedure destroys what it carries with it.
+-- An ability may have the active player ignore the effect of anomalies during movement: the action
+-- flag "ignore_anomalies_in_movement" on the player (Nav Suite); then neither hook below acts.
 hook {
   id = "gravity_rift_movement",
   window = "tactical_action.ship_moves",
   apply = function(ctx, _, _, args)
+    if ctx:flag(args.player, "ignore_anomalies_in_movement") then return end
     local path = args.path
     for i = 1, #path - 1 do
       if ctx:get(path[i], "anomaly") == "gravity_rift" and not gravity_rift_roll(ctx, args.player, args.unit, "tactical_action.unit_destroyed") then
@@ -84,13 +87,15 @@ hook {
   id = "anomaly_movement",
   window = "tactical_action.passage",
   apply = function(ctx, _, _, args)
+    if ctx:flag(args.player, "ignore_anomalies_in_movement") then return end
     local a = ctx:get(args.system, "anomaly")
     if a == "asteroid_field" then
       if not owns(ctx, args.player, "antimass_deflectors") then args.can_pass, args.can_end = false, false end
     elseif a == "supernova" then
       args.can_pass, args.can_end = false, false
     elseif a == "nebula" then
-      args.can_pass = false
+      -- the action flag move_through_nebulae: a law lets ships pass (Shared Research)
+      if not ctx:flag(args.player, "move_through_nebulae") then args.can_pass = false end
       args.move_limit = 1
     elseif a == "gravity_rift" then
       args.move_bonus = args.move_bonus + 1

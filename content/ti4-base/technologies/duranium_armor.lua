@@ -11,11 +11,14 @@ local function rank(order, type)
   return #order + 1
 end
 
--- damaged units in the active system that did not sustain this round, the most valuable first
+-- a damaged unit that did not sustain this round
+local function may_repair(ctx, u) return not ctx:flag(u, SUSTAINED) end
+
+-- damaged units in the active system that may be repaired, the most valuable first
 local function repairable(ctx, player)
   local out = {}
   for _, u in ipairs(ctx:units(player, ctx:role("active_system"), "damaged")) do
-    if not ctx:flag(u, SUSTAINED) then out[#out + 1] = u end
+    if may_repair(ctx, u) then out[#out + 1] = u end
   end
   local order = ctx:policy(player).hit_order or {}
   table.sort(out, function(a, b)
@@ -38,7 +41,13 @@ hook {
   id = "duranium_armor",
   window = "space_combat.before_retreat",
   source = "technology/duranium_armor",
-  condition = function(ctx, player) return #repairable(ctx, player) > 0 end,
+  condition = function(ctx, player)
+    -- (no sort: the condition runs at every round's before_retreat)
+    for _, u in ipairs(ctx:units(player, ctx:role("active_system"), "damaged")) do
+      if may_repair(ctx, u) then return true end
+    end
+    return false
+  end,
   apply = function(ctx, player)
     local u = repairable(ctx, player)[1]
     ctx:set(u, "damaged", false)

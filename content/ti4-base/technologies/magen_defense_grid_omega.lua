@@ -4,8 +4,8 @@
 -- first round), args {player, opponent, planet}: the owner is one of the two sides and has a
 -- structure there (PDS, space dock). The owner assigns the hit: an infantry before a mech; a mech
 -- may still use Sustain Damage by its owner's sustain policy. The default policy uses it.
--- (Its later version, Magen Defense Grid Omega Omega, which also places infantry when the system
--- is activated, is not modelled.)
+-- (Its later version, Magen Defense Grid ΩΩ of Codex IV, which also places infantry when the system
+-- is activated, is magen_defense_grid_omega_omega.)
 -- Test: tests/cards/magen_defense_grid_omega.toml
 
 local GROUND_HIT = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",

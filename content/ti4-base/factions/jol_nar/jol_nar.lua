@@ -21,3 +21,58 @@ hook {
     end
   end,
 }
+
+-- Spatial Conduit Cylinder: "You may exhaust this card after you activate a system that contains 1
+-- or more of your units; that system is adjacent to all other systems that contain 1 or more of
+-- your units during this activation." The active system is linked (kind "spatial_conduit") to every
+-- system holding a Jol-Nar unit. Default policy: when a Jol-Nar ship elsewhere cannot reach the
+-- active system with its move value through adjacent systems.
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+local function units_in(ctx, player, sys)
+  if ctx:count(player, sys) > 0 then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:count(player, planet) > 0 then return true end
+  end
+  return false
+end
+
+hook {
+  id = "spatial_conduit_cylinder",
+  window = "tactical_action.activation",
+  source = "technology/spatial_conduit_cylinder",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player or not units_in(ctx, player, args.system) then return false end
+    for _, u in ipairs(ctx:units(player, nil, "move")) do
+      local at = ctx:location(u)
+      if ctx:get(u, "ship") and at ~= args.system and ctx:kind(at) == "system"
+          and lib.steps_between(ctx, at, args.system, ctx:get(u, "move")) == nil then
+        return true
+      end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    for _, sys in ipairs(ctx:entities { kind = "system" }) do
+      if sys ~= args.system and units_in(ctx, player, sys) and not ctx:is_adjacent(args.system, sys) then
+        ctx:link(args.system, sys, "spatial_conduit")
+      end
+    end
+    if ctx:tracing() then ctx:event("spatial_conduit_cylinder:" .. ctx:name(player), ctx:name(args.system) .. " is adjacent to every system with " .. ctx:name(player) .. "'s units (Spatial Conduit Cylinder)") end
+  end,
+}
+
+-- E-res Siphons: "After another player activates a system that contains 1 or more of your ships,
+-- gain 4 trade goods."
+hook {
+  id = "e_res_siphons",
+  window = "tactical_action.activation",
+  source = "technology/e_res_siphons",
+  condition = function(ctx, player, _, args) return args.player ~= player and ctx:count(player, args.system, "ship") > 0 end,
+  apply = function(ctx, player)
+    ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") + 4, "game")
+    if ctx:tracing() then ctx:event("trade_goods:" .. ctx:name(player) .. ":4", ctx:name(player) .. " gains 4 trade goods (E-res Siphons)") end
+  end,
+}

@@ -102,3 +102,39 @@ hook {
     if ctx:tracing() then ctx:event("harrow:" .. ctx:name(player) .. ":" .. hits, ctx:name(player) .. " harrows: " .. pool:size() .. " dice, " .. hits .. " hits") end
   end,
 }
+
+-- I48S (agent): "After a player activates a system: You may exhaust this card to allow that player
+-- to replace 1 of their infantry in the active system with 1 mech from their reinforcements."
+-- Default policy: in the L1Z1X player's own action, an infantry in the active system's space area,
+-- else on one of its planets, while a mech is left in reinforcements.
+local function i48s_infantry(ctx, player, sys)
+  local u = ctx:units(player, sys, "type:infantry")[1]
+  if u then return u end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    u = ctx:units(player, planet, "type:infantry")[1]
+    if u then return u end
+  end
+  return nil
+end
+
+hook {
+  id = "i48s",
+  window = "tactical_action.activation",
+  source = "leader/i48s",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player or not i48s_infantry(ctx, player, args.system) then return false end
+    local rec = ctx:record("mech", "unit")
+    return ctx:count(player, nil, "type:mech") < (rec and rec.reinforcements or 4)
+  end,
+  apply = function(ctx, player, _, args)
+    local inf = i48s_infantry(ctx, player, args.system)
+    local at = ctx:location(inf)
+    ctx:move(inf, "reinforcements")
+    local m = ctx:create { kind = "unit", type = "mech", owner = player, location = at }
+    local record = lib.unit_records(ctx, player).mech
+    if record then ctx:upgrade(m, record) end
+    if ctx:tracing() then ctx:event("replaced:" .. ctx:name(player) .. ":infantry:" .. ctx:name(player) .. ":mech", ctx:name(player) .. " replaces an infantry in " .. ctx:name(at) .. " with a mech (I48S)") end
+  end,
+}

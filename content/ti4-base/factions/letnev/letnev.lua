@@ -1,7 +1,17 @@
--- The Barony of Letnev: Munitions Reserves, the Arc Secundus, L4 Disruptors.
+-- The Barony of Letnev: Munitions Reserves, the Arc Secundus, L4 Disruptors, Non-Euclidean
+-- Shielding, the Dunlain Reaper, Viscount Unlenn, Rear Admiral Farran, War Funding (and its Ω).
 -- Tests: ../../tests/factions/letnev.toml
 
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
 local FLAG = "munitions_reserves"
+
+-- the rolls a player's "reroll any number of your dice" rerolls by default: every die that missed
+local function reroll_misses(pool)
+  for i = 1, pool:size() do
+    if not pool:hit(i) and not pool:cancelled(i) then pool:reroll(i) end
+  end
+end
 
 -- Munitions Reserves: at the start of a space combat round, 2 trade goods buy rerolls for the
 -- round. Default policy: spent whenever the player has them (policy.use = { munitions_reserves
@@ -24,12 +34,7 @@ hook {
   window = "space_combat.after_roll",
   source = "faction/letnev",
   condition = function(ctx, player, _, args) return args.player == player and ctx:flag(player, FLAG) end,
-  apply = function(_, _, _, args)
-    local pool = args.pool
-    for i = 1, pool:size() do
-      if not pool:hit(i) then pool:reroll(i) end
-    end
-  end,
+  apply = function(_, _, _, args) reroll_misses(args.pool) end,
 }
 
 -- Arc Secundus: repaired at the start of every space combat round
@@ -66,52 +71,139 @@ hook {
   apply = function(_, _, _, args) args.can_fire = false end,
 }
 
--- Non-Euclidean Shielding: each Sustain Damage of the player's units cancels 2 hits, not 1.
--- Resolved before the hits are assigned, for the sustain policy "first" (every undamaged unit
--- that can sustains before anything is lost): s units sustain and absorb up to 2s hits, so the
--- hits left to assign are lowered by the extra ones and the assignment that follows sustains the
--- same s units. Under "last" and "never" it is not applied (not modelled yet).
-local function extra_hits_cancelled(ctx, player, location, kind, hits)
-  if ctx:policy(player).sustain ~= "first" or hits <= 0 then return 0 end
-  local sustainers = 0
-  for _, u in ipairs(ctx:units(player, location, kind)) do
-    if ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged") then sustainers = sustainers + 1 end
+-- ------------------------------------------------------------------ Non-Euclidean Shielding
+
+-- "When 1 of your units uses Sustain Damage, cancel 2 hits instead of 1." The hits are assigned
+-- by the runtime's casualty policy (ctx:assign_hits), which lets each Sustain Damage cancel 1 hit.
+-- So before an assignment the hook works out the policy's sequence of casualties (each hit: a
+-- unit sustains, or a unit is lost, by the player's hit order and sustain policy, as
+-- ctx:assign_hits chooses them) and counts how many of them the hits pay for when each Sustain
+-- Damage takes 2: the assignment is then given that many hits, and makes the same choices. Under
+-- sustain "first" every undamaged unit that can sustains before anything is lost; under "last"
+-- units are lost in the hit order, and when it reaches a type that can sustain, every undamaged
+-- unit of it sustains first (a unit immune to Direct Hit sustains before anything is lost, as
+-- under "first", in space combat); under "never" nothing sustains and nothing is cancelled.
+-- Scripted answers replace the policy: then nothing is cancelled here.
+
+-- The casualties `hits` hits would cause among `units` ({rank, can, first}), as a list of
+-- "sustain" / "loss", at most until every unit is lost.
+local function casualties(units, hits, mode)
+  local seq = {}
+  local alive = #units
+  for _ = 1, hits do
+    if alive == 0 then break end
+    local low
+    for _, u in ipairs(units) do
+      if u.alive and (not low or u.rank < low) then low = u.rank end
+    end
+    local sus
+    for _, u in ipairs(units) do
+      if u.alive and u.can then
+        if mode == "first" and (not sus or u.rank < sus.rank) then sus = u end
+        if mode == "last" and u.first and (not sus or not sus.first or u.rank < sus.rank) then sus = u end
+        if mode == "last" and not sus and u.rank == low then sus = u end
+      end
+    end
+    if sus then
+      sus.can = false
+      seq[#seq + 1] = "sustain"
+    else
+      for _, u in ipairs(units) do  -- a unit of the lowest rank that cannot sustain any more
+        if u.alive and u.rank == low and not u.can then u.alive = false; break end
+      end
+      alive = alive - 1
+      seq[#seq + 1] = "loss"
+    end
   end
-  local s = math.min(sustainers, (hits + 1) // 2)
-  return math.min(hits, 2 * s) - s
+  return seq
 end
 
-hook {
-  id = "non_euclidean_shielding",
-  window = "space_combat.assign_hits",
-  source = "technology/non_euclidean_shielding",
-  condition = function(ctx, player, _, args)
-    return args.purpose == "space_combat.assign_hits"
-      and extra_hits_cancelled(ctx, player, ctx:role("active_system"), "ship", args.hits[player] or 0) > 0
-  end,
-  apply = function(ctx, player, _, args)
-    args.hits[player] = args.hits[player] - extra_hits_cancelled(ctx, player, ctx:role("active_system"), "ship", args.hits[player])
-  end,
+-- How many hits the assignment needs for `hits` when each Sustain Damage cancels 2.
+local function hits_needed(ctx, player, location, eligible, order, sustain_first, hits)
+  local mode = ctx:policy(player).sustain
+  if hits <= 0 or mode == "never" then return hits end
+  local units, rank_of = {}, {}
+  for i, t in ipairs(order) do rank_of[t] = rank_of[t] or i end
+  for _, u in ipairs(ctx:units(player, location, eligible)) do
+    units[#units + 1] = { rank = rank_of[ctx:type(u)] or #order + 1, alive = true,
+      can = ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged"),
+      first = sustain_first and ctx:get(u, "direct_hit_immune") or false }
+  end
+  local paid, needed = 0, 0
+  for _, c in ipairs(casualties(units, hits, mode)) do
+    if paid >= hits then break end
+    paid = paid + (c == "sustain" and 2 or 1)
+    needed = needed + 1
+  end
+  return math.min(hits, needed)
+end
+
+local GROUND_ORDER = { "infantry", "mech" }  -- invasion.lua's order for ground forces
+
+-- one hook per assignment where a unit may sustain: window, how it finds the player's hits and
+-- units; `decision` is the assignment's decision (a scripted answer to it replaces the policy)
+local NES = {
+  { id = "non_euclidean_shielding", window = "space_combat.assign_hits", decision = "space_combat.assign_hits",
+    where = function(ctx, player, args)
+      if args.purpose ~= "space_combat.assign_hits" then return nil end
+      return args.hits[player], ctx:role("active_system"), "ship", ctx:policy(player).hit_order, true
+    end,
+    set = function(_, player, args, n) args.hits[player] = n end },
+  { id = "non_euclidean_shielding_ground", window = "invasion.assign_ground_hits", decision = "invasion.assign_ground_hits",
+    where = function(_, player, args) return args.hits[player], args.planet, "ground_force", GROUND_ORDER, false end,
+    set = function(_, player, args, n) args.hits[player] = n end },
+  { id = "non_euclidean_shielding_space_cannon", window = "tactical_action.assign_space_cannon_hits",
+    decision = "tactical_action.assign_space_cannon_hits",
+    where = function(ctx, player, args)
+      if args.target ~= player then return nil end
+      return args.hits[player], ctx:role("active_system"), "ship", ctx:policy(player).hit_order, false
+    end,
+    set = function(_, player, args, n) args.hits[player] = n end },
+  { id = "non_euclidean_shielding_space_cannon_defense", window = "invasion.assign_space_cannon_defense_hits",
+    decision = "invasion.assign_space_cannon_defense_hits",
+    where = function(_, player, args)
+      if args.target ~= player then return nil end
+      return args.hits[player], args.planet, "ground_force", GROUND_ORDER, false
+    end,
+    set = function(_, player, args, n) args.hits[player] = n end },
+  { id = "non_euclidean_shielding_bombardment", window = "invasion.assign_bombardment_hits",
+    decision = "invasion.assign_bombardment_hits",
+    where = function(ctx, player, args)
+      if args.player == player or ctx:count(player, args.planet, "ground_force") == 0 then return nil end
+      return args.hits, args.planet, "ground_force", GROUND_ORDER, false
+    end,
+    set = function(_, _, args, n) args.hits = n end },
 }
 
-hook {
-  id = "non_euclidean_shielding_ground",
-  window = "invasion.assign_ground_hits",
-  source = "technology/non_euclidean_shielding",
-  condition = function(ctx, player, _, args)
-    return extra_hits_cancelled(ctx, player, args.planet, "ground_force", args.hits[player] or 0) > 0
-  end,
-  apply = function(ctx, player, _, args)
-    args.hits[player] = args.hits[player] - extra_hits_cancelled(ctx, player, args.planet, "ground_force", args.hits[player])
-  end,
-}
+for _, w in ipairs(NES) do
+  local function cancelled(ctx, player, args)
+    local hits, location, eligible, order, first = w.where(ctx, player, args)
+    if not hits or hits <= 0 or not ctx:by_policy(player, w.decision) then return 0, hits end
+    return hits - hits_needed(ctx, player, location, eligible, order, first, hits), hits
+  end
+  hook {
+    id = w.id,
+    window = w.window,
+    source = "technology/non_euclidean_shielding",
+    priority = -10,  -- after the player's other hooks that cancel hits (Shields Holding)
+    condition = function(ctx, player, _, args) return (cancelled(ctx, player, args)) > 0 end,
+    apply = function(ctx, player, _, args)
+      local n, hits = cancelled(ctx, player, args)
+      w.set(ctx, player, args, hits - n)
+      if ctx:tracing() then
+        ctx:event("non_euclidean_shielding:" .. ctx:name(player) .. ":" .. n,
+          ctx:name(player) .. "'s Sustain Damage cancels 2 hits each: " .. n .. " more hit(s) cancelled")
+      end
+    end,
+  }
+end
 
--- Dunlain Reaper (mech), Deploy: at the start of a round of ground combat, 2 resources replace 1
--- of the player's infantry in that combat with 1 mech (from reinforcements: 4 mechs at most on
--- the board). Paid here with trade goods only (exhausting planets for it is not modelled).
--- Default policy: whenever the player can pay.
-local lib = require "lib"  -- scripts/ti4/lib.lua
+-- ------------------------------------------------------------------ Dunlain Reaper (mech)
 
+-- Deploy: at the start of a round of ground combat, 2 resources replace 1 of the player's
+-- infantry in that combat with 1 mech (from reinforcements: 4 mechs at most on the board). Paid
+-- by exhausting planets or with trade goods (lib.spend_resources: the fewest resources wasted,
+-- then the fewest trade goods). Default policy: whenever the player can pay.
 local function mech_limit(ctx)
   local rec = ctx:record("mech", "unit")
   return rec and rec.reinforcements or 4
@@ -124,17 +216,184 @@ hook {
   optional = true,
   condition = function(ctx, player, _, args)
     if args.player ~= player and args.opponent ~= player then return false end
-    if ctx:counter(player, "trade_goods") < 2 then return false end
+    if lib.resources_available(ctx, player) < 2 then return false end
     if ctx:count(player, args.planet, "type:infantry") == 0 then return false end
     return ctx:count(player, nil, "type:mech") < mech_limit(ctx)
   end,
   apply = function(ctx, player, _, args)
-    ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") - 2, "game")
+    lib.spend_resources(ctx, player, 2)
     local infantry = ctx:units(player, args.planet, "type:infantry")[1]
     ctx:move(infantry, "reinforcements")
     local m = ctx:create { kind = "unit", type = "mech", owner = player, location = args.planet }
     local record = lib.unit_records(ctx, player).mech
     if record then ctx:upgrade(m, record) end
     if ctx:tracing() then ctx:event("deployed:" .. ctx:name(player) .. ":mech", ctx:name(player) .. " replaces an infantry with a mech (Dunlain Reaper)") end
+  end,
+}
+
+-- ------------------------------------------------------------------ leaders
+
+-- Viscount Unlenn (agent): "At the start of a space combat round: You may exhaust this card to
+-- choose 1 ship in the active system: that ship rolls 1 additional die during this combat round."
+-- Default policy: in the first round it can be, on the player's ship most likely to hit (the
+-- lowest combat value; among equals, the first). The agent exhausted stays exhausted (its use is
+-- counted for the game). The die is added to the ship's roll (a die like its others) right after
+-- the roll, before other abilities change dice (priority 10: Munitions Reserves may reroll it).
+local UNLENN = "viscount_unlenn"  -- a flag on the ship, scope round
+
+hook {
+  id = "viscount_unlenn",
+  window = "space_combat.start_of_round",
+  source = "leader/viscount_unlenn",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player)
+    local sys = ctx:role("active_system")
+    return ctx:count(player, sys, "ship") > 0 and ctx:count(lib.opponent(ctx, player), sys, "ship") > 0
+  end,
+  apply = function(ctx, player)
+    local best
+    for _, u in ipairs(ctx:units(player, ctx:role("active_system"), "ship")) do
+      if ctx:get(u, "dice") > 0 and (not best or ctx:get(u, "combat") < ctx:get(best, "combat")) then best = u end
+    end
+    if not best then return end
+    ctx:set_flag(best, UNLENN, "round")
+    if ctx:tracing() then
+      ctx:event("viscount_unlenn:" .. ctx:name(player) .. ":" .. ctx:type(best), ctx:name(player) .. "'s " .. ctx:type(best) .. " rolls 1 additional die this round (Viscount Unlenn)")
+    end
+  end,
+}
+
+hook {
+  id = "viscount_unlenn_die",
+  window = "space_combat.after_roll",
+  source = "leader/viscount_unlenn",
+  priority = 10,
+  condition = function(ctx, player, _, args)
+    if args.player ~= player then return false end
+    for i = 1, args.pool:size() do
+      local u = args.pool:unit(i)
+      if u and ctx:flag(u, UNLENN) then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, _, _, args)
+    local pool = args.pool
+    for i = 1, pool:size() do
+      local u = pool:unit(i)
+      if u and ctx:flag(u, UNLENN) then
+        pool:add(1, i)
+        return
+      end
+    end
+  end,
+}
+
+-- Rear Admiral Farran (commander): "After 1 of your units uses SUSTAIN DAMAGE: You may gain 1 trade
+-- good." (in space combat and in ground combat; trade goods Munitions Reserves can spend)
+for _, w in ipairs { { "rear_admiral_farran", "space_combat.unit_sustained_damage" },
+  { "rear_admiral_farran_ground", "invasion.unit_sustained_damage" } } do
+  hook {
+    id = w[1],
+    window = w[2],
+    source = "leader/rear_admiral_farran",
+    condition = function(_, player, _, args) return args.player == player end,
+    apply = function(ctx, player)
+      ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") + 1, "game")
+      if ctx:tracing() then ctx:event("trade_good:" .. ctx:name(player), ctx:name(player) .. " gains 1 trade good (Rear Admiral Farran)") end
+    end,
+  }
+end
+
+-- ------------------------------------------------------------------ War Funding (promissory note)
+
+-- The Letnev player of the game, if any.
+local function letnev_player(ctx)
+  local f = ctx:entities { kind = "faction", type = "letnev" }[1]
+  return f and ctx:owner(f) or nil
+end
+
+local function in_combat(ctx, player)
+  local sys = ctx:role("active_system")
+  return (player == ctx:role("attacker") or player == ctx:role("defender"))
+    and ctx:count(player, sys, "ship") > 0 and ctx:count(lib.opponent(ctx, player), sys, "ship") > 0
+end
+
+-- War Funding: "At the start of a round of space combat: The Letnev player loses 2 trade goods.
+-- During this combat round, reroll any number of your dice. Then, return this card to the Letnev
+-- player." Its holder (not the Letnev player) rerolls every die that missed that round. The
+-- Letnev player (if in the game) loses up to 2 trade goods: whether the note may be played when
+-- they have fewer is not written [?]; here it may. Default policy: in the first round.
+local WAR_FUNDING = "war_funding"
+
+hook {
+  id = "war_funding",
+  window = "space_combat.start_of_round",
+  source = "promissory_note/war_funding",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player) return in_combat(ctx, player) end,
+  apply = function(ctx, player)
+    local letnev = letnev_player(ctx)
+    if letnev then
+      ctx:set_counter(letnev, "trade_goods", math.max(0, ctx:counter(letnev, "trade_goods") - 2), "game")
+    end
+    ctx:set_flag(player, WAR_FUNDING, "round")
+  end,
+}
+
+hook {
+  id = "war_funding_reroll",
+  window = "space_combat.after_roll",
+  source = "promissory_note/war_funding",
+  condition = function(ctx, player, _, args) return args.player == player and ctx:flag(player, WAR_FUNDING) end,
+  apply = function(_, _, _, args) reroll_misses(args.pool) end,
+}
+
+-- War Funding Ω (Codex): "After you and your opponent roll dice during space combat: You may
+-- reroll all of your opponent's dice. You may reroll any number of your dice. Then, return this
+-- card to the Letnev player." Played at the start of a round (default: the first), it acts on
+-- that round's two rolls, each right after it is made (the dice are independent, so rerolling the
+-- first roll before the second is made changes nothing): the holder's dice that missed are
+-- rerolled; the opponent's are all rerolled when they hit more than expected (the sum of each
+-- die's chance to hit) [?: the card's moment is after both rolls; the decision is taken per roll].
+local WAR_FUNDING_OMEGA = "war_funding_omega"
+
+hook {
+  id = "war_funding_omega",
+  window = "space_combat.start_of_round",
+  source = "promissory_note/war_funding_omega",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player) return in_combat(ctx, player) end,
+  apply = function(ctx, player) ctx:set_flag(player, WAR_FUNDING_OMEGA, "round") end,
+}
+
+local function expected_hits(pool)
+  local e = 0
+  for i = 1, pool:size() do
+    if not pool:cancelled(i) then e = e + math.max(0, math.min(10, 11 - pool:threshold(i))) / 10 end
+  end
+  return e
+end
+
+hook {
+  id = "war_funding_omega_reroll",
+  window = "space_combat.after_roll",
+  source = "promissory_note/war_funding_omega",
+  condition = function(ctx, player, _, args)
+    if not ctx:flag(player, WAR_FUNDING_OMEGA) then return false end
+    if args.player == player then return true end
+    return args.player == lib.opponent(ctx, player) and args.pool:hits() > expected_hits(args.pool)
+  end,
+  apply = function(_, player, _, args)
+    local pool = args.pool
+    if args.player == player then
+      reroll_misses(pool)
+    else
+      for i = 1, pool:size() do
+        if not pool:cancelled(i) then pool:reroll(i) end
+      end
+    end
   end,
 }

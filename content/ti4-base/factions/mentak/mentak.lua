@@ -57,24 +57,37 @@ local function restore(ctx)
   end
 end
 
+local function suppress(ctx, player, sys)
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player then
+      for _, u in ipairs(ctx:units(q, sys, "ship")) do
+        if ctx:get(u, "sustain_damage") then
+          ctx:set(u, "sustain_damage", false)
+          ctx:set_flag(u, SUPPRESSED, "action")
+        end
+      end
+    end
+  end
+end
+
 hook {
   id = "fourth_moon",
   window = "space_combat.start_of_combat",
   source = "unit/mentak_flagship",
   condition = function(ctx, _, source) return ctx:location(source) == ctx:role("active_system") end,
-  apply = function(ctx, player)
-    local sys = ctx:role("active_system")
-    for _, q in ipairs(ctx:players()) do
-      if q ~= player then
-        for _, u in ipairs(ctx:units(q, sys, "ship")) do
-          if ctx:get(u, "sustain_damage") then
-            ctx:set(u, "sustain_damage", false)
-            ctx:set_flag(u, SUPPRESSED, "combat")
-          end
-        end
-      end
-    end
-  end,
+  apply = function(ctx, player) suppress(ctx, player, ctx:role("active_system")) end,
+}
+
+-- The same against Space Cannon Offense: the other players' ships in the flagship's system lose
+-- Sustain Damage before the first space cannon roll (they get it back at the end of the combat
+-- that follows, or when the flagship is destroyed; without a combat, no later hit in the action
+-- could be sustained by those ships in that system anyway).
+hook {
+  id = "fourth_moon_space_cannon",
+  window = "tactical_action.before_space_cannon",
+  source = "unit/mentak_flagship",
+  condition = function(ctx, _, source, args) return ctx:location(source) == args.system end,
+  apply = function(ctx, player, _, args) suppress(ctx, player, args.system) end,
 }
 
 hook {
@@ -105,6 +118,19 @@ local function restore_ground(ctx)
   end
 end
 
+local function suppress_ground(ctx, player, planet)
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player then
+      for _, u in ipairs(ctx:units(q, planet, "ground_force")) do
+        if ctx:get(u, "sustain_damage") then
+          ctx:set(u, "sustain_damage", false)
+          ctx:set_flag(u, GROUND_SUPPRESSED, "action")
+        end
+      end
+    end
+  end
+end
+
 hook {
   id = "moll_terminus",
   window = "invasion.start_of_ground_combat",
@@ -113,15 +139,26 @@ hook {
   condition = function(ctx, player, source, args)
     return ctx:location(source) == args.planet and (args.player == player or args.opponent == player)
   end,
-  apply = function(ctx, player, _, args)
-    local opponent = player == args.player and args.opponent or args.player
-    for _, u in ipairs(ctx:units(opponent, args.planet, "ground_force")) do
-      if ctx:get(u, "sustain_damage") then
-        ctx:set(u, "sustain_damage", false)
-        ctx:set_flag(u, GROUND_SUPPRESSED, "combat")
-      end
-    end
+  apply = function(ctx, player, _, args) suppress_ground(ctx, player, args.planet) end,
+}
+
+-- Against Space Cannon Defense: the ground forces committed to a planet that holds a Moll
+-- Terminus cannot sustain its PDS's hits (suppressed before the roll, restored after it).
+hook {
+  id = "moll_terminus_space_cannon_defense",
+  window = "invasion.before_space_cannon_defense",
+  source = "unit/mentak_mech",
+  condition = function(ctx, player, source, args)
+    return ctx:location(source) == args.planet and args.target ~= player
   end,
+  apply = function(ctx, player, _, args) suppress_ground(ctx, player, args.planet) end,
+}
+
+hook {
+  id = "moll_terminus_space_cannon_defense_end",
+  window = "invasion.after_space_cannon_defense",
+  source = "faction/mentak",
+  apply = function(ctx) restore_ground(ctx) end,
 }
 
 hook {
@@ -143,4 +180,94 @@ hook {
   window = "invasion.end_of_ground_combat",
   source = "faction/mentak",
   apply = function(ctx) restore_ground(ctx) end,
+}
+
+-- ------------------------------------------------------------------ Ipswitch, Loose Cannon (hero)
+
+-- "At the start of a space combat that you are participating in: You may purge this card; if you
+-- do, for each other player's ship that is destroyed during this combat, place 1 ship of that
+-- type from your reinforcements in the active system." Purged, it is used once (its use counted
+-- for the game). The ship placed is the Mentak player's own of that type (their faction's unit or
+-- upgrade); a type with a piece limit (flagship 1, war sun 2 ...) only while one is left in
+-- reinforcements. Default policy: in the first space combat it can be.
+local IPSWITCH = "ipswitch"  -- a flag on the player, scope combat
+
+hook {
+  id = "ipswitch",
+  window = "space_combat.start_of_combat",
+  source = "leader/ipswitch_loose_cannon",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player)
+    return player == ctx:role("attacker") or player == ctx:role("defender")
+  end,
+  apply = function(ctx, player) ctx:set_flag(player, IPSWITCH, "combat") end,
+}
+
+local function reinforcements_left(ctx, player, t)
+  local rec = ctx:record(t, "unit")
+  local limit = rec and rec.reinforcements or 0
+  return limit <= 0 or ctx:count(player, nil, "type:" .. t) < limit
+end
+
+hook {
+  id = "ipswitch_ship",
+  window = "space_combat.unit_destroyed",
+  source = "leader/ipswitch_loose_cannon",
+  condition = function(ctx, player, _, args)
+    return ctx:flag(player, IPSWITCH) and args.player ~= player and ctx:get(args.unit, "ship")
+      and reinforcements_left(ctx, player, ctx:type(args.unit))
+  end,
+  apply = function(ctx, player, _, args)
+    local t = ctx:type(args.unit)
+    local u = ctx:create { kind = "unit", type = t, owner = player, location = ctx:role("active_system") }
+    local record = lib.unit_records(ctx, player)[t]
+    if record then ctx:upgrade(u, record) end
+    if ctx:tracing() then ctx:event("ipswitch:" .. ctx:name(player) .. ":" .. t, ctx:name(player) .. " places a " .. t .. " in the active system (Ipswitch)") end
+  end,
+}
+
+-- ------------------------------------------------------------------ Salvage Operations
+
+-- "After you win or lose a space combat, gain 1 trade good; if you won the combat you may also
+-- produce 1 ship in that system of any ship type that was destroyed during the combat." The types
+-- destroyed are counted as the combat goes (counter "destroyed:<type>" on the player, scope
+-- combat, any player's ships); after the combat (window after_combat, before capacity), the
+-- winner produces the most expensive of them it can pay for (resources: lib.spend_resources) and
+-- has in reinforcements. Default policy: produce when it can.
+hook {
+  id = "salvage_operations_count",
+  window = "space_combat.unit_destroyed",
+  source = "technology/salvage_operations",
+  condition = function(ctx, _, _, args) return ctx:get(args.unit, "ship") end,
+  apply = function(ctx, player, _, args) ctx:add_counter(player, "destroyed:" .. ctx:type(args.unit), 1, "combat") end,
+}
+
+local SHIP_TYPES = { "war_sun", "flagship", "dreadnought", "carrier", "cruiser", "destroyer", "fighter" }
+
+hook {
+  id = "salvage_operations",
+  window = "space_combat.after_combat",
+  source = "technology/salvage_operations",
+  condition = function(ctx, player) return player == ctx:role("attacker") or player == ctx:role("defender") end,
+  apply = function(ctx, player)
+    ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") + 1, "game")
+    if ctx:tracing() then ctx:event("trade_good:" .. ctx:name(player), ctx:name(player) .. " gains 1 trade good (Salvage Operations)") end
+    local sys = ctx:role("active_system")
+    local won = ctx:count(player, sys, "ship") > 0 and ctx:count(lib.opponent(ctx, player), sys, "ship") == 0
+    if not won or ctx:policy(player).use.salvage_operations == "never" then return end
+    local own = lib.unit_records(ctx, player)
+    for _, t in ipairs(SHIP_TYPES) do
+      local rec = ctx:record(own[t] or t, "unit")
+      local cost = rec and rec.cost or 0
+      if ctx:counter(player, "destroyed:" .. t) > 0 and cost > 0 and reinforcements_left(ctx, player, t)
+          and lib.resources_available(ctx, player) >= cost then
+        lib.spend_resources(ctx, player, cost)
+        local u = ctx:create { kind = "unit", type = t, owner = player, location = sys }
+        if own[t] then ctx:upgrade(u, own[t]) end
+        if ctx:tracing() then ctx:event("produced:" .. ctx:name(player) .. ":" .. t .. ":" .. ctx:name(sys), ctx:name(player) .. " produces a " .. t .. " (Salvage Operations)") end
+        return
+      end
+    end
+  end,
 }

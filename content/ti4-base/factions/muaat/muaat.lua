@@ -17,3 +17,83 @@ hook {
     if owns(ctx, player, "magmus_reactor") then args.can_end = true end
   end,
 }
+
+-- Magmus Reactor, its second part: "After 1 or more of your units use PRODUCTION in a system that
+-- either contains a war sun or is adjacent to a supernova, gain 1 trade good."
+hook {
+  id = "magmus_reactor",
+  window = "production.end_of_production",
+  source = "technology/magmus_reactor",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player then return false end
+    if ctx:count(nil, args.system, "type:war_sun") > 0 then return true end
+    for _, s in ipairs(ctx:adjacent(args.system)) do
+      if ctx:kind(s) == "system" and ctx:get(s, "anomaly") == "supernova" then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player)
+    ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") + 1, "game")
+    if ctx:tracing() then ctx:event("trade_good:" .. ctx:name(player), ctx:name(player) .. " gains 1 trade good (Magmus Reactor)") end
+  end,
+}
+
+-- Adjudicator Ba'al (hero), Nova Seed: "After you move a war sun into a non-home system other than
+-- Mecatol Rex: You may destroy all other players' units in that system and replace that system
+-- tile with the Muaat supernova tile. If you do, purge this card and each planet card that
+-- corresponds to the replaced system tile." After the Muaat player's movement, when one of their
+-- war suns moved into the active system: the other players' units there (space area and planets)
+-- are destroyed, the planets leave the game and the system becomes a supernova. Default policy:
+-- when other players have units there.
+local BAAL = "war_sun_moved_in"  -- a flag on the player, scope action
+
+hook {
+  id = "adjudicator_ba_al_war_sun",
+  window = "tactical_action.ship_moves",
+  source = "leader/adjudicator_ba_al",
+  condition = function(ctx, player, _, args) return args.player == player and ctx:type(args.unit) == "war_sun" end,
+  apply = function(ctx, player) ctx:set_flag(player, BAAL, "action") end,
+}
+
+local function mecatol_rex(ctx, sys)
+  if ctx:get(sys, "tile") == 18 then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:type(planet) == "mecatol_rex" or ctx:name(planet) == "mecatol_rex" then return true end
+  end
+  return false
+end
+
+local function others_units(ctx, player, sys)
+  local out = {}
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player then
+      for _, u in ipairs(ctx:units(q, sys)) do out[#out + 1] = u end
+      for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+        for _, u in ipairs(ctx:units(q, planet)) do out[#out + 1] = u end
+      end
+    end
+  end
+  return out
+end
+
+hook {
+  id = "adjudicator_ba_al",
+  window = "tactical_action.after_movement",
+  source = "leader/adjudicator_ba_al",
+  optional = true,
+  discard = true,  -- purged
+  condition = function(ctx, player, _, args)
+    return args.player == player and ctx:flag(player, BAAL) and ctx:count(player, args.system, "type:war_sun") > 0
+      and not ctx:get(args.system, "home") and not mecatol_rex(ctx, args.system) and #others_units(ctx, player, args.system) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    local sys = args.system
+    for _, u in ipairs(others_units(ctx, player, sys)) do ctx:destroy(u, "tactical_action.unit_destroyed") end
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+      for _, u in ipairs(ctx:units(nil, planet)) do ctx:move(u, sys) end  -- the Muaat units there stay in the system
+      ctx:move(planet, "reinforcements")  -- purged with its card
+    end
+    ctx:set(sys, "anomaly", "supernova")
+    if ctx:tracing() then ctx:event("nova_seed:" .. ctx:name(player) .. ":" .. ctx:name(sys), ctx:name(sys) .. " becomes the Muaat supernova (Adjudicator Ba'al)") end
+  end,
+}

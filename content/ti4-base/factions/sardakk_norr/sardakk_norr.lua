@@ -108,3 +108,159 @@ hook {
     end
   end,
 }
+
+-- ------------------------------------------------------------------ leaders
+
+-- G'hom Sek'kus (commander): "During the 'Commit Ground Forces' step: You can commit up to 1 ground
+-- force from each planet in the active system and each planet in adjacent systems that do not
+-- contain 1 of your command tokens." Before the player commits (invasion.before_commit), 1 ground
+-- force from each such planet of theirs comes to the active system's space area, where the commit
+-- step lands it like the others; one not landed goes back to its planet (after the commit).
+-- Default policy: when a planet of the active system is another player's or nobody's, from the
+-- planets that keep a ground force.
+local GHOM = "ghom_sek_kus_from"  -- counter on the ground force: the planet it came from (scope action)
+
+local function ghom_sources(ctx, player, sys)
+  local systems = { sys }
+  for _, s in ipairs(ctx:adjacent(sys)) do
+    if ctx:kind(s) == "system" and #ctx:entities { kind = "command_token", owner = player, location = s } == 0 then systems[#systems + 1] = s end
+  end
+  local out = {}
+  for _, s in ipairs(systems) do
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
+      if ctx:count(player, planet, "ground_force") >= 2 then out[#out + 1] = planet end
+    end
+  end
+  return out
+end
+
+local function worth_invading(ctx, player, sys)
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:owner(planet) ~= player then return true end
+  end
+  return false
+end
+
+hook {
+  id = "g_hom_sek_kus",
+  window = "invasion.before_commit",
+  source = "leader/g_hom_sek_kus",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    return args.player == player and worth_invading(ctx, player, args.system) and #ghom_sources(ctx, player, args.system) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    for _, planet in ipairs(ghom_sources(ctx, player, args.system)) do
+      local u = ctx:units(player, planet, "ground_force")[1]
+      ctx:set_counter(u, GHOM, planet, "action")
+      ctx:move(u, args.system)
+      if ctx:tracing() then
+        ctx:event("g_hom_sek_kus:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet), ctx:name(player) .. "'s " .. ctx:type(u) .. " on " .. ctx:name(planet) .. " may be committed (G'hom Sek'kus)")
+      end
+    end
+  end,
+}
+
+hook {
+  id = "g_hom_sek_kus_back",
+  window = "invasion.commit_ground_forces",
+  source = "leader/g_hom_sek_kus",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player then return false end
+    for _, u in ipairs(ctx:units(player, args.system, "ground_force")) do
+      if ctx:counter(u, GHOM) ~= 0 then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    for _, u in ipairs(ctx:units(player, args.system, "ground_force")) do
+      local from = ctx:counter(u, GHOM)
+      if from ~= 0 then ctx:move(u, from) end
+    end
+  end,
+}
+
+-- Sh'val, Harbinger (hero), Tekklar Conditioning: "After you move ships into the active system:
+-- You may skip directly to the 'Commit Ground Forces' step. If you do, after you commit ground forces
+-- to land on planets, purge this card and return each of your ships in the active system to your
+-- reinforcements." Space Cannon Offense, the space combat and bombardment are skipped (the action
+-- flag skip_to_commit); after the commit the Sardakk ships there go back to reinforcements (not
+-- destroyed). Default policy: when another player's ships there are the stronger (expected hits a
+-- round times hits to destroy) and the Sardakk player has ground forces there to commit.
+local SHVAL = "sh_val_harbinger"  -- a flag on the player, scope action
+
+local function strength(ctx, player, sys)
+  local hits, hp = 0, 0
+  for _, u in ipairs(ctx:units(player, sys, "ship")) do
+    hits = hits + ctx:get(u, "dice") * math.max(0, 11 - ctx:get(u, "combat")) / 10
+    hp = hp + 1 + ((ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged")) and 1 or 0)
+  end
+  return hits * hp
+end
+
+hook {
+  id = "sh_val_harbinger",
+  window = "tactical_action.after_movement",
+  source = "leader/sh_val_harbinger",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    if args.player ~= player or ctx:count(player, args.system, "ground_force") == 0 then return false end
+    local strongest = 0
+    for _, q in ipairs(ctx:players()) do
+      if q ~= player then strongest = math.max(strongest, strength(ctx, q, args.system)) end
+    end
+    local use = ctx:policy(player).use.sh_val_harbinger
+    if use == "always" or use == true then return true end
+    return strongest > 0 and strongest > strength(ctx, player, args.system)
+  end,
+  apply = function(ctx, player)
+    ctx:set_flag(player, "skip_to_commit", "action")
+    ctx:set_flag(player, SHVAL, "action")
+    if ctx:tracing() then ctx:event("sh_val_harbinger:" .. ctx:name(player), ctx:name(player) .. " skips to the Commit Ground Forces step (Sh'val, Harbinger)") end
+  end,
+}
+
+hook {
+  id = "sh_val_harbinger_return",
+  window = "invasion.commit_ground_forces",
+  source = "leader/sh_val_harbinger",
+  discard = true,  -- purged
+  condition = function(ctx, player, _, args) return args.player == player and ctx:flag(player, SHVAL) end,
+  apply = function(ctx, player, _, args)
+    for _, u in ipairs(ctx:units(player, args.system, "ship")) do ctx:move(u, "reinforcements") end
+    for _, u in ipairs(ctx:units(player, args.system, "fighter", "ground_force")) do ctx:move(u, "reinforcements") end
+    if ctx:tracing() then ctx:event("returned:" .. ctx:name(player) .. ":ships", ctx:name(player) .. "'s ships in " .. ctx:name(args.system) .. " return to reinforcements (Sh'val, Harbinger)") end
+  end,
+}
+
+-- T'ro (agent): "At the end of a player's tactical action: You may exhaust this card; if you do,
+-- that player may place 2 infantry from their reinforcements on a planet they control in the
+-- active system." Default policy: at the end of the Sardakk player's own tactical action, on the
+-- first planet they control in the active system.
+hook {
+  id = "t_ro",
+  window = "tactical_action.end_of_turn",
+  source = "leader/t_ro",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player then return false end
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
+      if ctx:owner(planet) == player then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
+      if ctx:owner(planet) == player then
+        local record = lib.unit_records(ctx, player).infantry
+        for _ = 1, 2 do
+          local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = planet }
+          if record then ctx:upgrade(u, record) end
+        end
+        if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:" .. ctx:name(planet), ctx:name(player) .. " places 2 infantry on " .. ctx:name(planet) .. " (T'ro)") end
+        return
+      end
+    end
+  end,
+}

@@ -38,6 +38,10 @@ local function worth_it(ctx, player, u, sys, non_fighters)
   return cheapest ~= nil and cheapest >= cost(ctx, u)
 end
 
+-- Greyfire Mutagen (another player's promissory note): "The Yin player cannot use faction
+-- abilities or faction technology during this tactical action" (the action flag greyfire_mutagen).
+local function blocked(ctx, player) return ctx:flag(player, "greyfire_mutagen") end
+
 local function wants(ctx, player, name, u, sys, non_fighters)
   local use = ctx:policy(player).use
   if use and (use[name] == "always" or use[name] == true) then return true end
@@ -52,6 +56,7 @@ hook {
   source = "faction/yin",
   optional = true,
   condition = function(ctx, player)
+    if blocked(ctx, player) then return false end
     local sys = ctx:role("active_system")
     local u = offering(ctx, player, sys)
     return u ~= nil and ctx:count(lib.opponent(ctx, player), sys, "ship") > 0 and wants(ctx, player, "devotion", u, sys, false)
@@ -72,6 +77,7 @@ hook {
   source = "technology/impulse_core",
   optional = true,
   condition = function(ctx, player)
+    if blocked(ctx, player) then return false end
     local sys = ctx:role("active_system")
     local u = offering(ctx, player, sys)
     if not u then return false end
@@ -100,5 +106,193 @@ hook {
   end,
   apply = function(ctx, _, _, args)
     for _, u in ipairs(ctx:units(nil, args.location, "ship")) do ctx:destroy(u, "space_combat.unit_destroyed") end
+  end,
+}
+
+-- ------------------------------------------------------------------ Indoctrination
+
+-- "At the start of a ground combat, you may spend 2 influence to replace 1 of your opponent's
+-- participating infantry with 1 infantry from your reinforcements." Moyin's Ashes (mech), Deploy:
+-- "When you use your INDOCTRINATION faction ability, you may spend 1 additional influence to
+-- replace your opponent's unit with 1 mech instead of 1 infantry" (while a mech is left in
+-- reinforcements). The opponent's infantry goes back to its reinforcements (it is replaced, not
+-- destroyed). Influence: lib.spend_influence (ready planets, then trade goods). Default policy:
+-- whenever it can be paid; the mech whenever the third influence can be paid too.
+local function mech_left(ctx, player)
+  local rec = ctx:record("mech", "unit")
+  return ctx:count(player, nil, "type:mech") < (rec and rec.reinforcements or 4)
+end
+
+-- the opponent's infantry replaced by 1 of `player`'s infantry (or mech)
+local function replace_infantry(ctx, player, opponent, planet, with)
+  local victim = ctx:units(opponent, planet, "type:infantry")[1]
+  ctx:move(victim, "reinforcements")
+  local u = ctx:create { kind = "unit", type = with, owner = player, location = planet }
+  local record = lib.unit_records(ctx, player)[with]
+  if record then ctx:upgrade(u, record) end
+  if ctx:tracing() then
+    ctx:event("replaced:" .. ctx:name(opponent) .. ":infantry:" .. ctx:name(player) .. ":" .. with,
+      ctx:name(opponent) .. "'s infantry on " .. ctx:name(planet) .. " is replaced by " .. ctx:name(player) .. "'s " .. with)
+  end
+end
+
+local function other_side(player, args) return player == args.player and args.opponent or args.player end
+
+hook {
+  id = "indoctrination",
+  window = "invasion.start_of_ground_combat",
+  source = "faction/yin",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    if blocked(ctx, player) or (player ~= args.player and player ~= args.opponent) then return false end
+    return ctx:count(other_side(player, args), args.planet, "type:infantry") > 0 and lib.influence_available(ctx, player) >= 2
+  end,
+  apply = function(ctx, player, _, args)
+    local own_mech = lib.unit_records(ctx, player).mech  -- Moyin's Ashes: the Yin player's mech
+    local mech = own_mech ~= nil and own_mech:find("yin_mech", 1, true) ~= nil
+      and mech_left(ctx, player) and lib.influence_available(ctx, player) >= 3
+      and ctx:policy(player).use.moyins_ashes ~= "never"
+    lib.spend_influence(ctx, player, mech and 3 or 2)
+    replace_infantry(ctx, player, other_side(player, args), args.planet, mech and "mech" or "infantry")
+  end,
+}
+
+-- ------------------------------------------------------------------ Brother Milor (agent)
+
+-- Brother Milor: "After a player's destroyer or cruiser is destroyed: You may exhaust this card; if
+-- you do, that player may place up to 2 fighters from their reinforcements in that unit's
+-- system." Brother Milor Ω (Codex): "After a player's unit is destroyed: You may exhaust this card
+-- to allow that player to place 2 fighters in the destroyed unit's system if it was a ship, or 2
+-- infantry on its planet if it was a ground force." Default policy: the first time one of the
+-- Yin player's own units that qualifies is destroyed while the fight it was in goes on (another
+-- of the Yin player's units and one of the opponent's are still there).
+local function place(ctx, player, t, location, n)
+  for _ = 1, n do
+    local u = ctx:create { kind = "unit", type = t, owner = player, location = location }
+    local record = lib.unit_records(ctx, player)[t]
+    if record then ctx:upgrade(u, record) end
+  end
+  if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":" .. t .. ":" .. n, ctx:name(player) .. " places " .. n .. " " .. t .. " (Brother Milor)") end
+end
+
+-- whether the fight at `location` goes on for `player` (units of theirs and of another player)
+local function fighting(ctx, player, location, attr)
+  if ctx:count(player, location, attr) == 0 then return false end
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player and ctx:count(q, location, attr) > 0 then return true end
+  end
+  return false
+end
+
+local MILOR_WINDOWS = { "space_combat.unit_destroyed", "tactical_action.unit_destroyed", "invasion.unit_destroyed" }
+for i, w in ipairs(MILOR_WINDOWS) do
+  hook {
+    id = "brother_milor" .. (i > 1 and ("_" .. i) or ""),
+    window = w,
+    source = "leader/brother_milor",
+    optional = true,
+    limit = "game",
+    condition = function(ctx, player, _, args)
+      local t = ctx:type(args.unit)
+      return args.player == player and (t == "destroyer" or t == "cruiser") and args.location ~= nil
+        and fighting(ctx, player, args.location, "ship")
+    end,
+    apply = function(ctx, player, _, args) place(ctx, player, "fighter", args.location, 2) end,
+  }
+  hook {
+    id = "brother_milor_omega" .. (i > 1 and ("_" .. i) or ""),
+    window = w,
+    source = "leader/brother_milor_omega",
+    optional = true,
+    limit = "game",
+    condition = function(ctx, player, _, args)
+      if args.player ~= player or args.location == nil then return false end
+      if ctx:get(args.unit, "ship") then return fighting(ctx, player, args.location, "ship") end
+      return ctx:get(args.unit, "ground_force") and ctx:kind(args.location) == "planet" and fighting(ctx, player, args.location, "ground_force")
+    end,
+    apply = function(ctx, player, _, args)
+      if ctx:get(args.unit, "ship") then place(ctx, player, "fighter", args.location, 2) else place(ctx, player, "infantry", args.location, 2) end
+    end,
+  }
+end
+
+-- ------------------------------------------------------------------ Greyfire Mutagen (promissory note)
+
+-- "After a system is activated: The Yin player cannot use faction abilities or faction technology
+-- during this tactical action. Then, return this card to the Yin player." Its holder plays it when
+-- the Yin player has units in the active system (default policy).
+local function yin_players(ctx)
+  local out = {}
+  for _, f in ipairs(ctx:entities { kind = "faction", type = "yin" }) do out[#out + 1] = ctx:owner(f) end
+  return out
+end
+
+hook {
+  id = "greyfire_mutagen",
+  window = "tactical_action.activation",
+  source = "promissory_note/greyfire_mutagen",
+  optional = true,
+  discard = true,
+  condition = function(ctx, player, _, args)
+    for _, y in ipairs(yin_players(ctx)) do
+      if y ~= player and ctx:count(y, args.system) > 0 then return true end
+      for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
+        if y ~= player and ctx:count(y, planet) > 0 then return true end
+      end
+    end
+    return false
+  end,
+  apply = function(ctx, player)
+    for _, y in ipairs(yin_players(ctx)) do
+      if y ~= player then ctx:set_flag(y, "greyfire_mutagen", "action") end
+    end
+  end,
+}
+
+-- Greyfire Mutagen Ω (Codex): "At the start of a ground combat against 2 or more ground forces that
+-- are not controlled by the Yin player: Replace 1 of your opponent's infantry with 1 infantry from
+-- your reinforcements. Then, return this card to the Yin player."
+hook {
+  id = "greyfire_mutagen_omega",
+  window = "invasion.start_of_ground_combat",
+  source = "promissory_note/greyfire_mutagen_omega",
+  optional = true,
+  discard = true,
+  condition = function(ctx, player, _, args)
+    if player ~= args.player and player ~= args.opponent then return false end
+    local opponent = other_side(player, args)
+    for _, y in ipairs(yin_players(ctx)) do
+      if y == opponent then return false end
+    end
+    return ctx:count(opponent, args.planet, "ground_force") >= 2 and ctx:count(opponent, args.planet, "type:infantry") > 0
+  end,
+  apply = function(ctx, player, _, args) replace_infantry(ctx, player, other_side(player, args), args.planet, "infantry") end,
+}
+
+-- ------------------------------------------------------------------ Yin Spinner
+
+-- "After 1 or more of your units use PRODUCTION, place 1 infantry from your reinforcements on a
+-- planet you control in that system." (the first such planet, in the system's order)
+hook {
+  id = "yin_spinner",
+  window = "production.end_of_production",
+  source = "technology/yin_spinner",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player or blocked(ctx, player) then return false end
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
+      if ctx:owner(planet) == player then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
+      if ctx:owner(planet) == player then
+        local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = planet }
+        local record = lib.unit_records(ctx, player).infantry
+        if record then ctx:upgrade(u, record) end
+        if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:" .. ctx:name(planet), ctx:name(player) .. " places 1 infantry on " .. ctx:name(planet) .. " (Yin Spinner)") end
+        return
+      end
+    end
   end,
 }

@@ -97,3 +97,39 @@ hook {
     end
   end,
 }
+
+-- Quetzecoatl: "Other players cannot use SPACE CANNON against your ships in this system." Space
+-- Cannon Offense at the active system holding the flagship: no other player fires at the Argent
+-- player's ships. (Space Cannon Defense fires at ground forces, not ships: it is not affected.)
+hook {
+  id = "quetzecoatl",
+  window = "tactical_action.before_space_cannon_offense",
+  source = "unit/argent_flagship",
+  condition = function(ctx, player, source, args)
+    return args.target == player and args.player ~= player and args.can_fire and ctx:location(source) == args.system
+  end,
+  apply = function(_, _, _, args) args.can_fire = false end,
+}
+
+-- Aerie Hololattice: "Other players cannot move ships through systems that contain your
+-- structures." Asked once per system of another player's movement: a system with one of the Argent
+-- player's structures on its planets (or in its space area) cannot be passed; it can still be
+-- moved into (the active system). Light/Wave Deflector does not override it (its hook is the
+-- active player's and runs first).
+local function has_structure(ctx, player, sys)
+  if ctx:count(player, sys, "structure") > 0 then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:count(player, planet, "structure") > 0 then return true end
+  end
+  return false
+end
+
+hook {
+  id = "aerie_hololattice",
+  window = "tactical_action.passage",
+  source = "technology/aerie_hololattice",
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and args.can_pass and has_structure(ctx, player, args.system)
+  end,
+  apply = function(_, _, _, args) args.can_pass = false end,
+}

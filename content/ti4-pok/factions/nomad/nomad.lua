@@ -1,4 +1,7 @@
--- The Nomad: Quantum Manipulator (mech). Tests: ../../tests/factions/nomad.toml
+-- The Nomad: Quantum Manipulator (mech), The Thundarian, Temporal Command Suite, Field Marshal
+-- Mercer, The Cavalry. Tests: ../../tests/factions/nomad.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 -- While in the space area during a space combat, the mech may use its Sustain Damage to cancel a
 -- hit against the player's ships there (it becomes damaged). Default policy: only for a hit that
@@ -39,3 +42,257 @@ hook {
     end
   end,
 }
+
+-- Agents are exhausted with the flag "exhausted" on the leader card (for the game here); the flag
+-- "exhausted_now" (this round) tells Temporal Command Suite which agent just became exhausted.
+local function exhaust(ctx, leader)
+  ctx:set_flag(leader, "exhausted", "game")
+  ctx:set_flag(leader, "exhausted_now", "round")
+end
+
+local function never(ctx, player, name)
+  local v = (ctx:policy(player).use or {})[name]
+  return v == "never" or v == false
+end
+
+-- The two players of the combat a roll-dice window belongs to: ground combat names them, a space
+-- combat is the attacker's and the defender's.
+local function combatants(ctx, args)
+  if args.opponent then return args.player, args.opponent end
+  return ctx:role("attacker", "defender")
+end
+
+-- The Thundarian: "After the 'Roll Dice' step of combat: you may exhaust this card. If you do,
+-- hits are not assigned to either player's units. Return to the start of this combat round's
+-- 'Roll Dice' step." Space and ground combat. Default policy: in the Nomad player's own combats,
+-- when the roll produced more hits against the Nomad player than by them (policy.use =
+-- { the_thundarian = "always" }: whenever any hit was produced against them; "never": not at all).
+local function thundarian_wants(ctx, player, args)
+  local a, d = combatants(ctx, args)
+  if player ~= a and player ~= d then return false end
+  if never(ctx, player, "the_thundarian") then return false end
+  local enemy = player == a and d or a
+  local against, by = args.hits[player] or 0, args.hits[enemy] or 0
+  local v = (ctx:policy(player).use or {}).the_thundarian
+  if v == "always" or v == true then return against > 0 end
+  return against > by
+end
+
+-- Temporal Command Suite: "After any player's agent becomes exhausted, you may exhaust this card
+-- to ready that agent." Here: right after The Thundarian is exhausted (the Nomad player's own
+-- agent; default policy: used), so it may be used again after the next Roll Dice step.
+local function just_exhausted(ctx, player)
+  for _, l in ipairs(ctx:entities { kind = "leader", owner = player }) do
+    if ctx:flag(l, "exhausted_now") and ctx:flag(l, "exhausted") then return l end
+  end
+  return nil
+end
+
+for _, w in ipairs { { "", "space_combat.after_roll_dice" }, { "_ground", "invasion.after_ground_roll_dice" } } do
+  hook {
+    id = "the_thundarian" .. w[1],
+    window = w[2],
+    source = "leader/the_thundarian",
+    optional = true,
+    priority = 1,
+    condition = function(ctx, player, source, args)
+      return not ctx:flag(source, "exhausted") and not args.roll_again and thundarian_wants(ctx, player, args)
+    end,
+    apply = function(ctx, _, source, args)
+      args.roll_again = true
+      exhaust(ctx, source)
+    end,
+  }
+  hook {
+    id = "temporal_command_suite" .. w[1],
+    window = w[2],
+    source = "technology/temporal_command_suite",
+    optional = true,
+    condition = function(ctx, player, source)
+      return not ctx:flag(source, "exhausted") and not never(ctx, player, "temporal_command_suite") and just_exhausted(ctx, player) ~= nil
+    end,
+    apply = function(ctx, player, source)
+      local agent = just_exhausted(ctx, player)
+      ctx:set_flag(source, "exhausted", "game")
+      ctx:set_counter(agent, "exhausted", 0, "game")
+      ctx:set_counter(agent, "exhausted_now", 0, "round")
+      if ctx:tracing() then ctx:event("readied:" .. ctx:name(player) .. ":" .. ctx:type(agent), ctx:name(player) .. " readies " .. ctx:type(agent) .. " (Temporal Command Suite)") end
+    end,
+  }
+end
+
+-- Field Marshal Mercer: "At the end of a player's turn: you may exhaust this card to allow that
+-- player to remove up to 2 of their ground forces from the game board and place them on planets
+-- they control in the active system." Default policy: at the end of the Nomad player's own turn,
+-- when they control a planet there; the ground forces left in the active system's space area
+-- first, then others on the board (not on the active system's planets), in entity order; each on
+-- the planet with the fewest of their ground forces (damaged mechs stay damaged).
+local function mercer_candidates(ctx, player, sys)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, sys, "ground_force")) do
+    if lib.needs_transport(ctx, u) then out[#out + 1] = u end
+  end
+  for _, u in ipairs(ctx:units(player, nil, "ground_force")) do
+    local loc = ctx:location(u)
+    local where = ctx:kind(loc) == "planet" and ctx:location(loc) or loc
+    if where ~= sys and not ctx:get(u, "structure") and ctx:kind(where) == "system" then out[#out + 1] = u end
+  end
+  return out
+end
+
+local function own_planets(ctx, player, sys)
+  local out = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:owner(planet) == player then out[#out + 1] = planet end
+  end
+  return out
+end
+
+hook {
+  id = "field_marshal_mercer",
+  window = "tactical_action.end_of_turn",
+  source = "leader/field_marshal_mercer",
+  optional = true,
+  condition = function(ctx, player, source, args)
+    return args.player == player and not ctx:flag(source, "exhausted") and #own_planets(ctx, player, args.system) > 0
+      and #mercer_candidates(ctx, player, args.system) > 0
+  end,
+  apply = function(ctx, player, source, args)
+    exhaust(ctx, source)
+    local planets = own_planets(ctx, player, args.system)
+    for i, u in ipairs(mercer_candidates(ctx, player, args.system)) do
+      if i > 2 then break end
+      local best
+      for _, planet in ipairs(planets) do
+        if not best or ctx:count(player, planet, "ground_force") < ctx:count(player, best, "ground_force") then best = planet end
+      end
+      ctx:move(u, best)
+      if ctx:tracing() then
+        ctx:event("mercer:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. ctx:name(best), ctx:name(player) .. " places a " .. ctx:type(u) .. " on " .. ctx:name(best) .. " (Field Marshal Mercer)")
+      end
+    end
+  end,
+}
+
+-- The Cavalry (promissory note): "At the start of a space combat against a player other than the
+-- Nomad: during this combat, treat 1 of your non-fighter ships as if it has the SUSTAIN DAMAGE
+-- ability, combat value, and ANTI-FIGHTER BARRAGE value of the Nomad's flagship. Return this card
+-- to the Nomad player at the end of this combat." The flagship is Memoria II when a Nomad player in
+-- the game owns the upgrade, else Memoria I. The ship chosen (default policy): the non-fighter ship
+-- that gains the most: without Sustain Damage first, then the worst combat value, then the most
+-- costly; used when that ship gains anything. Its own values come back at the end of the combat (a
+-- ship damaged meanwhile stays damaged).
+local CAVALRY = "the_cavalry"  -- flag on the ship (this combat)
+
+local function memoria(ctx)
+  for _, q in ipairs(ctx:players()) do
+    local f = ctx:entities { kind = "faction", owner = q }[1]
+    if f and ctx:type(f) == "nomad" and lib.owns(ctx, q, "memoria_ii") then return ctx:record("nomad_flagship_ii", "unit") end
+  end
+  return ctx:record("nomad_flagship", "unit")
+end
+
+local function against_nomad(ctx, player)
+  local f = ctx:entities { kind = "faction", owner = lib.opponent(ctx, player) }[1]
+  return f ~= nil and ctx:type(f) == "nomad"
+end
+
+local function gains(ctx, u, fs)
+  return not ctx:get(u, "sustain_damage") or ctx:get(u, "combat") > fs.combat
+    or ctx:get(u, "combat") == fs.combat and ctx:get(u, "dice") < fs.dice or ctx:get(u, "afb") == 0
+end
+
+local function cavalry_ship(ctx, player, fs)
+  local best
+  for _, u in ipairs(ctx:units(player, ctx:role("active_system"), "ship")) do
+    if not ctx:get(u, "fighter") and gains(ctx, u, fs) then
+      if not best then
+        best = u
+      else
+        local su, sb = ctx:get(u, "sustain_damage") and 1 or 0, ctx:get(best, "sustain_damage") and 1 or 0
+        if su ~= sb then
+          if su < sb then best = u end
+        elseif ctx:get(u, "combat") ~= ctx:get(best, "combat") then
+          if ctx:get(u, "combat") > ctx:get(best, "combat") then best = u end
+        elseif ctx:get(u, "cost") > ctx:get(best, "cost") then
+          best = u
+        end
+      end
+    end
+  end
+  return best
+end
+
+hook {
+  id = "the_cavalry",
+  window = "space_combat.start_of_combat",
+  source = "promissory_note/the_cavalry",
+  optional = true,
+  condition = function(ctx, player, source)
+    local a, d = ctx:role("attacker", "defender")
+    return (player == a or player == d) and not ctx:flag(source, CAVALRY) and not against_nomad(ctx, player)
+      and cavalry_ship(ctx, player, memoria(ctx)) ~= nil
+  end,
+  apply = function(ctx, player, source)
+    local fs = memoria(ctx)
+    local u = cavalry_ship(ctx, player, fs)
+    ctx:set_flag(source, CAVALRY, "game")
+    ctx:set_flag(u, CAVALRY, "combat")
+    ctx:set(u, "sustain_damage", true)
+    ctx:set(u, "combat", fs.combat)
+    ctx:set(u, "dice", fs.dice)
+    ctx:set(u, "afb", fs.afb)
+    ctx:set(u, "afb_dice", fs.afb_dice)
+    if ctx:tracing() then ctx:event("the_cavalry:" .. ctx:name(player) .. ":" .. ctx:type(u), ctx:name(player) .. "'s " .. ctx:type(u) .. " takes the values of " .. fs.name .. " (The Cavalry)") end
+  end,
+}
+
+-- the end of the combat: the ship's own values again (its record's), and the card goes back to
+-- the Nomad player (it leaves the holder's hand)
+hook {
+  id = "the_cavalry_returned",
+  window = "space_combat.end_of_combat",
+  source = "promissory_note/the_cavalry",
+  condition = function(ctx, _, source) return ctx:flag(source, CAVALRY) end,
+  apply = function(ctx, player, source)
+    ctx:move(source, "reinforcements")
+    if ctx:tracing() then ctx:event("returned:" .. ctx:name(player) .. ":the_cavalry", ctx:name(player) .. " returns The Cavalry to the Nomad player") end
+    for _, u in ipairs(ctx:entities { kind = "unit", owner = player }) do
+      if ctx:flag(u, CAVALRY) then
+        local rec = ctx:record(ctx:record_id(u))
+        ctx:set(u, "sustain_damage", rec.sustain_damage or false)
+        ctx:set(u, "combat", rec.combat or 0)
+        ctx:set(u, "dice", rec.dice or 0)
+        ctx:set(u, "afb", rec.afb or 0)
+        ctx:set(u, "afb_dice", rec.afb_dice or 0)
+        ctx:set_counter(u, CAVALRY, 0, "combat")
+      end
+    end
+  end,
+}
+
+-- Memoria I and II: "You may treat this unit as if it were adjacent to systems that contain 1 or
+-- more of your mechs." The flagship may move from its system straight into an active system that
+-- holds one of the Nomad player's mechs (space area or planet), as if adjacent (a move of 1, the
+-- anomaly rules of its own system applying). Through other systems holding mechs on the way: not
+-- modelled; nor retreats (the Rules Reference: not into a mech's system unless adjacent otherwise).
+local function has_mech(ctx, player, sys)
+  if ctx:count(player, sys, "type:mech") > 0 then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:count(player, planet, "type:mech") > 0 then return true end
+  end
+  return false
+end
+
+for _, rec in ipairs { "nomad_flagship", "nomad_flagship_ii" } do
+  hook {
+    id = rec == "nomad_flagship" and "memoria" or "memoria_ii",
+    window = "tactical_action.ship_paths",
+    source = "unit/" .. rec,
+    optional = true,
+    condition = function(ctx, player, source, args)
+      return args.unit == source and has_mech(ctx, player, ctx:role("active_system"))
+    end,
+    apply = function(_, _, _, args) args.direct = true end,
+  }
+end

@@ -1,4 +1,7 @@
--- The Titans of Ul: Tellurian (agent). Tests: ../../tests/factions/titans.toml
+-- The Titans of Ul: Tellurian (agent), Ouranos and the Hecatoncheires (DEPLOY), Awaken,
+-- Coalescence. Tests: ../../tests/factions/titans.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local USED = "tellurian_exhausted"  -- a flag on the player: the agent is exhausted (for the game here)
 
@@ -56,4 +59,218 @@ hook {
     return (args.hits[player] or 0) > 0 and wants(ctx, player, args.planet, true)
   end,
   apply = function(ctx, player, _, args) cancel(ctx, player, args) end,
+}
+
+-- Tellurian on the other hits: Space Cannon Offense against the player's ships, Space Cannon
+-- Defense against their ground forces, bombardment of their ground forces ("When a hit is
+-- produced against a unit"). The same card and default policy as above.
+hook {
+  id = "tellurian_space_cannon",
+  window = "tactical_action.assign_space_cannon_hits",
+  source = "leader/tellurian",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    return args.target == player and (args.hits[player] or 0) > 0 and wants(ctx, player, ctx:role("active_system"), false)
+  end,
+  apply = function(ctx, player, _, args) cancel(ctx, player, args) end,
+}
+
+hook {
+  id = "tellurian_space_cannon_defense",
+  window = "invasion.assign_space_cannon_defense_hits",
+  source = "leader/tellurian",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    return args.target == player and (args.hits[player] or 0) > 0 and wants(ctx, player, args.planet, true)
+  end,
+  apply = function(ctx, player, _, args) cancel(ctx, player, args) end,
+}
+
+-- bombardment hits (args.hits is a number) against the player's ground forces on the planet
+hook {
+  id = "tellurian_bombardment",
+  window = "invasion.assign_bombardment_hits",
+  source = "leader/tellurian",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and args.hits > 0 and ctx:count(player, args.planet, "ground_force") > 0
+      and wants(ctx, player, args.planet, true)
+  end,
+  apply = function(ctx, player, _, args)
+    args.hits = args.hits - 1
+    ctx:set_flag(player, USED, "game")
+  end,
+}
+
+-- Placing a unit of a generic type for the player (their faction's record: a Hel-Titan for a
+-- PDS), if one is left in reinforcements; returns it.
+local function place(ctx, player, t, location)
+  local rec = ctx:record(t, "unit")
+  if rec and (rec.reinforcements or 0) > 0 and ctx:count(player, nil, "type:" .. t) >= rec.reinforcements then return nil end
+  local u = ctx:create { kind = "unit", type = t, owner = player, location = location }
+  local own = lib.unit_records(ctx, player)[t]
+  if own then ctx:upgrade(u, own) end
+  return u
+end
+
+local function pds_in(ctx, player, sys)
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    local u = ctx:units(player, planet, "type:pds")[1]
+    if u then return u end
+  end
+  return nil
+end
+
+-- Coalescence: "If your flagship or your AWAKEN faction ability places your units into the same
+-- space area or onto the same planet as another player's units, your units must participate in
+-- combat during 'Space Combat' or 'Ground Combat' steps." A space combat happens anyway when two
+-- players have ships there; a planet where Awaken placed units beside another player's ground
+-- forces is counted as invaded (counter "invaded"), so its ground combat is resolved. Those units
+-- were not committed: no Space Cannon Defense fires at them alone (hook below).
+local COALESCED = "coalesced"  -- flag on a unit placed by Awaken
+
+local function coalesce(ctx, player, planet)
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player and ctx:count(q, planet, "ground_force") > 0 and ctx:counter(planet, "invaded") == 0 then
+      ctx:set_counter(planet, "invaded", 99, "action")
+      if ctx:tracing() then ctx:event("coalescence:" .. ctx:name(planet), "Coalescence: a ground combat on " .. ctx:name(planet) .. " must be resolved") end
+      return
+    end
+  end
+end
+
+-- Ouranos, DEPLOY: "After you activate a system that contains 1 or more of your PDS, you may
+-- replace 1 of those PDS with this unit." Default policy: whenever the flagship is in
+-- reinforcements. It runs before Awaken (higher priority): the PDS Awaken places are not there at
+-- the activation.
+hook {
+  id = "ouranos",
+  window = "tactical_action.activation",
+  source = "faction/titans",
+  optional = true,
+  priority = 2,
+  condition = function(ctx, player, _, args)
+    return args.player == player and ctx:count(player, nil, "type:flagship") == 0 and pds_in(ctx, player, args.system) ~= nil
+  end,
+  apply = function(ctx, player, _, args)
+    ctx:move(pds_in(ctx, player, args.system), "reinforcements")
+    place(ctx, player, "flagship", args.system)
+    if ctx:tracing() then ctx:event("ouranos:" .. ctx:name(player), ctx:name(player) .. " replaces a PDS with Ouranos") end
+  end,
+}
+
+-- Awaken: "After you activate a system that contains 1 or more of your sleeper tokens, you may
+-- replace each of those tokens with 1 PDS from your reinforcements." Hecatoncheires, DEPLOY:
+-- "When you would place a PDS on a planet, you may place 1 mech and 1 infantry on that planet
+-- instead." Default policy: Awaken whenever a sleeper is there; the Hecatoncheires on a planet
+-- where another player has ground forces (a ground combat follows), when a mech is left.
+local function sleepers(ctx, player, sys)
+  local out = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    for _, t in ipairs(ctx:entities { kind = "token", owner = player, type = "sleeper", location = planet }) do out[#out + 1] = t end
+  end
+  return out
+end
+
+local function contested(ctx, player, planet)
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player and ctx:count(q, planet, "ground_force") > 0 then return true end
+  end
+  return false
+end
+
+hook {
+  id = "hecatoncheires",
+  window = "tactical_action.activation",
+  source = "faction/titans",
+  optional = true,
+  priority = 1,
+  condition = function(ctx, player, _, args)
+    if args.player ~= player then return false end
+    local mech = ctx:record("mech", "unit")
+    if ctx:count(player, nil, "type:mech") >= (mech.reinforcements or 4) then return false end
+    for _, t in ipairs(sleepers(ctx, player, args.system)) do
+      if contested(ctx, player, ctx:location(t)) then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    for _, t in ipairs(sleepers(ctx, player, args.system)) do
+      if contested(ctx, player, ctx:location(t)) then ctx:set_flag(t, "hecatoncheires", "action") end
+    end
+  end,
+}
+
+hook {
+  id = "awaken",
+  window = "tactical_action.activation",
+  source = "faction/titans",
+  optional = true,
+  condition = function(ctx, player, _, args) return args.player == player and #sleepers(ctx, player, args.system) > 0 end,
+  apply = function(ctx, player, _, args)
+    for _, t in ipairs(sleepers(ctx, player, args.system)) do
+      local planet = ctx:location(t)
+      local placed = {}
+      if ctx:flag(t, "hecatoncheires") then
+        placed[1] = place(ctx, player, "mech", planet)
+        if placed[1] then placed[2] = place(ctx, player, "infantry", planet) end
+      end
+      if not placed[1] then placed[1] = place(ctx, player, "pds", planet) end
+      if placed[1] then
+        ctx:move(t, "reinforcements")
+        for _, u in ipairs(placed) do
+          ctx:set_flag(u, COALESCED, "action")
+          if ctx:tracing() then ctx:event("awaken:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet), ctx:name(player) .. " places a " .. ctx:type(u) .. " on " .. ctx:name(planet) .. " (Awaken)") end
+        end
+        coalesce(ctx, player, planet)
+      end
+    end
+  end,
+}
+
+-- Coalescence's units are not committed: no Space Cannon Defense at a planet where the active
+-- player's ground forces are only those Awaken placed.
+hook {
+  id = "coalescence",
+  window = "invasion.before_space_cannon_defense",
+  source = "faction/titans",
+  condition = function(ctx, player, _, args)
+    if args.target ~= player or not args.can_fire then return false end
+    for _, u in ipairs(ctx:units(player, args.planet, "ground_force")) do
+      if not ctx:flag(u, COALESCED) then return false end
+    end
+    return true
+  end,
+  apply = function(_, _, _, args) args.can_fire = false end,
+}
+
+-- Ul the Progenitor, GEOFORM (once used): the planet it is attached to (a token geoform on it)
+-- "gains the SPACE CANNON 5 (x3) ability as if it were a unit"; whoever controls the planet uses it
+-- (the Rules Reference's note). At the activation of its system the planet's controller gets a unit
+-- geoform_space_cannon there (Space Cannon Offense and Defense), gone when control changes.
+local function geoform_planet(ctx, source, sys)
+  local planet = ctx:location(source)
+  return planet ~= nil and planet ~= "reinforcements" and ctx:location(planet) == sys and planet or nil
+end
+
+hook {
+  id = "geoform",
+  window = "tactical_action.activation",
+  source = "token/geoform",
+  condition = function(ctx, _, source, args)
+    local planet = geoform_planet(ctx, source, args.system)
+    return planet ~= nil and ctx:owner(planet) ~= nil and ctx:count(nil, planet, "type:geoform_space_cannon") == 0
+  end,
+  apply = function(ctx, _, source, args)
+    local planet = geoform_planet(ctx, source, args.system)
+    ctx:create { kind = "unit", type = "geoform_space_cannon", owner = ctx:owner(planet), location = planet }
+  end,
+}
+
+hook {
+  id = "geoform_control",
+  window = "invasion.planet_gained",
+  source = "unit/geoform_space_cannon",
+  condition = function(ctx, _, source, args) return args.planet == ctx:location(source) end,
+  apply = function(ctx, _, source) ctx:move(source, "reinforcements") end,
 }

@@ -1,0 +1,73 @@
+-- Magen Defense Grid ΩΩ (Codex IV). "When any player activates a system that contains 1 or more of
+-- your structures, place 1 infantry from your reinforcements with each of those structures. At the
+-- start of ground combat on a planet that contains 1 or more of your structures, produce 1 hit and
+-- assign it to 1 of your opponent's ground forces."
+--   tactical_action.activation, args {player, system}: for each of the owner's structures in the
+--     system (on its planets, or in its space area), 1 infantry (the owner's: Infantry II or the
+--     faction's when they have it) is placed where the structure is. Any player's activation, the
+--     owner's own too. Infantry have no piece limit.
+--   invasion.start_of_ground_combat (round 1 only), args {player, opponent, planet}: the owner, a
+--     side with a structure on the planet, produces 1 hit that the opponent assigns (infantry first;
+--     a mech may sustain), as Magen Defense Grid Ω does; not optional.
+-- Test: tests/cards/magen_defense_grid_omega_omega.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+local GROUND_HIT = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "invasion.assign_ground_hits", destroyed_window = "invasion.unit_destroyed",
+  sustained_window = "invasion.unit_sustained_damage" }
+local INFANTRY_FIRST = { "infantry", "mech" }
+
+-- the owner's structures in the system: its space area and its planets
+local function structures(ctx, player, sys)
+  local out = {}
+  local places = ctx:entities { kind = "planet", location = sys }
+  table.insert(places, 1, sys)
+  for _, at in ipairs(places) do
+    for _, u in ipairs(ctx:units(player, at, "structure")) do out[#out + 1] = u end
+  end
+  return out
+end
+
+hook {
+  id = "magen_defense_grid_omega_omega",
+  window = "tactical_action.activation",
+  source = "technology/magen_defense_grid_omega_omega",
+  condition = function(ctx, player, _, args) return #structures(ctx, player, args.system) > 0 end,
+  apply = function(ctx, player, _, args)
+    local record = lib.unit_records(ctx, player).infantry
+    for _, s in ipairs(structures(ctx, player, args.system)) do
+      local at = ctx:location(s)
+      local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = at }
+      if record then ctx:upgrade(u, record) end
+      if ctx:tracing() then
+        ctx:event("magen_defense_grid_omega_omega:" .. ctx:name(player) .. ":" .. ctx:name(at),
+          ctx:name(player) .. " places 1 infantry on " .. ctx:name(at) .. " with its " .. ctx:type(s) .. " (Magen Defense Grid ΩΩ)")
+      end
+    end
+  end,
+}
+
+local function other_side(player, args)
+  if args.player == player then return args.opponent end
+  if args.opponent == player then return args.player end
+  return nil
+end
+
+hook {
+  id = "magen_defense_grid_omega_omega_hit",
+  window = "invasion.start_of_ground_combat",
+  source = "technology/magen_defense_grid_omega_omega",
+  condition = function(ctx, player, _, args)
+    local enemy = other_side(player, args)
+    return enemy ~= nil and ctx:count(player, args.planet, "structure") > 0 and ctx:count(enemy, args.planet, "ground_force") > 0
+  end,
+  apply = function(ctx, player, _, args)
+    local enemy = other_side(player, args)
+    if ctx:tracing() then
+      ctx:event("magen_defense_grid_omega_omega:" .. ctx:name(player) .. ":hit:" .. ctx:name(args.planet),
+        ctx:name(player) .. " produces 1 hit against " .. ctx:name(enemy) .. "'s ground forces on " .. ctx:name(args.planet) .. " (Magen Defense Grid ΩΩ)")
+    end
+    ctx:assign_hits(enemy, args.planet, 1, GROUND_HIT, INFANTRY_FIRST, ctx:policy(enemy).sustain)
+  end,
+}

@@ -1,0 +1,154 @@
+-- Reveal Prototype (Prophecy of Kings action card). "At the start of a combat: Spend 4 resources
+-- to research a unit upgrade technology of the same type as 1 of your units that is participating
+-- in this combat." Windows: space_combat.start_of_combat (round 1 only; the units in it are the
+-- player's ships in the active system) and invasion.start_of_ground_combat (the ground forces on
+-- the planet). Never at the start of a later round, nor at any other step.
+--
+-- What can be researched: a unit upgrade technology (a record with `upgrades`) of a participating
+-- unit's type that the player does not own: the faction's own upgrade of that type where it has one
+-- (Exotrireme II for Sardakk N'orr's dreadnoughts), else the generic one; its prerequisites (one
+-- colour per icon) met by the colours (`specialty`) of the technologies the player owns. Not
+-- modelled: exhausting planets with a technology specialty, AI Development Algorithm and other
+-- ways to ignore a prerequisite.
+-- Paying: 4 resources from ready planets the player controls and trade goods (production's ways
+-- to pay, decision reveal_prototype.pay). Researching: the technology is the player's, and each of
+-- their units of the type takes the upgraded record at once (a damaged unit stays damaged).
+-- Which one: decision reveal_prototype.technology, options best first by the combat the
+-- participating units gain (dice x hit chance, after less before). Default policy: played when the
+-- best gains something (policy.use = { reveal_prototype = "always" }: whenever one can be
+-- researched). Test: tests/cards/reveal_prototype.toml
+
+local lib = require "lib"                  -- scripts/ti4/lib.lua
+local production = require "production"    -- scripts/ti4/production.lua: the ways to pay
+
+local COST = 4
+
+local function faction_of(ctx, player)
+  local f = ctx:entities { kind = "faction", owner = player }[1]
+  return f and ctx:type(f)
+end
+
+-- How many of each colour the player's technologies give.
+local function colours(ctx, player)
+  local out = {}
+  for _, t in ipairs(ctx:entities { kind = "technology", owner = player }) do
+    local c = ctx:record(ctx:type(t), "technology").specialty
+    if c then out[c] = (out[c] or 0) + 1 end
+  end
+  return out
+end
+
+local function meets(have, prerequisites)
+  local need = {}
+  for c in (prerequisites or ""):gmatch("%S+") do need[c] = (need[c] or 0) + 1 end
+  for c, n in pairs(need) do
+    if (have[c] or 0) < n then return false end
+  end
+  return true
+end
+
+-- A unit's expected hits per combat roll under a record (or its own attributes).
+local function strength(combat, dice)
+  if not combat or combat <= 0 then return 0 end
+  return (dice or 1) * math.max(0, math.min(10, 11 - combat)) / 10
+end
+
+-- The upgrades the player can research now, best first: { name=, gain= }.
+local function options(ctx, player, units)
+  local faction, have = faction_of(ctx, player), colours(ctx, player)
+  local by_type = {}
+  for _, u in ipairs(units) do
+    local t = ctx:type(u)
+    by_type[t] = by_type[t] or {}
+    by_type[t][#by_type[t] + 1] = u
+  end
+  -- the upgrade records for each type: the faction's own, else the generic one
+  local own, generic = {}, {}
+  for _, name in ipairs(ctx:records("technology")) do
+    local rec = ctx:record(name, "technology")
+    if rec.upgrades and by_type[rec.upgrades] then
+      if rec.faction == nil then generic[rec.upgrades] = name
+      elseif rec.faction == faction then own[rec.upgrades] = name end
+    end
+  end
+  local out = {}
+  for t, list in pairs(by_type) do
+    local name = own[t] or generic[t]
+    local rec = name and ctx:record(name, "technology")
+    if rec and not lib.owns(ctx, player, name) and meets(have, rec.prerequisites) then
+      local to = ctx:record(rec.upgrade_to, "unit")
+      local gain = 0
+      for _, u in ipairs(list) do
+        gain = gain + strength(to.combat, to.dice) - strength(ctx:get(u, "combat"), ctx:get(u, "dice"))
+      end
+      out[#out + 1] = { name = name, gain = gain }
+    end
+  end
+  table.sort(out, function(a, b)
+    if a.gain ~= b.gain then return a.gain > b.gain end
+    return a.name < b.name
+  end)
+  return out
+end
+
+local function playable(ctx, player, units)
+  if #units == 0 or #production.payments(ctx, player, COST) == 0 then return false end
+  local opts = options(ctx, player, units)
+  if #opts == 0 then return false end
+  return lib.use_always(ctx, player, "reveal_prototype") or opts[1].gain > 0
+end
+
+local function research(ctx, player, units)
+  local opts = options(ctx, player, units)
+  local names = {}
+  for i, o in ipairs(opts) do names[i] = o.name end
+  local name = ctx:decide(player, "reveal_prototype.technology", names)
+  -- pay
+  local ways, labels = production.payments(ctx, player, COST), {}
+  for i, w in ipairs(ways) do labels[i] = w.label end
+  local pay = ctx:decide(player, "reveal_prototype.pay", labels)
+  for part in pay:gmatch("[^+]+") do
+    local g = part:match("^tg:(%d+)$")
+    if g then
+      ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") - tonumber(g), "game")
+    else
+      for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+        if ctx:name(planet) == part then ctx:set_flag(planet, "exhausted", "game") end
+      end
+    end
+  end
+  -- research: the technology, and every unit of the type takes the upgraded record
+  local rec = ctx:record(name, "technology")
+  ctx:create { kind = "technology", type = name, owner = player }
+  for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, rec.upgrade_to) end
+  if ctx:tracing() then
+    ctx:event("reveal_prototype:" .. ctx:name(player) .. ":" .. name,
+      ctx:name(player) .. " pays " .. COST .. " resources (" .. pay .. ") and researches " .. name .. " (Reveal Prototype)")
+  end
+end
+
+-- the player's ships in the active system
+local function ships(ctx, player) return ctx:units(player, ctx:role("active_system"), "ship") end
+
+hook {
+  id = "reveal_prototype",
+  window = "space_combat.start_of_combat",
+  source = "action_card/reveal_prototype",
+  optional = true,
+  discard = true,
+  condition = function(ctx, player) return playable(ctx, player, ships(ctx, player)) end,
+  apply = function(ctx, player) research(ctx, player, ships(ctx, player)) end,
+}
+
+hook {
+  id = "reveal_prototype_ground",
+  window = "invasion.start_of_ground_combat",
+  source = "action_card/reveal_prototype",
+  optional = true,
+  discard = true,
+  condition = function(ctx, player, _, args)
+    if player ~= args.player and player ~= args.opponent then return false end
+    return playable(ctx, player, ctx:units(player, args.planet, "ground_force"))
+  end,
+  apply = function(ctx, player, _, args) research(ctx, player, ctx:units(player, args.planet, "ground_force")) end,
+}

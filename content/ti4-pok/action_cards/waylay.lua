@@ -1,0 +1,39 @@
+-- Waylay (Prophecy of Kings action card). "Before you roll dice for ANTI-FIGHTER BARRAGE: Hits
+-- from this roll are produced against all ships (not just fighters)." Window:
+-- space_combat.anti_fighter_barrage (step 1, round 1 only, before the barrage rolls). It sets the
+-- combat flag "barrage_hits_all_ships" on its player; the procedure then assigns the hits of that
+-- player's barrage as a combat roll's (the opponent chooses among all their ships, Sustain Damage
+-- may cancel them). The opponent's own barrage still hits fighters only.
+-- The default policy plays it when the player's barrage has more dice than the opponent has
+-- fighters and the opponent has other ships: only then can a hit find no fighter to destroy
+-- (policy.use = { waylay = "always" }: whenever the player has a barrage to roll).
+-- Test: tests/cards/waylay.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+-- Whether the player may play it (a barrage to roll) and, by the default policy, should.
+local function playable(ctx, player)
+  local sys = ctx:role("active_system")
+  local dice = 0
+  for _, u in ipairs(ctx:units(player, sys, "afb")) do dice = dice + ctx:get(u, "afb_dice") end
+  if dice == 0 then return false end
+  if lib.use_always(ctx, player, "waylay") then return true end
+  local enemy = lib.opponent(ctx, player)
+  local fighters = ctx:count(enemy, sys, "fighter")
+  return dice > fighters and ctx:count(enemy, sys, "ship") > fighters
+end
+
+hook {
+  id = "waylay",
+  window = "space_combat.anti_fighter_barrage",
+  source = "action_card/waylay",
+  optional = true,
+  discard = true,
+  condition = function(ctx, player) return playable(ctx, player) end,
+  apply = function(ctx, player)
+    ctx:set_flag(player, "barrage_hits_all_ships", "combat")
+    if ctx:tracing() then
+      ctx:event("waylay:" .. ctx:name(player), "hits from " .. ctx:name(player) .. "'s Anti-Fighter Barrage are produced against all ships (Waylay)")
+    end
+  end,
+}

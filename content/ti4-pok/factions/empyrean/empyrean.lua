@@ -1,0 +1,132 @@
+-- The Empyrean: Voidborn, Aetherpassage, the Dynamo, Aetherstream.
+-- Tests: ../../tests/factions/empyrean.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+-- Whether another player than `p` and `also` has ships other than fighters in `sys`.
+local function blocked_by_others(ctx, sys, p, also)
+  for _, q in ipairs(ctx:players()) do
+    if q ~= p and q ~= also and ctx:count(q, sys, "ship") > ctx:count(q, sys, "fighter") then return true end
+  end
+  return false
+end
+
+-- Voidborn: "Nebulae do not affect your ships' movement." The anomaly rule (a rule hook, run
+-- before any player's) forbids passing through a nebula and sets the move value of a ship leaving
+-- one to 1; for the Empyrean player's own movement both are undone (passing stays forbidden where
+-- another player's ships block it).
+hook {
+  id = "voidborn",
+  window = "tactical_action.passage",
+  source = "faction/empyrean",
+  condition = function(ctx, player, _, args)
+    return args.player == player and ctx:get(args.system, "anomaly") == "nebula"
+  end,
+  apply = function(ctx, player, _, args)
+    if not blocked_by_others(ctx, args.system, player) then args.can_pass = true end
+    if args.move_limit == 1 then args.move_limit = -1 end
+  end,
+}
+
+-- Voidborn, retreats: "The Empyrean player may retreat into a nebula" (space combat notes): the
+-- nebula is eligible when the rule of 7.3 makes it so.
+hook {
+  id = "voidborn_retreat",
+  window = "space_combat.retreat_eligibility",
+  source = "faction/empyrean",
+  condition = function(ctx, player, _, args)
+    return args.player == player and not args.eligible and args.by_rule and ctx:get(args.system, "anomaly") == "nebula"
+  end,
+  apply = function(_, _, _, args) args.eligible = true end,
+}
+
+-- Aetherpassage: "After a player activates a system, you may allow that player to move their
+-- ships through systems that contain your ships." An opponent is not helped by default: the
+-- Empyrean player allows it only with policy.use = { aetherpassage = "always" } (an ally).
+hook {
+  id = "aetherpassage",
+  window = "tactical_action.activation",
+  source = "faction/empyrean",
+  optional = true,
+  limit = "action",
+  condition = function(ctx, player, _, args)
+    local v = (ctx:policy(player).use or {}).aetherpassage
+    return args.player ~= player and (v == "always" or v == true)
+  end,
+  apply = function(ctx, player) ctx:set_flag(player, "aetherpassage", "action") end,
+}
+
+hook {
+  id = "aetherpassage_passage",
+  window = "tactical_action.passage",
+  source = "faction/empyrean",
+  condition = function(ctx, player, _, args)
+    local a = ctx:get(args.system, "anomaly")
+    return ctx:flag(player, "aetherpassage") and args.player ~= player and not args.can_pass
+      and a ~= "nebula" and a ~= "asteroid_field" and a ~= "supernova"
+      and ctx:count(player, args.system, "ship") > ctx:count(player, args.system, "fighter")
+      and not blocked_by_others(ctx, args.system, args.player, player)
+  end,
+  apply = function(_, _, _, args) args.can_pass = true end,
+}
+
+-- Dynamo: "After any player's unit in this system or an adjacent system uses SUSTAIN DAMAGE, you
+-- may spend 2 influence to repair that unit." Space and ground combat (the windows where a unit
+-- sustains; a Sustain Damage against space cannon or bombardment hits opens none: not modelled).
+-- Influence: ready planets, then trade goods (lib.spend_influence). Default policy: the Empyrean
+-- player's own units, whenever 2 influence can be paid; another player's units never.
+local function in_reach(ctx, flagship, loc)
+  local sys = ctx:kind(loc) == "planet" and ctx:location(loc) or loc
+  local here = ctx:location(flagship)
+  return here == sys or ctx:is_adjacent(here, sys)
+end
+
+for _, w in ipairs { { "dynamo", "space_combat.unit_sustained_damage" }, { "dynamo_ground", "invasion.unit_sustained_damage" } } do
+  hook {
+    id = w[1],
+    window = w[2],
+    source = "unit/empyrean_flagship",
+    optional = true,
+    condition = function(ctx, player, source, args)
+      return args.player == player and ctx:get(args.unit, "damaged") and in_reach(ctx, source, args.location)
+        and lib.influence_available(ctx, player) >= 2
+    end,
+    apply = function(ctx, player, _, args)
+      if lib.spend_influence(ctx, player, 2) then
+        ctx:set(args.unit, "damaged", false)
+        if ctx:tracing() then
+          ctx:event("repaired:" .. ctx:name(player) .. ":" .. ctx:type(args.unit), ctx:name(player) .. " repairs the " .. ctx:type(args.unit) .. " (Dynamo)")
+        end
+      end
+    end,
+  }
+end
+
+-- Aetherstream: "After you or one of your neighbors activates a system that is adjacent to an
+-- anomaly, you may apply +1 to the move value of all of that player's ships during this tactical
+-- action." The Empyrean player's own tactical actions (default: used); a neighbour's is not
+-- modelled (neighbours are not worked out here).
+local function next_to_anomaly(ctx, sys)
+  for _, s in ipairs(ctx:adjacent(sys)) do
+    if ctx:kind(s) == "system" and ctx:get(s, "anomaly") ~= nil then return true end
+  end
+  return false
+end
+
+hook {
+  id = "aetherstream",
+  window = "tactical_action.activation",
+  source = "technology/aetherstream",
+  optional = true,
+  limit = "action",
+  condition = function(ctx, player, _, args) return args.player == player and next_to_anomaly(ctx, args.system) end,
+  apply = function(ctx, player) ctx:set_flag(player, "aetherstream", "action") end,
+}
+
+hook {
+  id = "aetherstream_move",
+  window = "tactical_action.move_value",
+  source = "technology/aetherstream",
+  condition = function(ctx, player, _, args) return args.player == player and ctx:flag(player, "aetherstream") end,
+  apply = function(_, _, _, args) args.move = args.move + 1 end,
+}

@@ -1,0 +1,454 @@
+#!/usr/bin/python3
+"""The page of `rulebench serve` in a real browser (Debian's Chromium, headless, driven by
+Debian's python3-selenium and chromium-driver).
+
+It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serve), then:
+  battle    builds a TI4 space combat by clicking (+ buttons), runs it, reads the numbers off the
+            page and checks them against `rulebench simulate --json` on the scenario TOML the page
+            shows (same seed), and against the exact values of the Markov chain
+            (tests/unit/ti4_exact_test.cpp); the survivor charts are there; the
+            exact mode gives `simulate --exact`'s report;
+  damaged   a damaged unit by clicking; the narrated trace is `rulebench trace`'s, event for event;
+  homebrew  loads the homebrew pack by its checkbox, sees its ship among the units and its card
+            among the cards, and compares the card on and off: the page's paired difference is
+            `rulebench compare --json`'s;
+  errors    a scenario with an unknown unit shows the command line's error (with its line), a TOML
+            syntax error shows its line, and Run shows the error again;
+  cancel    a long run is cancelled from the page and shows the runs done;
+  rulesets  an X-Wing and a Red Alert example scenario are loaded, changed in their forms and run,
+            with the command line's numbers;
+  format    every example scenario of the packs, loaded on the page and written back as TOML,
+            gives `simulate --json` the file's own numbers (the TI4 tactical action, which has no
+            form, is run on the page too).
+Exit 0 when every check passes, 1 when one fails, 77 (ctest: skipped) when no browser is
+installed, unless RB_REQUIRE_BROWSER=1 (tools/test sets it: there, a missing browser fails).
+`--screenshot FILE` saves a picture of the page after the battle (docs/serve.png)."""
+
+import argparse
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+def missing_browser():
+    reasons = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(p)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        reasons.append("python3-selenium")
+    return reasons
+
+
+class Check:
+    def __init__(self):
+        self.failed = 0
+
+    def __call__(self, ok, what):
+        print(("ok     " if ok else "FAIL   ") + what, flush=True)
+        if not ok:
+            self.failed += 1
+        return ok
+
+
+def start_server(args):
+    cmd = [args.rulebench, "--root", args.root, "serve", "--port", "0", "--packs", args.packs,
+           "--jobs", "2"]
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = queue.Queue()
+
+    def pump():
+        for line in server.stdout:
+            lines.put(line)
+    threading.Thread(target=pump, daemon=True).start()
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            if server.poll() is not None:
+                break
+            continue
+        print("server: " + line.rstrip(), flush=True)
+        if line.startswith("rulebench serve: http://"):
+            return server, line.split()[2]
+    server.kill()
+    raise SystemExit("rulebench serve did not print its address")
+
+
+def http_checks(check, url):
+    """What a browser does not show: the statuses of requests a page elsewhere could send, and
+    paths that try to leave the page's folder."""
+    import http.client
+    import urllib.parse
+    u = urllib.parse.urlparse(url)
+
+    def request(method, path, body=None, headers=None):
+        c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        h = {"Host": u.netloc, **(headers or {})}
+        if body is not None:
+            h["Content-Length"] = str(len(body))
+        for k, v in h.items():
+            c.putheader(k, v)
+        c.endheaders(body.encode() if body is not None else None)
+        r = c.getresponse()
+        data = r.read().decode(errors="replace")
+        c.close()
+        return r.status, data
+
+    status, body = request("GET", "/api/packs")
+    check(status == 200 and "boarding-party" in body, "http: /api/packs lists the homebrew pack")
+    status, body = request("GET", "/api/packs", headers={"Host": "evil.example:80"})
+    check(status == 403, "http: a request for another host name (DNS rebinding) is refused: 403")
+    status, _ = request("POST", "/api/check", body='{"scenario": "ruleset = \\"ti4\\""}',
+                        headers={"Content-Type": "text/plain"})
+    check(status == 415, "http: a POST that is not JSON (a form from another site) is refused: 415")
+    for path in ["/../README.md", "/%2e%2e/README.md", "/web/../README.md", "/..%2fREADME.md",
+                 "/api/../../README.md"]:
+        status, body = request("GET", path)
+        check(status in (400, 404) and "Rulebench" not in body,
+              f"http: {path} reads nothing outside the page's folder ({status})")
+    status, body = request("GET", "/")
+    check(status == 200 and "<title>Rulebench</title>" in body, "http: / is the page")
+
+
+def report_of(stdout):
+    """simulate --json's report without what describes the command line's run (the scenario
+    file, the packs loaded, --with/--without: "scenario", "packs", "changes"), which the page's
+    job result does not repeat."""
+    report = json.loads(stdout)
+    for key in ("scenario", "packs", "changes"):
+        report.pop(key, None)
+    return report
+
+
+def cli(args, *argv):
+    r = subprocess.run([args.rulebench, "--root", args.root, "--packs", args.packs, *argv],
+                       capture_output=True, text=True, timeout=300)
+    return r
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rulebench", required=True)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--packs", required=True)
+    parser.add_argument("--screenshot")
+    args = parser.parse_args()
+    args.root = os.path.abspath(args.root)
+    args.packs = os.path.abspath(args.packs)
+
+    absent = missing_browser()
+    if absent:
+        print("no browser to test with: missing " + ", ".join(absent) +
+              " (tools/test installs chromium, chromium-driver, python3-selenium)")
+        return 1 if os.environ.get("RB_REQUIRE_BROWSER") == "1" else 77
+
+    check = Check()
+    server, url = start_server(args)
+    try:
+        http_checks(check, url)
+    except Exception as e:
+        check(False, f"http: {type(e).__name__}: {e}")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    work = tempfile.mkdtemp(prefix="rb-serve-test-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for a in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--disable-dev-shm-usage", "--user-data-dir=" + os.path.join(work, "profile"),
+              "--window-size=1280,1900"]:
+        options.add_argument(a)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    wait = WebDriverWait(driver, 120, poll_frequency=0.1,
+                         ignored_exceptions=[StaleElementReferenceException])
+
+    def css(selector):
+        return driver.find_element(By.CSS_SELECTOR, selector)
+
+    def all_css(selector):
+        return driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def click(selector, times=1):
+        for _ in range(times):  # the form is drawn anew after each change: find it each time
+            wait.until(lambda d: all_css(selector))
+            css(selector).click()
+
+    def type_into(selector, text):
+        e = css(selector)
+        e.clear()
+        e.send_keys(text)
+
+    def edit(selector, text):
+        """Types into a form field as a person does: select what is there, type, Tab away (one
+        change event: the form is drawn anew after it)."""
+        e = css(selector)
+        e.click()
+        e.send_keys(Keys.CONTROL, "a")
+        e.send_keys(text + Keys.TAB)
+
+    def message():
+        m = css("#message")
+        return m.text if m.is_displayed() and "error" in m.get_attribute("class") else ""
+
+    def page_toml(name):
+        path = os.path.join(work, name)
+        with open(path, "w") as f:
+            f.write(css("#toml").get_attribute("value"))
+        return path
+
+    def run_on_page(runs, seed):
+        type_into("#runs", str(runs))
+        type_into("#seed", str(seed))
+        serial = driver.execute_script("return document.body.dataset.results || '0'")
+        click("#run")
+        wait.until(lambda d: (d.execute_script("return document.body.dataset.results || '0'") != serial
+                              and not css("#run").get_attribute("disabled")) or message())
+        return json.loads(css("#result-json").get_attribute("textContent")) if not message() else None
+
+    def same_report(page_json, cli_json, what):
+        check(page_json == cli_json, what + ": the page's result JSON is `simulate --json`'s")
+        # the figures a person reads
+        shown = {e.get_attribute("data-key"): e.text for e in all_css("#outcomes .pct")}
+        want = {k: f"{100 * cli_json[k]:.2f}%" for k in shown}
+        check(shown == want and len(shown) > 0, f"{what}: the bars read {shown}, simulate says {want}")
+        means = {e.get_attribute("data-key"): e.text for e in all_css("#means .mean")}
+        want_means = {k: f"{cli_json[k]:.4f}" for k in means}
+        check(means == want_means, f"{what}: the means read {means}, simulate says {want_means}")
+
+    try:
+        driver.get(url + "?ruleset=ti4")
+        wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+
+        # --- battle: 2 cruisers against a dreadnought, by clicking
+        click('[data-path="attacker.units.cruiser"][data-op="+"]', 2)
+        click('[data-path="defender.units.dreadnought"][data-op="+"]')
+        check(css('[data-path="attacker.units.cruiser"][data-count]').text == "2",
+              "battle: two clicks on + make 2 cruisers")
+        runs, seed = 20000, 7
+        page_result = run_on_page(runs, seed)
+        check(page_result is not None, "battle: the run finished (" + message() + ")")
+        scenario = page_toml("battle.toml")
+        r = cli(args, "simulate", scenario, "--runs", str(runs), "--seed", str(seed), "--json")
+        check(r.returncode == 0, "battle: rulebench simulate runs the page's TOML " + r.stderr)
+        cli_json = report_of(r.stdout)
+        same_report(page_result, cli_json, "battle")
+        exact = {"attacker_win": 0.448547, "draw": 0.140896, "defender_win": 0.410557}
+        for k, p in exact.items():
+            se = (p * (1 - p) / runs) ** 0.5
+            check(abs(cli_json[k] - p) < 4 * se,
+                  f"battle: {k} {cli_json[k]:.4f} within 4 standard errors ({4 * se:.4f}) of the exact {p}")
+        check(len(all_css('[data-chart="attacker.cruiser"] rect')) == 3,
+              "battle: the attacker's cruiser survivors are charted (0, 1, 2)")
+        if args.screenshot:
+            driver.execute_script("window.scrollTo(0, 0)")
+            driver.save_screenshot(args.screenshot)
+
+        # --- the same battle in the exact mode: the command line's exact numbers, no interval
+        click('input[name="mode"][value="exact"]')
+        serial = driver.execute_script("return document.body.dataset.results || '0'")
+        click("#run")
+        wait.until(lambda d: (d.execute_script("return document.body.dataset.results || '0'") != serial
+                              and not css("#run").get_attribute("disabled")) or message())
+        check(not message(), "exact: the exploration ran " + message())
+        page_exact = json.loads(css("#result-json").get_attribute("textContent"))
+        r = cli(args, "simulate", scenario, "--exact", "--json")
+        cli_exact = report_of(r.stdout)
+        for j in (page_exact, cli_exact):
+            j.pop("seconds", None)
+        check(page_exact == cli_exact and css("#result-head").get_attribute("data-method") == "exact",
+              "exact: the page's result is `simulate --exact --json`'s")
+        shown = {e.get_attribute("data-key"): e.text for e in all_css("#outcomes .pct")}
+        want = {k: f"{100 * p:.2f}%" for k, p in exact.items()}
+        check(shown == want, f"exact: the bars read {shown}, the Markov chain says {want}")
+        check(not all_css("#outcomes .ci-text"), "exact: no interval is shown")
+        click('input[name="mode"][value="montecarlo"]')
+
+        # --- damaged units and the trace
+        click('[data-path="defender.damaged.dreadnought"][data-op="+"]')
+        toml = css("#toml").get_attribute("value")
+        check("damaged = { dreadnought = 1 }" in toml, "damaged: the TOML says the dreadnought is damaged")
+        type_into("#trace-seed", "3")
+        click("#trace")
+        wait.until(lambda d: all_css("#trace-events div") or message())
+        shown = [e.get_attribute("data-key") for e in all_css("#trace-events div")]
+        r = cli(args, "trace", page_toml("damaged.toml"), "--seed", "3", "--json")
+        keys = [json.loads(line)["key"] for line in r.stdout.splitlines()
+                if json.loads(line)["text"]]
+        check(r.returncode == 0 and shown == keys and len(keys) > 5,
+              f"damaged: the page narrates `rulebench trace`'s {len(keys)} events ({len(shown)} shown)")
+        check(any(e.text.strip().startswith("==") for e in all_css("#trace-events .ev-window")),
+              "damaged: windows are narrated")
+
+        # --- homebrew: the pack's ship and card appear once the pack is ticked
+        check(not all_css('[data-path="attacker.units.lancer"]'),
+              "homebrew: no Lancer before the pack is loaded")
+        click('[data-pack="boarding-party"]')
+        wait.until(lambda d: all_css('[data-path="attacker.units.lancer"][data-op="+"]'))
+        check(True, "homebrew: the pack's Lancer is among the units")
+        cards = Select(css('select[data-path="attacker.cards"][data-add]'))
+        values = [o.get_attribute("value") for o in cards.options]
+        check("point_blank" in values, "homebrew: Point Blank is among the attacker's cards")
+        check("boarding-party" in css("#toml").get_attribute("value"),
+              "homebrew: the TOML loads the pack")
+        Select(css("#compare-how")).select_by_value("with")
+        Select(css("#compare-side")).select_by_value("attacker")
+        Select(css("#compare-what")).select_by_value("point_blank")
+        type_into("#compare-runs", "20000")
+        type_into("#seed", "11")
+        click("#compare")
+        wait.until(lambda d: (all_css("#compare-table") and not css("#compare").get_attribute("disabled"))
+                   or message())
+        check(not message(), "homebrew: the comparison ran " + message())
+        r = cli(args, "compare", page_toml("homebrew.toml"), "--with", "attacker:point_blank",
+                "--runs", "20000", "--seed", "11", "--json")
+        cmp = json.loads(r.stdout)
+        d = cmp["difference"]["attacker_win"]
+        want = f"{100 * d['difference']:.2f} pts [{100 * d['ci95'][0]:.2f} .. {100 * d['ci95'][1]:.2f}]"
+        got = css('.diff-value[data-key="attacker_win"]').text
+        check(got == want, f"homebrew: the page's paired difference {got!r} is compare's {want!r}")
+        check(d["difference"] > 0 and d["significant"], "homebrew: Point Blank helps the attacker, significantly")
+
+        # --- errors: the command line's messages, on the page
+        bad = ('ruleset = "ti4"\nprocedure = "space_combat"\n\n[attacker]\nunits = { crusier = 2 }\n\n'
+               '[defender]\nunits = { dreadnought = 1 }\n')
+        path = os.path.join(work, "bad.toml")
+        with open(path, "w") as f:
+            f.write(bad)
+        r = cli(args, "simulate", path, "--runs", "10")
+        cli_error = r.stderr.strip().replace("error: " + path, "scenario")
+        driver.execute_script("document.getElementById('toml').value = arguments[0]", bad)
+        click("#load-toml")
+        wait.until(lambda d: message())
+        check(r.returncode == 2 and message() == cli_error,
+              f"errors: loading an unknown unit shows the command line's error: {message()[:80]!r}")
+        check("scenario:5: unknown unit 'crusier' (did you mean 'cruiser'?)" in message(),
+              "errors: the message names the line and the nearest unit")
+        click("#run")
+        wait.until(lambda d: message() and not css("#run").get_attribute("disabled"))
+        check(message() == cli_error, "errors: Run shows the same error")
+        driver.execute_script("document.getElementById('toml').value = arguments[0]", "[attacker\n")
+        click("#load-toml")
+        wait.until(lambda d: message().startswith("scenario:1"))
+        check(True, "errors: a TOML syntax error names its line: " + message()[:60])
+
+        # --- cancel: a long run, cancelled
+        driver.execute_script("document.getElementById('toml').value = arguments[0]",
+                              bad.replace("crusier", "cruiser"))
+        click("#load-toml")
+        wait.until(lambda d: not message() and css('[data-path="attacker.units.cruiser"][data-count]').text == "2")
+        type_into("#runs", "10000000")
+        click("#run")
+        wait.until(lambda d: not css("#cancel").get_attribute("disabled"))
+        wait.until(lambda d: " of " in css("#progress-text").text and not css("#progress-text").text.startswith("simulate: 0 "))
+        click("#cancel")
+        wait.until(lambda d: "cancelled" in css("#progress-text").text or message())
+        head = css("#result-head")
+        done = int(head.get_attribute("data-runs"))
+        check("cancelled" in head.text and 0 < done < 10000000,
+              f"cancel: the run stopped after {done} runs and shows them")
+
+        # --- the other rulesets: their forms and examples, no page code of their own
+        for ruleset, example, field, value, written, runs in [
+                ("xwing", "issue_example.toml", 'input[data-path="defender.tokens.evade"]', "0",
+                 "tokens = { evade = 0 }", 20000),
+                ("red_alert", "demo.toml", 'input[data-path="attacker.stars"]', "3", "stars = 3", 2000)]:
+            loads = driver.execute_script("return document.body.dataset.loads")
+            Select(css("#ruleset")).select_by_value(ruleset)
+            wait.until(lambda d: d.execute_script("return document.body.dataset.loads") != loads)
+
+            def choose_example(d):
+                for o in Select(css("#example")).options:
+                    if example in o.text:
+                        Select(css("#example")).select_by_visible_text(o.text)
+                        return True
+                return False
+            wait.until(choose_example)
+            before = css("#toml").get_attribute("value")
+            click("#load-example")
+            wait.until(lambda d: css("#toml").get_attribute("value") != before and all_css(field))
+            edit(field, value)
+            wait.until(lambda d: written in css("#toml").get_attribute("value"))
+            result = run_on_page(runs, 5)
+            check(result is not None, f"{ruleset}: the example ran after a change in its form " + message())
+            r = cli(args, "simulate", page_toml(ruleset + ".toml"), "--runs", str(runs), "--seed", "5",
+                    "--json")
+            check(r.returncode == 0 and result == report_of(r.stdout),
+                  f"{ruleset}: the page's result is `simulate --json`'s")
+
+        # --- one format: every shipped example, loaded on the page and written back as TOML,
+        # runs as the file does (the same JSON from `simulate`); a procedure without a form
+        # (the TI4 tactical action) is run from the page too
+        for ruleset in ["ti4", "xwing", "red_alert"]:
+            loads = driver.execute_script("return document.body.dataset.loads")
+            Select(css("#ruleset")).select_by_value(ruleset)
+            wait.until(lambda d: d.execute_script("return document.body.dataset.loads") != loads)
+            examples = [o.text for o in Select(css("#example")).options][1:]
+            for text in examples:
+                pack, file = text.split(" ")[0].split("/")
+                Select(css("#example")).select_by_visible_text(text)
+                before = css("#toml").get_attribute("value")
+                click("#load-example")
+                wait.until(lambda d: css("#toml").get_attribute("value") != before or message())
+                original = os.path.join(args.root, "content", pack, "scenarios", file)
+                written = page_toml("example.toml")
+                a = cli(args, "simulate", original, "--runs", "200", "--seed", "2", "--json")
+                b = cli(args, "simulate", written, "--runs", "200", "--seed", "2", "--json")
+                # (the reports' "scenario" names the file each ran from)
+                same = (not message() and a.returncode == 0 and b.returncode == 0
+                        and report_of(a.stdout) == report_of(b.stdout))
+                check(same, f"one format: {pack}/{file} written back by the page runs as the file does "
+                      + (message() or b.stderr.strip())[:200])
+                if not same:
+                    print(f"  file: {a.returncode} {a.stdout[:300]}\n  page: {b.returncode} {b.stdout[:300]}")
+                if file == "learn_to_play_action.toml":
+                    result = run_on_page(300, 2)
+                    r = cli(args, "simulate", written, "--runs", "300", "--seed", "2", "--json")
+                    check(result is not None and result == report_of(r.stdout),
+                          "one format: the tactical action (no form: TOML only) runs on the page "
+                          "with simulate's numbers")
+    except Exception as e:  # a check that could not even run is a failure, with what it saw
+        check(False, f"{type(e).__name__}: {e}")
+        try:
+            driver.save_screenshot(os.path.join(work, "failure.png"))
+            print("the page at the failure: " + os.path.join(work, "failure.png"))
+        except Exception:
+            pass
+    finally:
+        try:
+            for entry in driver.get_log("browser"):
+                if entry.get("level") == "SEVERE" and "favicon" not in entry.get("message", ""):
+                    print("browser: " + entry["message"])
+        except Exception:
+            pass
+        driver.quit()
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            check(False, "rulebench serve did not stop on SIGTERM")
+        check(server.returncode == 0, f"rulebench serve exits 0 on SIGTERM (got {server.returncode})")
+    if check.failed == 0:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{check.failed} failed")
+    return 1 if check.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

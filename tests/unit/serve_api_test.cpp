@@ -1,0 +1,474 @@
+// rulebench serve's JSON API (tools/serve/api.hpp), called without HTTP: the page's numbers are
+// the command line's (the same engine entry points, the same seed), bad input is a 4xx with the
+// command line's message, nothing outside the content folders is read, runs are capped and can
+// be cancelled. And every ruleset's form.toml loads; a broken one names its file and line.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "api.hpp"
+#include "base/error.hpp"
+#include "content/toml_read.hpp"
+#include "fixtures.hpp"
+#include "form.hpp"
+#include "sim/compare.hpp"
+#include "sim/simulate.hpp"
+
+using namespace rb;
+using namespace rb::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path repo() {
+  return RB_SOURCE_DIR;
+}
+
+serve::ApiOptions repo_options() {
+  serve::ApiOptions o;
+  o.root = repo();
+  o.pack_dirs = {test_dir() / "fixtures" / "serve"};
+  o.threads = 2;
+  return o;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string error_of(const serve::Reply& r) {
+  return r.body.contains("error") ? r.body["error"].get<std::string>() : std::string();
+}
+
+serve::Reply post(serve::Api& api, const std::string& path, const json& body) {
+  return api.post(path, body.dump());
+}
+
+const char* kCruisers =
+    "ruleset = \"ti4\"\nprocedure = \"space_combat\"\n[attacker]\nunits = { cruiser = 2 }\n"
+    "[defender]\nunits = { dreadnought = 1 }\n";
+
+// The report `rulebench simulate FILE --runs N --seed S --json` prints, made here with the same
+// entry points the command line uses.
+json cli_report(const fs::path& file, std::uint64_t runs, std::uint64_t seed,
+                const SessionOptions& so) {
+  const Session session = open_session(read_scenario(file), so);
+  Simulation sim(session);
+  SimOptions o;
+  o.runs = runs;
+  o.seed = seed;
+  o.threads = 1;
+  return sim.report(sim.run(o), seed);
+}
+
+SessionOptions repo_session() {
+  SessionOptions so;
+  so.root = repo();
+  so.search = {test_dir() / "fixtures" / "serve"};
+  return so;
+}
+
+}  // namespace
+
+TEST_CASE("serve: simulate gives the command line's numbers for the same scenario and seed",
+          "[serve]") {
+  serve::Api api(repo_options());
+  for (const char* name : {"content/ti4-base/scenarios/cruisers_vs_dreadnought.toml",
+                           "content/ti4-base/scenarios/sardakk_vs_jol_nar.toml",
+                           "content/xwing-core/scenarios/engagement_demo.toml",
+                           "content/red-alert-core/scenarios/demo.toml"}) {
+    DYNAMIC_SECTION(name) {
+      const fs::path file = repo() / name;
+      const auto r = post(api, "/api/simulate",
+                          {{"scenario", read(file)}, {"runs", 3000}, {"seed", 9}, {"wait", true}});
+      REQUIRE(r.status == 200);
+      CHECK(r.body["state"] == "done");
+      CHECK(r.body["result"] == cli_report(file, 3000, 9, repo_session()));
+    }
+  }
+}
+
+TEST_CASE("serve: the seed may be sent as text, beyond what JavaScript's numbers hold", "[serve]") {
+  serve::Api api(repo_options());
+  const auto r = post(
+      api, "/api/simulate",
+      {{"scenario", kCruisers}, {"runs", 500}, {"seed", "18446744073709551615"}, {"wait", true}});
+  REQUIRE(r.status == 200);
+  CHECK(r.body["result"]["seed"].get<std::uint64_t>() == 18446744073709551615ull);
+}
+
+TEST_CASE("serve: compare gives the command line's paired difference", "[serve]") {
+  serve::Api api(repo_options());
+  const auto r = post(api, "/api/compare",
+                      {{"scenario", kCruisers},
+                       {"with", {"attacker:morale_boost"}},
+                       {"runs", 2000},
+                       {"seed", 4},
+                       {"wait", true}});
+  REQUIRE(r.status == 200);
+  TomlFile f("scenario", kCruisers);
+  Scenario s = scenario_from_table(f.root(), "scenario", fs::path());
+  s.table = f.release();
+  const Session a = open_session(std::move(s), repo_session());
+  Changes changes;
+  changes.with = {"attacker:morale_boost"};
+  const Session b = apply_changes(a, changes, repo_session());
+  Comparison cmp(a, b);
+  CompareOptions o;
+  o.runs = 2000;
+  o.seed = 4;
+  o.threads = 1;
+  CHECK(r.body["result"] == cmp.report(cmp.run(o), 4, changes));
+  CHECK(r.body["result"]["difference"]["attacker_win"]["difference"].get<double>() > 0);
+}
+
+TEST_CASE("serve: the trace is the command line's, event for event", "[serve]") {
+  serve::Api api(repo_options());
+  const auto r = post(api, "/api/trace", {{"scenario", kCruisers}, {"seed", 3}});
+  REQUIRE(r.status == 200);
+  TomlFile f("scenario", kCruisers);
+  Scenario s = scenario_from_table(f.root(), "scenario", fs::path());
+  s.table = f.release();
+  const Session session = open_session(std::move(s), repo_session());
+  Table table(session);
+  Trace t;
+  t.enabled = true;
+  RunOptions run;
+  run.seed = 3;
+  run.trace = &t;
+  RunResult result;
+  State state = table.start;
+  table.engine.run(session.procedure, state, run, result);
+  REQUIRE(r.body["events"].size() == t.events.size());
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    CHECK(r.body["events"][i]["key"] == t.events[i].key);
+    CHECK(r.body["events"][i]["text"] == t.events[i].text);
+  }
+  CHECK(r.body["outcome"] == result.outcome_name);
+  CHECK(contains(r.body["narrative"].get<std::string>(), "== "));
+}
+
+TEST_CASE("serve: a bad scenario is a 400 with the command line's message", "[serve]") {
+  serve::Api api(repo_options());
+  SECTION("an unknown unit, with its line and the nearest name") {
+    const std::string bad = "ruleset = \"ti4\"\n[attacker]\nunits = { crusier = 2 }\n[defender]\n";
+    for (const char* path : {"/api/simulate", "/api/check", "/api/trace"}) {
+      json request = {{"scenario", bad}};
+      if (std::string(path) == "/api/simulate") request["runs"] = 10;
+      const auto r = post(api, path, request);
+      CHECK(r.status == 400);
+      CHECK(contains(error_of(r), "scenario:3: unknown unit 'crusier' (did you mean 'cruiser'?)"));
+    }
+  }
+  SECTION("a TOML syntax error") {
+    const auto r = post(api, "/api/parse", {{"toml", "ruleset = \"ti4\"\n[attacker\n"}});
+    CHECK(r.status == 400);
+    CHECK(contains(error_of(r), "scenario:2"));
+  }
+  SECTION("no ruleset, or an unknown one") {
+    CHECK(post(api, "/api/check", {{"scenario", "[attacker]\n"}}).status == 400);
+    const auto r = post(api, "/api/check", {{"scenario", "ruleset = \"ti5\"\n"}});
+    CHECK(r.status == 400);
+    CHECK(contains(error_of(r), "scenario:1: no ruleset 'ti5' (did you mean 'ti4'?)"));
+  }
+  SECTION("an unknown pack") {
+    const auto r = post(api, "/api/check",
+                        {{"scenario",
+                          "ruleset = \"ti4\"\npacks = [\"ti4-pox\"]\n[attacker]\n"
+                          "[defender]\n"}});
+    CHECK(r.status == 400);
+    CHECK(contains(error_of(r), "no pack with id 'ti4-pox' (did you mean 'ti4-pok'?)"));
+  }
+}
+
+TEST_CASE("serve: a bad request is a 400 naming what is wrong", "[serve]") {
+  serve::Api api(repo_options());
+  CHECK(contains(error_of(api.post("/api/simulate", "{not json")), "not JSON"));
+  CHECK(api.post("/api/simulate", "[1, 2]").status == 400);
+  auto r = post(api, "/api/simulate", {{"scenario", kCruisers}, {"rusn", 10}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "unknown key 'rusn' (did you mean 'runs'?)"));
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 0}})),
+                 "out of range"));
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", -1}})),
+                 "not a whole number"));
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 1e5}})),
+                 "not a whole number"));
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"seed", "x1"}})),
+                 "seed: 'x1' is not a whole number"));
+  CHECK(post(api, "/api/simulate", {{"scenario", kCruisers}, {"precision", 0}}).status == 400);
+  CHECK(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 5}, {"precision", 0.1}})
+            .status == 400);
+  CHECK(post(api, "/api/simulate", {{"scenario", 7}}).status == 400);
+  r = post(api, "/api/compare", {{"scenario", kCruisers}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "compare needs with or without"));
+  r = post(api, "/api/compare", {{"scenario", kCruisers}, {"with", {"attacker:no_such_card"}}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "no_such_card"));
+  CHECK(api.get("/api/nothing", {}).status == 404);
+  CHECK(api.post("/api/nothing", "{}").status == 404);
+  CHECK(api.get("/api/jobs/999", {}).status == 404);
+  CHECK(api.del("/api/jobs/abc").status == 404);
+}
+
+TEST_CASE("serve: a request reads nothing outside the content folders", "[serve]") {
+  serve::Api api(repo_options());
+  const std::string ti4 = "ruleset = \"ti4\"\n[attacker]\n[defender]\n";
+  SECTION("a ruleset is a folder name under scripts/") {
+    for (const char* rs : {"../content", "../../etc", "/etc", "ti4/../ti4"}) {
+      const auto r =
+          post(api, "/api/check", {{"scenario", "ruleset = \"" + std::string(rs) + "\"\n"}});
+      CHECK(r.status == 400);
+      CHECK(contains(error_of(r), "no ruleset"));
+      const auto q = api.get("/api/records", {{"ruleset", rs}});
+      CHECK(q.status == 400);
+    }
+  }
+  SECTION("a pack is an id, never a folder") {
+    for (const char* p : {"../content/ti4-pok", "/tmp", "./ti4-pok", "tests/fixtures/serve"}) {
+      const auto r = post(api, "/api/check",
+                          {{"scenario", "ruleset = \"ti4\"\npacks = [\"" + std::string(p) +
+                                            "\"]\n[attacker]\n[defender]\n"}});
+      CHECK(r.status == 400);
+      CHECK(contains(error_of(r), "packs:"));
+      CHECK(api.get("/api/records", {{"ruleset", "ti4"}, {"packs", p}}).status == 400);
+      CHECK(post(api, "/api/compare", {{"scenario", ti4}, {"with", {p}}}).status == 400);
+      CHECK(post(api, "/api/simulate", {{"scenario", ti4}, {"without", {p}}}).status == 400);
+    }
+  }
+  SECTION("a change that names a folder is refused before anything reads it") {
+    for (const char* c : {"/etc", "~/x", "attacker:../x", ".hidden", "a\\b"}) {
+      const auto r = post(api, "/api/trace", {{"scenario", ti4}, {"with", {c}}});
+      CHECK(r.status == 400);
+      CHECK(contains(error_of(r), "names a folder"));
+    }
+  }
+  SECTION("homebrew packs are found in the folders serve was given") {
+    const auto r = api.get("/api/records",
+                           {{"ruleset", "ti4"}, {"packs", "boarding-party"}, {"kinds", "unit"}});
+    REQUIRE(r.status == 200);
+    bool lancer = false;
+    for (const auto& rec : r.body["records"]) {
+      CHECK(rec["kind"] == "unit");
+      lancer |= rec["name"] == "lancer" && rec["pack"] == "boarding-party";
+    }
+    CHECK(lancer);
+    const auto packs = api.get("/api/packs", {});
+    bool homebrew = false;
+    for (const auto& p : packs.body["packs"])
+      homebrew |= p["id"] == "boarding-party" && p["origin"] == "homebrew";
+    CHECK(homebrew);
+  }
+}
+
+TEST_CASE("serve: runs are capped, refused beyond the jobs allowed, and cancelled", "[serve]") {
+  auto o = repo_options();
+  o.jobs = 1;
+  o.max_runs = 50'000'000;
+  o.threads = 1;
+  serve::Api api(o);
+  auto r = post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 60'000'000}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "above this server's cap (serve --max-runs 50000000)"));
+  r = post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 50'000'000}});
+  REQUIRE(r.status == 202);
+  const auto id = r.body["job"].get<std::uint64_t>();
+  const auto busy = post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 10}});
+  CHECK(busy.status == 429);
+  CHECK(contains(error_of(busy), "serve --jobs 1"));
+  // progress is reported while it runs
+  std::uint64_t done = 0;
+  for (int i = 0; i < 400 && done == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    done = api.get("/api/jobs/" + std::to_string(id), {}).body["done"].get<std::uint64_t>();
+  }
+  CHECK(done > 0);
+  const auto cancelled = api.del("/api/jobs/" + std::to_string(id));
+  REQUIRE(cancelled.status == 200);
+  CHECK(cancelled.body["state"] == "cancelled");
+  const auto& result = cancelled.body["result"];
+  CHECK(result["interrupted"] == true);
+  CHECK(result["runs"].get<std::uint64_t>() > 0);
+  CHECK(result["runs"].get<std::uint64_t>() < 50'000'000);
+  // the partial result is a report of the runs done: its probabilities add up
+  CHECK(result["attacker_win"].get<double>() + result["draw"].get<double>() +
+            result["defender_win"].get<double>() ==
+        Approx(1.0));
+  // a slot is free again
+  CHECK(
+      post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 10}, {"wait", true}}).status ==
+      200);
+  // threads above the server's are cut to its number; the result does not depend on them
+  const auto a = post(api, "/api/simulate",
+                      {{"scenario", kCruisers}, {"runs", 3000}, {"threads", 64}, {"wait", true}});
+  CHECK(a.status == 200);
+  CHECK(post(api, "/api/simulate", {{"scenario", kCruisers}, {"threads", 2000}}).status == 400);
+}
+
+TEST_CASE("serve: a script that fails while running is a 422 with its message", "[serve]") {
+  serve::ApiOptions o;
+  o.root = fixture_root();
+  o.pack_dirs = {test_dir() / "fixtures" / "hostile"};
+  o.threads = 1;
+  serve::Api api(o);
+  const std::string probe =
+      "ruleset = \"mini\"\nprocedure = \"probe\"\npacks = [\"hostile-pack\"]\n"
+      "probe = \"roll_negative\"\n[attacker]\nunits = { cruiser = 1 }\n";
+  const auto sim = post(api, "/api/simulate", {{"scenario", probe}, {"runs", 5}, {"wait", true}});
+  CHECK(sim.status == 422);
+  CHECK(sim.body["state"] == "error");
+  CHECK(contains(sim.body["error"].get<std::string>(), "hook 'hostile-pack:roll_negative'"));
+  const auto trace = post(api, "/api/trace", {{"scenario", probe}});
+  CHECK(trace.status == 422);
+  CHECK(contains(error_of(trace), "hook 'hostile-pack:roll_negative'"));
+  CHECK(trace.body.contains("events"));
+}
+
+TEST_CASE("serve: parse turns a scenario's TOML into JSON, integers kept", "[serve]") {
+  serve::Api api(repo_options());
+  const auto r = post(api, "/api/parse", {{"toml", kCruisers}});
+  REQUIRE(r.status == 200);
+  CHECK(r.body["scenario"]["attacker"]["units"]["cruiser"] == 2);
+  CHECK(r.body["scenario"]["attacker"]["units"]["cruiser"].is_number_integer());
+  CHECK(r.body["scenario"]["ruleset"] == "ti4");
+}
+
+TEST_CASE("serve: every ruleset of the repository has a form that loads", "[serve]") {
+  serve::Api api(repo_options());
+  const auto r = api.get("/api/rulesets", {});
+  REQUIRE(r.status == 200);
+  REQUIRE(r.body["rulesets"].size() >= 3);
+  for (const auto& rs : r.body["rulesets"]) {
+    INFO(rs["id"]);
+    CHECK_FALSE(rs.contains("error"));
+    CHECK_FALSE(rs.contains("form_error"));
+    CHECK(rs["form"].is_object());
+    CHECK_FALSE(rs["form"]["procedures"].empty());
+  }
+  const auto ex = api.get("/api/scenarios", {{"ruleset", "xwing"}});
+  REQUIRE(ex.status == 200);
+  CHECK_FALSE(ex.body["scenarios"].empty());
+  for (const auto& s : ex.body["scenarios"]) CHECK(s["pack"] == "xwing-core");
+}
+
+TEST_CASE("serve: a broken form.toml names its file, line and what was expected", "[serve]") {
+  LoadRequest req;
+  req.root = repo();
+  req.ruleset = "ti4";
+  Ruleset rs = load_content(req)->ruleset;
+  const fs::path dir = fs::temp_directory_path() / "rb-serve-form-test";
+  fs::create_directories(dir);
+  rs.dir = dir;
+  auto error_of_form = [&](const std::string& text) {
+    std::ofstream(dir / "form.toml") << text;
+    try {
+      serve::read_form(rs);
+    } catch (const ContentError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string side =
+      "[procedure.space_combat]\nsides = [\"attacker\"]\nside_group = \"side\"\n";
+  CHECK(contains(error_of_form(side + "[[group.side]]\nkey = \"units\"\ntype = \"counts\"\n"
+                                      "kind = \"unti\"\n"),
+                 "form.toml:7: group.side field 'units': 'unti' is not a record kind of ruleset "
+                 "'ti4' (did you mean 'unit'?)"));
+  CHECK(contains(error_of_form(side + "[[group.side]]\nkey = \"units\"\ntype = \"count\"\n"),
+                 "form.toml:6: group.side field 'units': unknown type 'count' (did you mean "
+                 "'counts'?)"));
+  CHECK(contains(error_of_form(side + "[[group.side]]\nkey = \"units\"\ntype = \"counts\"\n"
+                                      "kind = \"unit\"\nwhere = [\"shipp\"]\n"),
+                 "no attribute 'shipp' in ruleset 'ti4' (did you mean 'ship'?)"));
+  CHECK(contains(error_of_form(side + "[[group.side]]\nkey = \"faction\"\ntype = \"record\"\n"
+                                      "kind = \"faction\"\ncolour = 1\n"),
+                 "form.toml:8: unknown key 'colour'"));
+  CHECK(contains(error_of_form("[procedure.space_combat]\nsides = [\"attacker\"]\n"
+                               "side_group = \"sied\"\n[[group.side]]\nkey = \"x\"\ntype = "
+                               "\"text\"\n"),
+                 "no group 'sied' (did you mean 'side'?)"));
+  CHECK(contains(error_of_form("[procedure.space_combt]\n"),
+                 "'space_combt' is not a procedure of ruleset 'ti4' (did you mean "
+                 "'space_combat'?)"));
+  CHECK(contains(error_of_form("[[group.a]]\nkey = \"x\"\ntype = \"rows\"\nfields = \"b\"\n"
+                               "[[group.b]]\nkey = \"y\"\ntype = \"rows\"\nfields = \"a\"\n"),
+                 "its rows lead back to group 'a' (a -> b -> a)"));
+  CHECK(contains(error_of_form("[[group.a]]\nkey = \"s\"\ntype = \"choice\"\n"
+                               "attribute = \"combat\"\n"),
+                 "attribute 'combat' declares no values"));
+  CHECK(contains(error_of_form("[[group.a]]\nkey = \"technologies\"\ntype = \"records\"\n"
+                               "kind = \"technology\"\nsame = \"faction\"\n"),
+                 "needs an earlier field of this group with key 'faction'"));
+  CHECK(error_of_form(side + "[[group.side]]\nkey = \"faction\"\ntype = \"record\"\n"
+                             "kind = \"faction\"\n")
+            .empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("serve: exact gives the command line's exact report and comparison", "[serve]") {
+  serve::Api api(repo_options());
+  const fs::path file = repo() / "content/ti4-base/scenarios/bench_a.toml";
+  auto r = post(api, "/api/simulate", {{"scenario", read(file)}, {"exact", true}, {"wait", true}});
+  REQUIRE(r.status == 200);
+  json got = r.body["result"];
+  const Session session = open_session(read_scenario(file), repo_session());
+  json want = Simulation(session).exact(ExactRunOptions{});
+  CHECK(got["method"] == "exact");
+  got.erase("seconds"), want.erase("seconds");  // the exploration's time
+  CHECK(got == want);
+
+  r = post(api, "/api/compare",
+           {{"scenario", read(file)},
+            {"with", {"attacker:morale_boost"}},
+            {"exact", true},
+            {"wait", true}});
+  REQUIRE(r.status == 200);
+  got = r.body["result"];
+  Changes changes;
+  changes.with = {"attacker:morale_boost"};
+  const Session b = apply_changes(session, changes, repo_session());
+  want = exact_comparison(session, b, changes, ExactRunOptions{});
+  CHECK(got["method"] == "exact");
+  CHECK(got["difference"] == want["difference"]);
+  CHECK(got["difference"]["attacker_win"]["difference"].get<double>() > 0);
+}
+
+TEST_CASE("serve: exact's errors: runs with exact, a state budget without it, a budget passed",
+          "[serve]") {
+  serve::Api api(repo_options());
+  const std::string bench_a = read(repo() / "content/ti4-base/scenarios/bench_a.toml");
+  auto r = post(api, "/api/simulate", {{"scenario", bench_a}, {"exact", true}, {"runs", 10}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "runs: the exact mode has no runs"));
+  r = post(api, "/api/simulate", {{"scenario", bench_a}, {"max_states", 10}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "give exact = true too"));
+  r = post(api, "/api/simulate", {{"scenario", bench_a}, {"exact", "yes"}});
+  CHECK(r.status == 400);
+  r = post(api, "/api/simulate",
+           {{"scenario", bench_a}, {"exact", true}, {"max_states", 5}, {"wait", true}});
+  CHECK(r.status == 422);
+  CHECK(contains(error_of(r), "the exact mode stopped: the exact mode's chain passed 5 states"));
+}
+
+TEST_CASE("serve: an exact exploration is cancelled at its next step run", "[serve]") {
+  serve::Api api(repo_options());
+  // a Red Alert combat phase: tens of seconds of exploration
+  const std::string phase = read(repo() / "content/red-alert-core/scenarios/bench_g.toml");
+  auto r = post(api, "/api/simulate", {{"scenario", phase}, {"exact", true}});
+  REQUIRE(r.status == 202);
+  const auto id = r.body["job"].get<std::uint64_t>();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto start = std::chrono::steady_clock::now();
+  const auto cancelled = api.del("/api/jobs/" + std::to_string(id));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(cancelled.status == 422);
+  CHECK(contains(error_of(cancelled), "the exact mode was cancelled"));
+  CHECK(waited < 5);
+}

@@ -1,0 +1,876 @@
+#include "api.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "base/text.hpp"
+#include "content/toml_read.hpp"
+#include "exact/explore.hpp"
+#include "form.hpp"
+#include "sim/compare.hpp"
+#include "sim/simulate.hpp"
+#include "toml_json.hpp"
+
+namespace rb::serve {
+
+using nlohmann::json;
+
+namespace {
+
+// A request the API refuses before anything runs, with its HTTP status.
+struct RequestError : Error {
+  RequestError(int status, const std::string& message) : Error(message), status(status) {}
+  int status;
+};
+
+Reply error_reply(int status, const std::string& message) {
+  return {status, json{{"error", message}, {"status", status}}};
+}
+
+// The status of an error of the engine: the command line's usage and content errors are the
+// request's (400); a script that fails while it runs is 422.
+// An exact exploration's time limit on the server (the command line's is 600 s): a page waits
+// for it, and the explorations that take longer (a Red Alert combat phase) are for the command
+// line.
+constexpr double kExactSeconds = 120;
+
+int status_of(const std::exception& e) {
+  if (const auto* r = dynamic_cast<const RequestError*>(&e)) return r->status;
+  if (dynamic_cast<const ScriptError*>(&e)) return 422;
+  if (dynamic_cast<const Error*>(&e)) return 400;
+  return 500;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// Only the keys `allowed`; an unknown one is named with the nearest allowed key.
+void expect_keys(const json& request, const std::vector<std::string>& allowed,
+                 const std::string& what) {
+  if (!request.is_object()) throw RequestError(400, what + ": the request body is a JSON object");
+  for (const auto& [k, v] : request.items())
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+      throw RequestError(400, what + ": unknown key '" + k + "'" + did_you_mean(k, allowed) +
+                                  "; expected: " + join(allowed));
+}
+
+// A whole number in [lo, hi], written as a JSON number or as a string of digits (a seed beyond
+// 2^53 does not survive JavaScript's numbers). The messages are the command line's.
+std::uint64_t whole(const json& request, const std::string& key, std::uint64_t fallback,
+                    std::uint64_t lo, std::uint64_t hi) {
+  if (!request.contains(key) || request[key].is_null()) return fallback;
+  const json& v = request[key];
+  const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
+  std::uint64_t n = 0;
+  if (v.is_number_unsigned()) {
+    n = v.get<std::uint64_t>();
+  } else if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (s.empty() || ec == std::errc::invalid_argument || p != s.data() + s.size())
+      throw RequestError(400, key + ": '" + s + "' is not a whole number (expected " + range + ")");
+    if (ec == std::errc::result_out_of_range)
+      throw RequestError(400, key + ": '" + s + "' is out of range (expected " + range + ")");
+  } else {
+    throw RequestError(400,
+                       key + ": " + v.dump() + " is not a whole number (expected " + range + ")");
+  }
+  if (n < lo || n > hi)
+    throw RequestError(
+        400, key + ": " + std::to_string(n) + " is out of range (expected " + range + ")");
+  return n;
+}
+
+std::vector<std::string> strings(const json& request, const std::string& key) {
+  std::vector<std::string> out;
+  if (!request.contains(key) || request[key].is_null()) return out;
+  const json& v = request[key];
+  if (v.is_string()) return {v.get<std::string>()};
+  if (!v.is_array()) throw RequestError(400, key + ": a list of strings");
+  for (const json& s : v) {
+    if (!s.is_string()) throw RequestError(400, key + ": a list of strings, not " + s.dump());
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+json parse_body(std::string_view body) {
+  if (body.empty()) return json::object();
+  try {
+    return json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw RequestError(400, std::string("the request body is not JSON: ") + e.what());
+  }
+}
+
+// A change as the command line writes it ([SIDE:]RECORD, PACK, [SIDE:]PATH=VALUE), refused when
+// it could name a folder: a request names packs by id only.
+void check_change(const std::string& spec, const std::map<std::string, fs::path>& packs) {
+  const std::string flag = "with/without '" + spec + "'";
+  if (spec.empty() || spec.size() > 200) throw RequestError(400, flag + ": 1 to 200 characters");
+  std::string name = spec.substr(0, spec.find('='));
+  if (auto colon = name.find(':'); colon != std::string::npos) name = name.substr(colon + 1);
+  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos ||
+      name.starts_with('.') || name.starts_with('~'))
+    throw RequestError(400, flag +
+                                ": names a folder; the page loads packs by id (the packs found in "
+                                "content/ and the folders given to serve --packs)");
+  std::error_code ec;
+  if (!packs.count(name) && !name.empty() && fs::exists(name, ec))
+    throw RequestError(400, flag + ": '" + name + "' is not a pack id or a record name");
+}
+
+std::string read_text(const fs::path& file, std::size_t cap) {
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > cap) text.resize(cap);
+  return text;
+}
+
+// The comment lines a file opens with, joined: a scenario's description.
+std::string opening_comment(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line) && line.starts_with('#')) {
+    std::string s = line.substr(1);
+    while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+    out += (out.empty() ? "" : " ") + s;
+  }
+  return out;
+}
+
+json attribute_json(const AttributeDef& a) {
+  const char* type = a.type == AttrType::integer   ? "int"
+                     : a.type == AttrType::boolean ? "bool"
+                                                   : "symbol";
+  json j = {{"name", a.name}, {"type", type}, {"doc", a.doc}};
+  if (a.type == AttrType::integer) j["min"] = a.min, j["max"] = a.max;
+  if (!a.values.empty()) j["values"] = a.values;
+  return j;
+}
+
+json report_json(const ReportDef& r) {
+  auto pairs = [](const std::vector<std::pair<std::string, std::string>>& v) {
+    json a = json::array();
+    for (const auto& [key, metric] : v) a.push_back({{"key", key}, {"metric", metric}});
+    return a;
+  };
+  return {{"outcomes", r.outcomes},
+          {"means", pairs(r.means)},
+          {"probabilities", pairs(r.probabilities)},
+          {"distributions", pairs(r.distributions)},
+          {"survivors", r.survivors},
+          {"survivor_kind", r.survivor_kind},
+          {"sides", r.sides},
+          {"ci95", r.ci95}};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- runs
+
+struct Api::Job {
+  std::uint64_t id = 0;
+  std::string kind;  // simulate, compare
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> done{0}, planned{0};
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::mutex mutex;               // guards what follows
+  std::string state = "running";  // running, done, cancelled, error
+  json result;
+  std::string error;
+  int error_status = 0;
+  double seconds = 0;
+  std::thread thread;
+
+  void finish(const std::string& s, json r) {
+    std::lock_guard lock(mutex);
+    state = s;
+    result = std::move(r);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  void fail(int status, const std::string& message) {
+    std::lock_guard lock(mutex);
+    state = "error";
+    error = message;
+    error_status = status;
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  bool running() {
+    std::lock_guard lock(mutex);
+    return state == "running";
+  }
+};
+
+Api::Api(ApiOptions options) : options_(std::move(options)) {
+  if (options_.threads <= 0)
+    options_.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options_.jobs = std::max(1, options_.jobs);
+}
+
+Api::~Api() {
+  stop_all();
+}
+
+void Api::cancel_all() {
+  std::lock_guard lock(mutex_);
+  for (auto& [id, job] : jobs_) job->stop = true;
+}
+
+// A job's thread is joined only under mutex_ (here and when finished jobs are forgotten), once it
+// has finished; a request waiting for a job polls its state instead.
+void Api::stop_all() {
+  cancel_all();
+  std::vector<std::shared_ptr<Job>> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, job] : jobs_) all.push_back(job);
+  }
+  for (auto& job : all)
+    while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::lock_guard lock(mutex_);
+  for (auto& [id, job] : jobs_)
+    if (job->thread.joinable()) job->thread.join();
+}
+
+std::size_t Api::running_jobs() {
+  std::size_t running = 0;
+  for (auto& [id, j] : jobs_) running += j->running() ? 1 : 0;
+  return running;
+}
+
+SessionOptions Api::session_options() const {
+  SessionOptions o;
+  o.root = options_.root;
+  o.search = options_.pack_dirs;
+  return o;
+}
+
+std::map<std::string, fs::path> Api::packs() const {
+  LoadRequest req;
+  req.root = options_.root;
+  req.search = options_.pack_dirs;
+  return discover_packs(req);
+}
+
+std::vector<std::string> Api::rulesets() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(options_.root / "scripts", ec))
+    if (e.is_directory() && fs::is_regular_file(e.path() / "ruleset.toml"))
+      out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int Api::run_threads(const json& request) const {
+  const auto asked =
+      whole(request, "threads", static_cast<std::uint64_t>(options_.threads), 1, 1024);
+  return static_cast<int>(
+      std::min<std::uint64_t>(asked, static_cast<std::uint64_t>(options_.threads)));
+}
+
+// The session of the request's scenario (TOML text, named "scenario" in messages), its ruleset
+// and packs checked against those found; with_changes: changed by "with"/"without" as
+// `simulate --with` does.
+Session Api::prepare(const json& request, bool with_changes) const {
+  if (!request.contains("scenario") || !request["scenario"].is_string())
+    throw RequestError(400, "scenario: the scenario's TOML text is required (a string)");
+  const std::string text = request["scenario"].get<std::string>();
+  if (text.size() > options_.max_scenario_bytes)
+    throw RequestError(413, fmt::format("scenario: {} bytes; at most {}", text.size(),
+                                        options_.max_scenario_bytes));
+  TomlFile f("scenario", text);
+  const toml::table& t = f.root();
+  const std::string ruleset = f.string(t, "ruleset", true).value();
+  const auto known = rulesets();
+  if (std::find(known.begin(), known.end(), ruleset) == known.end())
+    f.fail(*t.get("ruleset"), "no ruleset '" + ruleset + "'" + did_you_mean(ruleset, known) +
+                                  "; the rulesets: " + join(known));
+  const auto found = packs();
+  std::vector<std::string> ids;
+  for (const auto& [id, dir] : found) ids.push_back(id);
+  for (const std::string& p : f.strings(t, "packs")) {
+    const int line = f.line_of(t, "packs");
+    if (looks_like_path(p))
+      f.fail(line, "packs: '" + p +
+                       "' is a folder; the page names packs by id (give folders to serve --packs)");
+    if (!found.count(p))
+      f.fail(line, "packs: no pack with id '" + p + "'" + did_you_mean(p, ids) +
+                       "; the packs: " + join(ids));
+  }
+  Scenario s = scenario_from_table(t, "scenario", fs::path());
+  s.table = f.release();  // moved, not copied: the table keeps its lines for ctx:reject
+  s.table.erase("bench");
+  // the packs by their folders, so that nothing is looked up relative to the working folder
+  for (std::string& p : s.packs) p = pack_path(found.at(p));
+  const SessionOptions so = session_options();
+  Session session = open_session(std::move(s), so);
+  if (!with_changes) return session;
+  Changes changes;
+  changes.with = strings(request, "with");
+  changes.without = strings(request, "without");
+  for (const auto& c : changes.with) check_change(c, found);
+  for (const auto& c : changes.without) check_change(c, found);
+  if (changes.empty()) return session;
+  return apply_changes(session, changes, so);
+}
+
+// ---------------------------------------------------------------- GET
+
+Reply Api::rulesets_reply() const {
+  json list = json::array();
+  for (const std::string& id : rulesets()) {
+    json r = {{"id", id}};
+    try {
+      LoadRequest req;
+      req.root = options_.root;
+      req.search = options_.pack_dirs;
+      req.ruleset = id;
+      const auto content = load_content(req);
+      const Ruleset& rs = content->ruleset;
+      r["name"] = rs.name;
+      r["base_pack"] = rs.base_pack;
+      r["kinds"] = rs.kinds;
+      r["unit_kind"] = rs.unit_kind;
+      json procs = json::array(), reports = json::object();
+      for (const auto& [p, file] : rs.procedures) procs.push_back(p);
+      for (const auto& [p, def] : rs.reports) reports[p] = report_json(def);
+      r["procedures"] = procs;
+      r["reports"] = reports;
+      json lists = json::object();
+      for (const auto& [kind, key] : rs.scenario_lists) lists[kind] = key;
+      r["scenario_lists"] = lists;
+      json attrs = json::array();
+      for (const auto& a : rs.attributes) attrs.push_back(attribute_json(a));
+      r["attributes"] = attrs;
+      r["form"] = nullptr;
+      try {
+        r["form"] = read_form(rs);
+      } catch (const Error& e) {
+        r["form_error"] = e.what();
+      }
+    } catch (const Error& e) {
+      r["error"] = e.what();
+    }
+    list.push_back(std::move(r));
+  }
+  return {200, json{{"rulesets", list}}};
+}
+
+Reply Api::packs_reply() const {
+  json list = json::array();
+  std::error_code ec;
+  const fs::path content_dir = fs::weakly_canonical(options_.root / "content", ec);
+  for (const auto& [id, dir] : packs()) {
+    TomlFile f((dir / "pack.toml").string());
+    const toml::table& t = f.root();
+    const fs::path canon = fs::weakly_canonical(dir, ec);
+    const bool in_content = canon.parent_path() == content_dir;
+    list.push_back({{"id", id},
+                    {"name", f.string(t, "name").value_or(id)},
+                    {"version", f.string(t, "version").value_or("")},
+                    {"ruleset", f.string(t, "ruleset").value_or("")},
+                    {"depends", f.strings(t, "depends")},
+                    {"optional_depends", f.strings(t, "optional_depends")},
+                    {"conflicts", f.strings(t, "conflicts")},
+                    {"origin", in_content ? "content" : "homebrew"},
+                    {"folder", dir.filename().string()}});
+  }
+  return {200, json{{"packs", list}}};
+}
+
+namespace {
+
+// The content of a ruleset with the packs a query names (ids, comma-separated).
+std::shared_ptr<const Content> load_query(const std::map<std::string, std::string>& query,
+                                          const std::vector<std::string>& rulesets,
+                                          const std::map<std::string, fs::path>& found,
+                                          const SessionOptions& so) {
+  auto it = query.find("ruleset");
+  if (it == query.end() || it->second.empty())
+    throw RequestError(400,
+                       "ruleset: name a ruleset (?ruleset=ID); the rulesets: " + join(rulesets));
+  const std::string ruleset = it->second;
+  if (std::find(rulesets.begin(), rulesets.end(), ruleset) == rulesets.end())
+    throw RequestError(400, "no ruleset '" + ruleset + "'" + did_you_mean(ruleset, rulesets) +
+                                "; the rulesets: " + join(rulesets));
+  LoadRequest req;
+  req.root = so.root;
+  req.search = so.search;
+  req.ruleset = ruleset;
+  std::vector<std::string> ids;
+  for (const auto& [id, dir] : found) ids.push_back(id);
+  if (auto p = query.find("packs"); p != query.end())
+    for (const std::string& id : split_list(p->second)) {
+      if (!found.count(id))
+        throw RequestError(400, "packs: no pack with id '" + id + "'" + did_you_mean(id, ids) +
+                                    "; the packs: " + join(ids));
+      req.packs.push_back(pack_path(found.at(id)));
+    }
+  return load_content(req);
+}
+
+}  // namespace
+
+Reply Api::records_reply(const std::map<std::string, std::string>& query) const {
+  const auto content = load_query(query, rulesets(), packs(), session_options());
+  const Ruleset& rs = content->ruleset;
+  std::vector<std::string> kinds;
+  if (auto k = query.find("kinds"); k != query.end()) {
+    kinds = split_list(k->second);
+    for (const auto& kind : kinds)
+      if (!rs.has_kind(kind))
+        throw RequestError(400, "kinds: '" + kind + "' is not a record kind of ruleset '" + rs.id +
+                                    "'" + did_you_mean(kind, rs.kinds) +
+                                    "; its kinds: " + join(rs.kinds));
+  }
+  json records = json::array();
+  for (const Record& r : content->records) {
+    if (r.removed) continue;
+    const std::string kind(sym_name(r.kind));
+    if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) continue;
+    json attrs = json::object();
+    for (const AttributeDef& a : rs.attributes) {
+      const auto slot = static_cast<std::size_t>(a.slot);
+      if (!r.has[slot]) continue;
+      const std::int32_t v = r.attr[slot];
+      if (a.type == AttrType::integer)
+        attrs[a.name] = v;
+      else if (a.type == AttrType::boolean)
+        attrs[a.name] = v != 0;
+      else
+        attrs[a.name] = std::string(sym_name(static_cast<Sym>(v)));
+    }
+    const std::string name(sym_name(r.name));
+    auto title = r.text.find("name");
+    records.push_back({{"id", r.id},
+                       {"kind", kind},
+                       {"name", name},
+                       {"title", title == r.text.end() ? name : title->second},
+                       {"pack", r.pack},
+                       {"changed_by", r.changed_by},
+                       {"attributes", attrs},
+                       {"text", r.text}});
+  }
+  json loaded = json::array();
+  for (const PackInfo& p : content->packs) loaded.push_back({{"id", p.id}, {"name", p.name}});
+  return {200, json{{"ruleset", rs.id}, {"packs", loaded}, {"records", records}}};
+}
+
+Reply Api::scenarios_reply(const std::map<std::string, std::string>& query) const {
+  const auto content = load_query(query, rulesets(), packs(), session_options());
+  json list = json::array();
+  for (const PackInfo& p : content->packs) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(p.dir / "scenarios", ec))
+      if (e.is_regular_file() && e.path().extension() == ".toml") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      const std::string text = read_text(file, options_.max_scenario_bytes);
+      json s = {{"pack", p.id},
+                {"file", file.filename().string()},
+                {"description", opening_comment(text)},
+                {"toml", text}};
+      try {
+        TomlFile f(file.string(), text);
+        s["procedure"] = f.string(f.root(), "procedure").value_or("");
+      } catch (const Error& e) {
+        s["error"] = e.what();
+      }
+      list.push_back(std::move(s));
+    }
+  }
+  return {200, json{{"scenarios", list}}};
+}
+
+Reply Api::get(std::string_view path, const std::map<std::string, std::string>& query) {
+  try {
+    if (path == "/api/rulesets") return rulesets_reply();
+    if (path == "/api/packs") return packs_reply();
+    if (path == "/api/records") return records_reply(query);
+    if (path == "/api/scenarios") return scenarios_reply(query);
+    if (path == "/api/jobs") return jobs_reply();
+    if (path.starts_with("/api/jobs/")) {
+      std::uint64_t id = 0;
+      const std::string_view s = path.substr(10);
+      const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), id);
+      if (ec != std::errc() || p != s.data() + s.size())
+        return error_reply(404, "no job " + std::string(s));
+      return job_reply(id, false);
+    }
+    return error_reply(404, "no API path " + std::string(path));
+  } catch (const std::exception& e) {
+    return error_reply(status_of(e), e.what());
+  }
+}
+
+// ---------------------------------------------------------------- POST
+
+Reply Api::parse_reply(const json& request) const {
+  expect_keys(request, {"toml"}, "parse");
+  if (!request.contains("toml") || !request["toml"].is_string())
+    throw RequestError(400, "parse: toml, the scenario's text, is required (a string)");
+  const std::string text = request["toml"].get<std::string>();
+  if (text.size() > options_.max_scenario_bytes)
+    throw RequestError(
+        413, fmt::format("toml: {} bytes; at most {}", text.size(), options_.max_scenario_bytes));
+  TomlFile f("scenario", text);
+  return {200, json{{"scenario", toml_to_json(f.root())}}};
+}
+
+Reply Api::check_reply(const json& request) const {
+  expect_keys(request, {"scenario", "with", "without"}, "check");
+  const Session session = prepare(request, true);
+  Table table(session);  // the ruleset's setup reads every key of the scenario
+  json loaded = json::array();
+  for (const PackInfo& p : session.content->packs) loaded.push_back(p.id);
+  return {200, json{{"ok", true},
+                    {"ruleset", session.content->ruleset.id},
+                    {"procedure", session.procedure},
+                    {"packs", loaded}}};
+}
+
+Reply Api::trace_reply(const json& request) const {
+  expect_keys(request, {"scenario", "seed", "with", "without"}, "trace");
+  const std::uint64_t seed =
+      whole(request, "seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  const Session session = prepare(request, true);
+  Table table(session);
+  Trace t;
+  t.enabled = true;
+  RunOptions run;
+  run.seed = seed;
+  run.trace = &t;
+  RunResult result;
+  State state = table.start;
+  std::string error;
+  try {
+    table.engine.run(session.procedure, state, run, result);
+  } catch (const Error& e) {
+    error = e.what();  // the command line prints the trace up to the error, then the error
+  }
+  const bool truncated = t.events.size() > options_.max_trace_events;
+  if (truncated) t.events.resize(options_.max_trace_events);
+  std::ostringstream narrative;
+  t.print_narrative(narrative);
+  json events = json::array();
+  std::size_t seq = 0;
+  for (const auto& e : t.events)
+    events.push_back({{"seq", seq++},
+                      {"kind", to_string(e.kind)},
+                      {"key", e.key},
+                      {"text", e.text},
+                      {"depth", e.depth}});
+  json body = {{"seed", seed},
+               {"procedure", session.procedure},
+               {"outcome", result.outcome_name},
+               {"narrative", narrative.str()},
+               {"events", events},
+               {"truncated", truncated}};
+  json metrics = json::object();
+  for (const auto& [m, v] : result.metrics) metrics[std::string(sym_name(m))] = v;
+  body["metrics"] = metrics;
+  if (!error.empty()) {
+    body["error"] = error;
+    body["status"] = 422;
+    return {422, body};
+  }
+  return {200, body};
+}
+
+Reply Api::start_run(const std::string& kind, const json& request) {
+  const bool simulate = kind == "simulate";
+  if (simulate)
+    expect_keys(request,
+                {"scenario", "runs", "precision", "max_runs", "seed", "threads", "with", "without",
+                 "wait", "exact", "max_states"},
+                "simulate");
+  else
+    expect_keys(
+        request,
+        {"scenario", "runs", "seed", "threads", "with", "without", "wait", "exact", "max_states"},
+        "compare");
+  const std::uint64_t cap = options_.max_runs;
+  const auto runs_range = [&](const char* key) {
+    if (request.contains(key) && request[key].is_number_unsigned() &&
+        request[key].get<std::uint64_t>() > cap)
+      throw RequestError(400, fmt::format("{}: {} is above this server's cap (serve --max-runs {})",
+                                          key, request[key].get<std::uint64_t>(), cap));
+  };
+  runs_range("runs");
+  runs_range("max_runs");
+  const std::uint64_t runs = whole(request, "runs", std::min<std::uint64_t>(100000, cap), 1, cap);
+  const std::uint64_t seed =
+      whole(request, "seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  const int threads = run_threads(request);
+  double precision = 0;
+  if (request.contains("precision") && !request["precision"].is_null()) {
+    const json& p = request["precision"];
+    if (!p.is_number() || !std::isfinite(p.get<double>()) || p.get<double>() <= 0)
+      throw RequestError(400, "precision: " + p.dump() + " is not a number above zero");
+    if (request.contains("runs") && !request["runs"].is_null())
+      throw RequestError(400, "runs and precision: give one (precision runs until it is reached)");
+    precision = p.get<double>();
+  }
+  if (request.contains("max_runs") && !request["max_runs"].is_null() && precision <= 0)
+    throw RequestError(400, "max_runs: the cap of precision; give precision too");
+  const std::uint64_t max_runs = whole(request, "max_runs", cap, 1, cap);
+  // the exact mode (simulate --exact, compare --exact): no runs, a state budget
+  bool exact = false;
+  if (request.contains("exact")) {
+    if (!request["exact"].is_boolean()) throw RequestError(400, "exact: true or false");
+    exact = request["exact"].get<bool>();
+  }
+  if (!exact && request.contains("max_states") && !request["max_states"].is_null())
+    throw RequestError(400, "max_states: the exact mode's state budget; give exact = true too");
+  if (exact)
+    for (const char* key : {"runs", "precision", "max_runs"})
+      if (request.contains(key) && !request[key].is_null())
+        throw RequestError(400, std::string(key) +
+                                    ": the exact mode has no runs (every way a run can go is "
+                                    "followed once); drop it or drop exact");
+  const std::uint64_t max_states =
+      whole(request, "max_states", ExactRunOptions{}.max_states, 1, ExactRunOptions{}.max_states);
+  bool wait = false;
+  if (request.contains("wait")) {
+    if (!request["wait"].is_boolean()) throw RequestError(400, "wait: true or false");
+    wait = request["wait"].get<bool>();
+  }
+
+  // refused before the scenario is loaded when no run could start (checked again below)
+  {
+    std::lock_guard lock(mutex_);
+    if (running_jobs() >= static_cast<std::size_t>(options_.jobs))
+      throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
+                                          "once (serve --jobs {}); wait for one or cancel it",
+                                          running_jobs(), options_.jobs));
+  }
+  std::shared_ptr<Session> a, b;
+  if (simulate) {
+    a = std::make_shared<Session>(prepare(request, true));
+    Table check(*a);  // the scenario's errors now, as a 400, not later in the run
+  } else {
+    Changes changes;
+    changes.with = strings(request, "with");
+    changes.without = strings(request, "without");
+    if (changes.empty())
+      throw RequestError(400,
+                         "compare needs with or without: what arm B changes (a record, a pack or a "
+                         "setting), or there is nothing to compare");
+    a = std::make_shared<Session>(prepare(request, false));
+    const auto found = packs();
+    for (const auto& c : changes.with) check_change(c, found);
+    for (const auto& c : changes.without) check_change(c, found);
+    b = std::make_shared<Session>(apply_changes(*a, changes, session_options()));
+    Table check_a(*a), check_b(*b);
+  }
+
+  Changes changes;
+  changes.with = strings(request, "with");
+  changes.without = strings(request, "without");
+  auto job = std::make_shared<Job>();
+  job->kind = kind;
+  job->planned = exact ? 1 : precision > 0 ? std::min<std::uint64_t>(max_runs, 20000) : runs;
+  {
+    std::lock_guard lock(mutex_);
+    const std::size_t running = running_jobs();
+    if (running >= static_cast<std::size_t>(options_.jobs))
+      throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
+                                          "once (serve --jobs {}); wait for one or cancel it",
+                                          running, options_.jobs));
+    // forget the oldest finished runs beyond the number kept
+    std::size_t finished = 0;
+    for (auto& [id, j] : jobs_) finished += j->running() ? 0 : 1;
+    for (auto it = jobs_.begin(); it != jobs_.end() && finished > options_.keep_finished;) {
+      if (it->second->running()) {
+        ++it;
+        continue;
+      }
+      if (it->second->thread.joinable()) it->second->thread.join();
+      it = jobs_.erase(it);
+      --finished;
+    }
+    job->id = next_job_++;
+    jobs_[job->id] = job;
+    // started under the lock: no other request sees the job before its thread is set
+    job->thread = std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs,
+                               changes, exact, max_states] {
+      try {
+        if (exact) {
+          // one exploration: done is 0 then 1; a cancel stops it at its next step run
+          ExactRunOptions eo;
+          eo.max_states = static_cast<std::size_t>(max_states);
+          eo.seconds = kExactSeconds;
+          eo.stop = &job->stop;
+          try {
+            json report =
+                simulate ? Simulation(*a).exact(eo) : exact_comparison(*a, *b, changes, eo);
+            job->done = 1;
+            job->finish("done", std::move(report));
+          } catch (const ExactLimit& e) {
+            job->fail(422, job->stop.load()
+                               ? std::string("the exact mode was cancelled: an exploration has no "
+                                             "partial result")
+                               : std::string("the exact mode stopped: ") + e.what() +
+                                     "; use Monte Carlo instead");
+          }
+          return;
+        }
+        auto progress = [&job = *job](std::uint64_t done, std::uint64_t planned) {
+          job.done = done;
+          job.planned = planned;
+        };
+        if (simulate) {
+          Simulation sim(*a);
+          SimOptions o;
+          o.runs = runs;
+          o.precision = precision;
+          o.max_runs = max_runs;
+          o.seed = seed;
+          o.threads = threads;
+          o.progress = progress;
+          o.stop = &job->stop;
+          const Tally t = sim.run(o);
+          json report = sim.report(t, seed);
+          const bool stopped = job->stop.load();
+          if (stopped) report["interrupted"] = true;
+          if (precision > 0 && !stopped) {
+            const double widest = sim.widest(t);
+            if (!(widest < precision))
+              report["warning"] = fmt::format(
+                  "precision {} not reached: the widest 95% half-width is {:.6g} after {} runs, "
+                  "the cap (max_runs {})",
+                  precision, widest, t.runs, max_runs);
+          }
+          job->done = t.runs;
+          job->finish(stopped ? "cancelled" : "done", std::move(report));
+        } else {
+          Comparison cmp(*a, *b);
+          CompareOptions o;
+          o.runs = runs;
+          o.seed = seed;
+          o.threads = threads;
+          o.progress = progress;
+          o.stop = &job->stop;
+          const PairTally t = cmp.run(o);
+          json report = cmp.report(t, seed, changes);
+          const bool stopped = job->stop.load();
+          if (stopped) report["interrupted"] = true;
+          job->done = t.runs;
+          job->finish(stopped ? "cancelled" : "done", std::move(report));
+        }
+      } catch (const std::exception& e) {
+        job->fail(status_of(e), e.what());
+      }
+    });
+  }
+  if (wait) {
+    while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return job_reply(job->id, false);
+  }
+  return {202, json{{"job", job->id}, {"state", "running"}, {"planned", job->planned.load()}}};
+}
+
+Reply Api::post(std::string_view path, std::string_view body) {
+  try {
+    const json request = parse_body(body);
+    if (path == "/api/parse") return parse_reply(request);
+    if (path == "/api/check") return check_reply(request);
+    if (path == "/api/trace") return trace_reply(request);
+    if (path == "/api/simulate") return start_run("simulate", request);
+    if (path == "/api/compare") return start_run("compare", request);
+    return error_reply(404, "no API path " + std::string(path) + " to POST to");
+  } catch (const std::exception& e) {
+    return error_reply(status_of(e), e.what());
+  }
+}
+
+// ---------------------------------------------------------------- jobs
+
+json Api::job_json(Job& job) const {
+  std::lock_guard lock(job.mutex);
+  json j = {{"job", job.id},
+            {"kind", job.kind},
+            {"state", job.state},
+            {"done", job.done.load()},
+            {"planned", job.planned.load()}};
+  if (job.state != "running") j["seconds"] = job.seconds;
+  if (job.state == "error") {
+    j["error"] = job.error;
+    j["status"] = job.error_status;
+  } else if (job.state != "running") {
+    j["result"] = job.result;
+  }
+  return j;
+}
+
+Reply Api::job_reply(std::uint64_t id, bool cancel) {
+  std::shared_ptr<Job> job;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return error_reply(404, "no job " + std::to_string(id));
+    job = it->second;
+  }
+  if (cancel) {
+    job->stop = true;
+    // the runs in progress end their chunk; the partial result is the job's
+    while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  json j = job_json(*job);
+  const int status = j["state"] == "error" ? j["status"].get<int>() : 200;
+  return {status, j};
+}
+
+Reply Api::jobs_reply() {
+  std::vector<std::shared_ptr<Job>> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, job] : jobs_) all.push_back(job);
+  }
+  json list = json::array();
+  for (auto& job : all) {
+    json j = job_json(*job);
+    j.erase("result");
+    list.push_back(j);
+  }
+  return {200, json{{"jobs", list}}};
+}
+
+Reply Api::del(std::string_view path) {
+  if (path.starts_with("/api/jobs/")) {
+    std::uint64_t id = 0;
+    const std::string_view s = path.substr(10);
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), id);
+    if (ec == std::errc() && p == s.data() + s.size()) return job_reply(id, true);
+    return error_reply(404, "no job " + std::string(s));
+  }
+  return error_reply(404, "no API path " + std::string(path) + " to DELETE");
+}
+
+}  // namespace rb::serve

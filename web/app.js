@@ -1,0 +1,933 @@
+// The page of `rulebench serve`. It knows no game: the forms come from the ruleset's form.toml
+// (GET /api/rulesets) and the records the loaded packs declare (GET /api/records); the results
+// from the ruleset's report definition. The scenario is kept as a JSON object, written as TOML
+// (the format of a scenario file) and sent as that TOML text to the API, so the page and
+// `rulebench simulate` run the same scenario.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+const page = {
+  rulesets: [],        // GET /api/rulesets
+  packs: [],           // GET /api/packs
+  ruleset: null,       // the chosen ruleset
+  procedure: "",
+  records: [],         // the records of the loaded packs
+  loadedPacks: [],     // ids, in load order
+  scenario: {},        // the scenario being edited (JSON of its TOML)
+  examples: [],        // GET /api/scenarios
+  job: null,           // the run in progress: { id, kind }
+  tomlEdited: false,   // the TOML box was typed in since it was last written
+};
+
+// ------------------------------------------------------------------ API
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  let data;
+  try {
+    data = await res.json();
+  } catch (e) {
+    throw new Error(`${method} ${path}: ${res.status} ${res.statusText}`);
+  }
+  if (!res.ok && !(data && data.state === "error")) {
+    const err = new Error(data && data.error ? data.error : `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    err.data = data;
+    throw err;
+  }
+  return data;
+}
+
+function showMessage(text, kind = "error") {
+  const m = $("message");
+  m.textContent = text;
+  m.className = "message " + kind;
+  m.hidden = false;
+  if (kind === "error") m.scrollIntoView({ block: "nearest" });
+}
+function clearMessage() {
+  $("message").hidden = true;
+  $("message").textContent = "";
+}
+
+// ------------------------------------------------------------------ paths in the scenario
+
+function getPath(obj, path) {
+  let o = obj;
+  for (const k of path.split(".")) {
+    if (o === null || typeof o !== "object" || !(k in o)) return undefined;
+    o = o[k];
+  }
+  return o;
+}
+
+function isTable(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+// Sets obj[path] (tables made as needed); undefined removes the key, and tables left empty.
+function setPath(obj, path, value) {
+  const keys = path.split(".");
+  const chain = [obj];
+  let o = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (!isTable(o[k])) {
+      if (value === undefined) return;
+      o[k] = {};
+    }
+    o = o[k];
+    chain.push(o);
+  }
+  const last = keys[keys.length - 1];
+  if (value === undefined) {
+    delete o[last];
+    for (let i = chain.length - 1; i > 0; i--) {
+      if (Object.keys(chain[i]).length > 0) break;
+      delete chain[i - 1][keys[i - 1]];
+    }
+  } else {
+    o[last] = value;
+  }
+}
+
+// ------------------------------------------------------------------ TOML writer
+
+const BARE = /^[A-Za-z0-9_-]+$/;
+function tomlKey(k) {
+  return BARE.test(k) ? k : tomlString(k);
+}
+function tomlString(s) {
+  return JSON.stringify(s).replace(/\u007f/g, "\\u007f");
+}
+function tomlValue(v) {
+  if (typeof v === "string") return tomlString(v);
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v === "number") {
+    if (Number.isNaN(v)) return "nan";
+    if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+    return String(v);
+  }
+  if (Array.isArray(v)) return "[" + v.map(tomlValue).join(", ") + "]";
+  if (isTable(v)) {
+    const parts = Object.entries(v).map(([k, x]) => `${tomlKey(k)} = ${tomlValue(x)}`);
+    return parts.length ? "{ " + parts.join(", ") + " }" : "{}";
+  }
+  return '""';
+}
+const isTableArray = (v) => Array.isArray(v) && v.length > 0 && v.every(isTable);
+
+// The scenario as TOML: the top-level keys first (ruleset, procedure, packs), then the sides'
+// tables in the form's order, then the other tables; tables inside a table are written inline
+// (units = { cruiser = 2 }), arrays of tables at the top as [[name]] blocks.
+function toToml(scenario, sides) {
+  const lead = ["ruleset", "procedure", "packs", "name", "description"];
+  const keys = Object.keys(scenario);
+  const scalars = keys.filter((k) => !isTable(scenario[k]) && !isTableArray(scenario[k]));
+  scalars.sort((a, b) => {
+    const ia = lead.indexOf(a), ib = lead.indexOf(b);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+  });
+  const tables = keys.filter((k) => isTable(scenario[k]));
+  tables.sort((a, b) => {
+    const ia = sides.indexOf(a), ib = sides.indexOf(b);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+  });
+  const arrays = keys.filter((k) => isTableArray(scenario[k]));
+  let out = scalars.map((k) => `${tomlKey(k)} = ${tomlValue(scenario[k])}`).join("\n");
+  if (out) out += "\n";
+  const block = (header, t) => {
+    let s = `\n${header}\n`;
+    for (const [k, v] of Object.entries(t)) s += `${tomlKey(k)} = ${tomlValue(v)}\n`;
+    return s;
+  };
+  for (const k of tables) out += block(`[${tomlKey(k)}]`, scenario[k]);
+  for (const k of arrays) for (const t of scenario[k]) out += block(`[[${tomlKey(k)}]]`, t);
+  return out;
+}
+
+// ------------------------------------------------------------------ records and their filters
+
+function truthy(v) {
+  return v !== undefined && v !== false && v !== 0 && v !== "";
+}
+
+// The records a field offers, in the packs' order: its kind, `where` attributes set, `unless`
+// attributes unset, none named by another record's `not_named_by` attribute, and with `same`
+// only those whose attribute is unset or equal to the table's value at that key.
+function options(field, table) {
+  let list = page.records.filter((r) => r.kind === field.kind);
+  for (const a of field.where || []) list = list.filter((r) => truthy(r.attributes[a]));
+  for (const a of field.unless || []) list = list.filter((r) => !truthy(r.attributes[a]));
+  if (field.not_named_by) {
+    const named = new Set();
+    for (const r of page.records)
+      if (r.attributes[field.not_named_by] !== undefined) named.add(r.attributes[field.not_named_by]);
+    list = list.filter((r) => !named.has(r.name));
+  }
+  if (field.same) {
+    const want = table ? getPath(table, field.same) : undefined;
+    list = list.filter((r) => r.attributes[field.same] === undefined || r.attributes[field.same] === want);
+  }
+  return list;
+}
+
+function title(r) {
+  return r.title && r.title !== r.name ? `${r.title} (${r.name})` : r.name;
+}
+
+function recordByName(kind, name) {
+  return page.records.find((r) => r.kind === kind && (r.name === name || r.id === name));
+}
+
+// ------------------------------------------------------------------ the form
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+function changed() {
+  renderForm();
+  writeToml();
+}
+
+// One field, editing `table` (a side's table, the scenario, or a row) at field.key; `where` is
+// the path of `table` in the scenario, for the data-path attributes tests and people can use.
+function renderField(field, table, where, group) {
+  const path = where ? `${where}.${field.key}` : field.key;
+  const value = getPath(table, field.key);
+  const set = (v) => {
+    setPath(table, field.key, v);
+    changed();
+  };
+  const wrap = el("div", { class: `field field-${field.type}`, "data-path": path });
+  wrap.append(el("span", { class: "label", text: field.label }));
+  switch (field.type) {
+    case "record": {
+      const sel = el("select", { "data-path": path, onchange: (e) => set(e.target.value || undefined) });
+      sel.append(el("option", { value: "", text: field.none || "(none)" }));
+      const opts = options(field, table);
+      if (value !== undefined && !opts.some((r) => r.name === value))
+        sel.append(el("option", { value, text: `${value} (not in the loaded packs)` }));
+      for (const r of opts) sel.append(el("option", { value: r.name, text: title(r) }));
+      sel.value = value === undefined ? "" : value;
+      wrap.append(sel);
+      break;
+    }
+    case "records": {
+      const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+      const chips = el("div", { class: "chips" });
+      list.forEach((name, i) => {
+        const r = recordByName(field.kind, name);
+        chips.append(el("span", { class: "chip", "data-record": name }, r ? title(r) : String(name),
+          el("button", { type: "button", title: "remove", "data-path": path, "data-remove": name, onclick: () => {
+            const next = list.filter((_, j) => j !== i);
+            set(next.length ? next : undefined);
+          } }, "\u00d7")));
+      });
+      const add = el("select", { "data-path": path, "data-add": "1", onchange: (e) => {
+        if (e.target.value) set([...list, e.target.value]);
+      } });
+      add.append(el("option", { value: "", text: `+ add (${field.label.toLowerCase()})` }));
+      for (const r of options(field, table))
+        if (!list.includes(r.name)) add.append(el("option", { value: r.name, text: title(r) }));
+      wrap.append(chips, add);
+      break;
+    }
+    case "counts": {
+      if (field.beside) return null;  // drawn in the table of the field it stands beside
+      const besides = (group || []).filter((f) => f.type === "counts" && f.beside === field.key);
+      const counts = isTable(value) ? value : {};
+      const names = options(field, table).map((r) => r.name);
+      for (const n of Object.keys(counts)) if (!names.includes(n)) names.push(n);
+      const tbl = el("table", { class: "counts" });
+      const counter = (f, name, max) => {
+        const cur = getPath(table, f.key) || {};
+        const n = Number.isInteger(cur[name]) ? cur[name] : 0;
+        const put = (k) => {
+          const next = { ...(getPath(table, f.key) || {}) };
+          if (k > 0) next[name] = k;
+          else delete next[name];
+          setPath(table, f.key, Object.keys(next).length ? next : undefined);
+          changed();
+        };
+        const p = where ? `${where}.${f.key}.${name}` : `${f.key}.${name}`;
+        return [
+          el("td", {}, el("button", { type: "button", class: "small", "data-path": p, "data-op": "-",
+            disabled: n <= 0, onclick: () => put(n - 1) }, "\u2212")),
+          el("td", { class: "n", "data-path": p, "data-count": String(n) }, String(n)),
+          el("td", {}, el("button", { type: "button", class: "small", "data-path": p, "data-op": "+",
+            disabled: n >= max, onclick: () => put(n + 1) }, "+")),
+        ];
+      };
+      for (const name of names) {
+        const r = recordByName(field.kind, name);
+        const n = Number.isInteger(counts[name]) ? counts[name] : 0;
+        const row = el("tr", { class: n ? "" : "zero" }, el("td", { class: "name", text: r ? title(r) : name }),
+          ...counter(field, name, field.max));
+        for (const b of besides) {
+          const ok = options(b, table).some((x) => x.name === name);
+          row.append(el("td", { class: "muted", text: ok ? b.label : "" }));
+          if (ok) row.append(...counter(b, name, Math.min(b.max, n)));
+        }
+        tbl.append(row);
+      }
+      wrap.append(tbl);
+      break;
+    }
+    case "order": {
+      const list = Array.isArray(value) ? value : field.default;
+      const ol = el("ol", { class: "order" });
+      list.forEach((name, i) => {
+        const move = (d) => {
+          const next = [...list];
+          [next[i], next[i + d]] = [next[i + d], next[i]];
+          set(next);
+        };
+        const r = recordByName(field.kind, name);
+        ol.append(el("li", { "data-item": name }, r ? title(r) : name,
+          el("button", { type: "button", class: "small", title: "earlier", disabled: i === 0, onclick: () => move(-1) }, "\u2191"),
+          el("button", { type: "button", class: "small", title: "later", disabled: i === list.length - 1, onclick: () => move(1) }, "\u2193")));
+      });
+      wrap.append(ol);
+      if (Array.isArray(value))
+        wrap.append(el("button", { type: "button", onclick: () => set(undefined) }, "back to the default"));
+      break;
+    }
+    case "choice": {
+      const sel = el("select", { "data-path": path });
+      sel.append(el("option", { value: "", text: field.none || (field.default ? `default (${field.default})` : "(default)") }));
+      for (const v of field.values) sel.append(el("option", { value: v, text: v }));
+      const num = field.number;
+      if (num) sel.append(el("option", { value: "#", text: num.label }));
+      const isNum = num && Number.isInteger(value);
+      if (value !== undefined && !isNum && !field.values.includes(value))
+        sel.append(el("option", { value: String(value), text: `${value} (not one of the values)` }));
+      sel.value = value === undefined ? "" : isNum ? "#" : String(value);
+      wrap.append(sel);
+      if (isNum || (num && sel.value === "#")) {
+        wrap.append(el("input", { type: "number", min: num.min, max: num.max, value: isNum ? value : num.min,
+          "data-path": path + "#", onchange: (e) => set(parseInt(e.target.value, 10)) }));
+      }
+      sel.addEventListener("change", (e) => {
+        const v = e.target.value;
+        set(v === "" ? undefined : v === "#" ? num.min : v);
+      });
+      break;
+    }
+    case "set": {
+      const list = Array.isArray(value) ? value : [];
+      for (const v of field.values) {
+        wrap.append(el("label", {}, el("input", { type: "checkbox", "data-path": path, value: v, checked: list.includes(v),
+          onchange: (e) => {
+            const next = field.values.filter((x) => (x === v ? e.target.checked : list.includes(x)));
+            set(next.length ? next : undefined);
+          } }), " " + v + " "));
+      }
+      break;
+    }
+    case "int": {
+      wrap.append(el("input", { type: "number", min: field.min, max: field.max, step: 1, "data-path": path,
+        value: Number.isInteger(value) ? value : "", placeholder: field.default !== undefined ? String(field.default) : "",
+        onchange: (e) => set(e.target.value === "" ? undefined : parseInt(e.target.value, 10)) }));
+      break;
+    }
+    case "ints": {
+      const list = Array.isArray(value) ? value : [];
+      for (let i = 0; i < field.count; i++) {
+        wrap.append(el("input", { type: "number", min: field.min, max: field.max, step: 1, "data-path": `${path}.${i}`,
+          title: field.labels[i] || "", placeholder: field.labels[i] || "", style: "width: 5em",
+          value: Number.isInteger(list[i]) ? list[i] : "",
+          onchange: (e) => {
+            const next = [];
+            for (let j = 0; j < field.count; j++) next.push(j === i ? e.target.value : list[j]);
+            const nums = next.map((x) => (x === "" || x === undefined ? NaN : parseInt(x, 10)));
+            set(nums.every((x) => Number.isNaN(x)) ? undefined : nums.map((x) => (Number.isNaN(x) ? 0 : x)));
+          } }));
+      }
+      break;
+    }
+    case "bool": {
+      const on = value === undefined ? field.default : value === true;
+      wrap.append(el("input", { type: "checkbox", "data-path": path, checked: on,
+        onchange: (e) => set(e.target.checked === field.default ? undefined : e.target.checked) }));
+      break;
+    }
+    case "text":
+    case "names": {
+      const shown = Array.isArray(value) ? value.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join(", ")
+        : value === undefined ? "" : String(value);
+      wrap.append(el("input", { type: "text", "data-path": path, value: shown, size: field.type === "names" ? 36 : 16,
+        placeholder: field.type === "names" ? "a, b, c" : "",
+        onchange: (e) => {
+          const t = e.target.value.trim();
+          if (field.type === "text") return set(t === "" ? undefined : t);
+          const list = t.split(",").map((x) => x.trim()).filter((x) => x !== "");
+          set(list.length ? list : undefined);
+        } }));
+      break;
+    }
+    case "rows": {
+      const rows = Array.isArray(value) ? value : [];
+      const sub = page.ruleset.form.groups[field.fields];
+      const box = el("div", { class: "rows" });
+      rows.forEach((row, i) => {
+        const r = el("div", { class: "row", "data-path": `${path}.${i}` });
+        if (isTable(row)) for (const f of sub) {
+          const w = renderField(f, row, `${path}.${i}`, sub);
+          if (w) r.append(w);
+        }
+        r.append(el("button", { type: "button", class: "small", title: "remove", onclick: () => {
+          const next = rows.filter((_, j) => j !== i);
+          set(next.length ? next : undefined);
+        } }, "\u00d7"));
+        box.append(r);
+      });
+      box.append(el("button", { type: "button", "data-path": path, "data-add": "1", onclick: () => set([...rows, {}]) }, "+ " + field.add));
+      wrap.append(box);
+      break;
+    }
+  }
+  if (field.doc) wrap.append(el("div", { class: "doc", text: field.doc }));
+  return wrap;
+}
+
+function renderGroup(name, table, where) {
+  const fields = page.ruleset.form.groups[name];
+  const box = el("div", { class: "group", "data-group": name });
+  for (const f of fields) {
+    const w = renderField(f, table, where, fields);
+    if (w) box.append(w);
+  }
+  return box;
+}
+
+function currentForm() {
+  const form = page.ruleset && page.ruleset.form;
+  return form && form.procedures[page.procedure] ? form.procedures[page.procedure] : null;
+}
+
+function formSides() {
+  const p = currentForm();
+  if (p && p.sides.length) return p.sides;
+  const report = page.ruleset && page.ruleset.reports[page.procedure];
+  return report ? report.sides : [];
+}
+
+function renderForm() {
+  const box = $("form");
+  box.replaceChildren();
+  const p = currentForm();
+  if (!p) {
+    box.append(el("p", { class: "muted", text: page.ruleset && page.ruleset.form_error
+      ? `The ruleset's form.toml has an error: ${page.ruleset.form_error}`
+      : `The procedure '${page.procedure}' has no form in the ruleset's form.toml: edit its scenario as TOML below, or load an example.` }));
+    return;
+  }
+  if (p.sides.length) {
+    const sides = el("div", { class: "sides" });
+    for (const side of p.sides) {
+      if (!isTable(page.scenario[side])) page.scenario[side] = {};
+      const col = el("div", { class: "side", "data-side": side }, el("h3", { text: side }));
+      col.append(renderGroup(p.side_group, page.scenario[side], side));
+      if (p.extra[side]) col.append(renderGroup(p.extra[side], page.scenario[side], side));
+      sides.append(col);
+    }
+    box.append(sides);
+  }
+  for (const g of p.groups) box.append(renderGroup(g, page.scenario, ""));
+}
+
+// ------------------------------------------------------------------ TOML box
+
+function scenarioToml() {
+  return toToml(page.scenario, formSides());
+}
+
+function writeToml() {
+  $("toml").value = scenarioToml();
+  page.tomlEdited = false;
+  $("toml-note").textContent = "";
+}
+
+// The scenario a loaded TOML text describes: the ruleset, procedure and packs follow it.
+async function loadToml(text) {
+  clearMessage();
+  let parsed;
+  try {
+    parsed = await api("POST", "/api/parse", { toml: text });
+  } catch (e) {
+    showMessage(e.message);
+    return false;
+  }
+  const s = parsed.scenario;
+  const rs = page.rulesets.find((r) => r.id === s.ruleset);
+  if (!rs) {
+    showMessage(s.ruleset === undefined ? "scenario: missing key 'ruleset' (expected a string)"
+      : `scenario: no ruleset '${s.ruleset}'; the rulesets: ${page.rulesets.map((r) => r.id).join(", ")}`);
+    return false;
+  }
+  await chooseRuleset(rs.id, s.procedure || rs.procedures[0], s);
+  writeToml();
+  // the same check as the command line's: the ruleset's setup reads every key
+  try {
+    await api("POST", "/api/check", { scenario: scenarioToml() });
+  } catch (e) {
+    showMessage(e.message);
+    return false;
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ ruleset, packs, examples
+
+function packsOfRuleset() {
+  return page.packs.filter((p) => p.ruleset === page.ruleset.id);
+}
+
+function renderPacks() {
+  const box = $("packs");
+  box.replaceChildren();
+  const chosen = new Set(page.scenario.packs || []);
+  for (const p of packsOfRuleset()) {
+    const base = p.id === page.ruleset.base_pack;
+    const loaded = page.loadedPacks.includes(p.id);
+    const input = el("input", { type: "checkbox", "data-pack": p.id, checked: base || chosen.has(p.id) || loaded,
+      disabled: base || (loaded && !chosen.has(p.id)), onchange: async (e) => {
+        const next = new Set(page.scenario.packs || []);
+        if (e.target.checked) next.add(p.id);
+        else next.delete(p.id);
+        setPath(page.scenario, "packs", next.size ? [...next].sort() : undefined);
+        await reloadRecords();
+      } });
+    const why = base ? "the ruleset's base pack" : loaded && !chosen.has(p.id) ? "loaded by another pack's dependency" : `${p.name} ${p.version}`;
+    box.append(el("label", { title: why }, input, " " + p.id,
+      p.origin === "homebrew" ? el("span", { class: "badge", text: "homebrew" }) : null));
+  }
+}
+
+async function reloadRecords() {
+  const packs = (page.scenario.packs || []).join(",");
+  const q = `ruleset=${encodeURIComponent(page.ruleset.id)}&packs=${encodeURIComponent(packs)}`;
+  clearMessage();
+  try {
+    const r = await api("GET", `/api/records?${q}`);
+    page.records = r.records;
+    page.loadedPacks = r.packs.map((p) => p.id);
+  } catch (e) {
+    page.records = [];
+    page.loadedPacks = [];
+    showMessage(e.message);
+  }
+  try {
+    page.examples = (await api("GET", `/api/scenarios?${q}`)).scenarios;
+  } catch (e) {
+    page.examples = [];
+  }
+  renderPacks();
+  renderExamples();
+  renderForm();
+  renderCompareChoices();
+  writeToml();
+  document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
+}
+
+function renderExamples() {
+  const sel = $("example");
+  sel.replaceChildren(el("option", { value: "", text: "(choose a scenario)" }));
+  page.examples.forEach((s, i) => {
+    sel.append(el("option", { value: String(i), title: s.description || "",
+      text: `${s.pack}/${s.file}${s.procedure ? " \u2014 " + s.procedure : ""}` }));
+  });
+}
+
+async function chooseRuleset(id, procedure, scenario) {
+  page.ruleset = page.rulesets.find((r) => r.id === id);
+  try {
+    localStorage.setItem("rulebench.ruleset", id);
+  } catch (e) {
+    // no storage: the choice is not remembered
+  }
+  page.procedure = procedure && page.ruleset.procedures.includes(procedure) ? procedure : page.ruleset.procedures[0];
+  page.scenario = scenario || { ruleset: id, procedure: page.procedure };
+  $("ruleset").value = id;
+  const procSel = $("procedure");
+  procSel.replaceChildren();
+  for (const p of page.ruleset.procedures) {
+    const f = page.ruleset.form && page.ruleset.form.procedures[p];
+    procSel.append(el("option", { value: p, text: f ? f.label : `${p} (TOML only)` }));
+  }
+  procSel.value = page.procedure;
+  clearResults();
+  if (page.ruleset.error) showMessage(page.ruleset.error);
+  await reloadRecords();
+}
+
+// ------------------------------------------------------------------ results
+
+function pct(p) {
+  return (100 * p).toFixed(2) + "%";
+}
+function colour(i) {
+  return `var(--c${i % 6})`;
+}
+
+function barRow(key, label, p, ci, i) {
+  const bar = el("div", { class: "bar" }, el("div", { class: "fill", style: `width:${100 * p}%; background:${colour(i)}` }));
+  if (ci) bar.append(el("div", { class: "ci", style: `left:${100 * ci[0]}%; width:${100 * (ci[1] - ci[0])}%` }));
+  return [
+    el("div", { text: label }),
+    bar,
+    el("div", { class: "num" }, el("span", { class: "pct", "data-key": key, text: pct(p) }),
+      ci ? el("span", { class: "muted ci-text", "data-key": key, text: `  [${pct(ci[0])} .. ${pct(ci[1])}]` }) : null),
+  ];
+}
+
+// A bar chart of a distribution: the probability of each value 0, 1, 2 ...
+function chart(name, values, dataKey) {
+  const w = Math.max(120, 26 * values.length + 20), h = 110, top = Math.max(...values, 1e-9);
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("width", w);
+  svg.setAttribute("height", h);
+  const bw = (w - 20) / values.length;
+  values.forEach((p, k) => {
+    const bh = (h - 34) * (p / top);
+    const x = 10 + k * bw;
+    const rect = document.createElementNS(svg.namespaceURI, "rect");
+    rect.setAttribute("x", x + 2);
+    rect.setAttribute("y", h - 18 - bh);
+    rect.setAttribute("width", Math.max(1, bw - 4));
+    rect.setAttribute("height", bh);
+    rect.setAttribute("fill", "#2f5fb3");
+    const tip = document.createElementNS(svg.namespaceURI, "title");
+    tip.textContent = `${k}: ${pct(p)}`;
+    rect.append(tip);
+    const label = document.createElementNS(svg.namespaceURI, "text");
+    label.setAttribute("x", x + bw / 2);
+    label.setAttribute("y", h - 5);
+    label.setAttribute("text-anchor", "middle");
+    label.textContent = String(k);
+    const val = document.createElementNS(svg.namespaceURI, "text");
+    val.setAttribute("x", x + bw / 2);
+    val.setAttribute("y", h - 21 - bh);
+    val.setAttribute("text-anchor", "middle");
+    val.textContent = p >= 0.005 ? Math.round(100 * p) + "%" : "";
+    svg.append(rect, label, val);
+  });
+  return el("div", { class: "chart", "data-chart": dataKey }, el("div", { class: "title", text: name }), svg);
+}
+
+function renderResult(result, state) {
+  const def = page.ruleset.reports[page.procedure] || { outcomes: [], means: [], probabilities: [], distributions: [], sides: [] };
+  const box = $("results");
+  box.replaceChildren();
+  const head = result.method === "exact"
+    ? `exact: ${result.states} states, ${result.step_runs} step runs, ${(1000 * result.seconds).toFixed(1)} ms` +
+      (result.unresolved > 0 ? ` (unresolved ${result.unresolved.toExponential(2)})` : "")
+    : `${result.runs} runs, seed ${result.seed}` + (result.interrupted ? " \u2014 cancelled: the runs done so far" : "");
+  box.append(el("p", { id: "result-head", "data-runs": String(result.runs || 0), "data-method": result.method || "montecarlo", text: head }));
+  if (result.warning) box.append(el("p", { class: "message error", text: result.warning }));
+  const bars = el("div", { class: "bars", id: "outcomes" });
+  def.outcomes.forEach((o, i) => bars.append(...barRow(o, o, result[o], result.ci95[o], i)));
+  def.probabilities.forEach(({ key, metric }, i) => {
+    const label = result.labels && result.labels[metric] ? `${key} (${result.labels[metric]})` : key;
+    bars.append(...barRow(key, label, result[key], result.ci95[key], i + def.outcomes.length));
+  });
+  box.append(bars);
+  if (def.means.length) {
+    const t = el("table", { class: "means", id: "means" });
+    for (const { key } of def.means) {
+      const ci = result.ci95[key];
+      t.append(el("tr", {}, el("td", { text: key }),
+        el("td", { class: "num mean", "data-key": key, text: result[key].toFixed(4) }),
+        el("td", { class: "muted num", text: ci ? `[${ci[0].toFixed(4)} .. ${ci[1].toFixed(4)}]` : "" })));
+    }
+    box.append(t);
+  }
+  const charts = el("div", { class: "charts" });
+  for (const { key } of def.distributions) if (Array.isArray(result[key])) charts.append(chart(key, result[key], key));
+  if (def.survivors && result[def.survivors]) {
+    for (const [side, types] of Object.entries(result[def.survivors]))
+      for (const [type, dist] of Object.entries(types))
+        charts.append(chart(`${side} ${type}: survivors`, dist, `${side}.${type}`));
+  }
+  if (charts.children.length) box.append(charts);
+  $("result-json").textContent = JSON.stringify(result, null, 1);
+  $("results-section").hidden = false;
+  document.body.dataset.results = String(Number(document.body.dataset.results || 0) + 1);
+}
+
+// The results of another ruleset or procedure would be misread: they go when it changes.
+function clearResults() {
+  $("results-section").hidden = true;
+  $("results").replaceChildren();
+  $("compare-result").replaceChildren();
+  $("trace-result").replaceChildren();
+}
+
+// ------------------------------------------------------------------ runs
+
+function setRunning(kind) {
+  const busy = kind !== null;
+  $("run").disabled = busy;
+  $("compare").disabled = busy;
+  $("cancel").disabled = !busy;
+  if (!busy) return;
+  $("progress-bar").style.width = "0%";
+  $("progress-text").textContent = `${kind}: starting`;
+}
+
+function progress(job) {
+  const f = job.planned ? Math.min(1, job.done / job.planned) : 0;
+  $("progress-bar").style.width = `${(100 * f).toFixed(1)}%`;
+  $("progress-text").textContent = page.exact ? `${job.kind}: exploring every way the run can go`
+    : `${job.kind}: ${job.done} of ${job.planned} ${job.kind === "compare" ? "pairs" : "runs"}`;
+}
+
+async function follow(id, kind, done) {
+  page.job = { id, kind };
+  setRunning(kind);
+  for (;;) {
+    let job;
+    try {
+      job = await api("GET", `/api/jobs/${id}`);
+    } catch (e) {
+      showMessage(e.message);
+      break;
+    }
+    progress(job);
+    if (job.state === "error") {
+      showMessage(job.error);
+      $("progress-text").textContent = `${kind}: failed`;
+      break;
+    }
+    if (job.state !== "running") {
+      $("progress-bar").style.width = job.state === "done" ? "100%" : $("progress-bar").style.width;
+      $("progress-text").textContent = page.exact ? `${kind}: exact, done in ${job.seconds.toFixed(2)} s`
+        : `${kind}: ${job.state === "done" ? "done" : "cancelled"}, ${job.done} ${kind === "compare" ? "pairs" : "runs"} in ${job.seconds.toFixed(1)} s`;
+      done(job.result);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  page.job = null;
+  setRunning(null);
+}
+
+// A seed is sent as text: one beyond 2^53 stays exact (the server checks it is a whole number).
+function seedOf(id) {
+  return $(id).value.trim();
+}
+
+// The run mode (Monte Carlo or exact) applies to Run and to Compare.
+function exactMode() {
+  return document.querySelector('input[name="mode"]:checked').value === "exact";
+}
+
+async function run() {
+  clearMessage();
+  const body = { scenario: scenarioToml(), seed: seedOf("seed") };
+  page.exact = exactMode();
+  const precision = $("precision").value.trim();
+  if (page.exact) body.exact = true;
+  else if (precision !== "") body.precision = Number(precision);
+  else body.runs = Number($("runs").value);
+  try {
+    const r = await api("POST", "/api/simulate", body);
+    await follow(r.job, "simulate", (result) => renderResult(result));
+  } catch (e) {
+    showMessage(e.message);
+  }
+}
+
+async function cancel() {
+  if (!page.job) return;
+  try {
+    await api("DELETE", `/api/jobs/${page.job.id}`);
+  } catch (e) {
+    showMessage(e.message);
+  }
+}
+
+// ------------------------------------------------------------------ compare
+
+function renderCompareChoices() {
+  const side = $("compare-side");
+  side.replaceChildren(el("option", { value: "", text: "every side" }));
+  for (const s of formSides()) side.append(el("option", { value: s, text: s }));
+  const what = $("compare-what");
+  what.replaceChildren(el("option", { value: "", text: "(a record or a pack)" }));
+  for (const [kind, list] of Object.entries(page.ruleset.scenario_lists || {})) {
+    const g = el("optgroup", { label: `${kind} (${list})` });
+    for (const r of page.records.filter((x) => x.kind === kind)) g.append(el("option", { value: r.name, text: title(r) }));
+    if (g.children.length) what.append(g);
+  }
+  const packs = el("optgroup", { label: "packs" });
+  for (const p of packsOfRuleset())
+    if (p.id !== page.ruleset.base_pack) packs.append(el("option", { value: "pack:" + p.id, text: p.id + (p.origin === "homebrew" ? " (homebrew)" : "") }));
+  what.append(packs);
+}
+
+function compareSpec() {
+  const typed = $("compare-spec").value.trim();
+  if (typed) return typed;
+  const what = $("compare-what").value;
+  if (!what) return "";
+  if (what.startsWith("pack:")) return what.slice(5);
+  const side = $("compare-side").value;
+  return side ? `${side}:${what}` : what;
+}
+
+function renderComparison(r) {
+  const box = $("compare-result");
+  box.replaceChildren();
+  box.append(el("p", { id: "compare-summary", text: `${r.summary || ""}` }));
+  if (r.method === "exact") {
+    box.append(el("p", { class: "muted", id: "compare-method", "data-method": "exact",
+      text: `A: as written; B: ${describeChanges(r.changes)}. Exact: every way each arm can go, no interval.` }));
+  } else box.append(el("p", { class: "muted", text: `A: as written; B: ${describeChanges(r.changes)}. ${r.runs} pairs, seed ${r.seed}` +
+    (r.interrupted ? " \u2014 cancelled: the pairs done so far" : "") +
+    (r.changed_outcome !== undefined ? `; the outcome differs in ${pct(r.changed_outcome)} of the pairs.` : "") }));
+  const t = el("table", { class: "diff", id: "compare-table" },
+    el("tr", {}, el("th", { text: "" }), el("th", { text: "A" }), el("th", { text: "B" }), el("th", { text: "B \u2212 A [95%]" }), el("th", { text: "" })));
+  // in the report's order: outcomes, probabilities, means
+  const def = page.ruleset.reports[page.procedure] || { outcomes: [], probabilities: [], means: [] };
+  const order = [...def.outcomes, ...def.probabilities.map((p) => p.key), ...def.means.map((m) => m.key)];
+  const keys = Object.keys(r.difference || {});
+  keys.sort((a, b) => (order.indexOf(a) < 0 ? 1e9 : order.indexOf(a)) - (order.indexOf(b) < 0 ? 1e9 : order.indexOf(b)));
+  for (const key of keys) {
+    const d = r.difference[key];
+    const prob = !def.means.some((m) => m.key === key);  // outcomes and 0/1 metrics
+    const f = (x) => (prob ? pct(x) : x.toFixed(4));
+    const exact = r.method === "exact";
+    const diff = exact ? (prob ? `${(100 * d.difference).toFixed(4)} pts` : d.difference.toFixed(6))
+      : prob ? `${(100 * d.difference).toFixed(2)} pts [${(100 * d.ci95[0]).toFixed(2)} .. ${(100 * d.ci95[1]).toFixed(2)}]`
+      : `${d.difference.toFixed(4)} [${d.ci95[0].toFixed(4)} .. ${d.ci95[1].toFixed(4)}]`;
+    const verdict = exact ? (d.difference === 0 ? "no change" : "exact") : d.significant ? "significant" : "not significant";
+    t.append(el("tr", { "data-key": key }, el("td", { text: key }), el("td", { class: "num", text: f(d.a) }), el("td", { class: "num", text: f(d.b) }),
+      el("td", { class: "num diff-value", "data-key": key, text: diff }),
+      el("td", { class: exact || d.significant ? "significant" : "muted", text: verdict })));
+  }
+  box.append(t);
+}
+
+function describeChanges(c) {
+  if (!c) return "";
+  const parts = [];
+  if (c.with && c.with.length) parts.push("with " + c.with.join(", "));
+  if (c.without && c.without.length) parts.push("without " + c.without.join(", "));
+  return parts.join(", ");
+}
+
+async function compare() {
+  clearMessage();
+  const spec = compareSpec();
+  if (!spec) {
+    showMessage("compare: choose what B changes (a record or a pack), or write a change such as attacker:policy.sustain=last");
+    return;
+  }
+  page.exact = exactMode();
+  const body = { scenario: scenarioToml(), seed: seedOf("seed") };
+  if (page.exact) body.exact = true;
+  else body.runs = Number($("compare-runs").value);
+  body[$("compare-how").value] = [spec];
+  try {
+    const r = await api("POST", "/api/compare", body);
+    await follow(r.job, "compare", renderComparison);
+  } catch (e) {
+    showMessage(e.message);
+  }
+}
+
+// ------------------------------------------------------------------ trace
+
+function renderTrace(r) {
+  const box = $("trace-result");
+  box.replaceChildren();
+  box.append(el("p", { id: "trace-head", text: `seed ${r.seed}: ${r.outcome || "(no outcome)"}` + (r.truncated ? " (trace cut short)" : "") }));
+  const pre = el("div", { class: "events", id: "trace-events" });
+  const marks = { window: "== ", hook: "-> ", decision: "?? ", destroyed: "xx ", error: "!! " };
+  for (const e of r.events) {
+    if (!e.text) continue;
+    pre.append(el("div", { class: `ev-${e.kind}`, "data-key": e.key, text: "  ".repeat(e.depth) + (marks[e.kind] || "   ") + e.text }));
+  }
+  box.append(pre);
+}
+
+async function trace() {
+  clearMessage();
+  try {
+    const r = await api("POST", "/api/trace", { scenario: scenarioToml(), seed: seedOf("trace-seed") });
+    renderTrace(r);
+  } catch (e) {
+    if (e.data && e.data.events) renderTrace(e.data);
+    showMessage(e.message);
+  }
+}
+
+// ------------------------------------------------------------------ start
+
+async function copyToml() {
+  const text = $("toml").value;
+  try {
+    await navigator.clipboard.writeText(text);
+    $("toml-note").textContent = "copied";
+  } catch (e) {
+    $("toml").select();  // no clipboard here (an insecure origin): select it for Ctrl-C
+    $("toml-note").textContent = "selected: press Ctrl-C to copy";
+  }
+}
+
+async function start() {
+  try {
+    page.rulesets = (await api("GET", "/api/rulesets")).rulesets;
+    page.packs = (await api("GET", "/api/packs")).packs;
+  } catch (e) {
+    showMessage(e.message);
+    return;
+  }
+  const rs = $("ruleset");
+  for (const r of page.rulesets) rs.append(el("option", { value: r.id, text: r.name ? `${r.name}` : r.id }));
+  rs.addEventListener("change", () => chooseRuleset(rs.value));
+  $("procedure").addEventListener("change", async (e) => {
+    page.procedure = e.target.value;
+    clearResults();
+    page.scenario = { ruleset: page.ruleset.id, procedure: page.procedure, ...(page.scenario.packs ? { packs: page.scenario.packs } : {}) };
+    await reloadRecords();
+  });
+  $("load-example").addEventListener("click", async () => {
+    const i = $("example").value;
+    if (i !== "") await loadToml(page.examples[Number(i)].toml);
+  });
+  $("run").addEventListener("click", run);
+  $("cancel").addEventListener("click", cancel);
+  $("compare").addEventListener("click", compare);
+  $("trace").addEventListener("click", trace);
+  $("copy-toml").addEventListener("click", copyToml);
+  $("load-toml").addEventListener("click", () => loadToml($("toml").value));
+  $("toml").addEventListener("input", () => {
+    page.tomlEdited = true;
+    $("toml-note").textContent = "edited: press Load scenario TOML to use it";
+  });
+  // the ruleset of ?ruleset=ID, else the one chosen last time here, else the first with a form
+  const asked = new URLSearchParams(location.search).get("ruleset") || localStorage.getItem("rulebench.ruleset");
+  const first = page.rulesets.find((r) => r.id === asked) || page.rulesets.find((r) => r.form) || page.rulesets[0];
+  await chooseRuleset(first.id);
+  document.body.dataset.ready = "1";
+}
+
+start();

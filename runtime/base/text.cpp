@@ -41,4 +41,10 @@ std::string did_you_mean(std::string_view word, std::span<const std::string> can
   return n.empty() ? std::string() : " (did you mean '" + n + "'?)";
 }
 
+std::string count_of(std::size_t n, std::string_view singular, std::string_view plural) {
+  if (n == 1) return "1 " + std::string(singular);
+  return std::to_string(n) + " " +
+         (plural.empty() ? std::string(singular) + "s" : std::string(plural));
+}
+
 }  // namespace rb

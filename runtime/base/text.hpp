@@ -17,4 +17,8 @@ std::string nearest(std::string_view word, std::span<const std::string> candidat
 // " (did you mean 'x'?)" or "" when nothing is close.
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 
+// "1 pack", "3 packs", "0 packs"; `plural` when the word does not just take an s ("1 die", "2
+// dice").
+std::string count_of(std::size_t n, std::string_view singular, std::string_view plural = {});
+
 }  // namespace rb

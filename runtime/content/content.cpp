@@ -1,6 +1,7 @@
 #include "content/content.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <set>
 
@@ -32,6 +33,93 @@ const DecisionDef* Ruleset::decision(std::string_view name) const {
   for (const auto& d : decisions)
     if (d.name == name) return &d;
   return nullptr;
+}
+
+std::optional<PackVersion> parse_pack_version(std::string_view text) {
+  PackVersion v;
+  std::size_t i = 0;
+  while (true) {
+    const std::size_t start = i;
+    long long n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && i - start < 9)
+      n = n * 10 + (text[i++] - '0');
+    if (i == start || (i < text.size() && text[i] >= '0' && text[i] <= '9')) return std::nullopt;
+    v.push_back(n);
+    if (i == text.size()) return v;
+    if (text[i++] != '.' || v.size() >= 8) return std::nullopt;
+  }
+}
+
+int compare_versions(const PackVersion& a, const PackVersion& b) {
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const long long x = i < a.size() ? a[i] : 0, y = i < b.size() ? b[i] : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+bool PackRequirement::fits(const PackVersion& v) const {
+  for (const VersionCondition& c : conditions) {
+    const int k = compare_versions(v, c.version);
+    const bool ok = c.op == ">="   ? k >= 0
+                    : c.op == ">"  ? k > 0
+                    : c.op == "<=" ? k <= 0
+                    : c.op == "<"  ? k < 0
+                                   : k == 0;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::optional<PackRequirement> parse_pack_requirement(std::string_view text, std::string& why) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  PackRequirement r;
+  r.text = std::string(text);
+  std::string_view rest = trim(text);
+  std::size_t end = 0;
+  while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) ||
+                               rest[end] == '-' || rest[end] == '_'))
+    ++end;
+  r.id = std::string(rest.substr(0, end));
+  if (r.id.empty()) {
+    why = "it does not start with a pack id";
+    return std::nullopt;
+  }
+  rest = trim(rest.substr(end));
+  while (!rest.empty()) {
+    VersionCondition c;
+    for (const char* op : {">=", "<=", "==", ">", "<", "="})
+      if (rest.starts_with(op)) {
+        c.op = std::string(op) == "==" ? "=" : op;
+        rest.remove_prefix(std::string_view(op).size());
+        break;
+      }
+    if (c.op.empty()) {
+      why = "'" + std::string(rest) + "' is not a condition on the version";
+      return std::nullopt;
+    }
+    rest = trim(rest);
+    std::size_t comma = rest.find(',');
+    const std::string_view number = trim(rest.substr(0, comma));
+    auto v = parse_pack_version(number);
+    if (!v) {
+      why = "'" + std::string(number) + "' is not a version (numbers separated by dots)";
+      return std::nullopt;
+    }
+    c.version = *v;
+    c.text = c.op + " " + std::string(number);
+    r.conditions.push_back(std::move(c));
+    rest = comma == std::string_view::npos ? std::string_view() : trim(rest.substr(comma + 1));
+    if (comma != std::string_view::npos && rest.empty()) {
+      why = "nothing follows its last ','";
+      return std::nullopt;
+    }
+  }
+  return r;
 }
 
 std::string Ruleset::scenario_list(std::string_view kind) const {
@@ -142,7 +230,7 @@ Ruleset load_ruleset(const fs::path& dir) {
   f.expect_keys(t,
                 {"id", "name", "base_pack", "kinds", "unit_kind", "scopes", "attributes", "dice",
                  "windows", "decisions", "procedures", "setup", "policies", "report",
-                 "scenario_lists", "purposes", "roles", "counts"},
+                 "scenario_lists", "purposes", "roles", "round_windows", "counts"},
                 "ruleset.toml");
   Ruleset r;
   r.dir = dir;
@@ -229,6 +317,16 @@ Ruleset load_ruleset(const fs::path& dir) {
   }
   for (auto& [name, doc] : string_pairs(f, t, "windows")) r.windows.push_back({name, doc});
   for (auto& [name, doc] : string_pairs(f, t, "decisions")) r.decisions.push_back({name, doc});
+  for (auto& [round, first] : string_pairs(f, t, "round_windows")) {
+    std::vector<std::string> names;
+    for (const auto& w : r.windows) names.push_back(w.name);
+    for (const std::string& w : {round, first})
+      if (std::find(names.begin(), names.end(), w) == names.end())
+        f.fail(f.line_of(*f.table(t, "round_windows"), round),
+               "round_windows names '" + w + "', which is not a declared window" +
+                   did_you_mean(w, names));
+    r.round_windows[round] = first;
+  }
   for (auto& [name, path] : string_pairs(f, t, "procedures")) {
     if (!fs::exists(dir / path))
       f.fail(f.line_of(*f.table(t, "procedures"), name),
@@ -335,11 +433,34 @@ PackInfo read_pack(const fs::path& dir) {
       f.fail(*t.get("id"), "pack id '" + p.id + "' may hold only letters, digits, '-' and '_'");
   p.name = f.string(t, "name").value_or(p.id);
   p.version = f.string(t, "version").value_or("0");
+  p.version_line = f.line_of(t, "version");
+  if (!parse_pack_version(p.version))
+    f.fail(p.version_line, "version '" + p.version +
+                               "' is not a version: numbers separated by dots, e.g. \"1.0.0\"");
   p.ruleset = *f.string(t, "ruleset", true);
-  p.depends = f.strings(t, "depends");
-  p.depends_line = f.line_of(t, "depends");
-  p.optional_depends = f.strings(t, "optional_depends");
-  p.conflicts = f.strings(t, "conflicts");
+  // "ti4-base" or "ti4-base >= 0.2" (a condition on the version): the id goes in the list, the
+  // whole entry in `requirements`
+  auto packs = [&](std::string_view key, std::vector<std::string>& ids, int& line) {
+    line = f.line_of(t, key);
+    for (const std::string& entry : f.strings(t, key)) {
+      std::string why;
+      auto r = parse_pack_requirement(entry, why);
+      if (!r)
+        f.fail(line, std::string(key) + " entry '" + entry + "': " + why +
+                         "; expected a pack id, or a pack id and conditions on its version such "
+                         "as \"ti4-base >= 0.2\" or \"ti4-base >= 0.2, < 1\" (>=, >, <=, <, =)");
+      if (r->id == p.id)
+        f.fail(line, std::string(key) + " names the pack itself ('" + r->id + "')");
+      if (p.requirements.count(r->id))
+        f.fail(line,
+               "pack '" + r->id + "' is named twice in depends, optional_depends and conflicts");
+      ids.push_back(r->id);
+      p.requirements.emplace(r->id, std::move(*r));
+    }
+  };
+  packs("depends", p.depends, p.depends_line);
+  packs("optional_depends", p.optional_depends, p.optional_depends_line);
+  packs("conflicts", p.conflicts, p.conflicts_line);
   p.data = list_files(f, t, "data", dir, ".toml");
   p.scripts = list_files(f, t, "scripts", dir, ".lua");
   if (auto tests = f.string(t, "tests"))
@@ -791,17 +912,45 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
     for (const std::string& d : p.depends) {
       if (!available.count(d))
         throw ContentError((p.dir / "pack.toml").string(), p.depends_line,
-                           "pack '" + id + "' depends on '" + d + "', which is missing" +
-                               did_you_mean(d, pack_ids(available)) + " (searched " +
-                               searched(request) + ")");
+                           "pack '" + id + "' depends on '" + p.requirements.at(d).text +
+                               "', which is missing" + did_you_mean(d, pack_ids(available)) +
+                               " (searched " + searched(request) + ")");
       todo.push_back(d);
     }
   }
-  for (const auto& [id, p] : chosen)
+  // versions: what each pack asks of the packs it names, against the versions loaded
+  auto version_of = [&](const std::string& id) {
+    return *parse_pack_version(available.at(id).version);
+  };
+  auto describe = [&](const std::string& id) {
+    const PackInfo& q = *chosen.at(id);
+    return "'" + id + "' here is version " + q.version + " (" + (q.dir / "pack.toml").string() +
+           ")";
+  };
+  for (const auto& [id, p] : chosen) {
+    const std::string file = (p->dir / "pack.toml").string();
+    for (const auto& [list, line] : {std::pair{&p->depends, p->depends_line},
+                                     {&p->optional_depends, p->optional_depends_line}})
+      for (const std::string& d : *list) {
+        if (!chosen.count(d)) continue;
+        const PackRequirement& r = p->requirements.at(d);
+        if (!r.fits(version_of(d)))
+          throw ContentError(file, line,
+                             "pack '" + id + "' needs " + r.text + ", but " + describe(d) +
+                                 ": use a version of '" + d +
+                                 "' that fits, or change the "
+                                 "condition in " +
+                                 (list == &p->depends ? "depends" : "optional_depends"));
+      }
     for (const std::string& x : p->conflicts)
-      if (chosen.count(x))
-        throw ContentError((p->dir / "pack.toml").string(), 0,
-                           "pack '" + id + "' conflicts with '" + x + "'; load only one of them");
+      if (chosen.count(x) && p->requirements.at(x).fits(version_of(x)))
+        throw ContentError(file, p->conflicts_line,
+                           "pack '" + id + "' conflicts with " +
+                               (p->requirements.at(x).conditions.empty()
+                                    ? "'" + x + "'"
+                                    : "'" + p->requirements.at(x).text + "' and " + describe(x)) +
+                               "; load only one of them");
+  }
 
   // topological order, ties broken by id (std::set keeps the ready packs sorted)
   std::map<std::string, std::set<std::string>> after;  // pack -> the packs it waits for

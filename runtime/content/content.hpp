@@ -88,6 +88,9 @@ struct Ruleset {
   std::vector<DieType> dice;
   std::vector<WindowDef> windows;
   std::vector<DecisionDef> decisions;
+  // round window -> the window that starts its sequence of rounds: the trace numbers the rounds
+  // (ruleset.toml [round_windows]: "space_combat.start_of_round" = "space_combat.start_of_combat")
+  std::map<std::string, std::string> round_windows;
   std::vector<std::pair<std::string, fs::path>> procedures;  // name -> Lua file
   fs::path setup;                            // Lua: builds the start state from a scenario
   fs::path policies;                         // Lua: the default decision heuristics
@@ -146,11 +149,37 @@ struct EffectDef {
   std::int32_t counter_delta = 0;
 };
 
+// A pack version: numbers separated by dots ("0.1.0"); compared number by number, a missing
+// number counting as 0 ("1.2" == "1.2.0").
+using PackVersion = std::vector<long long>;
+// "0.1.0" -> {0, 1, 0}; nullopt when it is not numbers separated by dots.
+std::optional<PackVersion> parse_pack_version(std::string_view text);
+int compare_versions(const PackVersion& a, const PackVersion& b);  // <0, 0, >0
+
+// What a `depends`, `optional_depends` or `conflicts` entry asks of the other pack's version:
+// "ti4-base >= 0.2" or "ti4-base >= 0.2, < 1" (every condition must hold); none: any version.
+struct VersionCondition {
+  std::string op;  // ">=", ">", "<=", "<", "="
+  PackVersion version;
+  std::string text;  // as written: ">= 0.2"
+};
+struct PackRequirement {
+  std::string id;
+  std::vector<VersionCondition> conditions;
+  std::string text;  // the whole entry as written
+  bool fits(const PackVersion& v) const;
+};
+// Parses one entry; nullopt with `why` set when it is not `PACK` or `PACK OP VERSION[, ...]`.
+std::optional<PackRequirement> parse_pack_requirement(std::string_view text, std::string& why);
+
 struct PackInfo {
   std::string id, name, version, ruleset;
   fs::path dir;
-  std::vector<std::string> depends, optional_depends, conflicts;
-  int depends_line = 0;           // the line of `depends` in pack.toml
+  std::vector<std::string> depends, optional_depends, conflicts;  // pack ids
+  // every entry of the three lists with what it asks of the version (by id)
+  std::map<std::string, PackRequirement> requirements;
+  int depends_line = 0;  // the line of `depends` in pack.toml
+  int optional_depends_line = 0, conflicts_line = 0, version_line = 0;
   std::vector<fs::path> data;     // TOML files, in load order
   std::vector<fs::path> scripts;  // Lua files, in load order
   fs::path tests;                 // rules tests folder ("" if none)

@@ -30,13 +30,20 @@ std::vector<ScriptedAnswer> ScriptedAnswers::unused() const {
 
 std::size_t prompt_choice(std::istream& in, std::ostream& out, const std::string& player,
                           const std::string& decision, const std::vector<std::string>& options) {
+  return prompt_choice_or_end(in, out, player, decision, options).value_or(0);
+}
+
+std::optional<std::size_t> prompt_choice_or_end(std::istream& in, std::ostream& out,
+                                                const std::string& player,
+                                                const std::string& decision,
+                                                const std::vector<std::string>& options) {
   for (;;) {
     out << player << ", " << decision << ":\n";
     for (std::size_t i = 0; i < options.size(); ++i)
       out << "  " << (i + 1) << ") " << options[i] << '\n';
     out << "> " << std::flush;
     std::string line;
-    if (!std::getline(in, line)) return 0;  // end of input: the first option
+    if (!std::getline(in, line)) return std::nullopt;  // end of input
     try {
       const std::size_t n = std::stoul(line);
       if (n >= 1 && n <= options.size()) return n - 1;

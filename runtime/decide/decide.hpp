@@ -35,7 +35,13 @@ class ScriptedAnswers {
   std::vector<bool> used_;
 };
 
-// Asks a person at the terminal to pick one of `options`; returns its index.
+// Asks a person at the terminal to pick one of `options`; returns its index, nullopt at the end
+// of input.
+std::optional<std::size_t> prompt_choice_or_end(std::istream& in, std::ostream& out,
+                                                const std::string& player,
+                                                const std::string& decision,
+                                                const std::vector<std::string>& options);
+// The same, the first option at the end of input.
 std::size_t prompt_choice(std::istream& in, std::ostream& out, const std::string& player,
                           const std::string& decision, const std::vector<std::string>& options);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <map>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -54,6 +55,32 @@ std::string option_label(lua_State* L, int idx) {
 
 }  // namespace
 
+// Where every player's units are, for a person about to decide: "  attacker: dreadnought 2,
+// fighter 2 in Abyz; ..." (units of the ruleset's unit kind on the board).
+std::string Engine::Impl::state_summary() const {
+  std::map<EntityId, std::map<EntityId, std::map<std::string, int>>> by;  // owner, location, type
+  const Sym unit = sym(rules.unit_kind);
+  for (EntityId e = 0; static_cast<std::size_t>(e) < state->entities.size(); ++e) {
+    const Entity& u = state->entities[static_cast<std::size_t>(e)];
+    if (u.kind != unit || u.location == kReinforcements || !state->valid(u.owner)) continue;
+    ++by[u.owner][u.location][std::string(sym_name(u.type))];
+  }
+  std::string out = "state:\n";
+  for (const auto& [owner, places] : by) {
+    out += "  " + name_of(owner) + ":";
+    bool first = true;
+    for (const auto& [where, types] : places) {
+      std::string list;
+      for (const auto& [type, n] : types)
+        list += (list.empty() ? " " : ", ") + type + " " + std::to_string(n);
+      out += (first ? "" : ";") + list + " in " + name_of(where);
+      first = false;
+    }
+    out += "\n";
+  }
+  return by.empty() ? "state: no units on the board\n" : out;
+}
+
 // Picks an option for a decision: scripted answer, then (interactive mode) a person, then the
 // policy, then the first option. Returns the 1-based index of the chosen option; `reason` says
 // where it came from.
@@ -89,11 +116,26 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       reason = "scripted";
       return labels[static_cast<std::size_t>(i - 1)];
     }
-  // 2. in interactive mode, the person at the terminal decides what no test scripted
-  if (options.interactive && isatty(STDIN_FILENO)) {
-    const std::size_t i = prompt_choice(std::cin, std::cerr, player_name, decision, labels);
-    reason = "asked at the terminal";
-    return labels[i];
+  // 2. in interactive mode, the person at the terminal decides what no test scripted, having
+  // seen what happened since the last question and where every unit is
+  if (options.interactive && !input_ended && isatty(STDIN_FILENO)) {
+    if (trace) {
+      NarrativeOptions shown;
+      shown.from = trace->printed;
+      shown.round_windows = rules.round_windows;
+      trace->print_narrative(std::cerr, shown);
+      trace->printed = trace->events.size();
+    }
+    std::cerr << state_summary();
+    if (auto i = prompt_choice_or_end(std::cin, std::cerr, player_name, decision, labels)) {
+      reason = "asked at the terminal";
+      return labels[*i];
+    }
+    input_ended = true;
+    std::cerr << "(end of input: the policies decide from here)\n";
+    if (tracing())
+      trace->add(EventKind::note, "end_of_input",
+                 "end of input at the terminal: the policies decide from here");
   }
   // 3. the player's policy: the ruleset's heuristic for this decision, given the player's settings
   if (policies_ref != LUA_NOREF) {
@@ -137,16 +179,18 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
     std::string names;
     for (int i = 0; i < n; ++i)
       names += (i ? " + " : "") + bus.windows()[static_cast<std::size_t>(windows[i])].name;
-    for (int i = 0; i < n; ++i) {
+    nlohmann::json all = nlohmann::json::array();
+    for (int i = 0; i < n; ++i)
+      all.push_back(bus.windows()[static_cast<std::size_t>(windows[i])].name);
+    const std::string& first = bus.windows()[static_cast<std::size_t>(windows[0])].name;
+    // the merged window is one event in the narrative...
+    trace->add(EventKind::window, "window:" + first,
+               n > 1 ? "window " + names + " (one timing window)" : "window " + first,
+               {{"window", first}, {"windows", all}});
+    for (int i = 1; i < n; ++i) {  // ...but each name can be matched by a test
       const std::string& w = bus.windows()[static_cast<std::size_t>(windows[i])].name;
-      trace->add(EventKind::window, "window:" + w,
-                 n > 1 ? "window " + names + " (one timing window)" : "window " + w);
-      if (n > 1) break;  // the merged window is one event in the narrative...
+      trace->add(EventKind::window, "window:" + w, "", {{"window", w}, {"merged_with", first}});
     }
-    for (int i = 1; i < n; ++i)  // ...but each name can be matched by a test
-      trace->events.push_back({EventKind::window,
-                               "window:" + bus.windows()[static_cast<std::size_t>(windows[i])].name,
-                               "", trace->depth});
   }
   bool any = false;
   for (int i = 0; i < n; ++i) any |= window_live(windows[i]);
@@ -212,16 +256,30 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       const std::string answer = decide(f.player, decision, lua_gettop(L), reason);
       lua_pop(L, 1);
       if (tracing())
-        trace->add(
-            EventKind::decision, "decision:" + name_of(f.player) + ":" + decision + ":" + answer,
-            name_of(f.player) + " decides " + decision + ": " + answer + " (" + reason + ")");
+        trace->add(EventKind::decision,
+                   "decision:" + name_of(f.player) + ":" + decision + ":" + answer,
+                   name_of(f.player) + " decides " + decision + ": " + answer + " (" + reason + ")",
+                   {{"player", name_of(f.player)},
+                    {"decision", decision},
+                    {"options", {"yes", "no"}},
+                    {"answer", answer},
+                    {"reason", reason}});
       if (answer != "yes") continue;
     }
-    if (tracing())
+    if (tracing()) {
+      // a rule (no player) runs; a player uses a card, technology or ability
+      const bool rule = f.player == kNoEntity;
       trace->add(EventKind::hook, "hook:" + short_id(h.id) + ":" + name_of(f.player),
-                 name_of(f.player) + " uses " + short_id(h.id) +
+                 (rule ? "rule " + short_id(h.id) : name_of(f.player) + " uses " + short_id(h.id)) +
                      (h.source_name.empty() ? "" : " (" + h.source_name + ")") + " [" + h.pack +
-                     "]");
+                     "]",
+                 {{"hook", h.id},
+                  {"player", rule ? nlohmann::json(nullptr) : nlohmann::json(name_of(f.player))},
+                  {"source",
+                   h.source_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.source_name)},
+                  {"window", wname},
+                  {"pack", h.pack}});
+    }
     ++ran;
     // the use is counted and the card discarded before the effect, so that a window the
     // effect reopens cannot fire the same card again
@@ -300,10 +358,23 @@ int l_decide(lua_State* L) {
   }
   std::string reason;
   const std::string answer = I.decide(player, decision, 4, reason);
-  if (I.tracing())
+  if (I.tracing()) {
+    nlohmann::json options = nlohmann::json::array();
+    const lua_Integer k = std::min<lua_Integer>(luaL_len(L, 4), kMaxOptions);
+    for (lua_Integer i = 1; i <= k; ++i) {
+      lua_geti(L, 4, i);
+      options.push_back(option_label(L, -1));
+      lua_pop(L, 1);
+    }
     I.trace->add(EventKind::decision,
                  "decision:" + I.name_of(player) + ":" + decision + ":" + answer,
-                 I.name_of(player) + " decides " + decision + ": " + answer + " (" + reason + ")");
+                 I.name_of(player) + " decides " + decision + ": " + answer + " (" + reason + ")",
+                 {{"player", I.name_of(player)},
+                  {"decision", decision},
+                  {"options", options},
+                  {"answer", answer},
+                  {"reason", reason}});
+  }
   const lua_Integer n = std::min<lua_Integer>(luaL_len(L, 4), kMaxOptions);
   for (lua_Integer i = 1; i <= n; ++i) {
     lua_geti(L, 4, i);

@@ -17,6 +17,7 @@
 
 #include "base/error.hpp"
 #include "base/text.hpp"
+#include "script/api_doc.hpp"
 #include "script/lua_host.hpp"
 
 namespace rb {
@@ -401,9 +402,11 @@ void load_file(Engine::Impl& I, const fs::path& path, int env_ref) {
 
 HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int line) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  static const std::vector<std::string> keys{"id",    "window",   "source",  "optional",
-                                             "limit", "priority", "discard", "condition",
-                                             "apply", "text"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const ApiField& f : hook_fields()) k.emplace_back(f.name);  // script/api_doc.cpp
+    return k;
+  }();
   lua_pushnil(L);
   while (lua_next(L, 1)) {
     lua_pop(L, 1);
@@ -618,6 +621,14 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
     lua_setfield(L, -2, "hook");
     lua_pop(L, 1);
   }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, env_refs.back());  // every environment is built alike
+  for (const std::string& name : table_keys(L, -1)) {
+    lua_getfield(L, -1, name.c_str());
+    sandbox_globals[name] =
+        lua_istable(L, -1) && name != "_G" ? table_keys(L, -1) : std::vector<std::string>{};
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 
   const int ruleset_env = env_refs.back();
   loading_env = static_cast<int>(content->packs.size());

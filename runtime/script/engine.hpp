@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -117,6 +118,13 @@ class Engine {
   // The nodes (step, state) the step memo holds, and its bytes (tests, --json).
   std::size_t memo_nodes() const;
   std::size_t memo_bytes() const;
+
+  // The methods the binding registers on `ctx` ("ctx") or on a dice pool ("pool"), sorted
+  // (rulebench types; a test checks script/api_doc.hpp lists each).
+  std::vector<std::string> api_names(std::string_view table) const;
+  // The globals every script's environment holds before any script loads (the same for packs
+  // and the ruleset): name -> its fields, sorted (a library's functions; none for a function).
+  const std::map<std::string, std::vector<std::string>>& sandbox_globals() const;
 
   struct Impl;  // script/lua_host.hpp, seen only by runtime/script/
 

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -79,7 +80,11 @@ struct Engine::Impl {
   };
   std::vector<Procedure> procedures;
   const Procedure* procedure = nullptr;  // the one running
+  bool input_ended = false;  // interactive: the terminal's input ended, the policies decide
   std::vector<int> env_refs;             // one sandbox per pack, then the ruleset's
+  // what every environment holds before any script loads: global -> its fields (a library's
+  // functions; empty for a function), for `rulebench types` (api_names.cpp)
+  std::map<std::string, std::vector<std::string>> sandbox_globals;
   // What the runtime knows of each environment (sandbox.cpp). None of it is reachable from
   // content: `require` finds its sandbox by an index in its upvalue.
   struct Sandbox {
@@ -316,6 +321,7 @@ struct Engine::Impl {
   int attr_slot(lua_State* L, int idx);
   const DieType& die_type(int i) const { return rules.dice[static_cast<std::size_t>(i)]; }
   int open_windows(const int* windows, int n, int args_index);  // returns the hooks that ran
+  std::string state_summary() const;  // where every player's units are (interactive questions)
   std::string decide(EntityId player, const std::string& decision, int options_index,
                      std::string& reason);
   void destroy(EntityId e, int window);
@@ -351,6 +357,8 @@ void add_run_metric(Engine::Impl& I, Sym metric, double delta);
 // --- sandbox.cpp
 void make_sandboxes(Engine::Impl& I);    // one environment per pack, then the ruleset's
 void freeze_sandboxes(Engine::Impl& I);  // once loading ends: a global write is an error
+// The string keys of the table at `idx`, sorted (api_names.cpp).
+std::vector<std::string> table_keys(lua_State* L, int idx);
 void make_ctx(Engine::Impl& I);          // ctx (read-only), protected shared metatables
 
 // An error already attributed (by an inner call gate, or a content error such as a scenario's)

@@ -79,14 +79,28 @@ Change parse_change(const std::string& spec, bool add, const std::vector<std::st
   c.spec = spec;
   c.add = add;
   std::string rest = spec;
+  const std::string flag = add ? "--with" : "--without";
   if (auto colon = spec.find(':'); colon != std::string::npos) {
     const std::string prefix = spec.substr(0, colon);
     if (prefix == "scenario" || std::find(sides.begin(), sides.end(), prefix) != sides.end()) {
       c.side = prefix;
       rest = spec.substr(colon + 1);
+    } else if (is_key_path(prefix, 0) && !pack_ids.count(prefix)) {
+      // "first_player:..." where first_player is no side: say which forms there are
+      std::string side_list;
+      for (const auto& s : sides) side_list += (side_list.empty() ? "" : ", ") + s;
+      const std::string after = spec.substr(colon + 1);
+      const auto eq = after.find('=');
+      throw UsageError(
+          flag + " " + spec + ": '" + prefix + "' is not a side of this procedure's report (" +
+          (sides.empty() ? std::string("it has none") : "its sides: " + side_list) +
+          "); a setting anywhere in the scenario is written scenario:" + prefix + "." +
+          (eq == std::string::npos ? after : after.substr(0, eq)) +
+          (eq == std::string::npos ? "" : after.substr(eq)) +
+          (sides.empty() ? ""
+                         : ", a side's record SIDE:RECORD (" + sides.front() + ":" + after + ")"));
     }
   }
-  const std::string flag = add ? "--with" : "--without";
   if (rest.empty()) throw UsageError(flag + " " + spec + ": nothing after the side");
   if (auto eq = rest.find('='); eq != std::string::npos) {
     c.kind = ChangeKind::setting;
@@ -178,7 +192,15 @@ toml::table& side_table(toml::table& root, const std::string& side, const std::s
     root.insert(side, toml::table{});
     n = root.get(side);
   }
-  if (!n->is_table()) throw UsageError(spec + ": the scenario's '" + side + "' is not a table");
+  if (!n->is_table())
+    throw UsageError(spec + ": the scenario's '" + side + "' is not a table" +
+                     (spec.find(':') == std::string::npos
+                          ? " (a setting with no side goes to every side of the report, here " +
+                                side +
+                                "); a setting of the scenario's top level is written "
+                                "scenario:" +
+                                spec
+                          : ""));
   return *n->as_table();
 }
 
@@ -609,6 +631,15 @@ nlohmann::json Comparison::report(const PairTally& t, std::uint64_t seed,
     same += t.outcome_pairs[i * k + i];
   j["changed_outcome"] =
       t.runs ? static_cast<double>(t.runs - same) / static_cast<double>(t.runs) : 0.0;
+  // how many runs the change altered: their outcome (when the report has outcomes), each metric
+  json changed = json::object();
+  if (!a_.report_def().outcomes.empty()) changed["outcome"] = t.runs - same;
+  for (const auto& [metric, pairs] : t.metric_pairs) {
+    std::uint64_t n = 0;
+    for (const auto& [ab, runs] : pairs) n += ab.first != ab.second ? runs : 0;
+    changed[metric] = n;
+  }
+  j["changed_runs"] = changed;
   j["summary"] = ds.empty() ? std::string("no outcomes to compare")
                             : describe_difference(ds.front(), a_.report_def());
   return j;
@@ -655,8 +686,33 @@ std::string format_comparison(const nlohmann::json& j, const ReportDef& def) {
   for (const auto& o : def.outcomes) row(o, true);
   for (const auto& [key, metric] : def.probabilities) row(key, true);
   for (const auto& [key, metric] : def.means) row(key, false);
-  out << fmt::format("\n  the change altered the outcome of {} of runs\n",
-                     pct(j["changed_outcome"].get<double>()));
+  // how many runs it altered: the outcome, or (a report without outcomes) its first mean, as a
+  // count, so that a few runs in millions do not read "0.00%" above a significant difference
+  const auto& changed = j["changed_runs"];
+  std::string what = "the outcome", key = "outcome";
+  if (!changed.contains(key)) {  // the first mean that differs significantly, else the first
+    std::string first;
+    for (const auto& [mean, metric] : def.means)
+      if (changed.contains(metric)) {
+        if (first.empty()) first = metric;
+        if (j["difference"].contains(mean) && j["difference"][mean]["significant"].get<bool>()) {
+          first = metric;
+          break;
+        }
+      }
+    if (!first.empty()) what = key = first;
+  }
+  if (changed.contains(key)) {
+    const std::uint64_t n = changed[key].get<std::uint64_t>(),
+                        runs = j["runs"].get<std::uint64_t>();
+    const double share = runs ? static_cast<double>(n) / static_cast<double>(runs) : 0;
+    out << fmt::format("\n  the change altered {} of {} of {} runs ({})\n", what, n, runs,
+                       n == 0           ? std::string("none")
+                       : share < 0.0001 ? fmt::format("{:.2g}%", 100 * share)
+                                        : pct(share));
+  } else {
+    out << "\n";
+  }
   out << "  " << j["summary"].get<std::string>() << "\n";
   return out.str();
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "content/toml_read.hpp"
@@ -175,6 +177,106 @@ fs::path default_root() {
 #else
   return fs::current_path();
 #endif
+}
+
+namespace {
+
+// A TOML value on one line: "cruiser 2, dreadnought 1" for a table of numbers, "a, b" for a
+// list, {k = v} inside lists.
+std::string value_text(const toml::node& n) {
+  if (const auto* t = n.as_table()) {
+    std::string out;
+    for (auto&& [k, v] : *t) {
+      std::string item = std::string(k.str());
+      if (v.is_table() || v.is_array())
+        item += " (" + value_text(v) + ")";
+      else if (v.is_boolean())
+        item += v.as_boolean()->get() ? "" : " false";
+      else
+        item += " " + value_text(v);
+      out += (out.empty() ? "" : ", ") + item;
+    }
+    return out;
+  }
+  if (const auto* a = n.as_array()) {
+    std::string out;
+    for (const toml::node& e : *a)
+      out += (out.empty() ? "" : ", ") + (e.is_table() ? "{" + value_text(e) + "}" : value_text(e));
+    return "[" + out + "]";
+  }
+  if (const auto* s = n.as_string()) return std::string(s->get());
+  if (const auto* i = n.as_integer()) return std::to_string(i->get());
+  if (const auto* f = n.as_floating_point()) return fmt::format("{}", f->get());
+  if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  return "?";
+}
+
+nlohmann::json toml_to_json(const toml::node& n) {
+  if (const auto* t = n.as_table()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (auto&& [k, v] : *t) j[std::string(k.str())] = toml_to_json(v);
+    return j;
+  }
+  if (const auto* a = n.as_array()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const toml::node& e : *a) j.push_back(toml_to_json(e));
+    return j;
+  }
+  if (const auto* s = n.as_string()) return s->get();
+  if (const auto* i = n.as_integer()) return i->get();
+  if (const auto* f = n.as_floating_point()) return f->get();
+  if (const auto* b = n.as_boolean()) return b->get();
+  return std::string(toml_type_name(n));  // dates and times: named, not read
+}
+
+}  // namespace
+
+std::string describe_session(const Session& s, const std::string& indent) {
+  std::string out;
+  const toml::table& t = s.scenario.table;
+  std::string file = s.scenario.file;
+  if (auto d = t["description"].value<std::string>()) file += "  (" + *d + ")";
+  out += indent + "scenario  " + file + "\n";
+  const Ruleset& r = s.content->ruleset;
+  out += indent + "ruleset   " + r.id + (r.name != r.id ? " (" + r.name + ")" : "") +
+         ", procedure " + s.procedure + "\n";
+  std::string packs;
+  for (const PackInfo& p : s.content->packs)
+    packs += (packs.empty() ? "" : ", ") + p.id + " " + p.version;
+  out += indent + "packs     " + packs + "\n";
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    if (key == "ruleset" || key == "procedure" || key == "packs" || key == "description" ||
+        key == "name")
+      continue;
+    if (const auto* a = v.as_array(); a && !a->empty() && a->front().is_table()) {
+      std::size_t i = 0;
+      for (const toml::node& e : *a) {
+        // an entry that names itself ([[players]] name = "sol") is called by its name
+        std::string name = key + " " + std::to_string(++i);
+        if (auto n = e.as_table()->get("name"); n && n->is_string())
+          name = std::string(n->as_string()->get());
+        else if (auto id = e.as_table()->get("id"); id && id->is_string())
+          name = key + " " + std::string(id->as_string()->get());
+        out += indent + fmt::format("{:<9} {}\n", name, value_text(e));
+      }
+      continue;
+    }
+    out += indent + fmt::format("{:<9} {}\n", key, value_text(v));
+  }
+  return out;
+}
+
+nlohmann::json session_json(const Session& s) {
+  nlohmann::json j;
+  j["file"] = s.scenario.file;
+  j["ruleset"] = s.content->ruleset.id;
+  j["procedure"] = s.procedure;
+  j["packs"] = nlohmann::json::array();
+  for (const PackInfo& p : s.content->packs)
+    j["packs"].push_back({{"id", p.id}, {"version", p.version}});
+  j["settings"] = toml_to_json(s.scenario.table);
+  return j;
 }
 
 }  // namespace rb

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <toml++/toml.h>
+#include <nlohmann/json.hpp>
 
 #include "content/content.hpp"
 #include "script/engine.hpp"
@@ -55,6 +56,15 @@ struct Session {
 };
 
 Session open_session(Scenario scenario, const SessionOptions& options);
+
+// What a session runs, for people: the lines that open simulate, compare and trace ("scenario
+// ...", "ruleset ti4 (...), procedure space_combat", "packs ti4-base 0.1.0", then each setting
+// of the scenario's tables as written: each side's fleet, faction, technologies, cards and
+// policy), each line starting with `indent`.
+std::string describe_session(const Session& s, const std::string& indent = "");
+// The same for programs: {"file", "ruleset", "procedure", "packs": [{"id", "version"}],
+// "settings": the scenario's table as JSON}.
+nlohmann::json session_json(const Session& s);
 
 // An Engine with the session's start state built.
 struct Table {

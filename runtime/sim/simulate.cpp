@@ -25,6 +25,7 @@ std::vector<Counted> counted_units(const ReportDef& report, const State& s);
 void Tally::merge(const Tally& o) {
   runs += o.runs;
   labels.insert(o.labels.begin(), o.labels.end());
+  side_names.insert(o.side_names.begin(), o.side_names.end());
   if (outcomes.size() < o.outcomes.size()) outcomes.resize(o.outcomes.size());
   for (std::size_t i = 0; i < o.outcomes.size(); ++i) outcomes[i] += o.outcomes[i];
   for (const auto& [m, h] : o.metrics)
@@ -137,6 +138,12 @@ Tally Simulation::run(const SimOptions& o) const {
   const auto loop_start = std::chrono::steady_clock::now();  // setup above is not timed
   Tally total;
   for (const auto& [metric, text] : tables.front()->engine.labels()) total.labels[metric] = text;
+  for (const std::string& side : report_.sides) {
+    const State& start = tables.front()->start;
+    const EntityId p = start.role(sym(side));
+    if (p != kNoEntity && std::string(sym_name(start.at(p).type)) != side)
+      total.side_names[side] = std::string(sym_name(start.at(p).type));
+  }
   std::uint64_t planned = o.precision > 0 ? std::min<std::uint64_t>(o.max_runs, 20000) : o.runs;
   std::uint64_t done = 0;
   constexpr std::uint64_t kChunk = 2048;
@@ -230,6 +237,7 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
   }
   j["ci95"] = ci;
   if (!t.labels.empty()) j["labels"] = t.labels;
+  if (!t.side_names.empty()) j["side_names"] = t.side_names;
   if (!report_.survivors.empty()) {
     json s = json::object();
     for (const auto& side : report_.sides) s[side] = json::object();
@@ -398,7 +406,10 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
     out << "  " << def.survivors << " (probability of ending with k units):\n";
     for (const auto& [side, types] : j[def.survivors].items())
       for (const auto& [type, arr] : types.items()) {
-        out << fmt::format("    {} {}:\n", side, type);
+        const bool named = j.contains("side_names") && j["side_names"].contains(side);
+        out << fmt::format(
+            "    {} {}:\n",
+            named ? j["side_names"][side].get<std::string>() + " (" + side + ")" : side, type);
         for (std::size_t k = 0; k < arr.size(); ++k)
           out << fmt::format("      {:>2}  {}  {}\n", k, pct(arr[k].get<double>()),
                              bar(arr[k].get<double>(), 24));

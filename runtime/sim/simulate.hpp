@@ -39,6 +39,9 @@ struct Tally {
   // side -> unit type -> number surviving -> runs
   std::map<std::string, std::map<std::string, std::vector<std::uint64_t>>> survivors;
   std::map<std::string, std::string> labels;  // metric -> what setup called it (ctx:label)
+  // report side (a role) -> the name of the player who has it, when that is another name
+  // ("first_player" -> "rebel"): the report says whose survivors they are
+  std::map<std::string, std::string> side_names;
   void merge(const Tally& o);
 };
 

@@ -249,11 +249,11 @@ function M.build(ctx, scenario)
     end
   end
   -- identical wormholes are adjacent (for every wormhole type)
-  local by_type, types = {}, {}
+  local by_type = {}
   for _, sys in ipairs(galaxy.systems) do
     local w = ctx:get(sys, "wormhole")
     if w then
-      if not by_type[w] then by_type[w] = {}; types[#types + 1] = w end
+      if not by_type[w] then by_type[w] = {} end
       local same = by_type[w]
       for _, other in ipairs(same) do ctx:link(other, sys, "wormhole") end
       same[#same + 1] = sys

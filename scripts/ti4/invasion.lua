@@ -235,9 +235,9 @@ function M.space_cannon_defense(ctx, st)
           local args = { player = q, target = p, planet = planet, hits = { [p] = hits } }
           if open(ctx, st, "invasion.assign_space_cannon_defense_hits", args) > 0 then hits = math.max(0, args.hits[p]) end
           if hits > 0 then
-            local before = ctx:count(p, planet, "ground_force")
+            local forces = ctx:count(p, planet, "ground_force")
             ctx:assign_hits(p, planet, hits, SPACE_CANNON_DEFENSE_HITS, GROUND_ORDER, ctx:policy(p).sustain)
-            lost = lost + before - ctx:count(p, planet, "ground_force")
+            lost = lost + forces - ctx:count(p, planet, "ground_force")
           end
         end
         open(ctx, st, "invasion.after_space_cannon_defense", { player = q, target = p, planet = planet })

@@ -235,7 +235,7 @@ function M.run(ctx, st, ability_limit)
     end
     local u = ctx:create { kind = "unit", type = t.name, owner = p, location = at }
     if upgrade[t.name] then ctx:upgrade(u, upgrade[t.name]) end
-    event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces a " .. t.name .. " in " .. lib.place(ctx, at))
+    event(ctx, "produced:" .. ctx:name(p) .. ":" .. t.name .. ":" .. ctx:name(at), ctx:name(p) .. " produces " .. (t.name:find("^[aeiou]") and "an " or "a ") .. t.name .. " in " .. lib.place(ctx, at))
     open(ctx, st, "production.unit_produced", { player = p, unit = u })
   end
   -- (added to: an ability may have produced before the Production step)

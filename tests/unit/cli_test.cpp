@@ -11,41 +11,13 @@
 #include <fstream>
 #include <string>
 
+#include "cli_run.hpp"
 #include "fixtures.hpp"
 
 using namespace rb::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Run {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-// Runs a shell command line, stdout and stderr together.
-Run shell(const std::string& cmd) {
-  Run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-const std::string kExe = std::string("'") + RULEBENCH_EXE + "' --root '" + RB_SOURCE_DIR + "'";
-
-// Runs `cd DIR && rulebench --root ROOT ARGS` (ARGS as shell words).
-Run rulebench(const fs::path& dir, const std::string& args) {
-  return shell("cd '" + dir.string() + "' && timeout 120 " + kExe + " " + args + " 2>&1");
-}
-
-void write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file) << text;
-}
 
 // A scratch folder with a two-cruiser scenario (ok.toml) and a pack outside content/ ("twin":
 // a second unit/cruiser) with one rules test.
@@ -77,10 +49,6 @@ defender = { units = { fighter = 1 } }
 error = "the short name 'cruiser' is ambiguous"
 )");
   return d;
-}
-
-bool has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
 }
 
 }  // namespace

@@ -3,8 +3,13 @@
 
 RB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RB_BUILD=${RB_BUILD:-$RB_ROOT/build}
+# lua-check (luacheck) and python3-jsonschema are for the tests: luacheck lints every shipped Lua
+# file and `rulebench check` runs it on a pack; the JSON Schemas of the TOML formats and of the
+# --json outputs are checked against real files and output with python3-jsonschema, a well-kept
+# validator (draft 7) that also checks the schemas themselves.
 RB_PACKAGES=(cmake g++ ninja-build pkg-config liblua5.4-dev libtomlplusplus-dev catch2
-  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev libcpp-httplib-dev)
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev libcpp-httplib-dev
+  lua-check python3-jsonschema)
 # Only for tools/test: the browser test of `rulebench serve`'s page (tests/browser/serve_test.py)
 # drives Debian's Chromium headless through chromedriver with Debian's python3-selenium.
 RB_BROWSER_PACKAGES=(chromium chromium-driver python3-selenium)

@@ -6,12 +6,15 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -31,7 +34,7 @@ SessionOptions Common::session() const {
   return o;
 }
 
-int check(const Common& c, const std::vector<std::string>& packs) {
+int check(const Common& c, const std::vector<std::string>& packs, bool json) {
   const SessionOptions so = c.session();
   LoadRequest base;
   base.root = so.root;
@@ -54,7 +57,10 @@ int check(const Common& c, const std::vector<std::string>& packs) {
   }
   int failed = 0;
   std::error_code ec;
+  nlohmann::ordered_json report = nlohmann::ordered_json::array();
   for (const std::string& p : targets) {
+    nlohmann::ordered_json entry;
+    entry["pack"] = p;
     try {
       LoadRequest req = base;
       req.packs = {p};
@@ -93,17 +99,44 @@ int check(const Common& c, const std::vector<std::string>& packs) {
           ++scenarios;
         }
       }
-      std::cout << fmt::format(
-          "ok    {:<24} ruleset {}, {} packs loaded, {} records, {} hooks, {} scenarios run "
-          "twice\n",
-          p, content->ruleset.id, content->packs.size(), records, engine.bus().hooks().size(),
-          scenarios);
+      // luacheck over the pack's own Lua files, when it is installed
+      const Lint lint = lint_scripts(engine, info ? info->scripts : std::vector<fs::path>{});
+      const bool ok = lint.errors.empty();
+      failed += ok ? 0 : 1;
+      entry["ok"] = ok;
+      entry["ruleset"] = content->ruleset.id;
+      entry["packs_loaded"] = content->packs.size();
+      entry["records"] = records;
+      entry["hooks"] = engine.bus().hooks().size();
+      entry["scenarios_run_twice"] = scenarios;
+      entry["luacheck"] = {{"ran", lint.ran}, {"errors", lint.errors}, {"warnings", lint.warnings}};
+      if (!json) {
+        std::cout << fmt::format(
+            "{:<5} {:<24} ruleset {}, {} loaded, {}, {}, {} run twice{}\n", ok ? "ok" : "FAIL", p,
+            content->ruleset.id, count_of(content->packs.size(), "pack"),
+            count_of(records, "record"), count_of(engine.bus().hooks().size(), "hook"),
+            count_of(scenarios, "scenario"),
+            lint.ran ? "" : " (luacheck is not installed: Lua not linted)");
+        for (const auto& e : lint.errors) std::cout << "      luacheck: " << e << "\n";
+        for (const auto& w : lint.warnings) std::cout << "      luacheck warning: " << w << "\n";
+      }
     } catch (const Error& e) {
       ++failed;
-      std::cout << fmt::format("FAIL  {}\n      {}\n", p, e.what());
+      entry["ok"] = false;
+      entry["error"] = e.what();
+      if (!json) std::cout << fmt::format("FAIL  {}\n      {}\n", p, e.what());
     }
+    report.push_back(std::move(entry));
   }
-  std::cout << fmt::format("{} packs checked, {} failed\n", targets.size(), failed);
+  if (json) {
+    nlohmann::ordered_json j;
+    j["checked"] = targets.size();
+    j["failed"] = failed;
+    j["packs"] = std::move(report);
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << fmt::format("{} checked, {} failed\n", count_of(targets.size(), "pack"), failed);
+  }
   return failed ? 1 : 0;
 }
 
@@ -239,63 +272,171 @@ void list_counts(const Content& content, const SessionOptions& so) {
 }
 }  // namespace
 
-int list(const Common& c, const std::string& what, const std::string& ruleset) {
+namespace {
+
+// A record's attributes as "combat 7, capacity 2, sustain_damage" (the ones it sets).
+std::string record_stats(const Ruleset& rules, const Record& r, nlohmann::ordered_json& json) {
+  std::string out;
+  for (const AttributeDef& a : rules.attributes) {
+    const auto slot = static_cast<std::size_t>(a.slot);
+    if (!r.has[slot]) continue;
+    const std::int32_t v = r.attr[slot];
+    std::string text;
+    if (a.type == AttrType::boolean) {
+      json[a.name] = v != 0;
+      if (!v) continue;
+      text = a.name;
+    } else if (a.type == AttrType::symbol) {
+      json[a.name] = std::string(sym_name(static_cast<Sym>(v)));
+      text = a.name + " " + json[a.name].get<std::string>();
+    } else {
+      json[a.name] = v;
+      text = a.name + " " + std::to_string(v);
+    }
+    out += (out.empty() ? "" : ", ") + text;
+  }
+  return out;
+}
+
+std::string one_line(std::string s) {
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  return s;
+}
+
+}  // namespace
+
+int list(const Common& c, const std::string& what, const std::string& ruleset, bool json,
+         const std::vector<std::string>& with_packs) {
   const SessionOptions so = c.session();
   LoadRequest req;
   req.root = so.root;
   req.search = so.search;
+  nlohmann::ordered_json items = nlohmann::ordered_json::array();
+  auto finish = [&] {
+    if (json) std::cout << nlohmann::ordered_json{{"list", what}, {"items", items}}.dump() << "\n";
+    return 0;
+  };
   if (what == "packs") {
     for (const auto& [id, dir] : discover_packs(req)) {
       TomlFile f((dir / "pack.toml").string());
-      std::cout << fmt::format(
-          "{:<20} {:<8} {:<10} {}\n", id, f.string(f.root(), "ruleset").value_or("?"),
-          f.string(f.root(), "version").value_or("?"), f.string(f.root(), "name").value_or(""));
+      const std::string rs = f.string(f.root(), "ruleset").value_or("?"),
+                        version = f.string(f.root(), "version").value_or("?"),
+                        name = f.string(f.root(), "name").value_or("");
+      items.push_back({{"id", id},
+                       {"ruleset", rs},
+                       {"version", version},
+                       {"name", name},
+                       {"folder", dir.string()}});
+      if (!json) std::cout << fmt::format("{:<20} {:<10} {:<10} {}\n", id, rs, version, name);
     }
-    return 0;
+    return finish();
   }
   req.ruleset = ruleset;
   req.all_packs = true;
   auto content = load_content(req);
+  const auto all_content = content;
+  // packs that change other packs' records (house rules) are left out unless named: what is
+  // listed is what a scenario that does not name them sees
+  std::vector<std::string> left_out;
+  for (const Record& r : content->records)
+    if (r.changed_by != r.pack &&
+        std::find(with_packs.begin(), with_packs.end(), r.changed_by) == with_packs.end() &&
+        std::find(left_out.begin(), left_out.end(), r.changed_by) == left_out.end())
+      left_out.push_back(r.changed_by);
+  std::sort(left_out.begin(), left_out.end());
+  if (!left_out.empty()) {
+    req.exclude = left_out;
+    content = load_content(req);
+  }
+  const Ruleset& rules = content->ruleset;
   if (what == "windows") {
     Engine engine(content);
     for (std::size_t w = 0; w < engine.bus().windows().size(); ++w) {
       const auto& wd = engine.bus().windows()[w];
       int n = 0;
       for (const auto& h : engine.bus().hooks()) n += h.window == static_cast<int>(w) ? 1 : 0;
-      std::cout << fmt::format("{:<40} {:>3} hooks  {}\n", wd.name, n, wd.doc);
+      items.push_back({{"name", wd.name}, {"hooks", n}, {"doc", wd.doc}});
+      if (!json)
+        std::cout << fmt::format("{:<40} {:>8}  {}\n", wd.name, count_of(n, "hook"), wd.doc);
     }
-  } else if (what == "decisions") {
-    for (const auto& d : content->ruleset.decisions)
-      std::cout << fmt::format("{:<40} {}\n", d.name, d.doc);
-  } else if (what == "hooks") {
+    return finish();
+  }
+  if (what == "decisions") {
+    for (const auto& d : rules.decisions) {
+      items.push_back({{"name", d.name}, {"doc", d.doc}});
+      if (!json) std::cout << fmt::format("{:<40} {}\n", d.name, d.doc);
+    }
+    return finish();
+  }
+  if (what == "hooks") {
     Engine engine(content);
-    for (const auto& h : engine.bus().hooks())
-      std::cout << fmt::format("{:<40} {:<40} {}{}\n", h.id,
-                               engine.bus().windows()[static_cast<std::size_t>(h.window)].name,
-                               h.source_name.empty() ? "(rule)" : h.source_name,
-                               h.optional ? " (optional)" : "");
-  } else if (what == "counts") {
-    if (content->ruleset.counts.empty())
-      throw UsageError("list counts: ruleset '" + content->ruleset.id +
+    for (const auto& h : engine.bus().hooks()) {
+      const std::string& window = engine.bus().windows()[static_cast<std::size_t>(h.window)].name;
+      items.push_back({{"id", h.id},
+                       {"window", window},
+                       {"source", h.source_name},
+                       {"optional", h.optional},
+                       {"pack", h.pack}});
+      if (!json)
+        std::cout << fmt::format("{:<40} {:<40} {}{}\n", h.id, window,
+                                 h.source_name.empty() ? "(rule)" : h.source_name,
+                                 h.optional ? " (optional)" : "");
+    }
+    return finish();
+  }
+  if (what == "counts") {
+    if (rules.counts.empty())
+      throw UsageError("list counts: ruleset '" + rules.id +
                        "' declares no [[counts]] in its ruleset.toml");
-    list_counts(*content, so);
-  } else if (what != "units" && what != "cards") {
-    // the records of one kind: "factions", "technologies" or "faction"
-    std::string kind;
-    for (const std::string& k : content->ruleset.kinds)
+    if (json) throw UsageError("list counts: no --json yet (the table is text)");
+    // every pack of the ruleset, house rules included (their records count too)
+    list_counts(*all_content, so);
+    return 0;
+  }
+  // records: "units" (the ruleset's unit kind), "cards" (the kinds a scenario side lists as
+  // cards, else every kind whose name ends in "card"), or one kind ("factions", "technology")
+  std::vector<std::string> kinds;
+  if (what == "units") {
+    // the kind that rolls and takes hits; a ruleset whose units are another kind (X-Wing's
+    // ships) names it as its report's survivor_kind
+    if (rules.has_kind(rules.unit_kind)) kinds = {rules.unit_kind};
+    for (const auto& [proc, rep] : rules.reports)
+      if (kinds.empty() && rules.has_kind(rep.survivor_kind)) kinds = {rep.survivor_kind};
+  } else if (what == "cards") {
+    for (const auto& [kind, key] : rules.scenario_lists)
+      if (key == "cards") kinds.push_back(kind);
+    if (kinds.empty())
+      for (const std::string& k : rules.kinds)
+        if (k.ends_with("card")) kinds.push_back(k);
+  } else {
+    for (const std::string& k : rules.kinds)
       if (what == k || what == k + "s" ||
           (k.ends_with('y') && what == k.substr(0, k.size() - 1) + "ies"))
-        kind = k;
-    if (kind.empty()) {
-      std::vector<std::string> names{"packs",     "units", "cards", "windows",
-                                     "decisions", "hooks", "counts"};
-      for (const std::string& k : content->ruleset.kinds) names.push_back(k);
+        kinds.push_back(k);
+    if (kinds.empty()) {
+      std::vector<std::string> names{"packs", "units", "cards", "windows", "decisions", "hooks", "counts"};
+      for (const std::string& k : rules.kinds) names.push_back(k);
       throw UsageError("list: '" + what + "' is not something to list" + did_you_mean(what, names) +
-                       "; the ruleset's record kinds: " + join_names(content->ruleset.kinds));
+                       "; the ruleset's record kinds: " + join_names(rules.kinds));
     }
+  }
+  if (!json) {
+    std::vector<std::string> loaded;
+    for (const PackInfo& p : content->packs) loaded.push_back(p.id);
+    std::cout << fmt::format(
+        "{} of the ruleset {} in the packs {} (a scenario loads {} and the packs it names){}\n",
+        what, rules.id, join_names(loaded), rules.base_pack.empty() ? "none" : rules.base_pack,
+        left_out.empty()
+            ? ""
+            : "; not loaded: " + join_names(left_out) +
+                  ", which change other packs' records (--pack ID shows them changed)");
+  }
+  const bool units = what == "units";
+  for (const std::string& kind : kinds) {
     // records of other kinds that name one of these by an attribute called like the kind (a
     // unit's `faction = "x"`) are counted beside it
-    const AttributeDef* by = content->ruleset.attribute(kind);
+    const AttributeDef* by = rules.attribute(kind);
     for (const auto& r : content->records) {
       if (r.removed || sym_name(r.kind) != kind) continue;
       std::map<std::string, int> named;
@@ -307,22 +448,31 @@ int list(const Common& c, const std::string& what, const std::string& ruleset) {
       std::string counts;
       for (const auto& [k, n] : named)
         counts += (counts.empty() ? "" : ", ") + fmt::format("{} {}", n, k);
-      auto it = r.text.find("name");
-      std::cout << fmt::format("{:<40} {:<28} {}{}\n", r.id, it == r.text.end() ? "" : it->second,
-                               counts,
-                               r.changed_by != r.pack ? " (changed by " + r.changed_by + ")" : "");
-    }
-  } else {
-    for (const auto& r : content->records) {
-      if (r.removed) continue;
-      const bool unit = sym_name(r.kind) == "unit";
-      if ((what == "units") != unit) continue;
-      auto it = r.text.find("name");
-      std::cout << fmt::format("{:<40} {:<24} {}\n", r.id, it == r.text.end() ? "" : it->second,
-                               r.changed_by != r.pack ? "(changed by " + r.changed_by + ")" : "");
+      auto field = [&](const char* key) {
+        auto it = r.text.find(key);
+        return it == r.text.end() ? std::string() : one_line(it->second);
+      };
+      nlohmann::ordered_json attributes = nlohmann::ordered_json::object();
+      const std::string stats = record_stats(rules, r, attributes);
+      const std::string changed =
+          r.changed_by != r.pack ? " (changed by " + r.changed_by + ", when it is loaded)" : "";
+      nlohmann::ordered_json item{
+          {"id", r.id}, {"kind", kind}, {"name", field("name")}, {"pack", r.pack}};
+      if (r.changed_by != r.pack) item["changed_by"] = r.changed_by;
+      item["text"] = field("text");
+      item["attributes"] = attributes;
+      if (!named.empty()) item["named_by"] = named;
+      items.push_back(std::move(item));
+      if (json) continue;
+      if (units)
+        std::cout << fmt::format("{:<40} {:<24} {}{}\n", r.id, field("name"), stats, changed);
+      else
+        std::cout << fmt::format(
+            "{:<40} {:<28} {}{}{}\n", r.id, field("name"), counts.empty() ? field("text") : counts,
+            counts.empty() || field("text").empty() ? "" : "  " + field("text"), changed);
     }
   }
-  return 0;
+  return finish();
 }
 
 namespace {
@@ -364,8 +514,42 @@ int all_cores(int threads) {
 
 }  // namespace
 
+namespace {
+
+// What is left of each side at the end of a run: "attacker: dreadnought 2, carrier 1" (units of
+// the report's survivor kind anywhere on the board), one line per side of the report.
+std::string survivors_text(const Session& s, const State& state) {
+  const Ruleset& r = s.content->ruleset;
+  auto it = r.reports.find(s.procedure);
+  if (it == r.reports.end() || it->second.sides.empty()) return "";
+  const ReportDef& rep = it->second;
+  const Sym kind = sym(r.has_kind(rep.survivor_kind) ? rep.survivor_kind : r.unit_kind);
+  std::string out = "survivors:\n";
+  for (const std::string& side : rep.sides) {
+    const EntityId p = state.role(sym(side));
+    if (p == kNoEntity) continue;
+    std::map<std::string, int> left;
+    for (const Entity& e : state.entities)
+      if (e.owner == p && e.kind == kind && e.location != kReinforcements)
+        ++left[std::string(sym_name(e.type))];
+    std::string list;
+    for (const auto& [type, n] : left)
+      list += (list.empty() ? "" : ", ") + type + " " + std::to_string(n);
+    const std::string name(sym_name(state.at(p).type));
+    out += "  " + side + (name != side ? " (" + name + ")" : "") + ": " +
+           (list.empty() ? "nothing left" : list) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json,
-          bool interactive, const Changes& changes) {
+          bool interactive, const Changes& changes, bool verbose) {
+  if (interactive && !isatty(STDIN_FILENO))
+    throw UsageError(
+        "trace -i asks you the decisions at the terminal, but standard input is not a terminal; "
+        "run it in a terminal, or script the answers in a rules test ([[answer]])");
   SessionOptions so = c.session();
   Session session = changed_session(so, scenario_file, changes);
   EngineOptions engine;
@@ -378,6 +562,11 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
   run.trace = &t;
   RunResult result;
   State state = table.start;
+  if (!json) {
+    std::cout << describe_session(session) << "seed      " << seed << "\n";
+    if (!changes.empty()) std::cout << changes.describe() << "\n";
+    std::cout << "\n" << std::flush;
+  }
   int code = 0;
   try {
     table.engine.run(session.procedure, state, run, result);
@@ -385,10 +574,19 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
     code = 2;
     if (!json) std::cerr << "error: " << e.what() << "\n";
   }
-  if (json)
+  if (json) {
     t.print_json_lines(std::cout);
-  else
-    t.print_narrative(std::cout);
+  } else {
+    NarrativeOptions o;
+    o.verbose = verbose;
+    o.from = t.printed;  // -i showed the events before each question
+    o.round_windows = session.content->ruleset.round_windows;
+    t.print_narrative(std::cout, o);
+    if (code == 0) std::cout << "\n" << survivors_text(session, state);
+    if (!verbose)
+      std::cout << "(rules that showed nothing and repeated windows are left out: -v shows every "
+                   "event)\n";
+  }
   return code;
 }
 
@@ -415,6 +613,20 @@ struct InterruptScope {
 
 }  // namespace
 
+namespace {
+
+// What simulate --json ran: "scenario" (file, ruleset, procedure, its settings), "packs" (id and
+// version, in load order) and "changes" (--with, --without).
+void add_run_description(nlohmann::json& report, const Session& session, const Changes& changes) {
+  nlohmann::json s = session_json(session);
+  report["packs"] = s["packs"];
+  s.erase("packs");
+  report["scenario"] = std::move(s);
+  report["changes"] = {{"with", changes.with}, {"without", changes.without}};
+}
+
+}  // namespace
+
 int simulate(const Common& c, const SimulateArgs& a) {
   const SessionOptions so = c.session();
   const Session session = changed_session(so, a.scenario, a.changes);
@@ -430,8 +642,10 @@ int simulate(const Common& c, const SimulateArgs& a) {
                        "; use Monte Carlo instead (drop --exact)");
     }
     if (a.json) {
+      add_run_description(report, session, a.changes);
       std::cout << report.dump() << "\n";
     } else {
+      std::cout << describe_session(session);
       if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
       std::cout << format_report(report, sim.report_def());
     }
@@ -454,10 +668,12 @@ int simulate(const Common& c, const SimulateArgs& a) {
   auto report = sim.report(t, a.seed);
   if (stopped) report["interrupted"] = true;
   if (a.json) {
+    add_run_description(report, session, a.changes);
     std::cout << report.dump() << "\n";
   } else {
     if (stopped)
       std::cout << fmt::format("interrupted: the partial result of the {} runs done\n", t.runs);
+    std::cout << describe_session(session);
     if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
     std::cout << format_report(report, sim.report_def());
   }
@@ -501,7 +717,8 @@ int compare(const Common& c, const CompareArgs& a) {
     if (a.json)
       std::cout << report.dump() << "\n";
     else
-      std::cout << format_exact_comparison(report, cmp.report_def());
+      std::cout << describe_session(as_written)
+                << format_exact_comparison(report, cmp.report_def());
     return 0;
   }
   CompareOptions o;
@@ -511,11 +728,16 @@ int compare(const Common& c, const CompareArgs& a) {
   o.progress = progress_bar(a.json, "pairs");
   const PairTally t = cmp.run(o);
   if (o.progress) clear_progress();
-  const auto report = cmp.report(t, a.seed, a.changes);
-  if (a.json)
+  auto report = cmp.report(t, a.seed, a.changes);
+  if (a.json) {
+    nlohmann::json s = session_json(as_written);
+    report["packs"] = s["packs"];
+    s.erase("packs");
+    report["scenario"] = std::move(s);
     std::cout << report.dump() << "\n";
-  else
-    std::cout << format_comparison(report, cmp.report_def());
+  } else {
+    std::cout << describe_session(as_written) << format_comparison(report, cmp.report_def());
+  }
   return 0;
 }
 
@@ -541,7 +763,81 @@ int bench(const Common& c, const BenchArgs& a) {
   return 0;
 }
 
-int test(const Common& c, const std::vector<std::string>& paths, bool verbose) {
+namespace {
+
+std::string xml_escaped(const std::string& s) {
+  std::string out;
+  for (char ch : s) switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 allows no control characters but tab, newline and carriage return
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+          out += '?';
+        else
+          out += ch;
+    }
+  return out;
+}
+
+// A JUnit XML report (what CI systems read): one <testsuite> per test file, one <testcase> per
+// rules test, a <failure> with every problem for a test that failed.
+template <class Suites>
+void write_junit(const std::string& path, const Suites& suites) {
+  std::size_t tests = 0, failures = 0;
+  double seconds = 0;
+  for (const auto& s : suites) {
+    tests += s.results.size();
+    seconds += s.seconds;
+    for (const auto& r : s.results) failures += r.passed ? 0 : 1;
+  }
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << fmt::format(
+             "<testsuites name=\"rulebench test\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n",
+             tests, failures, seconds);
+  for (const auto& s : suites) {
+    std::size_t f = 0;
+    for (const auto& r : s.results) f += r.passed ? 0 : 1;
+    out << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n",
+                       xml_escaped(s.file), s.results.size(), f, s.seconds);
+    for (const auto& r : s.results) {
+      out << fmt::format("    <testcase classname=\"{}\" name=\"{}\" file=\"{}\"",
+                         xml_escaped(s.file), xml_escaped(r.name), xml_escaped(r.file));
+      if (r.passed) {
+        out << "/>\n";
+        continue;
+      }
+      std::string text;
+      for (const auto& p : r.problems) text += p + "\n";
+      out << ">\n      <failure message=\""
+          << xml_escaped(r.problems.empty() ? "failed" : r.problems.front()) << "\">"
+          << xml_escaped(text + r.trace) << "</failure>\n    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  std::ofstream file(path, std::ios::binary);
+  if (!(file << out.str())) throw UsageError("test --junit: cannot write " + path);
+}
+
+}  // namespace
+
+int test(const Common& c, const std::vector<std::string>& paths, bool verbose, bool json,
+         const std::string& junit) {
   SessionOptions so = c.session();
   std::vector<fs::path> ps(paths.begin(), paths.end());
   // tests inside a pack outside the search path (rulebench test my-pack/): that pack is found
@@ -564,20 +860,42 @@ int test(const Common& c, const std::vector<std::string>& paths, bool verbose) {
     return 1;
   }
   int passed = 0, failed = 0;
+  nlohmann::ordered_json tests = nlohmann::ordered_json::array();
+  struct Suite {
+    std::string file;
+    double seconds = 0;
+    std::vector<RulesTestResult> results;
+  };
+  std::vector<Suite> suites;
   for (const fs::path& file : files) {
-    for (const RulesTestResult& r : run_rules_test_file(file, so)) {
+    const auto start = std::chrono::steady_clock::now();
+    Suite suite{file.string(), 0, run_rules_test_file(file, so)};
+    suite.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const RulesTestResult& r : suite.results) {
+      (r.passed ? passed : failed) += 1;
+      tests.push_back(
+          {{"name", r.name}, {"file", r.file}, {"passed", r.passed}, {"problems", r.problems}});
+      if (json) continue;
       if (r.passed) {
-        ++passed;
         std::cout << "ok    " << r.name << "\n";
       } else {
-        ++failed;
         std::cout << "FAIL  " << r.name << "  (" << r.file << ")\n";
         for (const auto& p : r.problems) std::cout << "      " << p << "\n";
         if (verbose) std::cout << r.trace;
       }
     }
+    suites.push_back(std::move(suite));
   }
-  std::cout << passed << " passed, " << failed << " failed\n";
+  if (!junit.empty()) write_junit(junit, suites);
+  if (json) {
+    nlohmann::ordered_json j;
+    j["passed"] = passed;
+    j["failed"] = failed;
+    j["tests"] = std::move(tests);
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << passed << " passed, " << failed << " failed\n";
+  }
   return failed ? 1 : 0;
 }
 

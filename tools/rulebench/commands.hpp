@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "script/engine.hpp"
 #include "sim/compare.hpp"
 #include "sim/scenario.hpp"
 
@@ -17,10 +18,24 @@ struct Common {
   SessionOptions session() const;
 };
 
-int check(const Common& c, const std::vector<std::string>& packs);
-int list(const Common& c, const std::string& what, const std::string& ruleset);
+int check(const Common& c, const std::vector<std::string>& packs, bool json = false);
+
+// luacheck over Lua files (lint.cpp), when luacheck is installed: errors (a syntax error, an
+// undefined or written global) fail a check, warnings are listed.
+struct Lint {
+  bool ran = false;  // false: luacheck is not installed
+  std::vector<std::string> errors, warnings;
+};
+Lint lint_scripts(const Engine& engine, const std::vector<fs::path>& files);
+// The .luacheckrc `rulebench types` writes for a pack: the sandbox's globals (types.cpp).
+std::string luacheck_config(const Engine& engine);
+// with_packs: packs that change other packs' records, listed with their changes (left out by
+// default: what is listed is what a scenario that does not name them sees)
+int list(const Common& c, const std::string& what, const std::string& ruleset, bool json = false,
+         const std::vector<std::string>& with_packs = {});
+// verbose: every event of the narrative (rules that showed nothing, repeated windows)
 int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool json,
-          bool interactive, const Changes& changes);
+          bool interactive, const Changes& changes, bool verbose = false);
 
 struct SimulateArgs {
   std::string scenario;
@@ -58,6 +73,22 @@ struct BenchArgs {
   bool exact = false;  // time the exact mode instead
 };
 int bench(const Common& c, const BenchArgs& a);
-int test(const Common& c, const std::vector<std::string>& paths, bool verbose);
+// rules tests; json: one JSON object instead of the lines; junit: also a JUnit XML file
+int test(const Common& c, const std::vector<std::string>& paths, bool verbose, bool json = false,
+         const std::string& junit = {});
+
+// rulebench new pack NAME [--ruleset ID] [DIR] (scaffold.cpp)
+struct NewPackArgs {
+  std::string what;             // "pack"
+  std::string name;             // the pack id
+  std::string ruleset = "ti4";  // whose template (scripts/<ruleset>/new_pack/)
+  std::string dir;              // the pack's folder ("": ./NAME)
+};
+int new_pack(const Common& c, const NewPackArgs& a);
+
+// rulebench types [--ruleset ID] [--check] [DIR] (types.cpp): types/rulebench.lua, .luarc.json
+// and .luacheckrc in DIR; with check, writes nothing and returns 1 when one is out of date.
+int write_types(const Common& c, const std::string& ruleset, const fs::path& dir, bool check,
+                bool quiet = false);
 
 }  // namespace rb::cli

@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand(
       "check", "validate packs: TOML, ids, windows, scripts (all packs when none given)");
   check->add_option("pack", check_packs, "pack folders or ids");
+  bool check_json = false;
+  check->add_flag("--json", check_json, "print one JSON object");
 
   std::string list_what = "packs", list_ruleset = "ti4";
   auto* list = app.add_subcommand(
@@ -83,6 +85,12 @@ int main(int argc, char** argv) {
                    "rules tests naming them) | a record kind of the ruleset, singular or plural "
                    "(factions, technologies, ...)");
   list->add_option("--ruleset", list_ruleset, "ruleset whose packs are listed (default ti4)");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "print one JSON object");
+  std::vector<std::string> list_packs;
+  list->add_option("--pack", list_packs,
+                   "also a pack that changes other packs' records (a house rule), left out "
+                   "otherwise (repeatable)");
 
   std::string trace_scenario;
   std::uint64_t trace_seed = 1;
@@ -98,6 +106,9 @@ int main(int argc, char** argv) {
   trace->add_option("--with", trace_changes.with,
                     "records, packs or settings to add ([SIDE:]ID, PACK, [SIDE:]PATH=VALUE)");
   trace->add_option("--without", trace_changes.without, "records, packs or settings to remove");
+  bool trace_verbose = false;
+  trace->add_flag("-v,--verbose", trace_verbose,
+                  "every event: also the rules that showed nothing and each repeated window");
 
   cli::SimulateArgs sim;
   auto* simulate =
@@ -156,7 +167,8 @@ int main(int argc, char** argv) {
       ->check(whole(1, kMaxThreads));
   compare->add_flag("--json", cmp.json, "print one JSON object");
   auto* cmp_exact = compare->add_flag(
-      "--exact", cmp.exact, "both arms exact: the exact difference, no interval (see simulate --exact)");
+      "--exact", cmp.exact,
+      "both arms exact: the exact difference, no interval (see simulate --exact)");
   compare
       ->add_option("--max-states", cmp.max_states,
                    "the most states the exact mode may explore in each arm (default 10^6)")
@@ -187,6 +199,31 @@ int main(int argc, char** argv) {
       app.add_subcommand("test", "run rules tests (every pack's tests when no path is given)");
   test->add_option("path", test_paths, "test files or folders");
   test->add_flag("-v,--verbose", test_verbose, "print the trace of failing tests");
+  bool test_json = false;
+  std::string test_junit;
+  test->add_flag("--json", test_json, "print one JSON object (each test, passed or its problems)");
+  test->add_option("--junit", test_junit, "also write a JUnit XML report to FILE (for CI systems)");
+
+  cli::NewPackArgs new_args;
+  auto* make =
+      app.add_subcommand("new", "make a pack: rulebench new pack NAME [--ruleset ID] [DIR]");
+  make->add_option("what", new_args.what, "what to make: pack")->required();
+  make->add_option("name", new_args.name, "the pack's id (letters, digits, '-' and '_')")
+      ->required();
+  make->add_option("dir", new_args.dir, "its folder (default ./NAME; must not exist or be empty)");
+  make->add_option("--ruleset", new_args.ruleset,
+                   "the ruleset whose pack template it is made from (default ti4)");
+
+  std::string types_ruleset, types_dir;
+  bool types_check = false;
+  auto* types = app.add_subcommand(
+      "types", "editor support: LuaCATS types for ctx, pools and hook{}, .luarc.json, .luacheckrc");
+  types->add_option("dir", types_dir,
+                    "where to write them (default .): a pack folder, or the repository");
+  types->add_option("--ruleset", types_ruleset,
+                    "whose names (default: DIR's pack's ruleset, else every ruleset)");
+  types->add_flag("--check", types_check,
+                  "write nothing; exit 1 naming each generated file that is not current");
 
   serve::ServeOptions serve_options;
   std::vector<std::string> serve_packs;
@@ -240,15 +277,17 @@ int main(int argc, char** argv) {
       std::cout << "rulebench " << RB_VERSION << "\n";
       return 0;
     }
-    if (*check) return cli::check(common, check_packs);
-    if (*list) return cli::list(common, list_what, list_ruleset);
+    if (*check) return cli::check(common, check_packs, check_json);
+    if (*list) return cli::list(common, list_what, list_ruleset, list_json, list_packs);
     if (*trace)
       return cli::trace(common, trace_scenario, trace_seed, trace_json, trace_interactive,
-                        trace_changes);
+                        trace_changes, trace_verbose);
     if (*simulate) return cli::simulate(common, sim);
     if (*compare) return cli::compare(common, cmp);
     if (*bench) return cli::bench(common, bench_args);
-    if (*test) return cli::test(common, test_paths, test_verbose);
+    if (*test) return cli::test(common, test_paths, test_verbose, test_json, test_junit);
+    if (*make) return cli::new_pack(common, new_args);
+    if (*types) return cli::write_types(common, types_ruleset, types_dir, types_check);
     if (*serve) {
       const SessionOptions so = common.session();
       serve_options.api.root = so.root;

@@ -309,8 +309,8 @@ end
 
 -- The Letnev player of the game, if any.
 local function letnev_player(ctx)
-  for _, f in ipairs(ctx:entities { kind = "faction", type = "letnev" }) do return ctx:owner(f) end
-  return nil
+  local f = ctx:entities { kind = "faction", type = "letnev" }[1]
+  return f and ctx:owner(f) or nil
 end
 
 local function in_combat(ctx, player)

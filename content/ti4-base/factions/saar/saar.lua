@@ -90,8 +90,6 @@ hook {
 -- move value." Default policy: in the Saar player's own action, for the first ship (in the order
 -- ships are asked) that cannot reach the active system with its own move value and can with the
 -- highest (through adjacent systems, not counting anomalies or other players' ships).
-local MENDOSA = "captain_mendosa"  -- a flag on the ship, scope action
-
 local function highest_move(ctx)
   local best = 0
   for _, u in ipairs(ctx:units(nil, nil, "move")) do

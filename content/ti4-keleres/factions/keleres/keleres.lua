@@ -3,10 +3,6 @@
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
-local function system_of(ctx, loc)
-  return ctx:kind(loc) == "planet" and ctx:location(loc) or loc
-end
-
 -- Artemiris: "Other players must spend 2 influence to activate the system that contains this
 -- unit." Paid at the activation (lib.spend_influence: planets, then trade goods); a player who
 -- cannot pay cannot activate that system: the scenario is refused with this hook's error.

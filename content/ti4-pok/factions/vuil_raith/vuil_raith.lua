@@ -8,8 +8,6 @@
 -- by its owner (production counts it as not in reinforcements). A player with a space dock
 -- blockaded by another player does not capture that player's units (17.6).
 
-local lib = require "lib"  -- scripts/ti4/lib.lua
-
 local CAPTURED = "captured"  -- flag on a unit: captured once, not again
 local CRUCIBLE = "crucible"  -- flag on the active player (this action): Crucible played
 

@@ -1,0 +1,225 @@
+#include "script/api_doc.hpp"
+
+namespace rb {
+
+namespace {
+
+constexpr ApiFunction kFunctions[] = {
+    // entities
+    {"ctx", "create",
+     "spec: {kind: Kind, type: RecordRef?, owner: Entity?, location: Entity?, name: string?}",
+     "Entity", "A new entity; `type` names a record whose attributes it copies."},
+    {"ctx", "kind", "e: Entity", "Kind", "What kind of entity it is (unit, planet, player...)."},
+    {"ctx", "type", "e: Entity", "string", "Its type: the short name of its record (cruiser)."},
+    {"ctx", "name", "e: Entity", "string",
+     "Its name, as the trace says it (a player's name, a planet's)."},
+    {"ctx", "record_id", "e: Entity", "string?",
+     "The full id of its record (ti4-base:unit/cruiser), nil for none."},
+    {"ctx", "owner", "e: Entity", "Entity?", "Its owner (a player), nil for none."},
+    {"ctx", "set_owner", "e: Entity, player: Entity?", "", "Gives it to another player."},
+    {"ctx", "location", "e: Entity", "Entity|\"reinforcements\"|nil",
+     "Where it is; \"reinforcements\" is off the board."},
+    {"ctx", "move", "e: Entity, location: Entity|\"reinforcements\"|nil", "",
+     "Moves it (\"reinforcements\": off the board)."},
+    {"ctx", "get", "e: Entity, attr: Attribute", "integer|boolean|string|nil",
+     "An attribute's value (nil when not set)."},
+    {"ctx", "set", "e: Entity, attr: Attribute, value: integer|boolean|string|nil", "",
+     "Sets an attribute."},
+    {"ctx", "set_type", "e: Entity, record: RecordRef", "",
+     "It becomes another record of its kind (keeps owner, location, damage)."},
+    {"ctx", "upgrade", "e: Entity, record: RecordRef", "",
+     "It takes another record's attributes but keeps its type name (Cruiser II)."},
+    {"ctx", "units",
+     "owner: Entity?, location: Entity|\"reinforcements\"|nil, ...: Attribute|string", "Entity[]",
+     "Units (nil owner: anyone; nil location: on the board); attributes: any must be set, or "
+     "\"type:cruiser\"."},
+    {"ctx", "count",
+     "owner: Entity?, location: Entity|\"reinforcements\"|nil, ...: Attribute|string", "integer",
+     "How many units ctx:units would return."},
+    {"ctx", "sum",
+     "owner: Entity?, location: Entity|\"reinforcements\"|nil, attr: Attribute, filter: "
+     "Attribute|string|nil",
+     "integer", "The sum of an integer attribute over the units ctx:count would count."},
+    {"ctx", "entities",
+     "query: {kind: Kind?, owner: Entity?, type: RecordRef?, location: "
+     "Entity|\"reinforcements\"|nil}",
+     "Entity[]", "Entities of any kind."},
+    {"ctx", "role", "name: Role, ...: Role", "Entity?",
+     "The entity of each role named (ctx:role(\"attacker\", \"defender\") returns both); nil if "
+     "none."},
+    {"ctx", "set_role", "name: Role, e: Entity?", "", "Gives a role to an entity (nil: nobody)."},
+    {"ctx", "players", "", "Entity[]", "The players in turn order."},
+    // counters, flags, scopes
+    {"ctx", "counter", "e: Entity, key: string", "integer", "A counter (0 when never set)."},
+    {"ctx", "add_counter", "e: Entity, key: string, delta: integer, scope: Scope?", "integer",
+     "Adds to a counter; it is cleared when the scope ends."},
+    {"ctx", "set_counter", "e: Entity, key: string, value: integer, scope: Scope?", "",
+     "Sets a counter until the scope ends."},
+    {"ctx", "flag", "e: Entity, key: string", "boolean", "Whether a flag is set."},
+    {"ctx", "set_flag", "e: Entity, key: string, scope: Scope?", "",
+     "Sets a flag until the scope ends."},
+    {"ctx", "end_scope", "scope: Scope, ...: Scope", "",
+     "The counters, flags and modifiers of each scope named end."},
+    // adjacency
+    {"ctx", "link", "a: Entity, b: Entity, kind: string?", "",
+     "Makes two entities adjacent (a wormhole, a card)."},
+    {"ctx", "linked", "a: Entity, b: Entity, kind: string?", "boolean",
+     "Whether a link joins them (links only)."},
+    {"ctx", "adjacent", "e: Entity, kind: string?", "Entity[]",
+     "Hex neighbours on the board, then linked entities, each once."},
+    {"ctx", "is_adjacent", "a: Entity, b: Entity, kind: string?", "boolean",
+     "Whether b is among ctx:adjacent(a, kind)."},
+    {"ctx", "link_kinds", "a: Entity, b: Entity", "string[]",
+     "What makes b adjacent to a, each kind once: \"hex\", then each link's kind in link order "
+     "(\"\" for a link made without one); {} when not adjacent."},
+    // records, modifiers
+    {"ctx", "activate", "modifier: string, player: Entity, scope: Scope", "",
+     "Switches a declared `activated` modifier on until the scope ends."},
+    {"ctx", "record", "ref: RecordRef, kind: Kind?", "table?",
+     "A record's data: id, kind, name, its attributes and text fields; nil if unknown."},
+    {"ctx", "records", "kind: Kind", "string[]",
+     "The short names of the loaded records of a kind."},
+    // scenario, policies
+    {"ctx", "reject", "path: string, message: string", "",
+     "(setup) A bad scenario value: an error with its line in the scenario."},
+    {"ctx", "label", "metric: string, text: string", "",
+     "(setup) What the report calls a metric: planet_1_controlled (Abyz)."},
+    {"ctx", "policy", "player: Entity", "table",
+     "The player's policy settings (read-only in a hook)."},
+    {"ctx", "set_policy", "player: Entity, settings: table", "",
+     "(setup) The player's policy settings."},
+    {"ctx", "scenario", "", "table", "The scenario's table (read-only in a hook)."},
+    // dice
+    {"ctx", "roll",
+     "player: Entity?, die: Die, n: integer, spec: {purpose: Purpose?, unit: Entity?, threshold: "
+     "integer?, reroll_limit: integer?}?",
+     "Pool", "Rolls n dice into a new pool."},
+    {"ctx", "roll_units",
+     "player: Entity, location: Entity, spec: {purpose: Purpose, die: Die, value: Attribute, "
+     "count: Attribute?, eligible: Attribute?}",
+     "Pool, integer",
+     "Every unit with `value` set rolls `count` dice against it (ascending by value), with the "
+     "live modifiers; returns the pool and its hits."},
+    {"ctx", "roll_hits",
+     "player: Entity, location: Entity, spec: {purpose: Purpose, die: Die, value: Attribute, "
+     "count: Attribute?, eligible: Attribute?}",
+     "integer",
+     "The roll ctx:roll_units makes, when no script reads its dice: only the number of hits."},
+    {"ctx", "assign_hits",
+     "player: Entity, location: Entity, hits: integer, spec: table, order: string[]?, sustain: "
+     "\"first\"|\"last\"|\"never\"|nil",
+     "Entity[], Entity[]",
+     "Casualties by scripted answer or policy: returns the units destroyed and those that "
+     "sustained damage."},
+    {"ctx", "exchange_fire",
+     "location: Entity, a: Entity, d: Entity, spec: table, order_a: string[]?, sustain_a: string?, "
+     "order_d: string[]?, sustain_d: string?",
+     "boolean?",
+     "Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether "
+     "both sides still have units."},
+    {"ctx", "destroy", "e: Entity, window: Window?", "",
+     "To reinforcements; opens the window with {unit=, player=, location=}."},
+    // windows, decisions, the trace, results
+    {"ctx", "open", "window: Window, ...: Window|table", "integer",
+     "Opens windows as one timing window (a table last: the hooks' args); returns how many hooks "
+     "ran."},
+    {"ctx", "hooked", "window: Window, ...: Window", "boolean",
+     "For each window, whether a hook there can run in this run."},
+    {"ctx", "decide", "player: Entity, decision: Decision|string, options: any[]", "any",
+     "Scripted answer, else policy, else a person, else the first option; returns the option "
+     "chosen."},
+    {"ctx", "by_policy", "player: Entity, decision: Decision|string", "boolean",
+     "Whether that decision would now go to the policy (no scripted answer waits, no person is "
+     "asked)."},
+    {"ctx", "event", "key: string, text: string?", "",
+     "A trace event of your own (key matched by rules tests, text for people)."},
+    {"ctx", "tracing", "", "boolean", "Whether the run is traced: build event texts only then."},
+    {"ctx", "result", "outcome: Outcome", "", "The run's outcome (one of the report's outcomes)."},
+    {"ctx", "metric", "name: string, value: number", "", "A number the simulation summarises."},
+    {"ctx", "add_metric", "name: string, delta: number", "",
+     "Adds to a metric (0 when not yet written)."},
+    {"ctx", "steps", "list: (fun(ctx: Ctx): \"again\"|nil)[]", "",
+     "(procedure) Runs each step in order; the runtime may replay a step from the same state."},
+    // the board
+    {"ctx", "set_board",
+     "spec: {orientation: \"flat\"|\"pointy\"|nil, spiral_start: string|integer|nil, winding: "
+     "\"clockwise\"|\"counter_clockwise\"|nil}",
+     "", "The board's orientation and spiral order."},
+    {"ctx", "place", "e: Entity, hex: Hex?", "",
+     "The entity sits at the hex (nil: off the board)."},
+    {"ctx", "add_hex", "hex: Hex", "", "The hex exists on the board with nothing on it."},
+    {"ctx", "on_board", "hex: Hex", "boolean",
+     "Whether the hex exists (an entity: whether it has a hex)."},
+    {"ctx", "at_hex", "hex: Hex", "Entity?", "The entity placed there, or nil."},
+    {"ctx", "hex", "e: Entity", "HexCoord?", "Its hex, or nil."},
+    {"ctx", "hexes", "", "HexCoord[]", "Every hex of the board, by r then q."},
+    {"ctx", "hex_neighbours", "hex: Hex, on_board: boolean?", "HexCoord[]",
+     "The six neighbours in direction order (true: only those on the board)."},
+    {"ctx", "hex_neighbour", "hex: Hex, direction: integer|string", "HexCoord", "One neighbour."},
+    {"ctx", "hex_distance", "a: Hex, b: Hex", "integer", "Steps between two hexes."},
+    {"ctx", "hex_ring", "centre: Hex, radius: integer", "HexCoord[]",
+     "The hexes at that distance, in spiral order."},
+    {"ctx", "hex_spiral", "index: integer, centre: Hex?", "HexCoord",
+     "The hex at a spiral index (0: the centre)."},
+    {"ctx", "spiral_index", "hex: Hex, centre: Hex?", "integer", "A hex's index in spiral order."},
+    {"ctx", "hex_line", "a: Hex, b: Hex", "HexCoord[], HexCoord[]",
+     "Two lists of hexes from a to b, the line nudged one way and the other."},
+    {"ctx", "offset_hex",
+     "col: integer, row: integer, layout: \"odd_r\"|\"even_r\"|\"odd_q\"|\"even_q\"", "HexCoord",
+     "A rectangular board's column and row to a hex."},
+    {"ctx", "hex_offset", "hex: Hex, layout: \"odd_r\"|\"even_r\"|\"odd_q\"|\"even_q\"",
+     "integer, integer", "A hex to column and row."},
+    // pools
+    {"pool", "size", "", "integer", "How many dice (also #pool)."},
+    {"pool", "hits", "", "integer", "How many dice hit (not cancelled)."},
+    {"pool", "count", "face: string", "integer", "How many dice show a face (faced dice)."},
+    {"pool", "face", "i: integer", "string", "Die i's face label."},
+    {"pool", "value", "i: integer", "integer",
+     "Die i's value (numeric dice: the 0 face of a d10 reads 10)."},
+    {"pool", "result", "i: integer", "integer", "Die i's value with its modifiers."},
+    {"pool", "unit", "i: integer", "Entity?", "The unit that rolled die i."},
+    {"pool", "player", "i: integer", "Entity?", "The player who rolled die i."},
+    {"pool", "hit", "i: integer", "boolean", "Whether die i hits."},
+    {"pool", "rerolls", "i: integer", "integer", "How often die i was rerolled."},
+    {"pool", "cancelled", "i: integer", "boolean", "Whether die i was cancelled."},
+    {"pool", "threshold", "i: integer", "integer", "What die i needs to hit."},
+    {"pool", "reroll", "i: integer", "boolean",
+     "Rerolls die i; false when it reached its reroll limit."},
+    {"pool", "set", "i: integer, face: string|integer", "",
+     "Sets die i's face (a face name, or a number for numeric dice)."},
+    {"pool", "modify", "i: integer, delta: integer", "", "Adds to die i's result."},
+    {"pool", "cancel", "i: integer", "", "Cancels die i."},
+    {"pool", "add", "n: integer, like: integer|Die|nil", "",
+     "Rolls n more dice like die `like` (default the first), or of a die type."},
+    {"pool", "remove", "i: integer", "", "Takes die i out of the pool."},
+    {"pool", "set_reroll_limit", "n: integer", "", "How often each die may be rerolled."},
+    {"pool", "faces", "", "string[]", "Every die's face label."},
+};
+
+constexpr ApiField kHookFields[] = {
+    {"id", "string", false, "The hook's id, unique in its pack (the trace and tests name it)."},
+    {"window", "Window", false, "The window it runs in (`rulebench list windows`)."},
+    {"source", "RecordRef", true,
+     "Who may use it: the record whose holders it fires for (a card, technology, faction); none: a "
+     "rule."},
+    {"optional", "boolean", true, "A \"may\": the owner's policy decides (decision use:<id>)."},
+    {"limit", "Scope", true, "Once per this scope, for each copy of the source."},
+    {"priority", "integer", true, "Higher runs first among one player's hooks."},
+    {"discard", "boolean", true, "The card leaves the game after use."},
+    {"condition", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean", true,
+     "Whether it applies now; asked before the policy."},
+    {"apply", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?)", false,
+     "What it does."},
+    {"text", "string", true, "What the card says, for people."},
+};
+
+}  // namespace
+
+std::span<const ApiFunction> api_functions() {
+  return kFunctions;
+}
+std::span<const ApiField> hook_fields() {
+  return kHookFields;
+}
+
+}  // namespace rb

@@ -9,6 +9,7 @@
 
 #include "base/error.hpp"
 #include "base/text.hpp"
+#include "content/keys.hpp"
 #include "content/toml_read.hpp"
 
 namespace rb {
@@ -421,10 +422,7 @@ PackInfo read_pack(const fs::path& dir) {
   if (!fs::exists(file)) throw ContentError(file.string(), 0, "not a pack (expected a pack.toml)");
   TomlFile f(file.string());
   const toml::table& t = f.root();
-  f.expect_keys(t,
-                {"id", "name", "version", "ruleset", "depends", "optional_depends", "conflicts",
-                 "data", "scripts", "tests", "description"},
-                "pack.toml");
+  f.expect_keys(t, key_names(pack_keys()), "pack.toml");  // content/keys.cpp
   PackInfo p;
   p.dir = dir;
   p.id = *f.string(t, "id", true);
@@ -651,10 +649,7 @@ class PackLoader {
   }
 
   void read_modifier(const TomlFile& f, const PackInfo& pack, const toml::table& t) {
-    f.expect_keys(t,
-                  {"id", "source", "activated", "purpose", "units", "role", "location", "present",
-                   "delta", "dice", "text"},
-                  "[[modifier]]");
+    f.expect_keys(t, key_names(modifier_keys()), "[[modifier]]");
     ModifierDef m;
     m.id = pack.id + ":" + *f.string(t, "id", true);
     m.pack = pack.id;
@@ -730,9 +725,7 @@ class PackLoader {
   }
 
   void read_hook(const TomlFile& f, const PackInfo& pack, int pack_order, const toml::table& t) {
-    f.expect_keys(
-        t, {"id", "window", "source", "optional", "limit", "priority", "discard", "effect", "text"},
-        "[[hook]]");
+    f.expect_keys(t, key_names(toml_hook_keys()), "[[hook]]");
     HookDef h;
     h.id = pack.id + ":" + *f.string(t, "id", true);
     h.pack = pack.id;
@@ -755,7 +748,7 @@ class PackLoader {
     h.use_key = sym("used:" + h.id);
     const toml::table* e = f.table(t, "effect");
     if (!e) f.fail(t, "a [[hook]] in TOML needs an 'effect' (or write the hook in Lua)");
-    f.expect_keys(*e, {"activate", "until", "counter", "delta"}, "hook effect");
+    f.expect_keys(*e, key_names(hook_effect_keys()), "hook effect");
     EffectDef eff;
     if (auto u = f.string(*e, "until")) {
       if (!c_.ruleset.has_scope(*u))

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/error.hpp"
+#include "content/keys.hpp"
 #include "content/toml_read.hpp"
 
 namespace rb {
@@ -42,8 +43,7 @@ std::string malformed_key(const std::string& k) {
   return "";
 }
 
-const std::vector<std::string> kTestKeys{"name",   "rule",   "scenario",    "dice", "seed",
-                                         "answer", "expect", "strict_dice", "packs"};
+const std::vector<std::string> kTestKeys = key_names(rules_test_keys());  // content/keys.cpp
 
 RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::table* shared_scenario,
                         const SessionOptions& options) {
@@ -91,7 +91,7 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
     for (const toml::node& e : *a->as_array()) {
       if (!e.is_table()) f.fail(e, "each [[answer]] must be a table");
       const toml::table& at = *e.as_table();
-      f.expect_keys(at, {"player", "decision", "answer"}, "[[answer]]");
+      f.expect_keys(at, key_names(answer_keys()), "[[answer]]");
       const toml::node* value = at.get("answer");
       if (!value) f.fail(at, "[[answer]] needs 'answer'");
       answers.add({f.string(at, "player", true).value(), f.string(at, "decision", true).value(),
@@ -103,9 +103,7 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   const toml::table* expect = f.table(t, "expect");
   if (!expect)
     f.fail(t, "a rules test needs an [expect] table: a test that expects nothing cannot fail");
-  f.expect_keys(*expect,
-                {"outcome", "survivors", "metrics", "trace", "not_trace", "trace_count", "error"},
-                "[expect]");
+  f.expect_keys(*expect, key_names(expect_keys()), "[expect]");
   const auto want_error = f.string(*expect, "error");
   // a trace expectation that no event key can match would make its assertion vacuous
   for (const char* list : {"trace", "not_trace"})
@@ -294,7 +292,7 @@ std::vector<RulesTestResult> run_rules_test_file(const fs::path& file,
   try {
     TomlFile f(file.string());
     if (const toml::node* tests = f.root().get("test")) {
-      f.expect_keys(f.root(), {"test", "scenario", "name", "rule"}, "a file of [[test]] entries");
+      f.expect_keys(f.root(), key_names(test_file_keys()), "a file of [[test]] entries");
       const toml::table* shared = f.table(f.root(), "scenario");
       if (!tests->is_array()) f.fail(*tests, "'test' must be an array of tables ([[test]])");
       for (const toml::node& t : *tests->as_array()) {

@@ -7,6 +7,7 @@
 
 #include "base/error.hpp"
 #include "base/text.hpp"
+#include "content/keys.hpp"
 #include "content/toml_read.hpp"
 
 namespace rb {
@@ -29,7 +30,7 @@ Scenario scenario_from_table(const toml::table& t, const std::string& file, cons
   for (auto& p : s.packs)
     if (looks_like_path(p)) p = pack_path(dir / p);
   if (const toml::table* b = f.table(t, "bench")) {
-    f.expect_keys(*b, {"target", "anchors", "exact_target", "exact_anchors"}, "[bench]");
+    f.expect_keys(*b, key_names(bench_keys()), "[bench]");
     s.bench_target = f.number(*b, "target").value_or(0);
     s.exact_target = f.number(*b, "exact_target").value_or(0);
     if (const toml::array* anchors = f.array(*b, "anchors"))

@@ -415,7 +415,8 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
           (k.ends_with('y') && what == k.substr(0, k.size() - 1) + "ies"))
         kinds.push_back(k);
     if (kinds.empty()) {
-      std::vector<std::string> names{"packs", "units", "cards", "windows", "decisions", "hooks", "counts"};
+      std::vector<std::string> names{"packs",     "units", "cards",  "windows",
+                                     "decisions", "hooks", "counts"};
       for (const std::string& k : rules.kinds) names.push_back(k);
       throw UsageError("list: '" + what + "' is not something to list" + did_you_mean(what, names) +
                        "; the ruleset's record kinds: " + join_names(rules.kinds));

@@ -27,6 +27,10 @@ struct Lint {
   std::vector<std::string> errors, warnings;
 };
 Lint lint_scripts(const Engine& engine, const std::vector<fs::path>& files);
+// The JSON Schemas of the TOML formats and .taplo.toml, as (path, text) (schema.cpp).
+std::vector<std::pair<fs::path, std::string>> schema_files(const SessionOptions& so,
+                                                           const std::vector<std::string>& rulesets,
+                                                           const fs::path& dir, bool repository);
 // The .luacheckrc `rulebench types` writes for a pack: the sandbox's globals (types.cpp).
 std::string luacheck_config(const Engine& engine);
 // with_packs: packs that change other packs' records, listed with their changes (left out by

@@ -284,10 +284,11 @@ int write_types(const Common& common, const std::string& ruleset, const fs::path
   const Collected c = collect(so, rulesets_for(so, ruleset, dir), dir);
   std::error_code ec;
   const bool repository = fs::equivalent(dir, so.root, ec);
-  const std::vector<std::pair<fs::path, std::string>> files{
+  std::vector<std::pair<fs::path, std::string>> files{
       {dir / "types" / "rulebench.lua", types_lua(c)},
       {dir / ".luarc.json", luarc_json()},
       {dir / ".luacheckrc", luacheckrc(c, repository)}};
+  for (auto& f : schema_files(so, c.rulesets, dir, repository)) files.push_back(std::move(f));
   if (check) {
     int stale = 0;
     for (const auto& [path, text] : files) {
@@ -305,7 +306,7 @@ int write_types(const Common& common, const std::string& ruleset, const fs::path
           stale, stale == 1 ? " is" : "s are", ruleset.empty() ? "" : " --ruleset " + ruleset,
           " " + dir.string());
     else if (!quiet)
-      std::cout << "types, .luarc.json and .luacheckrc are current\n";
+      std::cout << "types, schemas, .luarc.json, .luacheckrc and .taplo.toml are current\n";
     return stale ? 1 : 0;
   }
   for (const auto& [path, text] : files) {

@@ -1,0 +1,143 @@
+#include "content/keys.hpp"
+
+namespace rb {
+
+namespace {
+
+constexpr KeySpec kPack[] = {
+    {"id", "string", "The pack's id: letters, digits, '-' and '_'."},
+    {"name", "string", "A name for people."},
+    {"version", "string", "Numbers separated by dots (\"1.0.0\")."},
+    {"ruleset", "string", "The ruleset it is for (a folder of scripts/)."},
+    {"depends", "string_array", "Packs loaded first: \"ti4-base\" or \"ti4-base >= 0.2, < 1\"."},
+    {"optional_depends", "string_array",
+     "Packs loaded first when present (with conditions on the version, as depends)."},
+    {"conflicts", "string_array",
+     "Packs it cannot be loaded with (with conditions on the version, as depends)."},
+    {"data", "string_array", "TOML files or folders, in load order."},
+    {"scripts", "string_array", "Lua files or folders, in load order."},
+    {"tests", "string", "The rules tests' folder (default tests/)."},
+    {"description", "string", "A longer description."},
+};
+constexpr KeySpec kModifier[] = {
+    {"id", "string", "The modifier's id, unique in its pack."},
+    {"source", "string", "Live while its owner holds this record (omit: a rule)."},
+    {"activated", "boolean", "Off until a hook's effect switches it on."},
+    {"purpose", "string", "Which rolls (one of the ruleset's purposes; omit: all)."},
+    {"units", "strings", "Only these unit types (omit: all)."},
+    {"role", "string", "Only for the player with this role."},
+    {"location", "object", "Attributes the rolling unit's location must have."},
+    {"present", "string", "A unit record that must be with the rolling unit."},
+    {"delta", "integer", "Added to each die (-1000 to 1000)."},
+    {"dice", "integer", "Extra dice per unit (0 to 100)."},
+    {"text", "string", "What it says, for people."},
+};
+constexpr KeySpec kTomlHook[] = {
+    {"id", "string", "The hook's id, unique in its pack."},
+    {"window", "string", "The window it runs in (rulebench list windows)."},
+    {"source", "string", "Who may use it: the record whose holders it fires for."},
+    {"optional", "boolean", "A \"may\": the owner's policy decides."},
+    {"limit", "string", "Once per this scope."},
+    {"priority", "integer", "Higher runs first among one player's hooks."},
+    {"discard", "boolean", "The card leaves the game after use."},
+    {"effect", "object", "What it does: activate, until, counter, delta."},
+    {"text", "string", "What it says, for people."},
+};
+constexpr KeySpec kEffect[] = {
+    {"activate", "string", "A modifier (activated = true) to switch on for the owner."},
+    {"until", "string", "The scope it lasts for."},
+    {"counter", "string", "A counter to add to on the owner."},
+    {"delta", "integer", "What to add to the counter (default 1)."},
+};
+constexpr KeySpec kRecordText[] = {
+    {"name", "string", "The record's name, for people."},
+    {"text", "string", "What the card or ability says."},
+    {"description", "string", "A longer description."},
+};
+constexpr KeySpec kRulesTest[] = {
+    {"name", "string", "What the test shows."},
+    {"rule", "string", "The rule it checks (its number or name)."},
+    {"scenario", "", "The scenario: an inline table, or a scenario file's path."},
+    {"dice", "array", "Forced dice in roll order: numbers (numeric dice) or face names."},
+    {"seed", "integer", "The run's seed (default 1)."},
+    {"answer", "array", "Scripted decisions: [[answer]] tables."},
+    {"expect", "object", "What must happen."},
+    {"strict_dice", "boolean", "Rolling past the forced dice is an error (default true)."},
+    {"packs", "string_array", "More packs to load."},
+};
+constexpr KeySpec kTestFile[] = {
+    {"test", "array", "The tests: [[test]] tables."},
+    {"scenario", "object", "The scenario every test of the file shares."},
+    {"name", "string", "What the file tests."},
+    {"rule", "string", "The rule the file's tests check."},
+};
+constexpr KeySpec kExpect[] = {
+    {"outcome", "string", "The run's outcome."},
+    {"survivors", "object", "Units left per role and type: { attacker = { cruiser = 1 } }."},
+    {"metrics", "object", "Metrics and their values."},
+    {"trace", "string_array", "Event keys that must appear, in this order."},
+    {"not_trace", "string_array", "Event keys that must not appear."},
+    {"trace_count", "object", "How often each event key appears."},
+    {"error", "string", "The run must fail with an error containing this text."},
+};
+constexpr KeySpec kAnswer[] = {
+    {"player", "string", "Whose decision (a player's name or role)."},
+    {"decision", "string", "Which decision."},
+    {"answer", "", "The option chosen."},
+};
+constexpr KeySpec kScenario[] = {
+    {"ruleset", "string", "The ruleset (a folder of scripts/)."},
+    {"procedure", "string", "The procedure to run (default: the ruleset's first)."},
+    {"packs", "string_array", "Packs to load besides the ruleset's base pack: ids or folders."},
+    {"bench", "object", "What rulebench bench measures this case against."},
+};
+constexpr KeySpec kBench[] = {
+    {"target", "number", "Combats per second to reach on one thread."},
+    {"anchors", "array", "Other tools' speeds: [{ name, rate }]."},
+    {"exact_target", "number", "The exact mode's target time (ms)."},
+    {"exact_anchors", "array", "Other tools' exact times: [{ name, ms }]."},
+};
+
+}  // namespace
+
+std::span<const KeySpec> pack_keys() {
+  return kPack;
+}
+std::span<const KeySpec> modifier_keys() {
+  return kModifier;
+}
+std::span<const KeySpec> toml_hook_keys() {
+  return kTomlHook;
+}
+std::span<const KeySpec> hook_effect_keys() {
+  return kEffect;
+}
+std::span<const KeySpec> record_text_keys() {
+  return kRecordText;
+}
+std::span<const KeySpec> rules_test_keys() {
+  return kRulesTest;
+}
+std::span<const KeySpec> test_file_keys() {
+  return kTestFile;
+}
+std::span<const KeySpec> expect_keys() {
+  return kExpect;
+}
+std::span<const KeySpec> answer_keys() {
+  return kAnswer;
+}
+std::span<const KeySpec> scenario_keys() {
+  return kScenario;
+}
+std::span<const KeySpec> bench_keys() {
+  return kBench;
+}
+
+std::vector<std::string> key_names(std::span<const KeySpec> keys) {
+  std::vector<std::string> out;
+  for (const KeySpec& k : keys) out.emplace_back(k.name);
+  return out;
+}
+
+}  // namespace rb

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The JSON Schemas of schemas/ against the real thing.
+
+Usage: check_schemas.py RULEBENCH_EXE SOURCE_DIR
+
+- every schema is a valid draft-7 schema;
+- every shipped pack.toml, data file (the pack's `data` list), rules test and scenario follows
+  the schema .taplo.toml gives it (the TOML read with Python's tomllib, as taplo would);
+- the --json output of simulate (Monte Carlo and exact), compare, bench and every
+  line of trace --json follows its schema in schemas/output/.
+Closes with "N passed, N failed" (one count per file or output checked).
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tomllib
+
+import jsonschema
+
+exe, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+schemas = {}
+for path in glob.glob(os.path.join(source, "schemas", "**", "*.schema.json"), recursive=True):
+    with open(path, encoding="utf-8") as f:
+        s = json.load(f)
+    schemas[s["$id"]] = s
+passed = failed = 0
+
+
+def report(name, errors):
+    global passed, failed
+    if errors:
+        failed += 1
+        print(f"FAIL  {name}")
+        for e in errors[:5]:
+            print(f"      {e}")
+    else:
+        passed += 1
+
+
+def validate(name, schema_id, instance):
+    schema = schemas[schema_id]
+    resolver = jsonschema.RefResolver(base_uri=schema_id, referrer=schema, store=schemas)
+    v = jsonschema.Draft7Validator(schema, resolver=resolver)
+    report(name, [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(instance)])
+
+
+for sid, s in sorted(schemas.items()):
+    try:
+        jsonschema.Draft7Validator.check_schema(s)
+        report(f"schema {sid}", [])
+    except jsonschema.SchemaError as e:
+        report(f"schema {sid}", [e.message])
+
+# the TOML files of every pack
+for pack_toml in sorted(glob.glob(os.path.join(source, "content", "*", "pack.toml"))):
+    pack = os.path.dirname(pack_toml)
+    rel = os.path.relpath(pack_toml, source)
+    with open(pack_toml, "rb") as f:
+        info = tomllib.load(f)
+    validate(rel, "pack.schema.json", info)
+    data = []
+    for entry in info.get("data", []):
+        p = os.path.join(pack, entry)
+        data += sorted(glob.glob(os.path.join(p, "**", "*.toml"), recursive=True)) if os.path.isdir(p) else [p]
+    for f in data:
+        with open(f, "rb") as fh:
+            validate(os.path.relpath(f, source), f"data.{info['ruleset']}.schema.json", tomllib.load(fh))
+    for f in sorted(glob.glob(os.path.join(pack, "tests", "**", "*.toml"), recursive=True)):
+        with open(f, "rb") as fh:
+            doc = tomllib.load(fh)
+        if "expect" in doc or "test" in doc:
+            validate(os.path.relpath(f, source), "rules_test.schema.json", doc)
+    for f in sorted(glob.glob(os.path.join(pack, "scenarios", "*.toml"))):
+        with open(f, "rb") as fh:
+            validate(os.path.relpath(f, source), "scenario.schema.json", tomllib.load(fh))
+
+
+def run(args, ok=(0,)):
+    r = subprocess.run([exe, "--root", source] + args, capture_output=True, text=True, timeout=600)
+    if r.returncode not in ok:
+        report(" ".join(args), [f"exit {r.returncode}: {r.stderr.strip()[:500]}"])
+        return None
+    return r.stdout
+
+
+demo = os.path.join(source, "content/ti4-base/scenarios/demo.toml")
+ltp = os.path.join(source, "content/ti4-base/scenarios/learn_to_play_action.toml")
+engagement = os.path.join(source, "content/xwing-core/scenarios/engagement_demo.toml")
+attack = os.path.join(source, "content/xwing-core/scenarios/issue_example.toml")
+outputs = [
+    ("simulate.schema.json", ["simulate", demo, "--runs", "2000", "--json", "--with", "attacker:morale_boost"]),
+    ("simulate.schema.json", ["simulate", ltp, "--runs", "500", "--json"]),
+    ("simulate.schema.json", ["simulate", engagement, "--runs", "500", "--json"]),
+    ("simulate.schema.json", ["simulate", attack, "--exact", "--json"]),
+    ("compare.schema.json", ["compare", demo, "--with", "attacker:morale_boost", "--runs", "2000", "--json"]),
+    ("compare.schema.json", ["compare", attack, "--with", "attacker:tokens.focus=0", "--runs", "2000", "--json"]),
+    ("bench.schema.json", ["bench", "--runs", "50", "--json"]),
+]
+for schema_id, args in outputs:
+    out = run(args)
+    if out is not None:
+        validate(" ".join(a if not a.startswith(source) else os.path.relpath(a, source) for a in args),
+                 schema_id, json.loads(out))
+for scenario in (demo, ltp, engagement, attack):
+    out = run(["trace", scenario, "--json"])
+    if out is None:
+        continue
+    errors = []
+    for n, line in enumerate(out.splitlines(), 1):
+        resolver = jsonschema.RefResolver(base_uri="", referrer=schemas["trace_event.schema.json"], store=schemas)
+        v = jsonschema.Draft7Validator(schemas["trace_event.schema.json"], resolver=resolver)
+        errors += [f"line {n}: {'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(json.loads(line))]
+    report("trace --json " + os.path.relpath(scenario, source), errors)
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed or not passed else 0)

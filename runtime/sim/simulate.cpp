@@ -144,7 +144,16 @@ Tally Simulation::run(const SimOptions& o) const {
     if (p != kNoEntity && std::string(sym_name(start.at(p).type)) != side)
       total.side_names[side] = std::string(sym_name(start.at(p).type));
   }
-  std::uint64_t planned = o.precision > 0 ? std::min<std::uint64_t>(o.max_runs, 20000) : o.runs;
+  // --precision: a first batch, then the run count the estimates so far project (5% over it, at
+  // least a tenth more than done), until every asked half-width is below its bound. Run i always
+  // draws from the stream (seed, i) and the projection reads integer tallies, so the runs taken
+  // do not depend on --threads.
+  const bool precise = o.precision > 0 || o.precision_mean > 0;
+  auto reached = [&](const Tally& t) {
+    return (o.precision <= 0 || widest(t) < o.precision) &&
+           (o.precision_mean <= 0 || widest_mean(t) < o.precision_mean);
+  };
+  std::uint64_t planned = precise ? std::min<std::uint64_t>(o.max_runs, 20000) : o.runs;
   std::uint64_t done = 0;
   constexpr std::uint64_t kChunk = 2048;
   for (;;) {
@@ -159,10 +168,12 @@ Tally Simulation::run(const SimOptions& o) const {
         o.stop);
     for (const auto& p : parts) total.merge(p);
     done = planned;
-    if ((o.stop && o.stop->load()) || o.precision <= 0 || widest(total) < o.precision ||
-        planned >= o.max_runs)
-      break;
-    planned = std::min(o.max_runs, planned * 2);
+    if ((o.stop && o.stop->load()) || !precise || planned >= o.max_runs || reached(total)) break;
+    const double need = 1.05 * runs_needed(total, o.precision, o.precision_mean);
+    const double least = static_cast<double>(done) * 1.1;
+    const double next = std::ceil(std::max(need, least));
+    planned =
+        next >= static_cast<double>(o.max_runs) ? o.max_runs : static_cast<std::uint64_t>(next);
   }
   if (o.loop_seconds)
     *o.loop_seconds =
@@ -336,12 +347,69 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   return j;
 }
 
+namespace {
+constexpr double kZ95 = 1.959963984540054;
+std::uint64_t nonzero_runs(const std::map<long long, std::uint64_t>& h) {
+  std::uint64_t k = 0;
+  for (const auto& [v, n] : h) k += v != 0 ? n : 0;
+  return k;
+}
+}  // namespace
+
+// The reported probabilities (outcome counts, then the report's 0/1 metrics) as (k, n) pairs,
+// and the means with an interval as their moments: what widest, widest_mean and runs_needed read.
+void Simulation::for_each_estimate(const Tally& t,
+                                   const std::function<void(std::uint64_t)>& probability,
+                                   const std::function<void(double)>& mean_sd) const {
+  static const std::map<long long, std::uint64_t> empty;
+  auto hist = [&](const std::string& m) -> const std::map<long long, std::uint64_t>& {
+    auto it = t.metrics.find(m);
+    return it == t.metrics.end() ? empty : it->second;
+  };
+  for (std::size_t i = 0; i < report_.outcomes.size(); ++i)
+    probability(i < t.outcomes.size() ? t.outcomes[i] : 0);
+  for (const auto& [key, metric] : report_.probabilities) probability(nonzero_runs(hist(metric)));
+  for (const auto& [key, metric] : report_.means)
+    if (std::find(report_.ci95.begin(), report_.ci95.end(), key) != report_.ci95.end())
+      mean_sd(moments(hist(metric), t.runs).sd);
+}
+
 double Simulation::widest(const Tally& t) const {
-  const nlohmann::json j = report(t, 0);
   double w = 0;
-  for (const auto& [k, v] : j["ci95"].items())
-    w = std::max(w, (v[1].get<double>() - v[0].get<double>()) / 2);
+  for_each_estimate(
+      t,
+      [&](std::uint64_t k) {
+        const Interval i = wilson(k, t.runs);
+        w = std::max(w, (i.hi - i.lo) / 2);
+      },
+      [](double) {});
   return w;
+}
+
+double Simulation::widest_mean(const Tally& t) const {
+  double w = 0;
+  const double n = static_cast<double>(t.runs);
+  for_each_estimate(
+      t, [](std::uint64_t) {},
+      [&](double sd) { w = std::max(w, t.runs ? kZ95 * sd / std::sqrt(n) : 0.0); });
+  return w;
+}
+
+double Simulation::runs_needed(const Tally& t, double precision, double precision_mean) const {
+  double need = 0;
+  const double n = static_cast<double>(t.runs);
+  for_each_estimate(
+      t,
+      [&](std::uint64_t k) {
+        if (precision <= 0) return;
+        const double p = (static_cast<double>(k) + 2) / (n + 4);
+        need = std::max(need, kZ95 * kZ95 * p * (1 - p) / (precision * precision));
+      },
+      [&](double sd) {
+        if (precision_mean <= 0) return;
+        need = std::max(need, (kZ95 * sd / precision_mean) * (kZ95 * sd / precision_mean));
+      });
+  return need;
 }
 
 std::string format_report(const nlohmann::json& j, const ReportDef& def) {

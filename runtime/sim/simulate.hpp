@@ -18,7 +18,11 @@ namespace rb {
 
 struct SimOptions {
   std::uint64_t runs = 100000;
-  double precision = 0;  // > 0: run until every 95% half-width is below it
+  // > 0: run until every reported probability's 95% half-width (outcomes and the report's
+  // probabilities) is below it
+  double precision = 0;
+  // > 0: run until every reported mean's 95% half-width (the means with an interval) is below it
+  double precision_mean = 0;
   std::uint64_t max_runs = 100'000'000;
   std::uint64_t seed = 1;
   int threads = 1;
@@ -64,12 +68,20 @@ class Simulation {
   // `repeats` > 1: the exploration is run that many times and "seconds" is the median (bench).
   nlohmann::json exact(const ExactRunOptions& o, const EngineOptions& engine = {},
                        int repeats = 1) const;
-  // The largest 95% half-width among the reported probabilities and means.
+  // The largest 95% half-width among the reported probabilities (outcomes and the report's
+  // probabilities), and among the reported means with an interval.
   double widest(const Tally& t) const;
+  double widest_mean(const Tally& t) const;
+  // The number of runs the tally's estimates say --precision and --precision-mean need: for a
+  // probability p (estimated as (k+2)/(n+4), so a count of 0 still asks for runs) z^2 p(1-p)/P^2,
+  // for a mean of standard deviation sd (z sd/M)^2; the largest of them, 0 when neither is set.
+  double runs_needed(const Tally& t, double precision, double precision_mean) const;
   const Session& session() const { return session_; }
   const ReportDef& report_def() const { return report_; }
 
  private:
+  void for_each_estimate(const Tally& t, const std::function<void(std::uint64_t)>& probability,
+                         const std::function<void(double)>& mean_sd) const;
   void run_range(Table& table, std::uint64_t seed, std::uint64_t first, std::uint64_t last,
                  Tally& out) const;
   const Session& session_;

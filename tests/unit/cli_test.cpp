@@ -55,7 +55,7 @@ error = "the short name 'cruiser' is ambiguous"
 
 TEST_CASE("cli: nonsense numbers are usage errors (exit 2) naming the option", "[cli]") {
   const fs::path d = scratch("numbers");
-  const std::array<std::pair<const char*, const char*>, 13> cases{{
+  const std::array<std::pair<const char*, const char*>, 16> cases{{
       {"simulate ok.toml --runs 0", "--runs"},
       {"simulate ok.toml --runs -1", "--runs"},
       {"simulate ok.toml --runs 1e20", "--runs"},
@@ -64,6 +64,10 @@ TEST_CASE("cli: nonsense numbers are usage errors (exit 2) naming the option", "
       {"simulate ok.toml --precision 0", "--precision"},
       {"simulate ok.toml --precision -1", "--precision"},
       {"simulate ok.toml --precision nan", "--precision"},
+      {"simulate ok.toml --precision-mean 0", "--precision-mean"},
+      {"simulate ok.toml --runs 10 --precision-mean 0.1", "--precision-mean"},
+      {"simulate ok.toml --max-runs 10",
+       "--max-runs is the cap of --precision or --precision-mean"},
       {"simulate ok.toml --seed -1", "--seed"},
       {"simulate ok.toml --seed 18446744073709551616", "--seed"},
       {"compare ok.toml --with attacker:morale_boost --runs 0", "--runs"},
@@ -103,6 +107,13 @@ TEST_CASE("cli: --precision stopped by the run cap says so and exits 1", "[cli]"
   CHECK(has(r.out, "--precision 0.0001 not reached"));
   // reached: exit 0
   CHECK(rulebench(d, "simulate ok.toml --precision 0.2 --threads 1").code == 0);
+  // the means' bound is its own option, with its own message
+  const Run m =
+      rulebench(d, "simulate ok.toml --precision-mean 0.00001 --max-runs 2000 --threads 1");
+  INFO(m.out);
+  CHECK(m.code == 1);
+  CHECK(has(m.out, "--precision-mean 1e-05 not reached"));
+  CHECK(rulebench(d, "simulate ok.toml --precision-mean 0.5 --threads 1").code == 0);
 }
 
 TEST_CASE("cli: test that finds no tests fails, check of a missing pack is a usage error",
@@ -234,6 +245,25 @@ TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules
     CHECK(has(r.out, line));
   // a test of a card counts for it: Morale Boost's tests name the action card
   CHECK(!has(r.out, "ti4-base:action_card/morale_boost"));  // it is named, so not listed as untested
+  // --json: the same lines as items, with the ids no test names
+  r = rulebench(d, "list counts --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["list"] == "counts");
+  bool flagships = false;
+  for (const auto& item : j["items"]) {
+    INFO(item.dump());
+    CHECK(item["records"].get<int>() >= item["named_by_a_test"].get<int>());
+    CHECK(item["untested"].size() ==
+          item["records"].get<std::size_t>() - item["named_by_a_test"].get<std::size_t>());
+    if (item["label"] == "flagships") {
+      flagships = true;
+      CHECK(item["kind"] == "unit");
+      CHECK(item["records"].get<int>() >= 25);
+      CHECK(item["rules_tests"].get<int>() > 0);
+    }
+  }
+  CHECK(flagships);
   r = rulebench(d, "list counts --ruleset xwing");
   CHECK(r.code == 2);
   CHECK(has(r.out, "declares no [[counts]]"));

@@ -1,6 +1,6 @@
 // simulate (issue 4): the same seed gives byte-identical output whatever the thread count, the
-// JSON object is the one the space combat issue defines, and --precision stops at the first
-// batch whose every 95% half-width is below it.
+// JSON object is the one the space combat issue defines, and --precision and --precision-mean
+// stop once every asked 95% half-width is below its bound, the run count projected.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -73,11 +73,13 @@ TEST_CASE("simulate: the JSON object has the keys of the space combat issue", "[
   CHECK(j.at("survivors").at("defender").at("dreadnought").size() == 2);
 }
 
-TEST_CASE("simulate: --precision runs until every 95% half-width is below it, and no further",
-          "[simulate][precision]") {
+TEST_CASE(
+    "simulate: --precision runs until every probability's 95% half-width is below it, the runs "
+    "projected from the variance seen (not doubled)",
+    "[simulate][precision]") {
   const Session session = ti4_session("cruisers_vs_dreadnought.toml");
   const Simulation sim(session);
-  const double precision = 0.006;
+  const double precision = 0.004;
   SimOptions o;
   o.precision = precision;
   o.seed = 3;
@@ -85,18 +87,47 @@ TEST_CASE("simulate: --precision runs until every 95% half-width is below it, an
   const Tally t = sim.run(o);
   CHECK(sim.widest(t) < precision);
   const auto j = sim.report(t, o.seed);
-  for (const auto& [key, ci] : j.at("ci95").items()) {
+  for (const std::string key : {"attacker_win", "draw", "defender_win"}) {
     INFO(key);
+    const auto& ci = j.at("ci95").at(key);
     CHECK((ci[1].get<double>() - ci[0].get<double>()) / 2 < precision);
   }
-  // runs 0..n/2-1 are the previous batch (run i always draws from the stream (seed, i)); it must
-  // not have been precise enough yet, unless n is the first batch
-  if (t.runs > 20000) {
-    SimOptions half = o;
-    half.precision = 0;
-    half.runs = t.runs / 2;
-    CHECK(sim.widest(sim.run(half)) >= precision);
-  }
+  // the projection from the final estimates: z^2 p(1-p)/P^2 for the widest outcome. Runs are
+  // projected 5% over it (10% over the runs done at the least), so the count lands near it;
+  // doubling from the first batch of 20000 would land on 40000, 80000, ... (here about 48000
+  // are needed: 80000 would fail the bound)
+  const double need = sim.runs_needed(t, precision, 0);
+  CHECK(need > 20000);
+  CHECK(static_cast<double>(t.runs) >= 0.9 * need);
+  CHECK(static_cast<double>(t.runs) <= 1.25 * need);
+  // the same runs whatever the thread count (the projection reads integer tallies)
+  SimOptions one = o;
+  one.threads = 1;
+  CHECK(sim.run(one).runs == t.runs);
+}
+
+TEST_CASE(
+    "simulate: --precision-mean bounds the means' intervals (rounds), --precision only the "
+    "probabilities",
+    "[simulate][precision]") {
+  const Session session = ti4_session("cruisers_vs_dreadnought.toml");
+  const Simulation sim(session);
+  REQUIRE(!sim.report_def().ci95.empty());
+  SimOptions o;
+  o.seed = 5;
+  o.threads = 2;
+  o.precision = 0.01;
+  const Tally probabilities = sim.run(o);
+  CHECK(sim.widest(probabilities) < 0.01);
+  // a probability's bound says nothing of the rounds' interval, which is in rounds
+  const double rounds_half = sim.widest_mean(probabilities);
+  CHECK(rounds_half > 0);
+  o.precision = 0;
+  o.precision_mean = rounds_half / 2;  // about four times the runs
+  const Tally means = sim.run(o);
+  CHECK(sim.widest_mean(means) < rounds_half / 2);
+  CHECK(means.runs > 3 * probabilities.runs);
+  CHECK(static_cast<double>(means.runs) <= 1.25 * sim.runs_needed(means, 0, rounds_half / 2));
 }
 
 TEST_CASE("simulate: a tactical action's report names the planets whose control it counts",

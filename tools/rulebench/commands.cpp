@@ -169,7 +169,10 @@ std::string words(std::string_view s) {
 // rule, read as words, holds the record's name or its short id as whole words ("Jol-Nar: Fragile"
 // names the faction jol_nar); where two records' names overlap, only the longer counts ("Magen
 // Defense Grid Ω" does not also name "Magen Defense Grid").
-void list_counts(const Content& content, const SessionOptions& so) {
+// With `items`, each line is an item (label, kind, attribute, value, records, rules_tests,
+// named_by_a_test, untested: the ids no test names) and nothing is printed.
+void list_counts(const Content& content, const SessionOptions& so,
+                 nlohmann::ordered_json* items = nullptr) {
   // every record is a candidate name (so a longer name of an uncounted record, "Prototype War Sun",
   // keeps a shorter counted one, "War Sun", from matching inside it); a record is counted on the
   // first line that selects it
@@ -245,6 +248,26 @@ void list_counts(const Content& content, const SessionOptions& so) {
         group_named[records[i].group] = true;
       }
     for (std::size_t g = 0; g < groups.size(); ++g) group_tests[g] += group_named[g] ? 1 : 0;
+  }
+  if (items) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      int n = 0, tested = 0;
+      nlohmann::ordered_json untested = nlohmann::ordered_json::array();
+      for (const Counted& x : records) {
+        if (x.group != g) continue;
+        ++n, tested += x.tests > 0 ? 1 : 0;
+        if (x.tests == 0) untested.push_back(x.id);
+      }
+      items->push_back({{"label", groups[g].label},
+                        {"kind", groups[g].kind},
+                        {"attribute", groups[g].attribute},
+                        {"value", groups[g].value},
+                        {"records", n},
+                        {"rules_tests", group_tests[g]},
+                        {"named_by_a_test", tested},
+                        {"untested", untested}});
+    }
+    return;
   }
   std::cout << fmt::format("{:<22} {:>8} {:>12} {:>16}\n", "", "records", "rules tests",
                            "named by a test");
@@ -389,10 +412,9 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
     if (rules.counts.empty())
       throw UsageError("list counts: ruleset '" + rules.id +
                        "' declares no [[counts]] in its ruleset.toml");
-    if (json) throw UsageError("list counts: no --json yet (the table is text)");
     // every pack of the ruleset, house rules included (their records count too)
-    list_counts(*all_content, so);
-    return 0;
+    list_counts(*all_content, so, json ? &items : nullptr);
+    return finish();
   }
   // records: "units" (the ruleset's unit kind), "cards" (the kinds a scenario side lists as
   // cards, else every kind whose name ends in "card"), or one kind ("factions", "technology")
@@ -656,6 +678,7 @@ int simulate(const Common& c, const SimulateArgs& a) {
   SimOptions o;
   o.runs = a.runs;
   o.precision = a.precision;
+  o.precision_mean = a.precision_mean;
   o.max_runs = a.max_runs;
   o.seed = a.seed;
   o.threads = all_cores(a.threads);
@@ -683,16 +706,28 @@ int simulate(const Common& c, const SimulateArgs& a) {
     std::cerr << fmt::format("interrupted after {} runs\n", t.runs);
     return 130;  // 128 + SIGINT, as a shell reports it
   }
+  bool reached = true;
   if (a.precision > 0) {
     const double widest = sim.widest(t);
     if (!(widest < a.precision)) {
       std::cerr << fmt::format(
-          "error: --precision {} not reached: the widest 95% half-width is {:.6g} after {} runs, "
-          "the cap (--max-runs {})\n",
+          "error: --precision {} not reached: the widest probability's 95% half-width is {:.6g} "
+          "after {} runs, the cap (--max-runs {})\n",
           a.precision, widest, t.runs, a.max_runs);
-      return 1;
+      reached = false;
     }
   }
+  if (a.precision_mean > 0) {
+    const double widest = sim.widest_mean(t);
+    if (!(widest < a.precision_mean)) {
+      std::cerr << fmt::format(
+          "error: --precision-mean {} not reached: the widest mean's 95% half-width is {:.6g} "
+          "after {} runs, the cap (--max-runs {})\n",
+          a.precision_mean, widest, t.runs, a.max_runs);
+      reached = false;
+    }
+  }
+  if (!reached) return 1;
   return 0;
 }
 

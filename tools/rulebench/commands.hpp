@@ -44,8 +44,9 @@ int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool
 struct SimulateArgs {
   std::string scenario;
   std::uint64_t runs = 100000;
-  double precision = 0;
-  std::uint64_t max_runs = 100'000'000;  // the cap of --precision
+  double precision = 0;                  // --precision: every probability's 95% half-width below it
+  double precision_mean = 0;             // --precision-mean: every mean's 95% half-width below it
+  std::uint64_t max_runs = 100'000'000;  // the cap of --precision and --precision-mean
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
   bool json = false;

@@ -119,14 +119,23 @@ int main(int argc, char** argv) {
   auto* precision =
       simulate
           ->add_option("--precision", sim.precision,
-                       "run until every 95% half-width is below this (exit 1 if --max-runs "
-                       "stops it first)")
+                       "run until every probability's 95% half-width (outcomes, the report's "
+                       "probabilities) is below this; the runs are projected from the variance "
+                       "seen (exit 1 if --max-runs stops it first)")
           ->check(positive())
           ->excludes(runs);
-  simulate
-      ->add_option("--max-runs", sim.max_runs, "the most runs --precision may take (default 10^8)")
-      ->check(whole(1, kMaxRuns))
-      ->needs(precision);
+  auto* precision_mean =
+      simulate
+          ->add_option("--precision-mean", sim.precision_mean,
+                       "run until every mean's 95% half-width (rounds, ...) is below this, in "
+                       "the mean's own unit (exit 1 if --max-runs stops it first)")
+          ->check(positive())
+          ->excludes(runs);
+  auto* max_runs =
+      simulate
+          ->add_option("--max-runs", sim.max_runs,
+                       "the most runs --precision or --precision-mean may take (default 10^8)")
+          ->check(whole(1, kMaxRuns));
   simulate->add_option("--seed", sim.seed, "random seed (default 1)")->check(whole(0, kMaxSeed));
   simulate->add_option("--threads", sim.threads, "threads (default: every core)")
       ->check(whole(1, kMaxThreads));
@@ -134,7 +143,7 @@ int main(int argc, char** argv) {
   auto* exact_flag = simulate->add_flag(
       "--exact", sim.exact,
       "exact probabilities: every roll enumerated, the run solved as a Markov chain");
-  exact_flag->excludes(runs)->excludes(precision);
+  exact_flag->excludes(runs)->excludes(precision)->excludes(precision_mean);
   simulate
       ->add_option("--max-states", sim.max_states,
                    "the most states the exact mode may explore (default 10^6)")
@@ -269,6 +278,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (max_runs->count() && !precision->count() && !precision_mean->count()) {
+    std::cerr << "error: --max-runs is the cap of --precision or --precision-mean; give one of "
+                 "them too\n";
+    return 2;
   }
   spdlog::set_pattern("%^%l%$: %v");
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);

@@ -96,17 +96,19 @@ std::int64_t rollers(const Env& env, const State& s, EntityId player, EntityId l
     const int threshold = u.attr[static_cast<std::size_t>(value)];
     if (threshold <= 0) continue;
     std::int64_t dice = count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, modifier = 0;
+    int directed = -1;
     for (int k : live) {
       const ModifierDef& m = mods[static_cast<std::size_t>(k)];
       if (!modifier_fits_unit(s, m, u)) continue;
       modifier += m.delta;
       dice += m.dice;
+      if (directed < 0 && !m.hits_to.empty()) directed = k;
     }
     total += dice;
     if (threshold > INT16_MAX || modifier < INT16_MIN || modifier > INT16_MAX || dice < 0 ||
         dice > kMaxDice || total > kMaxDice) [[unlikely]]
       rollers_error(s, call, player, e, dice, threshold, modifier, total);
-    units.push_back({threshold, e, static_cast<int>(dice), static_cast<int>(modifier)});
+    units.push_back({threshold, e, static_cast<int>(dice), static_cast<int>(modifier), directed});
   }
   // ascending combat value, units of equal value in entity order (5.3); an insertion sort:
   // stable, no allocation, and the units are nearly in order already
@@ -138,8 +140,41 @@ void hit_distribution(const DieType& type, std::span<const Roller> units,
 }
 
 int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
-              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch) {
+              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
+              int* directed, int* directing) {
   const DieType& type = env.die_type(spec.die);
+  int by = -1;
+  for (const Roller& u : units)
+    if (u.directed >= 0) {
+      if (by >= 0 && by != u.directed)
+        throw CombatError(
+            "ctx:exchange_fire: the hits of one roll are directed by two modifiers ('" +
+            env.content->modifiers[static_cast<std::size_t>(by)].id + "', '" +
+            env.content->modifiers[static_cast<std::size_t>(u.directed)].id + "')");
+      by = u.directed;
+    }
+  if (directing) *directing = by;
+  if (directed) *directed = 0;
+  if (by >= 0 && dice.exact())
+    throw CombatError("ctx:exchange_fire: a roll with directed hits (hits_to) in the exact mode");
+  if (by >= 0) {  // die by die: which dice hit matters, not only how many
+    int hits = 0;
+    try {
+      for (const Roller& u : units)
+        for (int i = 0; i < u.dice; ++i) {
+          Die d;
+          d.threshold = static_cast<std::int16_t>(u.threshold);
+          d.modifier = static_cast<std::int16_t>(u.modifier);
+          set_face(d, type, dice.roll(type));
+          const int hit = d.hit() ? 1 : 0;
+          hits += hit;
+          if (directed && u.directed >= 0) *directed += hit;
+        }
+    } catch (const ScriptError& e) {
+      throw CombatError(e.what());
+    }
+    return hits;
+  }
   if (dice.exact()) {
     hit_distribution(type, units, scratch);
     return static_cast<int>(
@@ -175,6 +210,19 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
   return hits;
 }
 
+bool directs_hits(const Env& env, const State& s, EntityId player, EntityId location,
+                  const RollSpec& spec) {
+  bool any = false;
+  for (const ModifierDef& m : env.content->modifiers) any = any || !m.hits_to.empty();
+  if (!any) return false;
+  std::vector<Roller> units;
+  std::vector<int> live;
+  rollers(env, s, player, location, spec, "ctx:exchange_fire", units, live);
+  for (const Roller& u : units)
+    if (u.directed >= 0) return true;
+  return false;
+}
+
 // ---------------------------------------------------------------- the casualty queue
 
 void Casualties::build(const Env& env, const State& s, EntityId player, EntityId location,
@@ -205,6 +253,9 @@ void Casualties::build(const Env& env, const State& s, EntityId player, EntityId
   // ties go to
   std::stable_sort(units_.begin(), units_.end(),
                    [](const Unit& x, const Unit& y) { return x.rank < y.rank; });
+  damaged_.assign(order.size() + 1, 0);
+  for (const Unit& u : units_)
+    if (u.damaged) ++damaged_[static_cast<std::size_t>(u.rank)];
 }
 
 int Casualties::first_alive() const {
@@ -219,6 +270,8 @@ int Casualties::next_loss(Sym type) const {
   int best = -1;
   const int start = type == kNoSym ? first_alive() : 0;
   if (start < 0) return -1;
+  if (type == kNoSym && damaged_[static_cast<std::size_t>(units_[alive_].rank)] == 0)
+    return start;  // no damaged unit in the lowest rank: its first unit
   for (std::size_t i = static_cast<std::size_t>(start); i < units_.size(); ++i) {
     const Unit& u = units_[i];
     if (!u.alive || (type != kNoSym && u.type != type)) continue;
@@ -279,15 +332,24 @@ int Casualties::policy_target(Sustain mode, bool& sustain) const {
   return sus >= 0 ? sus : loss;
 }
 
+int Casualties::room(Sustain mode) const {
+  int n = 0;
+  for (const Unit& u : units_)
+    if (u.alive) n += 1 + (mode != Sustain::never && u.can && !u.damaged ? 1 : 0);
+  return n;
+}
+
 void Casualties::take(State& s, int i, bool sustain) {
   Unit& u = units_[static_cast<std::size_t>(i)];
   Entity& e = s.at(u.e);
   if (sustain) {
     if (spec_->damaged >= 0) e.attr[static_cast<std::size_t>(spec_->damaged)] = 1;
+    if (!u.damaged) ++damaged_[static_cast<std::size_t>(u.rank)];
     u.damaged = true;
     u.sustained_in = assignment_;
   } else {
     e.location = kReinforcements;  // off the board now; destroyed by the caller
+    if (u.damaged) --damaged_[static_cast<std::size_t>(u.rank)];
     u.alive = false;
   }
 }
@@ -316,10 +378,9 @@ namespace {
 
 using Side = ExchangeScratch::Side;
 
-void build_side(const Env& env, const State& s, const Exchange& x, EntityId player,
-                std::span<const Sym> order, Side& side) {
+void build_side(const Env& env, const State& s, const Exchange& x, EntityId player, Side& side) {
   side.stale = true;
-  side.queue.build(env, s, player, x.location, *x.hits, order);
+  side.queue_stale = side.directed_stale = true;
   side.fire.clear();
   side.fire_alive = 0;
   for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
@@ -334,37 +395,66 @@ bool side_fires(const State& s, EntityId location, Side& side) {
   return side.fire_alive < side.fire.size();
 }
 
-int side_roll(const Env& env, DiceStream& dice, std::vector<Law>& laws, const State& s,
-              const Exchange& x, EntityId player, Side& side, ExchangeScratch& scratch) {
+// The side's rollers for this round: built again when stale, else the same less those lost.
+void side_rollers(const Env& env, const State& s, const Exchange& x, EntityId player, Side& side,
+                  ExchangeScratch& scratch) {
   if (side.stale) {
     side.total = rollers(env, s, player, x.location, *x.roll, "ctx:exchange_fire", side.rollers,
                          scratch.live);
     side.stale = false;
-  } else {  // the same rollers less those lost since
+  } else {
     std::int64_t total = 0;
     std::erase_if(side.rollers,
                   [&](const Roller& r) { return s.at(r.unit).location != x.location; });
     for (const Roller& r : side.rollers) total += r.dice;
     side.total = total;
   }
-  return roll_hits(env, dice, laws, *x.roll, side.rollers, side.total, scratch.distribution);
+  side.directed = false;
+  for (const Roller& r : side.rollers) side.directed = side.directed || r.directed >= 0;
 }
 
-// The side takes `hits` by its policy; its losses are destroyed (host). Returns whether a loss
-// or a sustained hit may change what rolls (a modifier's source or companion lost, damage read
-// by the roll).
-bool side_takes(State& s, const Exchange& x, Side& side, int hits, Sustain mode, ExchangeHost& host,
-                ExchangeScratch& scratch) {
-  side.queue.begin_assignment();
+// The side takes `hits`, of which `directed` go first to the types the modifier `directing`
+// names, if able (as many as those units can take); its losses are destroyed (host). Returns
+// whether a loss or a sustained hit may change what rolls (a modifier's source or companion lost,
+// damage read by the roll).
+bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
+                std::span<const Sym> order, Side& side, int hits, int directed, int directing,
+                Sustain mode, ExchangeHost& host, ExchangeScratch& scratch) {
   std::vector<EntityId>& lost = scratch.lost;
   lost.clear();
-  const int before = static_cast<int>(lost.size());
-  const int destroyed = assign_by_policy(s, side.queue, hits, mode, lost, nullptr);
+  int destroyed = 0;
+  if (directed > 0 && directing >= 0) {
+    if (side.directed_by != directing || side.directed_stale) {
+      if (side.directed_by != directing) {
+        side.directed_spec = *x.hits;
+        side.directed_spec.types =
+            env.content->modifiers[static_cast<std::size_t>(directing)].hits_to;
+        side.directed_by = directing;
+      }
+      side.directed_queue.build(env, s, player, x.location, side.directed_spec, order);
+      side.directed_stale = false;
+    }
+    const int n = std::min({directed, hits, side.directed_queue.room(mode)});
+    if (n > 0) {
+      side.directed_queue.begin_assignment();
+      destroyed += assign_by_policy(s, side.directed_queue, n, mode, lost, nullptr);
+      hits -= n;
+      side.queue_stale = true;
+    }
+  }
+  if (hits > 0) {
+    if (side.queue_stale) {
+      side.queue.build(env, s, player, x.location, *x.hits, order);
+      side.queue_stale = false;
+    }
+    side.queue.begin_assignment();
+    destroyed += assign_by_policy(s, side.queue, hits, mode, lost, nullptr);
+    side.directed_stale = true;
+  }
   const int damaged = x.hits->damaged;
-  bool changes =
-      destroyed < hits && damaged >= 0 &&
-      (damaged == x.roll->value || damaged == x.roll->count || damaged == x.roll->eligible);
-  (void)before;
+  (void)destroyed;
+  bool changes = damaged >= 0 && (damaged == x.roll->value || damaged == x.roll->count ||
+                                  damaged == x.roll->eligible);
   for (EntityId e : lost) {
     Entity& u = s.at(e);
     u.location = x.location;
@@ -391,16 +481,27 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
   std::sort(records.begin(), records.end());
   Side& a = scratch.side[0];
   Side& d = scratch.side[1];
-  build_side(env, s, x, x.a, x.order_a, a);
-  build_side(env, s, x, x.d, x.order_d, d);
+  build_side(env, s, x, x.a, a);
+  build_side(env, s, x, x.d, d);
   for (;;) {
     if (host.time_up()) return ExchangeResult::time_up;
     if (host.can_intervene()) return ExchangeResult::handed_back;
-    const int hits_a = side_roll(env, dice, laws, s, x, x.a, a, scratch);
-    const int hits_d = side_roll(env, dice, laws, s, x, x.d, d, scratch);
+    side_rollers(env, s, x, x.a, a, scratch);
+    side_rollers(env, s, x, x.d, d, scratch);
+    // the exact mode draws a roll's number of hits, not which dice hit
+    if (dice.exact() && (a.directed || d.directed)) return ExchangeResult::handed_back;
+    int directed_a = 0, directed_d = 0, by_a = -1, by_d = -1;
+    const int hits_a = roll_hits(env, dice, laws, *x.roll, a.rollers, a.total, scratch.distribution,
+                                 &directed_a, &by_a);
+    const int hits_d = roll_hits(env, dice, laws, *x.roll, d.rollers, d.total, scratch.distribution,
+                                 &directed_d, &by_d);
     bool changed = false;
-    if (hits_d > 0) changed |= side_takes(s, x, a, hits_d, x.sustain_a, host, scratch);
-    if (hits_a > 0) changed |= side_takes(s, x, d, hits_a, x.sustain_d, host, scratch);
+    if (hits_d > 0)
+      changed |= side_takes(env, s, x, x.a, x.order_a, a, hits_d, directed_d, by_d, x.sustain_a,
+                            host, scratch);
+    if (hits_a > 0)
+      changed |= side_takes(env, s, x, x.d, x.order_d, d, hits_a, directed_a, by_a, x.sustain_d,
+                            host, scratch);
     if (changed) a.stale = d.stale = true;
     const bool ongoing = side_fires(s, x.location, a) && side_fires(s, x.location, d);
     if (!ongoing || x.once) return ongoing ? ExchangeResult::ongoing : ExchangeResult::over;

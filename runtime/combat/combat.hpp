@@ -62,6 +62,7 @@ struct Roller {
   EntityId unit;
   int dice;  // at most kMaxDice
   int modifier;
+  int directed = -1;  // a live modifier with hits_to that applies to it (its index), -1: none
 };
 
 inline constexpr std::int64_t kMaxDice = 100'000;  // dice in one roll, one pool (as ctx:roll's)
@@ -80,8 +81,17 @@ void hit_distribution(const DieType& type, std::span<const Roller> units, std::v
 // The hits of a roll by these rollers, die for die from the stream, as a pool of them would
 // count. In the exact mode it is one draw over the number of hits; under the step memo's tape
 // one group draw whose law goes to `laws`. Throws CombatError when the stream refuses a draw.
+// `directed` (if not null) gets the hits of rollers whose hits a modifier directs (hits_to), and
+// `directing` that modifier (one per roll: two throw CombatError). A roll with such rollers is
+// not a group draw under the tape (the memo would branch on its hits alone), and cannot be
+// rolled in the exact mode (CombatError).
 int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
-              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch);
+              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
+              int* directed = nullptr, int* directing = nullptr);
+
+// Whether some roller of `player` at `location` has its hits directed (hits_to).
+bool directs_hits(const Env& env, const State& s, EntityId player, EntityId location,
+                  const RollSpec& spec);
 
 // A side's units that can take hits, ranked once by a hit order: the queue hit assignment takes
 // its casualties from (see ctx:assign_hits in scripts/README.md for the policy). Built from the
@@ -100,6 +110,8 @@ class Casualties {
   int next_sustain(Sym type) const;  // sustains next (the lowest-ranked undamaged that can)
   // The policy's target for one hit; `sustain` says whether it sustains. -1: nothing left.
   int policy_target(Sustain mode, bool& sustain) const;
+  // How many hits the units left can take under `mode` (one each, two if they can sustain).
+  int room(Sustain mode) const;
   // The unit at `i` sustains (damaged set) or is lost (off the board: kReinforcements).
   void take(State& s, int i, bool sustain);
 
@@ -125,7 +137,8 @@ class Casualties {
   int first_alive() const;
   int last_sustain(int at_rank) const;
 
-  std::vector<Unit> units_;  // by rank, then entity order
+  std::vector<Unit> units_;   // by rank, then entity order
+  std::vector<int> damaged_;  // per rank: damaged units alive (none: the first alive is lost)
   const CasualtySpec* spec_ = nullptr;
   EntityId location_ = kNoEntity;
   std::uint64_t assignment_ = 1;
@@ -169,7 +182,14 @@ struct ExchangeScratch {
     std::vector<Roller> rollers;
     std::int64_t total = 0;
     bool stale = true;
+    bool directed = false;  // some roller's hits are directed (hits_to)
     Casualties queue;
+    // directed hits taken (hits_to): the units of those types, as a second queue; a hit taken
+    // through one queue makes the other stale
+    Casualties directed_queue;
+    CasualtySpec directed_spec;
+    int directed_by = -1;  // the modifier directed_spec was built for
+    bool queue_stale = true, directed_stale = true;
     std::vector<EntityId> fire;  // units that count as firing (the roll's eligible units)
     std::size_t fire_alive = 0;  // cursor: units before it are lost
   };

@@ -904,9 +904,11 @@ struct ExchangeHost final : combat::ExchangeHost {
   const Engine::Impl::ExchangeSpec& x;
   ExchangeHost(Engine::Impl& i, const Engine::Impl::ExchangeSpec& spec) : I(i), x(spec) {}
   bool time_up() override { return I.signalled.load(std::memory_order_relaxed); }
+  // a hook could run in the next round, other than one a declared modifier does in C++
+  // (replaces_hooks)
   bool can_intervene() override {
     for (int w : x.windows)
-      if (I.window_live(w)) return true;
+      if (I.window_live_unreplaced(w)) return true;
     return false;
   }
   void destroy(EntityId e) override { I.destroy(e, x.hits->destroyed_window); }
@@ -967,7 +969,14 @@ int l_exchange_fire(lua_State* L) {
   {  // the objects of this block are gone before a Lua error unwinds the frame
     ExchangeHost host(I, x);
     if (I.dice.exact() && !x.once) {
-      if (host.can_intervene()) return hand_back();
+      // the exact mode's chain knows how many hits each side takes, not which dice made them:
+      // every live hook runs in the procedure's rounds, and directed hits (hits_to) too
+      for (int w : x.windows)
+        if (I.window_live(w)) return hand_back();
+      const combat::Env env = combat_env(I);
+      if (combat::directs_hits(env, s, a, location, *x.roll) ||
+          combat::directs_hits(env, s, d, location, *x.roll))
+        return hand_back();
       exact_exchange(I, s, ex, x);
       lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
       return 1;

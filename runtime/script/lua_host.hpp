@@ -214,6 +214,11 @@ struct Engine::Impl {
     ensure_liveness();
     return live[static_cast<std::size_t>(w)] != 0;
   }
+  // ... with a hook that no declared modifier replaces in the runtime's own rounds
+  bool window_live_unreplaced(int w) {
+    ensure_liveness();
+    return (live[static_cast<std::size_t>(w)] & EventBus::kLiveUnreplaced) != 0;
+  }
 
   // Sym of short (interned, anchored) Lua strings by their address: a direct-mapped cache
   struct SymSlot {

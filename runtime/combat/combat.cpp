@@ -139,10 +139,7 @@ void hit_distribution(const DieType& type, std::span<const Roller> units,
   }
 }
 
-int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
-              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
-              int* directed, int* directing) {
-  const DieType& type = env.die_type(spec.die);
+int directing(const Env& env, std::span<const Roller> units) {
   int by = -1;
   for (const Roller& u : units)
     if (u.directed >= 0) {
@@ -153,7 +150,13 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
             env.content->modifiers[static_cast<std::size_t>(u.directed)].id + "')");
       by = u.directed;
     }
-  if (directing) *directing = by;
+  return by;
+}
+
+int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
+              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
+              int by, int* directed) {
+  const DieType& type = env.die_type(spec.die);
   if (directed) *directed = 0;
   if (by >= 0 && dice.exact())
     throw CombatError("ctx:exchange_fire: a roll with directed hits (hits_to) in the exact mode");
@@ -168,7 +171,7 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
           set_face(d, type, dice.roll(type));
           const int hit = d.hit() ? 1 : 0;
           hits += hit;
-          if (directed && u.directed >= 0) *directed += hit;
+          if (directed && u.directed == by) *directed += hit;
         }
     } catch (const ScriptError& e) {
       throw CombatError(e.what());
@@ -409,8 +412,7 @@ void side_rollers(const Env& env, const State& s, const Exchange& x, EntityId pl
     for (const Roller& r : side.rollers) total += r.dice;
     side.total = total;
   }
-  side.directed = false;
-  for (const Roller& r : side.rollers) side.directed = side.directed || r.directed >= 0;
+  side.directing = directing(env, side.rollers);
 }
 
 // The side takes `hits`, of which `directed` go first to the types the modifier `directing`
@@ -489,12 +491,13 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     side_rollers(env, s, x, x.a, a, scratch);
     side_rollers(env, s, x, x.d, d, scratch);
     // the exact mode draws a roll's number of hits, not which dice hit
-    if (dice.exact() && (a.directed || d.directed)) return ExchangeResult::handed_back;
-    int directed_a = 0, directed_d = 0, by_a = -1, by_d = -1;
+    if (dice.exact() && (a.directing >= 0 || d.directing >= 0)) return ExchangeResult::handed_back;
+    int directed_a = 0, directed_d = 0;
+    const int by_a = a.directing, by_d = d.directing;
     const int hits_a = roll_hits(env, dice, laws, *x.roll, a.rollers, a.total, scratch.distribution,
-                                 &directed_a, &by_a);
+                                 by_a, &directed_a);
     const int hits_d = roll_hits(env, dice, laws, *x.roll, d.rollers, d.total, scratch.distribution,
-                                 &directed_d, &by_d);
+                                 by_d, &directed_d);
     bool changed = false;
     if (hits_d > 0)
       changed |= side_takes(env, s, x, x.a, x.order_a, a, hits_d, directed_d, by_d, x.sustain_a,

@@ -81,13 +81,16 @@ void hit_distribution(const DieType& type, std::span<const Roller> units, std::v
 // The hits of a roll by these rollers, die for die from the stream, as a pool of them would
 // count. In the exact mode it is one draw over the number of hits; under the step memo's tape
 // one group draw whose law goes to `laws`. Throws CombatError when the stream refuses a draw.
-// `directed` (if not null) gets the hits of rollers whose hits a modifier directs (hits_to), and
-// `directing` that modifier (one per roll: two throw CombatError). A roll with such rollers is
-// not a group draw under the tape (the memo would branch on its hits alone), and cannot be
-// rolled in the exact mode (CombatError).
+// With `directing` (a modifier with hits_to that applies to some rollers, see directing()),
+// `directed` gets the hits of those rollers: such a roll is not a group draw under the tape (the
+// memo would branch on its hits alone), and cannot be rolled in the exact mode (CombatError).
 int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
               std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
-              int* directed = nullptr, int* directing = nullptr);
+              int directing = -1, int* directed = nullptr);
+
+// The modifier that directs the hits of these rollers (hits_to), -1: none. Throws CombatError
+// when two modifiers direct the hits of one roll.
+int directing(const Env& env, std::span<const Roller> units);
 
 // Whether some roller of `player` at `location` has its hits directed (hits_to).
 bool directs_hits(const Env& env, const State& s, EntityId player, EntityId location,
@@ -182,7 +185,7 @@ struct ExchangeScratch {
     std::vector<Roller> rollers;
     std::int64_t total = 0;
     bool stale = true;
-    bool directed = false;  // some roller's hits are directed (hits_to)
+    int directing = -1;  // the modifier that directs some rollers' hits (hits_to), -1: none
     Casualties queue;
     // directed hits taken (hits_to): the units of those types, as a second queue; a hit taken
     // through one queue makes the other stale

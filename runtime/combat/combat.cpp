@@ -384,6 +384,7 @@ using Side = ExchangeScratch::Side;
 void build_side(const Env& env, const State& s, const Exchange& x, EntityId player, Side& side) {
   side.stale = true;
   side.queue_stale = side.directed_stale = true;
+  side.directed_by = -1;  // its spec is made again from this call's hit spec
   side.fire.clear();
   side.fire_alive = 0;
   for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
@@ -426,13 +427,14 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
   lost.clear();
   int destroyed = 0;
   if (directed > 0 && directing >= 0) {
-    if (side.directed_by != directing || side.directed_stale) {
-      if (side.directed_by != directing) {
-        side.directed_spec = *x.hits;
-        side.directed_spec.types =
-            env.content->modifiers[static_cast<std::size_t>(directing)].hits_to;
-        side.directed_by = directing;
-      }
+    if (side.directed_by != directing || side.directed_from != x.hits) {
+      side.directed_spec = *x.hits;
+      side.directed_spec.types =
+          env.content->modifiers[static_cast<std::size_t>(directing)].hits_to;
+      side.directed_by = directing, side.directed_from = x.hits;
+      side.directed_stale = true;
+    }
+    if (side.directed_stale) {
       side.directed_queue.build(env, s, player, x.location, side.directed_spec, order);
       side.directed_stale = false;
     }

@@ -191,7 +191,8 @@ struct ExchangeScratch {
     // through one queue makes the other stale
     Casualties directed_queue;
     CasualtySpec directed_spec;
-    int directed_by = -1;  // the modifier directed_spec was built for
+    int directed_by = -1;  // the modifier and hit spec directed_spec was built from
+    const CasualtySpec* directed_from = nullptr;
     bool queue_stale = true, directed_stale = true;
     std::vector<EntityId> fire;  // units that count as firing (the roll's eligible units)
     std::size_t fire_alive = 0;  // cursor: units before it are lost

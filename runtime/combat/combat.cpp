@@ -254,8 +254,14 @@ void Casualties::build(const Env& env, const State& s, EntityId player, EntityId
   }
   // by rank, units of a rank in entity order: the first unit of a rank is the one the policy's
   // ties go to
-  std::stable_sort(units_.begin(), units_.end(),
-                   [](const Unit& x, const Unit& y) { return x.rank < y.rank; });
+  // (a counting sort by rank: stable, and no allocation once the buffers are warm)
+  start_.assign(order.size() + 2, 0);
+  for (const Unit& u : units_) ++start_[static_cast<std::size_t>(u.rank) + 1];
+  for (std::size_t r = 1; r < start_.size(); ++r) start_[r] += start_[r - 1];
+  sorted_.resize(units_.size());
+  for (const Unit& u : units_)
+    sorted_[static_cast<std::size_t>(start_[static_cast<std::size_t>(u.rank)]++)] = u;
+  units_.swap(sorted_);
   damaged_.assign(order.size() + 1, 0);
   for (const Unit& u : units_)
     if (u.damaged) ++damaged_[static_cast<std::size_t>(u.rank)];

@@ -142,6 +142,8 @@ class Casualties {
 
   std::vector<Unit> units_;   // by rank, then entity order
   std::vector<int> damaged_;  // per rank: damaged units alive (none: the first alive is lost)
+  std::vector<Unit> sorted_;  // build's scratch
+  std::vector<int> start_;
   const CasualtySpec* spec_ = nullptr;
   EntityId location_ = kNoEntity;
   std::uint64_t assignment_ = 1;

@@ -911,7 +911,10 @@ struct ExchangeHost final : combat::ExchangeHost {
       if (I.window_live_unreplaced(w)) return true;
     return false;
   }
-  void destroy(EntityId e) override { I.destroy(e, x.hits->destroyed_window); }
+  // no window opens: at the round's start none of the exchange's windows (the destroyed window
+  // among them) had a hook to run but those a declared modifier replaces, and in the C++ rounds
+  // those do not run
+  void destroy(EntityId e) override { I.destroy(e, -1); }
   void round_begins() override {
     if (x.metric != kNoSym) add_run_metric(I, x.metric, 1);
   }

@@ -562,6 +562,10 @@ class PackLoader {
     }
     for (const PendingRef& p : pending_present_)
       c_.modifiers[p.index].present = c_.require_record(p.ref, p.kind, p.file, p.line);
+    for (const PendingRef& p : pending_hits_to_)
+      c_.modifiers[p.index].hits_to.push_back(
+          c_.records[static_cast<std::size_t>(c_.require_record(p.ref, p.kind, p.file, p.line))]
+              .name);
     for (const PendingRef& p : pending_)
       (p.hook ? c_.hooks[p.index].source : c_.modifiers[p.index].source) =
           c_.require_record(p.ref, p.kind, p.file, p.line);
@@ -713,8 +717,28 @@ class PackLoader {
     };
     m.delta = bounded("delta", -kModifierDeltaMax, kModifierDeltaMax);
     m.dice = bounded("dice", 0, kModifierDiceMax);
-    if (m.delta == 0 && m.dice == 0)
-      f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta' or 'dice'");
+    if (const toml::node* to = t.get("hits_to")) {
+      f.strings(t, "hits_to");  // a string or an array of strings
+      auto pend = [&](const toml::node& u) {
+        pending_hits_to_.push_back({std::string(u.as_string()->get()), c_.ruleset.unit_kind,
+                                    f.path(), TomlFile::line(u), false, c_.modifiers.size()});
+      };
+      if (to->is_string())
+        pend(*to);
+      else
+        for (const toml::node& u : *to->as_array()) pend(u);
+    }
+    if (t.get("replaces_hooks")) {
+      f.strings(t, "replaces_hooks");
+      const toml::node* r = t.get("replaces_hooks");
+      if (r->is_string())
+        m.replaces_hooks.emplace_back(r->as_string()->get());
+      else
+        for (const toml::node& h : *r->as_array())
+          m.replaces_hooks.emplace_back(h.as_string()->get());
+    }
+    if (m.delta == 0 && m.dice == 0 && !t.get("hits_to"))
+      f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta', 'dice' or 'hits_to'");
     c_.modifiers.push_back(std::move(m));
     if (auto u = f.string(t, "present"))
       pending_present_.push_back({*u, c_.ruleset.unit_kind, f.path(), f.line_of(t, "present"),
@@ -780,8 +804,10 @@ class PackLoader {
  private:
   Content& c_;
   std::vector<PendingRef> pending_;
-  std::vector<PendingRef> pending_units_;    // index: the modifier
-  std::vector<PendingRef> pending_present_;  // a modifier's `present` unit record
+  std::vector<PendingRef> pending_units_;  // index: the modifier
+  std::vector<PendingRef> pending_present_;
+  std::vector<PendingRef>
+      pending_hits_to_;  // a modifier's hits_to unit records  // a modifier's `present` unit record
   std::vector<std::tuple<int, std::string, std::string, int>> pending_activations_;
   int registration_ = 0;
 };

@@ -139,6 +139,10 @@ struct ModifierDef {
   std::int32_t present = -1;
   std::int32_t delta = 0;
   std::int32_t dice = 0;
+  // the hits of the dice it applies to go first to units of these types, if able (hits_to)
+  std::vector<Sym> hits_to;
+  // hooks of its pack whose work it does in rounds the runtime runs itself (ctx:exchange_fire)
+  std::vector<std::string> replaces_hooks;
 };
 
 // A declarative hook effect.

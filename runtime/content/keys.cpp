@@ -30,6 +30,10 @@ constexpr KeySpec kModifier[] = {
     {"present", "string", "A unit record that must be with the rolling unit."},
     {"delta", "integer", "Added to each die (-1000 to 1000)."},
     {"dice", "integer", "Extra dice per unit (0 to 100)."},
+    {"hits_to", "strings",
+     "Hits of these dice go first to the opponent's units of these types, if able."},
+    {"replaces_hooks", "strings",
+     "Hooks of this pack whose work it does in the rounds ctx:exchange_fire runs."},
     {"text", "string", "What it says, for people."},
 };
 constexpr KeySpec kTomlHook[] = {

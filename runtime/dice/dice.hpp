@@ -211,6 +211,15 @@ class DiceStream {
   bool strict_ = false;
 };
 
+// One die of a group draw (a roll no script sees): its type, and what it must show to hit.
+struct LawDie {
+  std::int16_t type = 0;
+  std::int16_t threshold = 0;
+  std::int16_t modifier = 0;
+  bool operator==(const LawDie&) const = default;
+};
+using Law = std::vector<LawDie>;
+
 // The dice of one roll.
 class Pool {
  public:

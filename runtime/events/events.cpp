@@ -58,6 +58,16 @@ int EventBus::add(HookDef h) {
   return i;
 }
 
+bool EventBus::replace_hook(std::string_view id, int modifier) {
+  if (frozen_) throw ScriptError("hooks are frozen once loading ends");
+  for (HookDef& h : hooks_)
+    if (h.id == id) {
+      h.replaced_by = modifier;
+      return true;
+    }
+  return false;
+}
+
 void EventBus::liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
                         std::vector<std::uint8_t>& live) const {
   held.assign(records, 0);
@@ -67,7 +77,7 @@ void EventBus::liveness(const State& state, std::size_t records, std::vector<std
   live.assign(windows_.size(), 0);
   for (const HookDef& h : hooks_)
     if (h.source < 0 || held[static_cast<std::size_t>(h.source)])
-      live[static_cast<std::size_t>(h.window)] = 1;
+      live[static_cast<std::size_t>(h.window)] |= h.replaced_by < 0 ? 1 | kLiveUnreplaced : 1;
 }
 
 void EventBus::collect(const State& state, std::span<const int> windows, EntityId active,

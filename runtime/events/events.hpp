@@ -40,6 +40,9 @@ struct HookDef {
   int effect = -1;  // a declarative effect (content) when there is no apply
   std::string pack, file;
   int line = 0;
+  // a declared modifier that does this hook's work in rounds the runtime runs itself
+  // (ctx:exchange_fire), -1: none; such rounds need not hand this hook's window back
+  int replaced_by = -1;
 };
 
 // One hook about to run for one player.
@@ -61,6 +64,9 @@ class EventBus {
 
   // Registers a hook; throws ContentError when frozen or the id is taken.
   int add(HookDef h);
+  // The hook (by id) whose work the modifier does in the runtime's own rounds; false: no such
+  // hook. Before freeze().
+  bool replace_hook(std::string_view id, int modifier);
   void freeze() { frozen_ = true; }
   bool frozen() const { return frozen_; }
 
@@ -81,7 +87,10 @@ class EventBus {
   }
 
   // Which records are held in `state` (on the board or in hand) and, from that, which windows
-  // may have a hook to run (live[w]). Cheap: one pass over entities and hooks.
+  // may have a hook to run (live[w] != 0), and which may have one that no declared modifier
+  // replaces in the runtime's own rounds (live[w] & kLiveUnreplaced). Cheap: one pass over
+  // entities and hooks.
+  static constexpr std::uint8_t kLiveUnreplaced = 2;
   void liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
                 std::vector<std::uint8_t>& live) const;
   // Whether some hook's source is this record: an entity of it leaving the board can make a

@@ -7,8 +7,8 @@
 
 #include "base/error.hpp"
 #include "base/text.hpp"
+#include "combat/combat.hpp"
 #include "decide/decide.hpp"
-#include "exact/fire_chain.hpp"
 #include "script/lua_host.hpp"
 
 namespace rb {
@@ -245,7 +245,8 @@ void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
           binomial[j] = binomial[j] * (1 - q) + binomial[j - 1] * q;
         binomial[0] *= 1 - q;
       }
-      m = static_cast<int>(I.dice.choose(binomial.data(), static_cast<std::uint32_t>(binomial.size())));
+      m = static_cast<int>(
+          I.dice.choose(binomial.data(), static_cast<std::uint32_t>(binomial.size())));
     }
     rest -= p[k];
     for (int i = 0; i < m; ++i) {
@@ -257,41 +258,6 @@ void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
     }
     left -= m;
   }
-}
-
-// A modifier that applies to a roll of `purpose` by `player`.
-bool modifier_live(Engine::Impl& I, const State& s, int mi, const ModifierDef& m, EntityId player,
-                   Sym purpose) {
-  if (m.purpose != kNoSym && m.purpose != purpose) return false;
-  if (m.role != kNoSym && s.role(m.role) != player) return false;
-  if (m.activated) {
-    for (const ActiveModifier& a : s.modifiers)
-      if (a.modifier == mi && a.player == player) return true;
-    return false;
-  }
-  if (m.source < 0) return true;
-  if (!I.held.empty() && !I.held[static_cast<std::size_t>(m.source)])
-    return false;  // nobody holds it
-  for (const Entity& e : s.entities)
-    if (e.record == m.source && e.owner == player && e.location != kReinforcements) return true;
-  return false;
-}
-
-bool modifier_fits_unit(const State& s, const ModifierDef& m, const Entity& u) {
-  if (!m.units.empty() && std::find(m.units.begin(), m.units.end(), u.type) == m.units.end())
-    return false;
-  if (!m.location.empty()) {
-    if (!s.valid(u.location)) return false;
-    const Entity& loc = s.at(u.location);
-    for (const auto& [slot, value] : m.location)
-      if (loc.attr[static_cast<std::size_t>(slot)] != value) return false;
-  }
-  if (m.present >= 0) {  // only modifiers that name a unit to be with pay for this scan
-    for (const Entity& e : s.entities)
-      if (e.record == m.present && e.owner == u.owner && e.location == u.location) return true;
-    return false;
-  }
-  return true;
 }
 
 // ctx:roll(player, die, n, {purpose=, unit=, threshold=, reroll_limit=}) -> pool
@@ -325,7 +291,11 @@ int l_roll(lua_State* L) {
   return 1;
 }
 
-using UnitRoll = Engine::Impl::UnitRoll;
+// The primitives' view of the engine (combat/combat.hpp).
+combat::Env combat_env(Engine::Impl& I) {
+  I.ensure_liveness();
+  return {I.content.get(), &I.rules.dice, &I.held, I.s_unit};
+}
 
 // ctx:roll_units(player, location, {purpose=, die=, value=, count=, eligible=}) -> pool, hits
 // Every unit of `player` at `location` whose `value` attribute is set rolls `count` dice (1 when
@@ -351,78 +321,27 @@ const Engine::Impl::RollSpec& roll_spec_at(lua_State* L, int idx) {
   }))];
 }
 
-// A unit's roll out of range (see rollers): kept out of the loop, which is the hot path.
-[[gnu::noinline, gnu::cold]] void rollers_error(Engine::Impl& I, const char* call, EntityId player,
-                                                EntityId e, std::int64_t dice, int threshold,
-                                                std::int64_t modifier, std::int64_t total) {
-  if (total <= kMaxDice || dice > kMaxDice || dice < 0)
-    push_error(I.L, std::string(call) + ": " + I.name_of(player) + " " + I.name_of(e) + " rolls " +
-                        std::to_string(dice) + " dice hitting on " + std::to_string(threshold) +
-                        " with modifier " + std::to_string(modifier) + ": out of range (at most " +
-                        std::to_string(kMaxDice) + " dice, values and modifiers within +-" +
-                        std::to_string(INT16_MAX) + ")");
-  else
-    push_error(I.L, std::string(call) + ": " + I.name_of(player) + "'s units roll more than " +
-                        std::to_string(kMaxDice) + " dice at once");
-  lua_error(I.L);
-}
-
-// The units of `player` at `location` that roll as the spec says (see ctx:roll_units), with
-// their live modifiers, in rolling order, in I.scratch_rollers (no cap on units). Returns how
-// many dice they roll; raises a Lua error naming `call` past kMaxDice or when a threshold,
-// modifier or count is out of range.
+// The units of `player` at `location` that roll as the spec says, in I.scratch_rollers; returns
+// how many dice they roll. A combat error is pushed and `failed` set (the caller raises it).
 std::int64_t rollers(Engine::Impl& I, const State& s, EntityId player, EntityId location,
-                     const Engine::Impl::RollSpec& spec, const char* call) {
-  const Sym purpose = spec.purpose;
-  const int value = spec.value, count = spec.count, eligible = spec.eligible;
-  I.ensure_liveness();
-
-  // live modifiers for this player and purpose
-  std::vector<int>& live = I.scratch_modifiers;
-  live.clear();
-  const auto& mods = I.content->modifiers;
-  for (std::size_t mi = 0; mi < mods.size(); ++mi)
-    if (modifier_live(I, s, static_cast<int>(mi), mods[mi], player, purpose))
-      live.push_back(static_cast<int>(mi));
-
-  std::vector<UnitRoll>& units = I.scratch_rollers;
-  units.clear();
-  std::int64_t total = 0;
-  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
-    const Entity& u = s.entities[static_cast<std::size_t>(e)];
-    if (u.owner != player || u.location != location || u.kind != I.s_unit) continue;
-    if (eligible >= 0 && u.attr[static_cast<std::size_t>(eligible)] == 0) continue;
-    const int threshold = u.attr[static_cast<std::size_t>(value)];
-    if (threshold <= 0) continue;
-    std::int64_t dice = count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, modifier = 0;
-    for (int k : live) {
-      const ModifierDef& m = mods[static_cast<std::size_t>(k)];
-      if (!modifier_fits_unit(s, m, u)) continue;
-      modifier += m.delta;
-      dice += m.dice;
-    }
-    total += dice;
-    if (threshold > INT16_MAX || modifier < INT16_MIN || modifier > INT16_MAX || dice < 0 ||
-        dice > kMaxDice || total > kMaxDice) [[unlikely]]
-      rollers_error(I, call, player, e, dice, threshold, modifier, total);
-    units.push_back({threshold, e, static_cast<int>(dice), static_cast<int>(modifier)});
+                     const Engine::Impl::RollSpec& spec, const char* call, bool& failed) {
+  try {
+    return combat::rollers(combat_env(I), s, player, location, spec, call, I.scratch_rollers,
+                           I.scratch_modifiers);
+  } catch (const combat::CombatError& e) {
+    push_error(I.L, e.what());
+    failed = true;
   }
-  // ascending combat value, units of equal value in entity order (5.3); an insertion sort:
-  // stable, no allocation, and the units are nearly in order already
-  for (std::size_t k = 1; k < units.size(); ++k) {
-    const UnitRoll x = units[k];
-    std::size_t j = k;
-    for (; j > 0 && x.threshold < units[j - 1].threshold; --j) units[j] = units[j - 1];
-    units[j] = x;
-  }
-  return total;
+  return 0;
 }
 
 // Rolls every unit of `player` at `location` as the spec says (see ctx:roll_units).
 Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId location,
                       const Engine::Impl::RollSpec& spec) {
-  const std::int64_t total = rollers(I, s, player, location, spec, "ctx:roll_units");
-  const std::vector<UnitRoll>& units = I.scratch_rollers;
+  bool failed = false;
+  const std::int64_t total = rollers(I, s, player, location, spec, "ctx:roll_units", failed);
+  if (failed) lua_error(I.L);
+  const std::vector<combat::Roller>& units = I.scratch_rollers;
   const int n_units = static_cast<int>(units.size());
   Pool& pool = I.new_pool();
   reserve_dice(I.L, pool, total, "ctx:roll_units");
@@ -439,67 +358,6 @@ Pool& roll_units_core(Engine::Impl& I, State& s, EntityId player, EntityId locat
   return pool;
 }
 
-// The probability of each number of hits of the roll rollers() just listed (I.scratch_rollers):
-// each die hits when its face's value plus its modifier reaches its threshold.
-void hit_distribution(Engine::Impl& I, const Engine::Impl::RollSpec& spec, std::vector<double>& out) {
-  const DieType& type = I.die_type(spec.die);
-  out.assign(1, 1.0);
-  for (const UnitRoll& u : I.scratch_rollers) {
-    int hitting = 0;
-    for (int f = 0; f < type.sides; ++f) {
-      const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
-      hitting += u.threshold > 0 && value + u.modifier >= u.threshold ? 1 : 0;
-    }
-    const double p = static_cast<double>(hitting) / type.sides;
-    for (int i = 0; i < u.dice; ++i) {
-      out.push_back(0.0);
-      for (std::size_t h = out.size() - 1; h > 0; --h) out[h] = out[h] * (1 - p) + out[h - 1] * p;
-      out[0] *= 1 - p;
-    }
-  }
-}
-
-// The hits of the same roll as roll_units_core, die for die from the same stream, without a
-// pool: for exchange_fire, whose dice no script sees and nobody traces. In the exact mode the
-// roll is one draw over its number of hits.
-int roll_hits(Engine::Impl& I, const State& s, EntityId player, EntityId location,
-              const Engine::Impl::RollSpec& spec, const char* call = "ctx:exchange_fire") {
-  const std::int64_t total = rollers(I, s, player, location, spec, call);
-  const std::vector<UnitRoll>& units = I.scratch_rollers;
-  const int n_units = static_cast<int>(units.size());
-  const DieType& type = I.die_type(spec.die);
-  if (I.dice.exact()) {
-    std::vector<double>& dist = I.scratch_distribution;
-    hit_distribution(I, spec, dist);
-    return static_cast<int>(I.dice.choose(dist.data(), static_cast<std::uint32_t>(dist.size())));
-  }
-  // under the step memo's tape the roll is one group draw: the trie branches on its hits, and
-  // keeps what each die needs to hit, so that a walk rolls the same dice (script/memo.hpp)
-  const bool group = I.dice.taping();
-  if (group) {
-    Law& law = I.memo_laws.emplace_back();
-    for (int k = 0; k < n_units; ++k)
-      for (int i = 0; i < units[k].dice; ++i)
-        law.push_back({static_cast<std::int16_t>(spec.die),
-                       static_cast<std::int16_t>(units[k].threshold),
-                       static_cast<std::int16_t>(units[k].modifier)});
-    I.dice.begin_group();
-  }
-  int hits = 0;
-  for (int k = 0; k < n_units; ++k)
-    for (int i = 0; i < units[k].dice; ++i) {
-      Die d;
-      d.threshold = static_cast<std::int16_t>(units[k].threshold);
-      d.modifier = static_cast<std::int16_t>(units[k].modifier);
-      roll_die(I, d, type);
-      hits += d.hit() ? 1 : 0;
-    }
-  if (group)
-    I.dice.end_group(static_cast<std::uint32_t>(total), static_cast<std::uint32_t>(hits),
-                     static_cast<std::int32_t>(I.memo_laws.size() - 1));
-  return hits;
-}
-
 // ctx:roll_hits(player, location, spec) -> hits: the roll ctx:roll_units makes, die for die from
 // the same stream, when no script needs its dice: no pool, so the step memo and the exact mode
 // branch on its number of hits rather than on faces. A traced run rolls the pool (each die is
@@ -510,10 +368,26 @@ int l_roll_hits(lua_State* L) {
   const EntityId player = check_entity(L, 2);
   const EntityId location = check_entity(L, 3);
   const Engine::Impl::RollSpec& spec = roll_spec_at(L, 4);
-  if (I.tracing())
+  if (I.tracing()) {
     lua_pushinteger(L, roll_units_core(I, s, player, location, spec).hits());
-  else
-    lua_pushinteger(L, roll_hits(I, s, player, location, spec, "ctx:roll_hits"));
+    return 1;
+  }
+  bool failed = false;
+  int hits = 0;
+  {
+    const std::int64_t total = rollers(I, s, player, location, spec, "ctx:roll_hits", failed);
+    if (!failed) {
+      try {
+        hits = combat::roll_hits(combat_env(I), I.dice, I.memo_laws, spec, I.scratch_rollers, total,
+                                 I.scratch_distribution);
+      } catch (const combat::CombatError& e) {
+        push_error(L, e.what());
+        failed = true;
+      }
+    }
+  }
+  if (failed) return lua_error(L);  // no C++ object is alive here
+  lua_pushinteger(L, hits);
   return 1;
 }
 
@@ -785,8 +659,8 @@ const std::vector<Sym>& order_at(lua_State* L, int idx) {
   }))];
 }
 
-enum class Sustain { first, last, never };
-const char* const kSustainNames[] = {"first", "last", "never"};
+using combat::kSustainNames;
+using combat::Sustain;
 
 // The sustain policy at idx ("first" when none).
 Sustain sustain_at(lua_State* L, int idx) {
@@ -800,82 +674,18 @@ Sustain sustain_at(lua_State* L, int idx) {
 }
 
 // The player loses units for `hits` (see ctx:assign_hits). Returns the units destroyed; adds
-// the units that sustained damage to `sustained`.
+// the units that sustained damage to `sustained`. The policy's choices are the casualty queue's
+// (combat/combat.hpp); scripted answers, the person at the terminal, the trace and the windows
+// are the binding's.
 int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, EntityId location,
                      int hits, const Engine::Impl::CasualtySpec& spec,
                      const std::vector<Sym>& order, Sustain mode, int& sustained_out) {
   const char* decision = spec.decision.c_str();
   const char* mode_name = kSustainNames[static_cast<int>(mode)];
-
-  // the units that can take these hits, each ranked once by the order
-  std::vector<EntityId>& units = I.scratch_units;
-  std::vector<int>& rank = I.scratch_rank;
-  units.clear(), rank.clear();
-  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
-    const Entity& u = s.entities[static_cast<std::size_t>(e)];
-    if (u.owner != player || u.location != location || u.kind != I.s_unit) continue;
-    if (spec.eligible >= 0 && u.attr[static_cast<std::size_t>(spec.eligible)] == 0) continue;
-    if (!spec.types.empty() &&
-        std::find(spec.types.begin(), spec.types.end(), u.type) == spec.types.end())
-      continue;
-    int r = static_cast<int>(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k)
-      if (order[k] == u.type) {
-        r = static_cast<int>(k);
-        break;
-      }
-    units.push_back(e), rank.push_back(r);
-  }
-  auto alive = [&](std::size_t i) { return s.at(units[i]).location == location; };
-  auto damaged = [&](std::size_t i) {
-    return spec.damaged >= 0 && s.at(units[i]).attr[static_cast<std::size_t>(spec.damaged)] != 0;
-  };
-  auto can_sustain = [&](std::size_t i) {
-    return spec.can_sustain >= 0 &&
-           s.at(units[i]).attr[static_cast<std::size_t>(spec.can_sustain)] != 0 && !damaged(i);
-  };
+  combat::Casualties& queue = I.scratch_casualties;
+  queue.build(combat_env(I), s, player, location, spec, order);
   std::vector<EntityId>& sustaining = I.scratch_sustaining;
   sustaining.clear();
-  std::vector<int>& sustained_now = I.scratch_sustained;  // by position in `units`
-  sustained_now.assign(units.size(), 0);
-  // the unit the order loses next: lowest rank; then a damaged one before an undamaged one, and
-  // among damaged ones one that sustained in this assignment before one that did not
-  auto next_loss = [&](Sym type) __attribute__((always_inline)) {
-    int best = -1;
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      if (!alive(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
-      const std::size_t b = static_cast<std::size_t>(best);
-      if (best < 0 || rank[i] < rank[b])
-        best = static_cast<int>(i);
-      else if (rank[i] == rank[b] && damaged(i) &&
-               (!damaged(b) || (sustained_now[i] && !sustained_now[b])))
-        best = static_cast<int>(i);
-    }
-    return best;
-  };
-  // the unit that sustains next: the lowest-ranked undamaged unit that can (of `type`)
-  auto next_sustain = [&](Sym type) __attribute__((always_inline)) {
-    int best = -1;
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      if (!alive(i) || !can_sustain(i) || (type != kNoSym && s.at(units[i]).type != type)) continue;
-      if (best < 0 || rank[i] < rank[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
-    }
-    return best;
-  };
-  // sustain = "last": the lowest-ranked unit with sustain_first that can sustain, else an
-  // undamaged unit of rank `at_rank` (the rank the next loss comes from) that can
-  auto last_sustain = [&](int at_rank) {
-    int first = -1, same = -1;
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      if (!alive(i) || !can_sustain(i)) continue;
-      if (spec.sustain_first >= 0 &&
-          s.at(units[i]).attr[static_cast<std::size_t>(spec.sustain_first)] != 0 &&
-          (first < 0 || rank[i] < rank[static_cast<std::size_t>(first)]))
-        first = static_cast<int>(i);
-      if (same < 0 && rank[i] == at_rank) same = static_cast<int>(i);
-    }
-    return first >= 0 ? first : same;
-  };
 
   // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
   std::vector<std::string> script;
@@ -906,7 +716,7 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
       const std::string& item = script[script_next++];
       sustain = item.rfind("sustain:", 0) == 0;
       const Sym type = sym(sustain ? item.substr(8) : item);
-      target = sustain ? next_sustain(type) : next_loss(type);
+      target = sustain ? queue.next_sustain(type) : queue.next_loss(type);
       if (target < 0)
         return luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it",
                           item.c_str(), decision, sustain ? "undamaged sustaining" : "eligible",
@@ -914,11 +724,14 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     } else if (I.options.interactive && isatty(STDIN_FILENO)) {
       // the person at the terminal picks each casualty: a unit type to lose or to sustain with
       std::vector<std::string> choices;
-      for (std::size_t i = 0; i < units.size(); ++i) {
-        if (!alive(i)) continue;
-        const std::string type(sym_name(s.at(units[i]).type));
+      std::vector<std::pair<EntityId, int>> by_entity;  // the choices in entity order
+      for (int i = 0; i < queue.size(); ++i)
+        if (queue.alive(i)) by_entity.emplace_back(queue.entity(i), i);
+      std::sort(by_entity.begin(), by_entity.end());
+      for (const auto& [entity, i] : by_entity) {
+        const std::string type(sym_name(queue.type(i)));
         for (const std::string& c : {type, "sustain:" + type})
-          if ((c == type || can_sustain(i)) &&
+          if ((c == type || queue.can_sustain(i)) &&
               std::find(choices.begin(), choices.end(), c) == choices.end())
             choices.push_back(c);
       }
@@ -928,36 +741,25 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
           std::string(decision) + " (" + std::to_string(hits) + " left)", choices)];
       sustain = pick.rfind("sustain:", 0) == 0;
       const Sym type = sym(sustain ? pick.substr(8) : pick);
-      target = sustain ? next_sustain(type) : next_loss(type);
+      target = sustain ? queue.next_sustain(type) : queue.next_loss(type);
       script.push_back(pick);  // the trace says who decided
       script_next = script.size();
     } else {
-      const int loss = next_loss(kNoSym);
-      if (loss < 0) break;  // nothing left to take the hit
-      int sus = -1;
-      if (mode == Sustain::first) {
-        sus = next_sustain(kNoSym);
-      } else if (mode == Sustain::last) {
-        sus = last_sustain(rank[static_cast<std::size_t>(loss)]);
-      }
-      target = sus >= 0 ? sus : loss;
-      sustain = sus >= 0;
+      target = queue.policy_target(mode, sustain);
+      if (target < 0) break;  // nothing left to take the hit
     }
-    const EntityId e = units[static_cast<std::size_t>(target)];
-    Entity& u = s.at(e);
+    const EntityId e = queue.entity(target);
+    queue.take(s, target, sustain);
     if (sustain) {
-      u.attr[static_cast<std::size_t>(spec.damaged)] = 1;
       ++sustained;
       sustaining.push_back(e);
-      sustained_now[static_cast<std::size_t>(target)] = 1;
     } else {
-      u.location = kReinforcements;  // off the board now; destroyed below, after the decision
       lost.push_back(e);
       ++destroyed;
     }
     if (tracing)
       summary += (summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") +
-                 std::string(sym_name(u.type));
+                 std::string(sym_name(s.at(e).type));
   }
   if (tracing && !summary.empty()) {
     const std::string name = I.name_of(player);
@@ -1059,103 +861,64 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
   }))];
 }
 
-// The exact mode's rounds of fire (exact/fire_chain.hpp): the probability of every way the
-// rounds can end, computed once per start (state and spec) and kept for the exploration, and one
-// of them taken as a draw of its own; the state becomes that end: each side having taken its
-// hits in one assignment (the same units as in any order of rounds: hit assignment by policy
-// takes units by what is left, not by when the hits came), the round scope ended if a round
-// ended, the counter where the rounds left it.
-void exact_exchange(lua_State* L, Engine::Impl& I, State& s, EntityId location, EntityId a,
-                    EntityId d, const Engine::Impl::ExchangeSpec& x,
-                    const std::vector<Sym>& order_a, Sustain sustain_a,
-                    const std::vector<Sym>& order_d, Sustain sustain_d, std::int64_t cap) {
+// The exact mode's rounds of fire (combat::exact_ends): the probability of every way the rounds
+// can end, computed once per start (state and spec) and kept for the exploration, and one of them
+// taken as a draw of its own; the state becomes that end.
+void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
+                    const Engine::Impl::ExchangeSpec& spec) {
   Engine::Impl::Exact& X = *I.exact;
   std::uint64_t key = s.hash();
-  for (std::uint64_t v : {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),
-                          static_cast<std::uint64_t>(d), reinterpret_cast<std::uint64_t>(&x),
-                          reinterpret_cast<std::uint64_t>(&order_a),
-                          static_cast<std::uint64_t>(sustain_a),
-                          reinterpret_cast<std::uint64_t>(&order_d),
-                          static_cast<std::uint64_t>(sustain_d), static_cast<std::uint64_t>(cap)})
+  for (std::uint64_t v :
+       {static_cast<std::uint64_t>(x.location), static_cast<std::uint64_t>(x.a),
+        static_cast<std::uint64_t>(x.d), reinterpret_cast<std::uint64_t>(&spec),
+        reinterpret_cast<std::uint64_t>(x.order_a.data()), static_cast<std::uint64_t>(x.sustain_a),
+        reinterpret_cast<std::uint64_t>(x.order_d.data()), static_cast<std::uint64_t>(x.sustain_d),
+        static_cast<std::uint64_t>(x.cap)})
     key = (key ^ v) * 0x100000001b3ull;
   Engine::Impl::Exact::Fire* fire = nullptr;
   auto [lo, hi] = X.fires.equal_range(key);
   for (auto it = lo; it != hi && !fire; ++it)
     if (it->second->start == s) fire = it->second.get();
-  State* const saved = I.state;
-  struct Back {
-    Engine::Impl& I;
-    State* s;
-    ~Back() { I.state = s, I.liveness_dirty = true; }
-  } back{I, saved};
-  const int roll_eligible = x.roll->eligible;
-  auto fires_from = [&](const State& t, EntityId p) {
-    for (const Entity& u : t.entities)
-      if (u.owner == p && u.location == location && u.kind == I.s_unit &&
-          (roll_eligible < 0 || u.attr[static_cast<std::size_t>(roll_eligible)] != 0))
-        return true;
-    return false;
-  };
   if (!fire) {
-    // each side after 0, 1, 2 ... hits, one at a time: its roll (in the first round, and in
-    // later ones, once the round scope has ended) and whether it still fires
-    auto side = [&](EntityId p, const std::vector<Sym>& order, Sustain mode) {
-      FireSide out;
-      State t = s, later = s;
-      later.end_scope(x.round_scope);
-      for (;;) {
-        I.state = &t;
-        rollers(I, t, p, location, *x.roll, "ctx:exchange_fire");
-        out.first.emplace_back();
-        hit_distribution(I, *x.roll, out.first.back());
-        out.fires.push_back(fires_from(t, p) ? 1 : 0);
-        I.state = &later;
-        rollers(I, later, p, location, *x.roll, "ctx:exchange_fire");
-        out.hits.emplace_back();
-        hit_distribution(I, *x.roll, out.hits.back());
-        int sustained = 0;
-        I.state = &t;
-        const int destroyed =
-            assign_hits_core(L, I, t, p, location, 1, *x.hits, order, mode, sustained);
-        I.state = &later;
-        int sustained_later = 0;
-        assign_hits_core(L, I, later, p, location, 1, *x.hits, order, mode, sustained_later);
-        if (destroyed + sustained == 0) break;  // nothing left that can take a hit
-      }
-      return out;
-    };
-    const FireSide fa = side(a, order_a, sustain_a), fd = side(d, order_d, sustain_d);
-    FireChainOptions fo;
-    fo.counter = x.counter != kNoSym ? s.counter(location, x.counter) : 0;
-    fo.cap = cap;
-    double unresolved = 0;
-    const std::vector<FireEnd> ends = fire_chain(fa, fd, fo, unresolved);
     auto made = std::make_unique<Engine::Impl::Exact::Fire>();
     made->start = s;
     made->key = key;
-    for (const FireEnd& e : ends) {
-      State t = s;
-      I.state = &t;
-      int sustained = 0;
-      if (e.ka > 0) assign_hits_core(L, I, t, a, location, e.ka, *x.hits, order_a, sustain_a, sustained);
-      if (e.kd > 0) assign_hits_core(L, I, t, d, location, e.kd, *x.hits, order_d, sustain_d, sustained);
-      if (e.several) t.end_scope(x.round_scope);
-      if (x.counter != kNoSym)
-        t.set_counter(location, x.counter, static_cast<std::int32_t>(e.counter), x.counter_scope);
+    for (combat::ExactEnd& e : combat::exact_ends(combat_env(I), s, x)) {
       made->p.push_back(e.p);
-      made->ends.push_back(std::move(t));
+      made->ends.push_back(std::move(e.state));
       made->rounds.push_back(e.rounds);
     }
-    if (made->p.empty()) throw ScriptError("ctx:exchange_fire: the exact mode found no end to the rounds");
     fire = made.get();
     X.fires.emplace(key, std::move(made));
   }
-  I.state = saved;
   const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
   s = fire->ends[k];
+  I.liveness_dirty = true;
   // the rounds begun after the first: the rounds fought less one, expected given this end
-  if (x.metric != kNoSym) add_run_metric(I, x.metric, fire->rounds[k] - 1);
+  if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->rounds[k] - 1);
 }
+
+// What ctx:exchange_fire's rounds do around the primitives: time limit, windows, destroy, metric.
+struct ExchangeHost final : combat::ExchangeHost {
+  Engine::Impl& I;
+  const Engine::Impl::ExchangeSpec& x;
+  ExchangeHost(Engine::Impl& i, const Engine::Impl::ExchangeSpec& spec) : I(i), x(spec) {}
+  bool time_up() override { return I.signalled.load(std::memory_order_relaxed); }
+  // a hook could run in the next round, other than one a declared modifier does in C++
+  // (replaces_hooks)
+  bool can_intervene() override {
+    for (int w : x.windows)
+      if (I.window_live_unreplaced(w)) return true;
+    return false;
+  }
+  // no window opens: at the round's start none of the exchange's windows (the destroyed window
+  // among them) had a hook to run but those a declared modifier replaces, and in the C++ rounds
+  // those do not run
+  void destroy(EntityId e) override { I.destroy(e, -1); }
+  void round_begins() override {
+    if (x.metric != kNoSym) add_run_metric(I, x.metric, 1);
+  }
+};
 
 // ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) -> ongoing
 // Rounds of simultaneous fire, run in C++ while nothing can intervene: each round `a` then `d`
@@ -1180,16 +943,9 @@ int l_exchange_fire(lua_State* L) {
   const Sustain sustain_a = sustain_at(L, 7);
   const std::vector<Sym>& order_d = order_at(L, 8);
   const Sustain sustain_d = sustain_at(L, 9);
-  const std::int64_t cap =
-      lua_isnoneornil(L, 10) ? -1 : check_range(L, 10, 1, INT32_MAX, "round cap", "ctx:exchange_fire");
-  const int eligible = x.roll->eligible;
-  auto has_units = [&](EntityId p) {
-    for (const Entity& u : s.entities)
-      if (u.owner == p && u.location == location && u.kind == I.s_unit &&
-          (eligible < 0 || u.attr[static_cast<std::size_t>(eligible)] != 0))
-        return true;
-    return false;
-  };
+  const std::int64_t cap = lua_isnoneornil(L, 10)
+                               ? -1
+                               : check_range(L, 10, 1, INT32_MAX, "round cap", "ctx:exchange_fire");
   // handing the exchange back: "ongoing, run the round yourself", or for a single exchange
   // "not done"
   auto hand_back = [&] {
@@ -1200,39 +956,57 @@ int l_exchange_fire(lua_State* L) {
     return 1;
   };
   const bool scripted = I.run_options && I.run_options->answers && !I.run_options->answers->empty();
-  if (!I.options.exchange_fire || I.tracing() || scripted) return hand_back();
-  if (I.dice.exact() && !x.once) {
-    for (int w : x.windows)
-      if (I.window_live(w)) return hand_back();
-    exact_exchange(L, I, s, location, a, d, x, order_a, sustain_a, order_d, sustain_d, cap);
-    lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
-    return 1;
+  // a person at the terminal assigns the hits: the procedure's own round asks them
+  const bool asked = I.options.interactive && isatty(STDIN_FILENO);
+  if (!I.options.exchange_fire || I.tracing() || scripted || asked) return hand_back();
+  combat::Exchange ex;
+  ex.location = location, ex.a = a, ex.d = d;
+  ex.roll = x.roll, ex.hits = x.hits;
+  ex.order_a = order_a, ex.order_d = order_d;
+  ex.sustain_a = sustain_a, ex.sustain_d = sustain_d;
+  ex.counter = x.counter, ex.counter_scope = x.counter_scope, ex.round_scope = x.round_scope;
+  ex.once = x.once;
+  ex.cap = cap;
+  combat::ExchangeResult result = combat::ExchangeResult::over;
+  bool failed = false;
+  {  // the objects of this block are gone before a Lua error unwinds the frame
+    ExchangeHost host(I, x);
+    if (I.dice.exact() && !x.once) {
+      // the exact mode's chain knows how many hits each side takes, not which dice made them:
+      // every live hook runs in the procedure's rounds, and directed hits (hits_to) too
+      for (int w : x.windows)
+        if (I.window_live(w)) return hand_back();
+      const combat::Env env = combat_env(I);
+      if (combat::directs_hits(env, s, a, location, *x.roll) ||
+          combat::directs_hits(env, s, d, location, *x.roll))
+        return hand_back();
+      exact_exchange(I, s, ex, x);
+      lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
+      return 1;
+    }
+    try {
+      result = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, s, ex, host,
+                                     I.scratch_exchange);
+    } catch (const combat::CombatError& e) {
+      push_error(L, e.what());
+      failed = true;
+    }
   }
-  for (;;) {
-    if (I.signalled.load(std::memory_order_relaxed)) {  // past the run's time limit
+  if (failed) return lua_error(L);  // no C++ object is alive here
+  switch (result) {
+    case combat::ExchangeResult::handed_back:
+      return hand_back();
+    case combat::ExchangeResult::time_up:  // past the run's time limit
       I.exhaust(1,
                 "time limit exceeded in ctx:exchange_fire (rounds in which no unit is ever hit?)");
       I.raise_exhausted();
-    }
-    for (int w : x.windows)
-      if (I.window_live(w)) return hand_back();
-    const int hits_a = roll_hits(I, s, a, location, *x.roll);
-    const int hits_d = roll_hits(I, s, d, location, *x.roll);
-    int sustained = 0;
-    if (hits_d > 0)
-      assign_hits_core(L, I, s, a, location, hits_d, *x.hits, order_a, sustain_a, sustained);
-    if (hits_a > 0)
-      assign_hits_core(L, I, s, d, location, hits_a, *x.hits, order_d, sustain_d, sustained);
-    const bool ongoing = has_units(a) && has_units(d);
-    if (!ongoing || x.once) {
-      lua_pushboolean(L, ongoing);
-      return 1;
-    }
-    if (x.metric != kNoSym) add_run_metric(I, x.metric, 1);  // a new round begins
-    s.end_scope(x.round_scope);
-    const std::int32_t next = s.counter(location, x.counter) + 1;
-    if (cap < 0 || next <= cap) s.set_counter(location, x.counter, next, x.counter_scope);
+      return 0;
+    case combat::ExchangeResult::ongoing:
+    case combat::ExchangeResult::over:
+      break;
   }
+  lua_pushboolean(L, result == combat::ExchangeResult::ongoing);
+  return 1;
 }
 
 // ctx:destroy(e [, window]): the unit goes to its owner's reinforcements; the window (if

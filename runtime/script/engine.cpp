@@ -670,6 +670,15 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
       lua_pop(L, 1);
     }
   }
+  // modifiers that do hooks' work in the runtime's own rounds (replaces_hooks)
+  for (std::size_t mi = 0; mi < content->modifiers.size(); ++mi) {
+    const ModifierDef& m = content->modifiers[mi];
+    for (const std::string& id : m.replaces_hooks)
+      if (!bus.replace_hook(m.pack + ":" + id, static_cast<int>(mi)))
+        throw ContentError(m.file, m.line,
+                           "modifier '" + m.id + "': replaces_hooks names '" + id +
+                               "', which is no hook of pack '" + m.pack + "'");
+  }
   loading = false;
   freeze_sandboxes(*this);
   bus.freeze();

@@ -27,6 +27,7 @@
 #include <lua.hpp>
 
 #include "base/error.hpp"
+#include "combat/combat.hpp"
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
 #include "script/engine.hpp"
@@ -37,6 +38,7 @@ namespace rb {
 // Limits on what content can make the runtime do (README.md, "The sandbox", lists them). Each is
 // a clear Lua error naming the call, so the call gate names the hook or procedure.
 inline constexpr std::int64_t kMaxDice = 100'000;       // dice in one roll, one pool
+static_assert(kMaxDice == combat::kMaxDice);
 inline constexpr std::int64_t kMaxRunDice = 1'000'000;  // dice put in pools during one run
 inline constexpr std::size_t kMaxRunPools = 100'000;    // pools made during one run
 inline constexpr std::size_t kMaxRunSpecs = 10'000;     // distinct spec tables in one run
@@ -212,6 +214,11 @@ struct Engine::Impl {
     ensure_liveness();
     return live[static_cast<std::size_t>(w)] != 0;
   }
+  // ... with a hook that no declared modifier replaces in the runtime's own rounds
+  bool window_live_unreplaced(int w) {
+    ensure_liveness();
+    return (live[static_cast<std::size_t>(w)] & EventBus::kLiveUnreplaced) != 0;
+  }
 
   // Sym of short (interned, anchored) Lua strings by their address: a direct-mapped cache
   struct SymSlot {
@@ -222,16 +229,8 @@ struct Engine::Impl {
 
   // Spec tables (roll and hit-assignment specs, hit orders) are parsed once and found again by
   // their address; the tables are anchored in the registry so that address stays theirs.
-  struct RollSpec {
-    Sym purpose = kNoSym;
-    int die = 0, value = 0, count = -1, eligible = -1;
-  };
-  struct CasualtySpec {
-    int eligible = -1, can_sustain = -1, damaged = -1, destroyed_window = -1, sustained_window = -1;
-    int sustain_first = -1;  // units with this attribute sustain before any loss, even under "last"
-    std::string decision;
-    std::vector<Sym> types;
-  };
+  using RollSpec = combat::RollSpec;
+  using CasualtySpec = combat::CasualtySpec;
   std::unordered_map<const void*, int> spec_index;  // table address -> index in its list
   std::deque<RollSpec> roll_specs;  // deques: references stay valid while hooks add more
   std::deque<CasualtySpec> casualty_specs;
@@ -289,15 +288,10 @@ struct Engine::Impl {
   // scratch space reused by primitives, so that a run allocates nothing once warm
   std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining, scratch_adjacent;
   std::vector<Hex> scratch_hexes, scratch_hexes2;
-  std::vector<int> scratch_rank, scratch_sustained;  // sustained: per unit, in this assignment
-  struct UnitRoll {
-    int threshold;
-    EntityId unit;
-    int dice;  // at most kMaxDice
-    int modifier;
-  };
-  std::vector<UnitRoll> scratch_rollers;
+  std::vector<combat::Roller> scratch_rollers;
   std::vector<int> scratch_modifiers;
+  combat::Casualties scratch_casualties;     // ctx:assign_hits' queue
+  combat::ExchangeScratch scratch_exchange;  // ctx:exchange_fire's sides
   std::vector<double> scratch_distribution;  // the exact mode: a roll's number of hits
 
   // --- the call gate: the function and its arguments are on the stack. Throws ScriptError

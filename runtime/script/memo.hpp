@@ -30,14 +30,7 @@ namespace rb {
 
 struct MemoNode;
 
-// One die of a group draw (a roll no script sees): its type, and what it must show to hit.
-struct LawDie {
-  std::int16_t type = 0;
-  std::int16_t threshold = 0;
-  std::int16_t modifier = 0;
-  bool operator==(const LawDie&) const = default;
-};
-using Law = std::vector<LawDie>;
+// LawDie and Law (a group draw's dice): dice/dice.hpp, where combat/ reads them too.
 
 // What a step wrote to the run's result, in order: a metric (name, value) or, with name
 // kNoSym, the outcome (index into the procedure's outcomes; its name in `outcome`).

@@ -3,8 +3,11 @@
 // scenario below is simulated with it and without it (EngineOptions::exchange_fire), and the
 // reports must be byte-identical. The scenarios cover burst dice (war suns), Anti-Fighter
 // Barrage (one exchange, spec.once) and fighters, a barrage that ends the combat, Sustain Damage
-// under each policy, a custom hit order, upgrades, the nebula's declared modifier, and held cards
-// whose hooks make some rounds the procedure's.
+// under each policy, a custom hit order, upgrades, the nebula's declared modifier, a declared
+// modifier whose source is lost during the rounds, one that lasts until the end of the round,
+// directed hits (the L1Z1X flagship: a modifier's hits_to, doing in C++ what the hooks it
+// replaces do in the procedure's rounds), and held cards whose hooks make some rounds the
+// procedure's.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -63,6 +66,28 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "hit']\n"
       "[defender]\nunits={dreadnought=2,destroyer=3}\ncards=['shields_holding']\n"
       "technologies=['duranium_armor']\n",
+      // a declared modifier whose source dies during the rounds: the C'morran N'orr's +1 to the
+      // other ships is gone once the flagship is lost (its hit order loses it first), and the
+      // rollers built once per exchange_fire must drop it from the next round on
+      "ruleset='ti4'\n[attacker]\nfaction='sardakk_norr'\nunits={flagship=1,cruiser=3,fighter=2}\n"
+      "policy={sustain='never',hit_order=['flagship','fighter','cruiser']}\n"
+      "[defender]\nunits={dreadnought=2,cruiser=3,destroyer=2}\n",
+      // a modifier switched on until the end of the round (Fighter Prototype, at the start of
+      // combat): the C++ rounds' rollers must drop it once the first round's scope ends
+      "ruleset='ti4'\n[attacker]\nunits={carrier=2,fighter=6}\ncards=['fighter_prototype']\n"
+      "[defender]\nunits={cruiser=2,destroyer=3}\n",
+      // directed hits (a modifier's hits_to): the L1Z1X flagship's and dreadnoughts' hits go to
+      // non-fighter ships if able; in the C++ rounds the modifier does what the faction's hooks
+      // do in the procedure's (bench (f), then sustain policies and more hits than ships to take)
+      "ruleset='ti4'\n[attacker]\nfaction='sardakk_norr'\n"
+      "units={flagship=1,dreadnought=2,cruiser=2,fighter=2}\n"
+      "[defender]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=2,cruiser=2,carrier=1,fighter=2}"
+      "\n",
+      "ruleset='ti4'\n[attacker]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=3,fighter=2}\n"
+      "policy={sustain='last'}\n"
+      "[defender]\nunits={dreadnought=1,destroyer=1,fighter=6}\npolicy={sustain='last'}\n",
+      "ruleset='ti4'\n[attacker]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=2,cruiser=2}\n"
+      "[defender]\nunits={war_sun=1,carrier=2,fighter=8}\npolicy={sustain='never'}\n",
       // systems to retreat to, and nobody will announce (retreat policy never): C++ rounds
       "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,carrier=1,fighter=4}\n"
       "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\n"

@@ -4,8 +4,10 @@
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local FORCED = "l1z1x_forced_hits"  -- counter on the player: hits that must go to non-fighters
+-- (the space combat's HITS narrowed to these types; the modifier l1z1x_flagship_hits_to in
+-- l1z1x.toml does the same in the rounds the runtime runs in C++)
 local NON_FIGHTERS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
-  types = { "destroyer", "cruiser", "carrier", "dreadnought", "war_sun", "flagship" },
+  sustain_first = "direct_hit_immune", types = { "destroyer", "cruiser", "carrier", "dreadnought", "war_sun", "flagship" },
   decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed",
   sustained_window = "space_combat.unit_sustained_damage" }
 

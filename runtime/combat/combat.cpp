@@ -1,0 +1,610 @@
+#include "combat/combat.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "base/error.hpp"
+#include "exact/fire_chain.hpp"
+
+namespace rb::combat {
+
+namespace {
+
+// A modifier that applies to a roll of `purpose` by `player`.
+bool modifier_live(const Env& env, const State& s, int mi, const ModifierDef& m, EntityId player,
+                   Sym purpose) {
+  if (m.purpose != kNoSym && m.purpose != purpose) return false;
+  if (m.role != kNoSym && s.role(m.role) != player) return false;
+  if (m.activated) {
+    for (const ActiveModifier& a : s.modifiers)
+      if (a.modifier == mi && a.player == player) return true;
+    return false;
+  }
+  if (m.source < 0) return true;
+  if (env.held && !env.held->empty() && !(*env.held)[static_cast<std::size_t>(m.source)])
+    return false;  // nobody holds it
+  for (const Entity& e : s.entities)
+    if (e.record == m.source && e.owner == player && e.location != kReinforcements) return true;
+  return false;
+}
+
+bool modifier_fits_unit(const State& s, const ModifierDef& m, const Entity& u) {
+  if (!m.units.empty() && std::find(m.units.begin(), m.units.end(), u.type) == m.units.end())
+    return false;
+  if (!m.location.empty()) {
+    if (!s.valid(u.location)) return false;
+    const Entity& loc = s.at(u.location);
+    for (const auto& [slot, value] : m.location)
+      if (loc.attr[static_cast<std::size_t>(slot)] != value) return false;
+  }
+  if (m.present >= 0) {  // only modifiers that name a unit to be with pay for this scan
+    for (const Entity& e : s.entities)
+      if (e.record == m.present && e.owner == u.owner && e.location == u.location) return true;
+    return false;
+  }
+  return true;
+}
+
+std::string name_of(const State& s, EntityId e) {
+  if (!s.valid(e)) return e == kNoEntity ? "nobody" : "?";
+  return std::string(sym_name(s.at(e).type));
+}
+
+// A unit's roll out of range (see rollers): kept out of the loop, which is the hot path.
+[[gnu::noinline, gnu::cold, noreturn]] void rollers_error(const State& s, const char* call,
+                                                          EntityId player, EntityId e,
+                                                          std::int64_t dice, int threshold,
+                                                          std::int64_t modifier,
+                                                          std::int64_t total) {
+  if (total <= kMaxDice || dice > kMaxDice || dice < 0)
+    throw CombatError(std::string(call) + ": " + name_of(s, player) + " " + name_of(s, e) +
+                      " rolls " + std::to_string(dice) + " dice hitting on " +
+                      std::to_string(threshold) + " with modifier " + std::to_string(modifier) +
+                      ": out of range (at most " + std::to_string(kMaxDice) +
+                      " dice, values and modifiers within +-" + std::to_string(INT16_MAX) + ")");
+  throw CombatError(std::string(call) + ": " + name_of(s, player) + "'s units roll more than " +
+                    std::to_string(kMaxDice) + " dice at once");
+}
+
+// Whether the unit counts for a side's roll (ctx:exchange_fire: "units that roll").
+bool fires(const Env& env, const Entity& u, EntityId player, EntityId location, int eligible) {
+  return u.owner == player && u.location == location && u.kind == env.unit_kind &&
+         (eligible < 0 || u.attr[static_cast<std::size_t>(eligible)] != 0);
+}
+
+}  // namespace
+
+std::int64_t rollers(const Env& env, const State& s, EntityId player, EntityId location,
+                     const RollSpec& spec, const char* call, std::vector<Roller>& units,
+                     std::vector<int>& live) {
+  const Sym purpose = spec.purpose;
+  const int value = spec.value, count = spec.count, eligible = spec.eligible;
+
+  // live modifiers for this player and purpose
+  live.clear();
+  const auto& mods = env.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi)
+    if (modifier_live(env, s, static_cast<int>(mi), mods[mi], player, purpose))
+      live.push_back(static_cast<int>(mi));
+
+  units.clear();
+  std::int64_t total = 0;
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+    const Entity& u = s.entities[static_cast<std::size_t>(e)];
+    if (u.owner != player || u.location != location || u.kind != env.unit_kind) continue;
+    if (eligible >= 0 && u.attr[static_cast<std::size_t>(eligible)] == 0) continue;
+    const int threshold = u.attr[static_cast<std::size_t>(value)];
+    if (threshold <= 0) continue;
+    std::int64_t dice = count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, modifier = 0;
+    int directed = -1;
+    for (int k : live) {
+      const ModifierDef& m = mods[static_cast<std::size_t>(k)];
+      if (!modifier_fits_unit(s, m, u)) continue;
+      modifier += m.delta;
+      dice += m.dice;
+      if (directed < 0 && !m.hits_to.empty()) directed = k;
+    }
+    total += dice;
+    if (threshold > INT16_MAX || modifier < INT16_MIN || modifier > INT16_MAX || dice < 0 ||
+        dice > kMaxDice || total > kMaxDice) [[unlikely]]
+      rollers_error(s, call, player, e, dice, threshold, modifier, total);
+    units.push_back({threshold, e, static_cast<int>(dice), static_cast<int>(modifier), directed});
+  }
+  // ascending combat value, units of equal value in entity order (5.3); an insertion sort:
+  // stable, no allocation, and the units are nearly in order already
+  for (std::size_t k = 1; k < units.size(); ++k) {
+    const Roller x = units[k];
+    std::size_t j = k;
+    for (; j > 0 && x.threshold < units[j - 1].threshold; --j) units[j] = units[j - 1];
+    units[j] = x;
+  }
+  return total;
+}
+
+void hit_distribution(const DieType& type, std::span<const Roller> units,
+                      std::vector<double>& out) {
+  out.assign(1, 1.0);
+  for (const Roller& u : units) {
+    int hitting = 0;
+    for (int f = 0; f < type.sides; ++f) {
+      const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
+      hitting += u.threshold > 0 && value + u.modifier >= u.threshold ? 1 : 0;
+    }
+    const double p = static_cast<double>(hitting) / type.sides;
+    for (int i = 0; i < u.dice; ++i) {
+      out.push_back(0.0);
+      for (std::size_t h = out.size() - 1; h > 0; --h) out[h] = out[h] * (1 - p) + out[h - 1] * p;
+      out[0] *= 1 - p;
+    }
+  }
+}
+
+int directing(const Env& env, std::span<const Roller> units) {
+  int by = -1;
+  for (const Roller& u : units)
+    if (u.directed >= 0) {
+      if (by >= 0 && by != u.directed)
+        throw CombatError(
+            "ctx:exchange_fire: the hits of one roll are directed by two modifiers ('" +
+            env.content->modifiers[static_cast<std::size_t>(by)].id + "', '" +
+            env.content->modifiers[static_cast<std::size_t>(u.directed)].id + "')");
+      by = u.directed;
+    }
+  return by;
+}
+
+int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
+              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
+              int by, int* directed) {
+  const DieType& type = env.die_type(spec.die);
+  if (directed) *directed = 0;
+  if (by >= 0 && dice.exact())
+    throw CombatError("ctx:exchange_fire: a roll with directed hits (hits_to) in the exact mode");
+  if (by >= 0) {  // die by die: which dice hit matters, not only how many
+    int hits = 0;
+    try {
+      for (const Roller& u : units)
+        for (int i = 0; i < u.dice; ++i) {
+          Die d;
+          d.threshold = static_cast<std::int16_t>(u.threshold);
+          d.modifier = static_cast<std::int16_t>(u.modifier);
+          set_face(d, type, dice.roll(type));
+          const int hit = d.hit() ? 1 : 0;
+          hits += hit;
+          if (directed && u.directed == by) *directed += hit;
+        }
+    } catch (const ScriptError& e) {
+      throw CombatError(e.what());
+    }
+    return hits;
+  }
+  if (dice.exact()) {
+    hit_distribution(type, units, scratch);
+    return static_cast<int>(
+        dice.choose(scratch.data(), static_cast<std::uint32_t>(scratch.size())));
+  }
+  // under the step memo's tape the roll is one group draw: the trie branches on its hits, and
+  // keeps what each die needs to hit, so that a walk rolls the same dice (script/memo.hpp)
+  const bool group = dice.taping();
+  if (group) {
+    Law& law = laws.emplace_back();
+    for (const Roller& u : units)
+      for (int i = 0; i < u.dice; ++i)
+        law.push_back({static_cast<std::int16_t>(spec.die), static_cast<std::int16_t>(u.threshold),
+                       static_cast<std::int16_t>(u.modifier)});
+    dice.begin_group();
+  }
+  int hits = 0;
+  try {
+    for (const Roller& u : units)
+      for (int i = 0; i < u.dice; ++i) {
+        Die d;
+        d.threshold = static_cast<std::int16_t>(u.threshold);
+        d.modifier = static_cast<std::int16_t>(u.modifier);
+        set_face(d, type, dice.roll(type));
+        hits += d.hit() ? 1 : 0;
+      }
+  } catch (const ScriptError& e) {
+    throw CombatError(e.what());
+  }
+  if (group)
+    dice.end_group(static_cast<std::uint32_t>(total), static_cast<std::uint32_t>(hits),
+                   static_cast<std::int32_t>(laws.size() - 1));
+  return hits;
+}
+
+bool directs_hits(const Env& env, const State& s, EntityId player, EntityId location,
+                  const RollSpec& spec) {
+  bool any = false;
+  for (const ModifierDef& m : env.content->modifiers) any = any || !m.hits_to.empty();
+  if (!any) return false;
+  std::vector<Roller> units;
+  std::vector<int> live;
+  rollers(env, s, player, location, spec, "ctx:exchange_fire", units, live);
+  for (const Roller& u : units)
+    if (u.directed >= 0) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- the casualty queue
+
+void Casualties::build(const Env& env, const State& s, EntityId player, EntityId location,
+                       const CasualtySpec& spec, std::span<const Sym> order) {
+  units_.clear();
+  spec_ = &spec;
+  location_ = location;
+  alive_ = sustain_ = first_ = 0;
+  ++assignment_;
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+    const Entity& u = s.entities[static_cast<std::size_t>(e)];
+    if (u.owner != player || u.location != location || u.kind != env.unit_kind) continue;
+    if (spec.eligible >= 0 && u.attr[static_cast<std::size_t>(spec.eligible)] == 0) continue;
+    if (!spec.types.empty() &&
+        std::find(spec.types.begin(), spec.types.end(), u.type) == spec.types.end())
+      continue;
+    int r = static_cast<int>(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      if (order[k] == u.type) {
+        r = static_cast<int>(k);
+        break;
+      }
+    auto attr = [&](int slot) { return slot >= 0 && u.attr[static_cast<std::size_t>(slot)] != 0; };
+    units_.push_back({e, u.type, r, true, attr(spec.damaged), attr(spec.can_sustain),
+                      attr(spec.sustain_first), 0});
+  }
+  // by rank, units of a rank in entity order: the first unit of a rank is the one the policy's
+  // ties go to
+  // (a counting sort by rank: stable, and no allocation once the buffers are warm)
+  start_.assign(order.size() + 2, 0);
+  for (const Unit& u : units_) ++start_[static_cast<std::size_t>(u.rank) + 1];
+  for (std::size_t r = 1; r < start_.size(); ++r) start_[r] += start_[r - 1];
+  sorted_.resize(units_.size());
+  for (const Unit& u : units_)
+    sorted_[static_cast<std::size_t>(start_[static_cast<std::size_t>(u.rank)]++)] = u;
+  units_.swap(sorted_);
+  damaged_.assign(order.size() + 1, 0);
+  for (const Unit& u : units_)
+    if (u.damaged) ++damaged_[static_cast<std::size_t>(u.rank)];
+}
+
+int Casualties::first_alive() const {
+  while (alive_ < units_.size() && !units_[alive_].alive) ++alive_;
+  return alive_ < units_.size() ? static_cast<int>(alive_) : -1;
+}
+
+// The unit the order loses next: lowest rank; then a damaged one before an undamaged one, and
+// among damaged ones one that sustained in this assignment before one that did not; then the
+// oldest entity.
+int Casualties::next_loss(Sym type) const {
+  int best = -1;
+  const int start = type == kNoSym ? first_alive() : 0;
+  if (start < 0) return -1;
+  if (type == kNoSym && damaged_[static_cast<std::size_t>(units_[alive_].rank)] == 0)
+    return start;  // no damaged unit in the lowest rank: its first unit
+  for (std::size_t i = static_cast<std::size_t>(start); i < units_.size(); ++i) {
+    const Unit& u = units_[i];
+    if (!u.alive || (type != kNoSym && u.type != type)) continue;
+    if (best < 0) {
+      best = static_cast<int>(i);
+      continue;
+    }
+    const Unit& b = units_[static_cast<std::size_t>(best)];
+    if (u.rank != b.rank) break;  // past the lowest rank
+    if (u.damaged && (!b.damaged || (sustained_now(u) && !sustained_now(b))))
+      best = static_cast<int>(i);
+  }
+  return best;
+}
+
+// The unit that sustains next: the lowest-ranked undamaged unit that can (of `type`).
+int Casualties::next_sustain(Sym type) const {
+  if (type == kNoSym) {
+    while (sustain_ < units_.size() &&
+           !(units_[sustain_].alive && units_[sustain_].can && !units_[sustain_].damaged))
+      ++sustain_;
+    return sustain_ < units_.size() ? static_cast<int>(sustain_) : -1;
+  }
+  for (std::size_t i = sustain_; i < units_.size(); ++i) {
+    const Unit& u = units_[i];
+    if (u.alive && u.can && !u.damaged && u.type == type) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// sustain = "last": the lowest-ranked unit with sustain_first that can sustain, else an undamaged
+// unit of rank `at_rank` (the rank the next loss comes from) that can.
+int Casualties::last_sustain(int at_rank) const {
+  while (first_ < units_.size() && !(units_[first_].alive && units_[first_].first &&
+                                     units_[first_].can && !units_[first_].damaged))
+    ++first_;
+  if (first_ < units_.size()) return static_cast<int>(first_);
+  const int start = first_alive();
+  if (start < 0) return -1;
+  for (std::size_t i = static_cast<std::size_t>(start); i < units_.size(); ++i) {
+    const Unit& u = units_[i];
+    if (u.rank > at_rank) break;
+    if (u.alive && u.can && !u.damaged && u.rank == at_rank) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Casualties::policy_target(Sustain mode, bool& sustain) const {
+  const int loss = next_loss(kNoSym);
+  sustain = false;
+  if (loss < 0) return -1;  // nothing left to take the hit
+  int sus = -1;
+  if (mode == Sustain::first)
+    sus = next_sustain(kNoSym);
+  else if (mode == Sustain::last)
+    sus = last_sustain(units_[static_cast<std::size_t>(loss)].rank);
+  sustain = sus >= 0;
+  return sus >= 0 ? sus : loss;
+}
+
+int Casualties::room(Sustain mode) const {
+  int n = 0;
+  for (const Unit& u : units_)
+    if (u.alive) n += 1 + (mode != Sustain::never && u.can && !u.damaged ? 1 : 0);
+  return n;
+}
+
+void Casualties::take(State& s, int i, bool sustain) {
+  Unit& u = units_[static_cast<std::size_t>(i)];
+  Entity& e = s.at(u.e);
+  if (sustain) {
+    if (spec_->damaged >= 0) e.attr[static_cast<std::size_t>(spec_->damaged)] = 1;
+    if (!u.damaged) ++damaged_[static_cast<std::size_t>(u.rank)];
+    u.damaged = true;
+    u.sustained_in = assignment_;
+  } else {
+    e.location = kReinforcements;  // off the board now; destroyed by the caller
+    if (u.damaged) --damaged_[static_cast<std::size_t>(u.rank)];
+    u.alive = false;
+  }
+}
+
+int assign_by_policy(State& s, Casualties& q, int hits, Sustain mode, std::vector<EntityId>& lost,
+                     std::vector<EntityId>* sustaining) {
+  int destroyed = 0;
+  for (; hits > 0; --hits) {
+    bool sustain = false;
+    const int target = q.policy_target(mode, sustain);
+    if (target < 0) break;
+    q.take(s, target, sustain);
+    if (sustain) {
+      if (sustaining) sustaining->push_back(q.entity(target));
+    } else {
+      lost.push_back(q.entity(target));
+      ++destroyed;
+    }
+  }
+  return destroyed;
+}
+
+// ---------------------------------------------------------------- rounds of fire
+
+namespace {
+
+using Side = ExchangeScratch::Side;
+
+void build_side(const Env& env, const State& s, const Exchange& x, EntityId player, Side& side) {
+  side.stale = true;
+  side.queue_stale = side.directed_stale = true;
+  side.directed_by = -1;  // its spec is made again from this call's hit spec
+  side.fire.clear();
+  side.fire_alive = 0;
+  for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
+    if (fires(env, s.entities[static_cast<std::size_t>(e)], player, x.location, x.roll->eligible))
+      side.fire.push_back(e);
+}
+
+bool side_fires(const State& s, EntityId location, Side& side) {
+  while (side.fire_alive < side.fire.size() &&
+         s.at(side.fire[side.fire_alive]).location != location)
+    ++side.fire_alive;
+  return side.fire_alive < side.fire.size();
+}
+
+// The side's rollers for this round: built again when stale, else the same less those lost.
+void side_rollers(const Env& env, const State& s, const Exchange& x, EntityId player, Side& side,
+                  ExchangeScratch& scratch) {
+  if (side.stale) {
+    side.total = rollers(env, s, player, x.location, *x.roll, "ctx:exchange_fire", side.rollers,
+                         scratch.live);
+    side.stale = false;
+  } else {
+    std::int64_t total = 0;
+    std::erase_if(side.rollers,
+                  [&](const Roller& r) { return s.at(r.unit).location != x.location; });
+    for (const Roller& r : side.rollers) total += r.dice;
+    side.total = total;
+  }
+  side.directing = directing(env, side.rollers);
+}
+
+// The side takes `hits`, of which `directed` go first to the types the modifier `directing`
+// names, if able (as many as those units can take); its losses are destroyed (host). Returns
+// whether a loss or a sustained hit may change what rolls (a modifier's source or companion lost,
+// damage read by the roll).
+bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
+                std::span<const Sym> order, Side& side, int hits, int directed, int directing,
+                Sustain mode, ExchangeHost& host, ExchangeScratch& scratch) {
+  std::vector<EntityId>& lost = scratch.lost;
+  lost.clear();
+  int destroyed = 0;
+  if (directed > 0 && directing >= 0) {
+    if (side.directed_by != directing || side.directed_from != x.hits) {
+      side.directed_spec = *x.hits;
+      side.directed_spec.types =
+          env.content->modifiers[static_cast<std::size_t>(directing)].hits_to;
+      side.directed_by = directing, side.directed_from = x.hits;
+      side.directed_stale = true;
+    }
+    if (side.directed_stale) {
+      side.directed_queue.build(env, s, player, x.location, side.directed_spec, order);
+      side.directed_stale = false;
+    }
+    const int n = std::min({directed, hits, side.directed_queue.room(mode)});
+    if (n > 0) {
+      side.directed_queue.begin_assignment();
+      destroyed += assign_by_policy(s, side.directed_queue, n, mode, lost, nullptr);
+      hits -= n;
+      side.queue_stale = true;
+    }
+  }
+  if (hits > 0) {
+    if (side.queue_stale) {
+      side.queue.build(env, s, player, x.location, *x.hits, order);
+      side.queue_stale = false;
+    }
+    side.queue.begin_assignment();
+    destroyed += assign_by_policy(s, side.queue, hits, mode, lost, nullptr);
+    side.directed_stale = true;
+  }
+  const int damaged = x.hits->damaged;
+  (void)destroyed;
+  bool changes = damaged >= 0 && (damaged == x.roll->value || damaged == x.roll->count ||
+                                  damaged == x.roll->eligible);
+  for (EntityId e : lost) {
+    Entity& u = s.at(e);
+    u.location = x.location;
+    if (damaged >= 0) u.attr[static_cast<std::size_t>(damaged)] = 0;
+    if (std::binary_search(scratch.modifier_records.begin(), scratch.modifier_records.end(),
+                           u.record))
+      changes = true;
+    host.destroy(e);
+  }
+  return changes;
+}
+
+}  // namespace
+
+ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
+                             const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch) {
+  // records whose loss can change a modifier: its source, the unit it must be with
+  std::vector<std::int32_t>& records = scratch.modifier_records;
+  records.clear();
+  for (const ModifierDef& m : env.content->modifiers) {
+    if (m.source >= 0) records.push_back(m.source);
+    if (m.present >= 0) records.push_back(m.present);
+  }
+  std::sort(records.begin(), records.end());
+  Side& a = scratch.side[0];
+  Side& d = scratch.side[1];
+  build_side(env, s, x, x.a, a);
+  build_side(env, s, x, x.d, d);
+  for (;;) {
+    if (host.time_up()) return ExchangeResult::time_up;
+    if (host.can_intervene()) return ExchangeResult::handed_back;
+    side_rollers(env, s, x, x.a, a, scratch);
+    side_rollers(env, s, x, x.d, d, scratch);
+    // the exact mode draws a roll's number of hits, not which dice hit
+    if (dice.exact() && (a.directing >= 0 || d.directing >= 0)) return ExchangeResult::handed_back;
+    int directed_a = 0, directed_d = 0;
+    const int by_a = a.directing, by_d = d.directing;
+    const int hits_a = roll_hits(env, dice, laws, *x.roll, a.rollers, a.total, scratch.distribution,
+                                 by_a, &directed_a);
+    const int hits_d = roll_hits(env, dice, laws, *x.roll, d.rollers, d.total, scratch.distribution,
+                                 by_d, &directed_d);
+    bool changed = false;
+    if (hits_d > 0)
+      changed |= side_takes(env, s, x, x.a, x.order_a, a, hits_d, directed_d, by_d, x.sustain_a,
+                            host, scratch);
+    if (hits_a > 0)
+      changed |= side_takes(env, s, x, x.d, x.order_d, d, hits_a, directed_a, by_a, x.sustain_d,
+                            host, scratch);
+    if (changed) a.stale = d.stale = true;
+    const bool ongoing = side_fires(s, x.location, a) && side_fires(s, x.location, d);
+    if (!ongoing || x.once) return ongoing ? ExchangeResult::ongoing : ExchangeResult::over;
+    host.round_begins();
+    const std::size_t modifiers = s.modifiers.size();
+    s.end_scope(x.round_scope);
+    if (s.modifiers.size() != modifiers) a.stale = d.stale = true;  // "until the end of the round"
+    const std::int32_t next = s.counter(x.location, x.counter) + 1;
+    if (x.cap < 0 || next <= x.cap) s.set_counter(x.location, x.counter, next, x.counter_scope);
+  }
+}
+
+// ---------------------------------------------------------------- the exact mode
+
+namespace {
+
+// One assignment of `hits` by the policy, its losses destroyed as ctx:assign_hits destroys them
+// when no window can run a hook. Returns the units destroyed plus those that sustained.
+int assign_plain(const Env& env, State& s, EntityId player, EntityId location, int hits,
+                 const CasualtySpec& spec, std::span<const Sym> order, Sustain mode, Casualties& q,
+                 std::vector<EntityId>& lost, std::vector<EntityId>& sustaining) {
+  q.build(env, s, player, location, spec, order);
+  lost.clear(), sustaining.clear();
+  const int destroyed = assign_by_policy(s, q, hits, mode, lost, &sustaining);
+  for (EntityId e : lost) {
+    Entity& u = s.at(e);
+    if (spec.damaged >= 0) u.attr[static_cast<std::size_t>(spec.damaged)] = 0;
+    u.location = kReinforcements;
+  }
+  return destroyed + static_cast<int>(sustaining.size());
+}
+
+}  // namespace
+
+std::vector<ExactEnd> exact_ends(const Env& env, const State& s, const Exchange& x) {
+  const Env plain{env.content, env.dice, nullptr, env.unit_kind};  // held: per state, unknown
+  Casualties q;
+  std::vector<EntityId> lost, sustaining;
+  std::vector<Roller> units;
+  std::vector<int> live;
+  const DieType& type = env.die_type(x.roll->die);
+  auto fires_from = [&](const State& t, EntityId p) {
+    for (const Entity& u : t.entities)
+      if (fires(env, u, p, x.location, x.roll->eligible)) return true;
+    return false;
+  };
+  // each side after 0, 1, 2 ... hits, one at a time: its roll (in the first round, and in later
+  // ones, once the round scope has ended) and whether it still fires
+  auto side = [&](EntityId p, std::span<const Sym> order, Sustain mode) {
+    FireSide out;
+    State t = s, later = s;
+    later.end_scope(x.round_scope);
+    for (;;) {
+      rollers(plain, t, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
+      out.first.emplace_back();
+      hit_distribution(type, units, out.first.back());
+      out.fires.push_back(fires_from(t, p) ? 1 : 0);
+      rollers(plain, later, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
+      out.hits.emplace_back();
+      hit_distribution(type, units, out.hits.back());
+      const int took =
+          assign_plain(plain, t, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
+      assign_plain(plain, later, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
+      if (took == 0) break;  // nothing left that can take a hit
+    }
+    return out;
+  };
+  const FireSide fa = side(x.a, x.order_a, x.sustain_a), fd = side(x.d, x.order_d, x.sustain_d);
+  FireChainOptions fo;
+  fo.counter = x.counter != kNoSym ? s.counter(x.location, x.counter) : 0;
+  fo.cap = x.cap;
+  double unresolved = 0;
+  std::vector<ExactEnd> out;
+  for (const FireEnd& e : fire_chain(fa, fd, fo, unresolved)) {
+    ExactEnd& end = out.emplace_back();
+    end.p = e.p;
+    end.rounds = e.rounds;
+    end.state = s;
+    State& t = end.state;
+    if (e.ka > 0)
+      assign_plain(plain, t, x.a, x.location, e.ka, *x.hits, x.order_a, x.sustain_a, q, lost,
+                   sustaining);
+    if (e.kd > 0)
+      assign_plain(plain, t, x.d, x.location, e.kd, *x.hits, x.order_d, x.sustain_d, q, lost,
+                   sustaining);
+    if (e.several) t.end_scope(x.round_scope);
+    if (x.counter != kNoSym)
+      t.set_counter(x.location, x.counter, static_cast<std::int32_t>(e.counter), x.counter_scope);
+  }
+  if (out.empty())
+    throw ScriptError("ctx:exchange_fire: the exact mode found no end to the rounds");
+  return out;
+}
+
+}  // namespace rb::combat

@@ -1,0 +1,230 @@
+// combat/combat: the hot primitives of a combat, in C++ alone: which units of a side roll and
+// with what (rollers: their declared modifiers applied), the hits of such a roll, the order in
+// which a side loses units to hits by its policy (Casualties), and rounds of simultaneous fire
+// in which nothing can intervene (exchange_fire), with the exact mode's view of those rounds
+// (exact_ends). The Lua binding (script/api_dice.cpp) reads arguments and calls these; the exact
+// mode calls them without Lua. Nothing here names a game: unit types, attributes and die types
+// are what the ruleset declares.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/symbols.hpp"
+#include "content/content.hpp"
+#include "dice/dice.hpp"
+#include "state/state.hpp"
+
+namespace rb::combat {
+
+// What rolls (ctx:roll_units): every unit whose `value` attribute is set rolls `count` dice
+// (attribute slots; -1: one die) of type `die` against that value; `eligible` (-1: any) must be
+// set for a unit to roll.
+struct RollSpec {
+  Sym purpose = kNoSym;
+  int die = 0, value = 0, count = -1, eligible = -1;
+};
+
+// What takes hits (ctx:assign_hits): attribute slots (-1: none) and windows (-1: none).
+struct CasualtySpec {
+  int eligible = -1, can_sustain = -1, damaged = -1, destroyed_window = -1, sustained_window = -1;
+  int sustain_first = -1;  // units with this attribute sustain before any loss, even under "last"
+  std::string decision;
+  std::vector<Sym> types;
+};
+
+// The sustain policy (ctx:assign_hits).
+enum class Sustain { first, last, never };
+inline constexpr const char* kSustainNames[] = {"first", "last", "never"};
+
+// A content number out of range in a roll, or a dice stream error during one: the binding raises
+// it as a Lua error at the caller's line.
+class CombatError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What the primitives read besides the state.
+struct Env {
+  const Content* content = nullptr;
+  const std::vector<DieType>* dice = nullptr;       // the ruleset's die types
+  const std::vector<std::uint8_t>* held = nullptr;  // records some player holds; null: unknown
+  Sym unit_kind = kNoSym;                           // the entity kind of units
+  const DieType& die_type(int i) const { return (*dice)[static_cast<std::size_t>(i)]; }
+};
+
+// One unit's part of a roll.
+struct Roller {
+  int threshold;
+  EntityId unit;
+  int dice;  // at most kMaxDice
+  int modifier;
+  int directed = -1;  // a live modifier with hits_to that applies to it (its index), -1: none
+};
+
+inline constexpr std::int64_t kMaxDice = 100'000;  // dice in one roll, one pool (as ctx:roll's)
+
+// The units of `player` at `location` that roll as the spec says, with their live modifiers, in
+// rolling order (ascending value, then entity order), in `out`. Returns how many dice they roll;
+// throws CombatError naming `call` past kMaxDice or when a value, modifier or count is out of
+// range. `live` is scratch space.
+std::int64_t rollers(const Env& env, const State& s, EntityId player, EntityId location,
+                     const RollSpec& spec, const char* call, std::vector<Roller>& out,
+                     std::vector<int>& live);
+
+// The probability of each number of hits of a roll by these rollers.
+void hit_distribution(const DieType& type, std::span<const Roller> units, std::vector<double>& out);
+
+// The hits of a roll by these rollers, die for die from the stream, as a pool of them would
+// count. In the exact mode it is one draw over the number of hits; under the step memo's tape
+// one group draw whose law goes to `laws`. Throws CombatError when the stream refuses a draw.
+// With `directing` (a modifier with hits_to that applies to some rollers, see directing()),
+// `directed` gets the hits of those rollers: such a roll is not a group draw under the tape (the
+// memo would branch on its hits alone), and cannot be rolled in the exact mode (CombatError).
+int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
+              std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
+              int directing = -1, int* directed = nullptr);
+
+// The modifier that directs the hits of these rollers (hits_to), -1: none. Throws CombatError
+// when two modifiers direct the hits of one roll.
+int directing(const Env& env, std::span<const Roller> units);
+
+// Whether some roller of `player` at `location` has its hits directed (hits_to).
+bool directs_hits(const Env& env, const State& s, EntityId player, EntityId location,
+                  const RollSpec& spec);
+
+// A side's units that can take hits, ranked once by a hit order: the queue hit assignment takes
+// its casualties from (see ctx:assign_hits in scripts/README.md for the policy). Built from the
+// state once; then it follows its own changes (a unit sustains, a unit is lost), so it stays true
+// while nothing else changes those units (a hook, a repair): within one assignment, or within
+// one ctx:exchange_fire.
+class Casualties {
+ public:
+  void build(const Env& env, const State& s, EntityId player, EntityId location,
+             const CasualtySpec& spec, std::span<const Sym> order);
+  // A new assignment begins: "sustained in this assignment" starts empty again.
+  void begin_assignment() { ++assignment_; }
+
+  // Indices into the queue (-1: none), for the unit of type `type` (kNoSym: any) that:
+  int next_loss(Sym type) const;     // the order loses next
+  int next_sustain(Sym type) const;  // sustains next (the lowest-ranked undamaged that can)
+  // The policy's target for one hit; `sustain` says whether it sustains. -1: nothing left.
+  int policy_target(Sustain mode, bool& sustain) const;
+  // How many hits the units left can take under `mode` (one each, two if they can sustain).
+  int room(Sustain mode) const;
+  // The unit at `i` sustains (damaged set) or is lost (off the board: kReinforcements).
+  void take(State& s, int i, bool sustain);
+
+  bool alive(int i) const { return units_[static_cast<std::size_t>(i)].alive; }
+  bool can_sustain(int i) const {
+    const Unit& u = units_[static_cast<std::size_t>(i)];
+    return u.can && !u.damaged;
+  }
+  EntityId entity(int i) const { return units_[static_cast<std::size_t>(i)].e; }
+  Sym type(int i) const { return units_[static_cast<std::size_t>(i)].type; }
+  int size() const { return static_cast<int>(units_.size()); }
+  bool empty_alive() const { return first_alive() < 0; }
+
+ private:
+  struct Unit {
+    EntityId e;
+    Sym type;
+    int rank;
+    bool alive, damaged, can, first;
+    std::uint64_t sustained_in = 0;  // the assignment it last sustained in
+  };
+  bool sustained_now(const Unit& u) const { return u.sustained_in == assignment_; }
+  int first_alive() const;
+  int last_sustain(int at_rank) const;
+
+  std::vector<Unit> units_;   // by rank, then entity order
+  std::vector<int> damaged_;  // per rank: damaged units alive (none: the first alive is lost)
+  std::vector<Unit> sorted_;  // build's scratch
+  std::vector<int> start_;
+  const CasualtySpec* spec_ = nullptr;
+  EntityId location_ = kNoEntity;
+  std::uint64_t assignment_ = 1;
+  // cursors: every unit before them is lost (alive_), or cannot sustain any more (sustain_,
+  // first_): units never come back and never repair within the queue's life
+  mutable std::size_t alive_ = 0, sustain_ = 0, first_ = 0;
+};
+
+// Assigns `hits` to the queue by the policy: units sustain or are lost (take). Lost units are
+// appended to `lost`, units that sustained to `sustaining`. Returns the units lost.
+int assign_by_policy(State& s, Casualties& q, int hits, Sustain mode, std::vector<EntityId>& lost,
+                     std::vector<EntityId>* sustaining);
+
+// What an exchange of fire (ctx:exchange_fire) needs to know.
+struct Exchange {
+  EntityId location = kNoEntity, a = kNoEntity, d = kNoEntity;
+  const RollSpec* roll = nullptr;
+  const CasualtySpec* hits = nullptr;
+  std::span<const Sym> order_a, order_d;
+  Sustain sustain_a = Sustain::first, sustain_d = Sustain::first;
+  Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
+  bool once = false;      // one exchange, no round
+  std::int64_t cap = -1;  // the round counter stops growing here (-1: never)
+};
+
+// What the engine does around an exchange.
+class ExchangeHost {
+ public:
+  virtual ~ExchangeHost() = default;
+  virtual bool time_up() = 0;            // the run is past its time limit
+  virtual bool can_intervene() = 0;      // a hook could run in the next round: hand it back
+  virtual void destroy(EntityId e) = 0;  // a unit lost (already off the board) is destroyed
+  virtual void round_begins() = 0;       // a new round begins (metrics)
+};
+
+enum class ExchangeResult { handed_back, ongoing, over, time_up };
+
+// Scratch space of exchange_fire, kept by the caller so that a run allocates nothing once warm.
+struct ExchangeScratch {
+  struct Side {
+    std::vector<Roller> rollers;
+    std::int64_t total = 0;
+    bool stale = true;
+    int directing = -1;  // the modifier that directs some rollers' hits (hits_to), -1: none
+    Casualties queue;
+    // directed hits taken (hits_to): the units of those types, as a second queue; a hit taken
+    // through one queue makes the other stale
+    Casualties directed_queue;
+    CasualtySpec directed_spec;
+    int directed_by = -1;  // the modifier and hit spec directed_spec was built from
+    const CasualtySpec* directed_from = nullptr;
+    bool queue_stale = true, directed_stale = true;
+    std::vector<EntityId> fire;  // units that count as firing (the roll's eligible units)
+    std::size_t fire_alive = 0;  // cursor: units before it are lost
+  };
+  Side side[2];
+  std::vector<int> live;
+  std::vector<EntityId> lost;
+  std::vector<double> distribution;
+  std::vector<std::int32_t> modifier_records;  // records whose loss changes a modifier
+};
+
+// Rounds of simultaneous fire while nothing can intervene: each round `a` then `d` roll, then
+// `a` takes `d`'s hits and `d` takes `a`'s, by their policies; the round scope ends and the
+// counter counts the next round. Each side's rollers and casualty queue are built once and
+// follow the losses; dice come from the stream in the same order as rolling each round afresh.
+// Returns handed_back (a hook could run: the caller runs the round), over or ongoing (the sides
+// after the last round: with x.once after the one exchange; otherwise once a side has no units
+// that roll it is over), or time_up.
+ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
+                             const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch);
+
+// The exact mode's rounds of fire: every way the rounds can end with its probability, the state
+// at that end (each side having taken its hits by its policy, the round scope ended if more than
+// one round was fought, the counter where the rounds left it), and the expected rounds fought
+// given that end. Throws ScriptError when no end is found.
+struct ExactEnd {
+  double p = 0;
+  State state;
+  double rounds = 0;
+};
+std::vector<ExactEnd> exact_ends(const Env& env, const State& s, const Exchange& x);
+
+}  // namespace rb::combat

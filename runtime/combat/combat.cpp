@@ -121,6 +121,18 @@ std::int64_t rollers(const Env& env, const State& s, EntityId player, EntityId l
   return total;
 }
 
+void die_modifiers(const Env& env, const State& s, EntityId player, EntityId unit, Sym purpose,
+                   std::vector<int>& out) {
+  out.clear();
+  if (!s.valid(unit)) return;
+  const auto& mods = env.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi)
+    if (mods[mi].delta != 0 &&
+        modifier_live(env, s, static_cast<int>(mi), mods[mi], player, purpose) &&
+        modifier_fits_unit(s, mods[mi], s.at(unit)))
+      out.push_back(static_cast<int>(mi));
+}
+
 void hit_distribution(const DieType& type, std::span<const Roller> units,
                       std::vector<double>& out) {
   out.assign(1, 1.0);

@@ -75,6 +75,12 @@ std::int64_t rollers(const Env& env, const State& s, EntityId player, EntityId l
                      const RollSpec& spec, const char* call, std::vector<Roller>& out,
                      std::vector<int>& live);
 
+// The declared modifiers that change the value of a die `unit` (of `player`) rolls for `purpose`
+// (live, fitting the unit, delta not 0), in declaration order, in `out`: what the trace names
+// beside the die ("hits on 5: +1 Morale Boost").
+void die_modifiers(const Env& env, const State& s, EntityId player, EntityId unit, Sym purpose,
+                   std::vector<int>& out);
+
 // The probability of each number of hits of a roll by these rollers.
 void hit_distribution(const DieType& type, std::span<const Roller> units, std::vector<double>& out);
 

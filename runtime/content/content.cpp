@@ -660,6 +660,15 @@ class PackLoader {
     m.file = f.path();
     m.line = TomlFile::line(t);
     m.activated = f.boolean(t, "activated").value_or(false);
+    if (auto n = f.string(t, "name")) {
+      m.name = *n;
+    } else if (auto text = f.string(t, "text"); text && text->find(':') != std::string::npos) {
+      m.name = text->substr(0, text->find(':'));
+    } else {
+      m.name = *f.string(t, "id", true);  // "fragile" -> "Fragile"
+      std::replace(m.name.begin(), m.name.end(), '_', ' ');
+      if (!m.name.empty() && m.name[0] >= 'a' && m.name[0] <= 'z') m.name[0] = static_cast<char>(m.name[0] - 'a' + 'A');
+    }
     const std::string where = "modifier '" + m.id + "'";
     if (auto p = f.string(t, "purpose")) {
       if (c_.ruleset.purposes.empty())

@@ -126,6 +126,9 @@ struct Record {
 // "+delta to each die" and "+dice per unit" for rolls of a purpose, as data.
 struct ModifierDef {
   std::string id;
+  // what the trace calls it beside a die it changed ("+1 Morale Boost"): its `name`, else its
+  // text before a colon, else its id in words
+  std::string name;
   std::string pack, file;
   int line = 0;
   std::int32_t source = -1;  // live while the owner holds this record; -1: a rule

@@ -34,6 +34,8 @@ constexpr KeySpec kModifier[] = {
      "Hits of these dice go first to the opponent's units of these types, if able."},
     {"replaces_hooks", "strings",
      "Hooks of this pack whose work it does in the rounds ctx:exchange_fire runs."},
+    {"name", "string",
+     "What the trace calls it (\"Morale Boost\"; omit: its text before a colon, else its id)."},
     {"text", "string", "What it says, for people."},
 };
 constexpr KeySpec kTomlHook[] = {

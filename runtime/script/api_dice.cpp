@@ -115,26 +115,63 @@ std::string face_label(const DieType& t, const Die& d) {
   return t.labels[static_cast<std::size_t>(d.face)];
 }
 
+combat::Env combat_env(Engine::Impl& I);
+
+// What changed a die's value, for the trace: the declared modifiers that apply to its unit's roll
+// (by their names, as {delta, by}), then a change no declared modifier explains (pool:modify)
+// with no name.
+nlohmann::json die_modifiers(Engine::Impl& I, const Die& d) {
+  std::vector<int> mods;
+  if (I.state && d.unit != kNoEntity)
+    combat::die_modifiers(combat_env(I), *I.state, d.player, d.unit, d.purpose, mods);
+  nlohmann::json out = nlohmann::json::array();
+  int named = 0;
+  for (int k : mods) {
+    const ModifierDef& m = I.content->modifiers[static_cast<std::size_t>(k)];
+    out.push_back({{"delta", m.delta}, {"by", m.name}});
+    named += m.delta;
+  }
+  if (d.modifier != named) out.push_back({{"delta", d.modifier - named}, {"by", ""}});
+  return out;
+}
+
+// A die's event: "attacker's cruiser rolls 10 (combat, hits on 7: +1 Morale Boost): hit", with
+// its fields (player, unit, die, purpose, face, value, threshold, hit, modifiers). A numeric die
+// is shown by its value (the d10's 0 face reads 10); the key keeps the face's label.
 void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   const DieType& t = I.die_type(d.type);
-  std::string player = I.name_of(d.player), unit = d.unit == kNoEntity ? "-" : I.name_of(d.unit);
-  std::string label = face_label(t, d);
+  const std::string player = I.name_of(d.player),
+                    unit = d.unit == kNoEntity ? "-" : I.name_of(d.unit);
+  const std::string label = face_label(t, d);
   std::string key = std::string(verb) + ":" + player + ":" + std::string(sym_name(d.purpose)) +
                     ":" + unit + ":" + label;
-  // the narrative says what the face reads when its label is not its value: "0 (10)"
-  const std::string shown = t.numeric() && label != std::to_string(d.value)
-                                ? label + " (" + std::to_string(d.value) + ")"
-                                : label;
+  const std::string shown = t.numeric() ? std::to_string(d.value) : label;
   std::string text = player + (d.unit == kNoEntity ? "" : "'s " + unit) +
                      (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + shown;
+  nlohmann::json fields = {{"player", d.player == kNoEntity ? nlohmann::json() : nlohmann::json(player)},
+                           {"unit", d.unit == kNoEntity ? nlohmann::json() : nlohmann::json(unit)},
+                           {"die", std::string(sym_name(t.name))},
+                           {"face", label}};
+  if (d.purpose != kNoSym) fields["purpose"] = std::string(sym_name(d.purpose));
+  if (t.numeric()) fields["value"] = d.value;
   if (d.threshold > 0) {
     key += d.hit() ? ":hit" : ":miss";
+    const nlohmann::json mods = die_modifiers(I, d);
+    std::string changes;
+    for (const auto& m : mods) {
+      const int delta = m["delta"].get<int>();
+      const std::string by = m["by"].get<std::string>();
+      changes += (changes.empty() ? ": " : ", ") + std::string(delta > 0 ? "+" : "") +
+                 std::to_string(delta) + (by.empty() ? "" : " " + by);
+    }
     text += " (" + std::string(sym_name(d.purpose)) + ", hits on " + std::to_string(d.threshold) +
-            (d.modifier ? (d.modifier > 0 ? " with +" : " with ") + std::to_string(d.modifier)
-                        : std::string()) +
-            "): " + (d.hit() ? "hit" : "miss");
+            changes + "): " + (d.hit() ? "hit" : "miss");
+    fields["threshold"] = d.threshold;
+    fields["hit"] = d.hit();
+    fields["modifiers"] = mods;
   }
-  I.trace->add(std::string(verb) == "roll" ? EventKind::roll : EventKind::reroll, key, text);
+  I.trace->add(std::string(verb) == "roll" ? EventKind::roll : EventKind::reroll, key, text,
+               std::move(fields));
 }
 
 // The faces of a numeric die that hit (or miss) against its threshold and modifier.

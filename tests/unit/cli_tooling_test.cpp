@@ -162,6 +162,49 @@ TEST_CASE("list: units of any ruleset with their stats, cards with their text, -
   fs::remove_all(d);
 }
 
+TEST_CASE(
+    "trace: each roll names the modifiers that changed it, shows the d10's 0 face as 10 and "
+    "carries its fields",
+    "[cli][tooling][trace]") {
+  const fs::path d = scratch("trace_modifiers");
+  // Sardakk N'orr (Unrelenting +1) with Morale Boost (+1 this round) against Jol-Nar (Fragile -1)
+  const std::string scenario =
+      "'" + std::string(RB_SOURCE_DIR) + "/content/ti4-base/scenarios/sardakk_vs_jol_nar.toml'";
+  // seed 2 rolls some 10s
+  Run r = rulebench(d, "trace " + scenario + " --seed 2 --with attacker:morale_boost");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "(combat, hits on 5: +1 Morale Boost, +1 Unrelenting): "));
+  CHECK(has(r.out, "(combat, hits on 7: +1 Unrelenting): "));  // round 2: the card is spent
+  CHECK(has(r.out, "(combat, hits on 5: -1 Fragile): "));
+  CHECK(has(r.out, "rolls 10 ("));
+  CHECK_FALSE(has(r.out, "rolls 0 ("));
+  CHECK_FALSE(has(r.out, " with +"));
+  r = rulebench(d, "trace --json " + scenario + " --seed 2 --with attacker:morale_boost");
+  bool boosted = false, ten = false;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["kind"] != "roll" || j["purpose"] != "combat") continue;
+    CHECK(j["die"] == "d10");
+    CHECK(j.contains("threshold"));
+    CHECK(j.contains("hit"));
+    if (j["player"] == "attacker" &&
+        j["modifiers"] == nlohmann::json::parse(
+                              R"([{"delta":1,"by":"Morale Boost"},{"delta":1,"by":"Unrelenting"}])"))
+      boosted = true;
+    if (j["player"] == "defender")
+      CHECK(j["modifiers"] == nlohmann::json::parse(R"([{"delta":-1,"by":"Fragile"}])"));
+    if (j["face"] == "0") {
+      CHECK(j["value"] == 10);
+      ten = true;
+    }
+  }
+  CHECK(boosted);
+  CHECK(ten);
+  fs::remove_all(d);
+}
+
 TEST_CASE("trace: opens with what was run, numbers rounds, hides idle rules, ends with survivors",
           "[cli][tooling][trace]") {
   const fs::path d = scratch("trace");

@@ -667,7 +667,8 @@ class PackLoader {
     } else {
       m.name = *f.string(t, "id", true);  // "fragile" -> "Fragile"
       std::replace(m.name.begin(), m.name.end(), '_', ' ');
-      if (!m.name.empty() && m.name[0] >= 'a' && m.name[0] <= 'z') m.name[0] = static_cast<char>(m.name[0] - 'a' + 'A');
+      if (!m.name.empty() && m.name[0] >= 'a' && m.name[0] <= 'z')
+        m.name[0] = static_cast<char>(m.name[0] - 'a' + 'A');
     }
     const std::string where = "modifier '" + m.id + "'";
     if (auto p = f.string(t, "purpose")) {

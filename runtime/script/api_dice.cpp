@@ -148,10 +148,11 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   const std::string shown = t.numeric() ? std::to_string(d.value) : label;
   std::string text = player + (d.unit == kNoEntity ? "" : "'s " + unit) +
                      (std::string(verb) == "roll" ? " rolls " : " rerolls to ") + shown;
-  nlohmann::json fields = {{"player", d.player == kNoEntity ? nlohmann::json() : nlohmann::json(player)},
-                           {"unit", d.unit == kNoEntity ? nlohmann::json() : nlohmann::json(unit)},
-                           {"die", std::string(sym_name(t.name))},
-                           {"face", label}};
+  nlohmann::json fields = {
+      {"player", d.player == kNoEntity ? nlohmann::json() : nlohmann::json(player)},
+      {"unit", d.unit == kNoEntity ? nlohmann::json() : nlohmann::json(unit)},
+      {"die", std::string(sym_name(t.name))},
+      {"face", label}};
   if (d.purpose != kNoSym) fields["purpose"] = std::string(sym_name(d.purpose));
   if (t.numeric()) fields["value"] = d.value;
   if (d.threshold > 0) {

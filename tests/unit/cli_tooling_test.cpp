@@ -190,8 +190,9 @@ TEST_CASE(
     CHECK(j.contains("threshold"));
     CHECK(j.contains("hit"));
     if (j["player"] == "attacker" &&
-        j["modifiers"] == nlohmann::json::parse(
-                              R"([{"delta":1,"by":"Morale Boost"},{"delta":1,"by":"Unrelenting"}])"))
+        j["modifiers"] ==
+            nlohmann::json::parse(
+                R"([{"delta":1,"by":"Morale Boost"},{"delta":1,"by":"Unrelenting"}])"))
       boosted = true;
     if (j["player"] == "defender")
       CHECK(j["modifiers"] == nlohmann::json::parse(R"([{"delta":-1,"by":"Fragile"}])"));

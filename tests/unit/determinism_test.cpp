@@ -95,7 +95,11 @@ TEST_CASE("determinism: forced dice are consumed in order and show in the trace"
   // the JSON lines carry the same events with a sequence number
   std::ostringstream json;
   trace.print_json_lines(json);
-  CHECK(contains(json.str(), "{\"depth\":0,\"key\":\"roll:attacker:combat:cruiser:0:hit\""));
+  CHECK(contains(json.str(), "\"key\":\"roll:attacker:combat:cruiser:0:hit\""));
+  // with the die's fields: the d10's 0 face is worth 10
+  CHECK(contains(json.str(),
+                 "\"face\":\"0\",\"hit\":true,\"key\":\"roll:attacker:combat:cruiser:0:hit\""));
+  CHECK(contains(json.str(), "\"threshold\":7,\"unit\":\"cruiser\",\"value\":10}"));
   CHECK(contains(json.str(), "\"seq\":0"));
 }
 

@@ -1516,7 +1516,7 @@ function Ctx:type(e) end
 ---@return string
 function Ctx:name(e) end
 
----The full id of its record (ti4-base:unit/cruiser), nil for none.
+---The full id of its record (my-pack:unit/cruiser), nil for none.
 ---@param e Entity
 ---@return string?
 function Ctx:record_id(e) end

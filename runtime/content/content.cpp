@@ -436,17 +436,22 @@ PackInfo read_pack(const fs::path& dir) {
     f.fail(p.version_line, "version '" + p.version +
                                "' is not a version: numbers separated by dots, e.g. \"1.0.0\"");
   p.ruleset = *f.string(t, "ruleset", true);
-  // "ti4-base" or "ti4-base >= 0.2" (a condition on the version): the id goes in the list, the
+  // "base" or "base >= 0.2" (a condition on the version): the id goes in the list, the
   // whole entry in `requirements`
   auto packs = [&](std::string_view key, std::vector<std::string>& ids, int& line) {
     line = f.line_of(t, key);
     for (const std::string& entry : f.strings(t, key)) {
       std::string why;
       auto r = parse_pack_requirement(entry, why);
-      if (!r)
+      if (!r) {
+        // the example names the pack the entry names (its first word), else a made-up one
+        std::string other = entry.substr(0, entry.find_first_of(" <>=!,"));
+        if (other.empty()) other = "other-pack";
         f.fail(line, std::string(key) + " entry '" + entry + "': " + why +
                          "; expected a pack id, or a pack id and conditions on its version such "
-                         "as \"ti4-base >= 0.2\" or \"ti4-base >= 0.2, < 1\" (>=, >, <=, <, =)");
+                         "as \"" +
+                         other + " >= 0.2\" or \"" + other + " >= 0.2, < 1\" (>=, >, <=, <, =)");
+      }
       if (r->id == p.id)
         f.fail(line, std::string(key) + " names the pack itself ('" + r->id + "')");
       if (p.requirements.count(r->id))

@@ -2,7 +2,7 @@
 // (scripts/<game>/ruleset.toml) declares entity kinds, attributes, die types, windows, decisions,
 // scopes and its procedures; a pack (content/<pack>/pack.toml) adds records (units, cards,
 // technologies...), declarative modifiers and hooks, and Lua scripts. Records get namespaced
-// ids ("ti4-base:unit/cruiser"); short names ("unit/cruiser", or "cruiser" where the kind is
+// ids ("my-pack:unit/cruiser"); short names ("unit/cruiser", or "cruiser" where the kind is
 // known) resolve among the loaded packs and an ambiguous one is an error. Packs load in
 // topological order of their dependencies, ties broken by id. A pack may override or remove
 // another pack's records; each record remembers the pack that last changed it.
@@ -110,7 +110,7 @@ struct Ruleset {
 };
 
 struct Record {
-  std::string id;          // "ti4-base:unit/cruiser"
+  std::string id;          // "my-pack:unit/cruiser"
   std::string pack;        // the pack that defined it
   std::string changed_by;  // the pack that last changed it (override)
   Sym kind = kNoSym;
@@ -164,7 +164,7 @@ std::optional<PackVersion> parse_pack_version(std::string_view text);
 int compare_versions(const PackVersion& a, const PackVersion& b);  // <0, 0, >0
 
 // What a `depends`, `optional_depends` or `conflicts` entry asks of the other pack's version:
-// "ti4-base >= 0.2" or "ti4-base >= 0.2, < 1" (every condition must hold); none: any version.
+// "base >= 0.2" or "base >= 0.2, < 1" (every condition must hold); none: any version.
 struct VersionCondition {
   std::string op;  // ">=", ">", "<=", "<", "="
   PackVersion version;

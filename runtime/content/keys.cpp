@@ -9,7 +9,7 @@ constexpr KeySpec kPack[] = {
     {"name", "string", "A name for people."},
     {"version", "string", "Numbers separated by dots (\"1.0.0\")."},
     {"ruleset", "string", "The ruleset it is for (a folder of scripts/)."},
-    {"depends", "string_array", "Packs loaded first: \"ti4-base\" or \"ti4-base >= 0.2, < 1\"."},
+    {"depends", "string_array", "Packs loaded first: \"base\" or \"base >= 0.2, < 1\"."},
     {"optional_depends", "string_array",
      "Packs loaded first when present (with conditions on the version, as depends)."},
     {"conflicts", "string_array",

@@ -24,7 +24,7 @@ struct WindowDef {
 };
 
 struct HookDef {
-  std::string id;            // "ti4-base:morale_boost"
+  std::string id;            // "my-pack:morale_boost"
   int window = -1;           // index of a declared window
   std::int32_t source = -1;  // record that grants it; -1: a rule, live whenever it applies
   std::string source_name;   // "action_card/morale_boost", for the trace
@@ -104,7 +104,7 @@ class EventBus {
   std::vector<WindowDef> windows_;
   std::unordered_map<std::string, int> window_index_;
   std::vector<HookDef> hooks_;
-  std::vector<std::uint8_t> sources_;  // by record: the source of a hook
+  std::vector<std::uint8_t> sources_;        // by record: the source of a hook
   std::vector<std::vector<int>> by_window_;  // hook indexes, in (priority, pack, registration)
   std::unordered_map<std::string, int> hook_index_;
   bool frozen_ = false;

@@ -14,7 +14,7 @@ constexpr ApiFunction kFunctions[] = {
     {"ctx", "name", "e: Entity", "string",
      "Its name, as the trace says it (a player's name, a planet's)."},
     {"ctx", "record_id", "e: Entity", "string?",
-     "The full id of its record (ti4-base:unit/cruiser), nil for none."},
+     "The full id of its record (my-pack:unit/cruiser), nil for none."},
     {"ctx", "owner", "e: Entity", "Entity?", "Its owner (a player), nil for none."},
     {"ctx", "set_owner", "e: Entity, player: Entity?", "", "Gives it to another player."},
     {"ctx", "location", "e: Entity", "Entity|\"reinforcements\"|nil",

@@ -320,8 +320,9 @@ class TimeLimit {
     // precise one
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    I.deadline = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec +
-                 static_cast<std::int64_t>((seconds > 0 ? seconds : I.options.procedure_seconds) * 1e9);
+    I.deadline =
+        static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec +
+        static_cast<std::int64_t>((seconds > 0 ? seconds : I.options.procedure_seconds) * 1e9);
   }
   ~TimeLimit() {
     I_.deadline = 0;
@@ -920,7 +921,9 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   const Impl::Procedure* proc = nullptr;
   for (const auto& p : I.procedures)
     if (p.name == procedure) proc = &p;
-  if (!proc) throw UsageError("ruleset '" + I.rules.id + "' has no procedure '" + std::string(procedure) + "'");
+  if (!proc)
+    throw UsageError("ruleset '" + I.rules.id + "' has no procedure '" + std::string(procedure) +
+                     "'");
   if (I.options.interactive)
     throw UsageError("the exact mode enumerates every run: interactive decisions are refused");
   State state = start;

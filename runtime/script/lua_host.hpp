@@ -37,7 +37,7 @@ namespace rb {
 
 // Limits on what content can make the runtime do (README.md, "The sandbox", lists them). Each is
 // a clear Lua error naming the call, so the call gate names the hook or procedure.
-inline constexpr std::int64_t kMaxDice = 100'000;       // dice in one roll, one pool
+inline constexpr std::int64_t kMaxDice = 100'000;  // dice in one roll, one pool
 static_assert(kMaxDice == combat::kMaxDice);
 inline constexpr std::int64_t kMaxRunDice = 1'000'000;  // dice put in pools during one run
 inline constexpr std::size_t kMaxRunPools = 100'000;    // pools made during one run
@@ -82,8 +82,8 @@ struct Engine::Impl {
   };
   std::vector<Procedure> procedures;
   const Procedure* procedure = nullptr;  // the one running
-  bool input_ended = false;  // interactive: the terminal's input ended, the policies decide
-  std::vector<int> env_refs;             // one sandbox per pack, then the ruleset's
+  bool input_ended = false;   // interactive: the terminal's input ended, the policies decide
+  std::vector<int> env_refs;  // one sandbox per pack, then the ruleset's
   // what every environment holds before any script loads: global -> its fields (a library's
   // functions; empty for a function), for `rulebench types` (api_names.cpp)
   std::map<std::string, std::vector<std::string>> sandbox_globals;
@@ -155,8 +155,8 @@ struct Engine::Impl {
     ExactRunOptions options;
     ExactChain chain;  // the chain of ctx:steps, or of the procedure as one step
     int steps = 1;
-    bool root = true;   // the procedure runs as one step (until it calls ctx:steps)
-    bool done = false;  // ctx:steps explored the run: what follows does not count
+    bool root = true;               // the procedure runs as one step (until it calls ctx:steps)
+    bool done = false;              // ctx:steps explored the run: what follows does not count
     std::vector<MemoWrite> writes;  // what the step being run writes
     ExactPath closed;               // the dice after ctx:steps explored the run (draws refused)
     std::string limit;              // a limit stopped the exploration (ExactLimit's message)
@@ -241,7 +241,7 @@ struct Engine::Impl {
     std::vector<int> windows;  // if any of these can run a hook, the round is the procedure's
     Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
     Sym metric = kNoSym;  // each new round begun adds 1 to this metric of the run
-    bool once = false;  // one exchange (a first-round step such as Anti-Fighter Barrage)
+    bool once = false;    // one exchange (a first-round step such as Anti-Fighter Barrage)
   };
   std::deque<ExchangeSpec> exchange_specs;
   int spec_anchor_ref = LUA_NOREF;
@@ -353,7 +353,7 @@ void make_sandboxes(Engine::Impl& I);    // one environment per pack, then the r
 void freeze_sandboxes(Engine::Impl& I);  // once loading ends: a global write is an error
 // The string keys of the table at `idx`, sorted (api_names.cpp).
 std::vector<std::string> table_keys(lua_State* L, int idx);
-void make_ctx(Engine::Impl& I);          // ctx (read-only), protected shared metatables
+void make_ctx(Engine::Impl& I);  // ctx (read-only), protected shared metatables
 
 // An error already attributed (by an inner call gate, or a content error such as a scenario's)
 // travels up to the outer gate as an object that only the runtime can make: the gate passes it

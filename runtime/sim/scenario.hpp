@@ -58,7 +58,7 @@ struct Session {
 Session open_session(Scenario scenario, const SessionOptions& options);
 
 // What a session runs, for people: the lines that open simulate, compare and trace ("scenario
-// ...", "ruleset ti4 (...), procedure space_combat", "packs ti4-base 0.1.0", then each setting
+// ...", "ruleset R (...), procedure P", "packs my-pack 0.1.0", then each setting
 // of the scenario's tables as written: each side's fleet, faction, technologies, cards and
 // policy), each line starting with `indent`.
 std::string describe_session(const Session& s, const std::string& indent = "");

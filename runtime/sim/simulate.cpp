@@ -288,7 +288,8 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability
   const std::vector<Counted> counted = counted_units(report_, table.start);
   std::vector<std::vector<double>> alive(counted.size());
-  for (std::size_t c = 0; c < counted.size(); ++c) alive[c].assign(counted[c].units.size() + 1, 0.0);
+  for (std::size_t c = 0; c < counted.size(); ++c)
+    alive[c].assign(counted[c].units.size() + 1, 0.0);
   for (const ExactResult::Final& f : r.finals) {
     if (f.outcome >= 0 && static_cast<std::size_t>(f.outcome) < outcomes.size())
       outcomes[static_cast<std::size_t>(f.outcome)] += f.p;
@@ -341,7 +342,8 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   if (!report_.survivors.empty()) {
     json sv = json::object();
     for (const auto& side : report_.sides) sv[side] = json::object();
-    for (std::size_t c = 0; c < counted.size(); ++c) sv[counted[c].side][counted[c].type] = alive[c];
+    for (std::size_t c = 0; c < counted.size(); ++c)
+      sv[counted[c].side][counted[c].type] = alive[c];
     j[report_.survivors] = sv;
   }
   return j;
@@ -416,8 +418,9 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
   std::ostringstream out;
   const bool exact = j.contains("method") && j["method"] == "exact";
   if (exact)
-    out << fmt::format("exact: {} states, {} step runs, {:.3f} ms{}\n", j["states"].get<std::size_t>(),
-                       j["step_runs"].get<std::uint64_t>(), 1000 * j["seconds"].get<double>(),
+    out << fmt::format("exact: {} states, {} step runs, {:.3f} ms{}\n",
+                       j["states"].get<std::size_t>(), j["step_runs"].get<std::uint64_t>(),
+                       1000 * j["seconds"].get<double>(),
                        j["unresolved"].get<double>() > 0
                            ? fmt::format(" ({:.3g} of the probability not followed to its end)",
                                          j["unresolved"].get<double>())

@@ -244,7 +244,8 @@ TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules
                            "agendas", "leaders", "promissory notes", "named by a test"})
     CHECK(has(r.out, line));
   // a test of a card counts for it: Morale Boost's tests name the action card
-  CHECK(!has(r.out, "ti4-base:action_card/morale_boost"));  // it is named, so not listed as untested
+  CHECK(
+      !has(r.out, "ti4-base:action_card/morale_boost"));  // it is named, so not listed as untested
   // --json: the same lines as items, with the ids no test names
   r = rulebench(d, "list counts --json");
   REQUIRE(r.code == 0);

@@ -199,3 +199,25 @@ TEST_CASE("dice: hits count dice whose value plus modifier reach the threshold",
   CHECK(pool.hits() == 1);
   CHECK(pool.size() == 5);
 }
+
+TEST_CASE("dice: a replayed draw asked with another bound marks the step memo's tape diverged",
+          "[dice][memo]") {
+  // the tape hands back draws made while walking the memo; a step that asks for a d6 where its
+  // walk drew a d10 is not a function of its state and dice (a value kept between calls)
+  const std::vector<DiceStream::Draw> raw{{10, 7}, {10, 3}};
+  std::vector<DiceStream::KeyDraw> key;
+  DiceStream s;
+  s.seed(1, 0);
+  s.start_tape(&raw, 2, &key);
+  CHECK(s.below(10) == 7);  // the same bound: the same value
+  CHECK(s.below(6) == 3);   // another bound: the value folded into it, and noticed
+  CHECK(s.diverged());      // (every replayed draw was handed out: only the bound says so)
+  s.stop_tape();
+  // a tape whose replayed draws keep their bounds does not diverge
+  key.clear();
+  s.start_tape(&raw, 2, &key);
+  s.below(10), s.below(10);
+  CHECK_FALSE(s.diverged());
+  CHECK(key.size() == 2);
+  s.stop_tape();
+}

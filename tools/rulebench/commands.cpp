@@ -19,10 +19,10 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "content/toml_read.hpp"
+#include "exact/explore.hpp"
 #include "sim/bench.hpp"
 #include "sim/compare.hpp"
 #include "sim/rules_test.hpp"
-#include "exact/explore.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb::cli {
@@ -437,7 +437,7 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
           (k.ends_with('y') && what == k.substr(0, k.size() - 1) + "ies"))
         kinds.push_back(k);
     if (kinds.empty()) {
-      std::vector<std::string> names{"packs",     "units", "cards",  "windows",
+      std::vector<std::string> names{"packs",     "units", "cards", "windows",
                                      "decisions", "hooks", "counts"};
       for (const std::string& k : rules.kinds) names.push_back(k);
       throw UsageError("list: '" + what + "' is not something to list" + did_you_mean(what, names) +

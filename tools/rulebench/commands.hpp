@@ -50,10 +50,10 @@ struct SimulateArgs {
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
   bool json = false;
-  bool no_memo = false;  // run every step of a ctx:steps procedure (no step memo)
-  bool exact = false;    // the exact mode (Engine::run_exact) instead of Monte Carlo
+  bool no_memo = false;                // run every step of a ctx:steps procedure (no step memo)
+  bool exact = false;                  // the exact mode (Engine::run_exact) instead of Monte Carlo
   std::size_t max_states = 1'000'000;  // the exact mode's limit
-  Changes changes;       // --with / --without: records, packs, settings (sim/compare.hpp)
+  Changes changes;  // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);
 

@@ -172,8 +172,27 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
   if (directed) *directed = 0;
   if (by >= 0 && dice.exact())
     throw CombatError("ctx:exchange_fire: a roll with directed hits (hits_to) in the exact mode");
-  if (by >= 0) {  // die by die: which dice hit matters, not only how many
-    int hits = 0;
+  if (by >= 0) {
+    // the hits of the directing modifier's dice count apart from the others': under the step
+    // memo's tape the roll is one group draw whose value is both counts, other hits + directed
+    // hits * (other dice + 1), so the trie branches on the pair (a roll too big for the trie's
+    // slots stays draws of single dice)
+    std::int64_t own = 0;
+    for (const Roller& u : units)
+      if (u.directed == by) own += u.dice;
+    const std::int64_t weight = total - own + 1;
+    const bool group = dice.taping() && weight * (own + 1) <= kMaxGroupBound;
+    if (group) {
+      Law& law = laws.emplace_back();
+      for (const Roller& u : units)
+        for (int i = 0; i < u.dice; ++i)
+          law.push_back({static_cast<std::int16_t>(spec.die),
+                         static_cast<std::int16_t>(u.threshold),
+                         static_cast<std::int16_t>(u.modifier),
+                         static_cast<std::uint16_t>(u.directed == by ? weight : 1)});
+      dice.begin_group();
+    }
+    int hits = 0, own_hits = 0;
     try {
       for (const Roller& u : units)
         for (int i = 0; i < u.dice; ++i) {
@@ -183,11 +202,16 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
           set_face(d, type, dice.roll(type));
           const int hit = d.hit() ? 1 : 0;
           hits += hit;
-          if (directed && u.directed == by) *directed += hit;
+          if (u.directed == by) own_hits += hit;
         }
     } catch (const ScriptError& e) {
       throw CombatError(e.what());
     }
+    if (group)
+      dice.end_group(static_cast<std::uint32_t>(weight * (own + 1)),
+                     static_cast<std::uint32_t>(hits - own_hits + own_hits * weight),
+                     static_cast<std::int32_t>(laws.size() - 1));
+    if (directed) *directed = own_hits;
     return hits;
   }
   if (dice.exact()) {
@@ -220,7 +244,7 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
     throw CombatError(e.what());
   }
   if (group)
-    dice.end_group(static_cast<std::uint32_t>(total), static_cast<std::uint32_t>(hits),
+    dice.end_group(static_cast<std::uint32_t>(total + 1), static_cast<std::uint32_t>(hits),
                    static_cast<std::int32_t>(laws.size() - 1));
   return hits;
 }
@@ -534,6 +558,7 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     if (s.modifiers.size() != modifiers) a.stale = d.stale = true;  // "until the end of the round"
     const std::int32_t next = s.counter(x.location, x.counter) + 1;
     if (x.cap < 0 || next <= x.cap) s.set_counter(x.location, x.counter, next, x.counter_scope);
+    if (x.one_round) return ExchangeResult::round_done;
   }
 }
 

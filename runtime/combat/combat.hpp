@@ -66,6 +66,8 @@ struct Roller {
 };
 
 inline constexpr std::int64_t kMaxDice = 100'000;  // dice in one roll, one pool (as ctx:roll's)
+// The most values a group draw on two counts may take (the step memo's trie slots per node).
+inline constexpr std::int64_t kMaxGroupBound = 1 << 16;
 
 // The units of `player` at `location` that roll as the spec says, with their live modifiers, in
 // rolling order (ascending value, then entity order), in `out`. Returns how many dice they roll;
@@ -88,8 +90,9 @@ void hit_distribution(const DieType& type, std::span<const Roller> units, std::v
 // count. In the exact mode it is one draw over the number of hits; under the step memo's tape
 // one group draw whose law goes to `laws`. Throws CombatError when the stream refuses a draw.
 // With `directing` (a modifier with hits_to that applies to some rollers, see directing()),
-// `directed` gets the hits of those rollers: such a roll is not a group draw under the tape (the
-// memo would branch on its hits alone), and cannot be rolled in the exact mode (CombatError).
+// `directed` gets the hits of those rollers: under the tape such a roll is a group draw on both
+// counts (its bound at most kMaxGroupBound, else draws of single dice), and it cannot be rolled
+// in the exact mode (CombatError).
 int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
               std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
               int directing = -1, int* directed = nullptr);
@@ -172,6 +175,7 @@ struct Exchange {
   Sustain sustain_a = Sustain::first, sustain_d = Sustain::first;
   Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
   bool once = false;      // one exchange, no round
+  bool one_round = false;  // stop after one round that goes on (round_done)
   std::int64_t cap = -1;  // the round counter stops growing here (-1: never)
 };
 
@@ -185,7 +189,7 @@ class ExchangeHost {
   virtual void round_begins() = 0;       // a new round begins (metrics)
 };
 
-enum class ExchangeResult { handed_back, ongoing, over, time_up };
+enum class ExchangeResult { handed_back, ongoing, over, time_up, round_done };
 
 // Scratch space of exchange_fire, kept by the caller so that a run allocates nothing once warm.
 struct ExchangeScratch {
@@ -218,7 +222,8 @@ struct ExchangeScratch {
 // follow the losses; dice come from the stream in the same order as rolling each round afresh.
 // Returns handed_back (a hook could run: the caller runs the round), over or ongoing (the sides
 // after the last round: with x.once after the one exchange; otherwise once a side has no units
-// that roll it is over), or time_up.
+// that roll it is over), round_done (x.one_round: a round ended and the next would begin), or
+// time_up.
 ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
                              const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch);
 

@@ -143,7 +143,7 @@ class DiceStream {
   // draws afresh, and every draw is written to `key`, the step's path in the memo's trie: a plain
   // draw as (bound, value, -1); the draws of a group (a roll whose dice no script sees,
   // begin_group .. end_group) as one entry, (dice + 1, hits, law), so that paths branch on hits,
-  // not faces. diverged(): a replayed draw was asked with another bound (the step is not a
+  // not faces (a roll whose directed hits count apart: on both counts, see combat::roll_hits). diverged(): a replayed draw was asked with another bound (the step is not a
   // function of its state and its dice); tainted(): uniform() was drawn.
   struct Draw {
     std::uint32_t bound, value;
@@ -162,8 +162,9 @@ class DiceStream {
   bool diverged() const { return diverged_ || replayed_ < replay_; }
   bool tainted() const { return tainted_; }
   void begin_group() { ++group_; }
-  void end_group(std::uint32_t dice, std::uint32_t hits, std::int32_t law) {
-    if (--group_ == 0 && key_) key_->push_back({dice + 1, hits, law});
+  // `bound`: the values the group can take (dice + 1 for a count of hits), `value` its value
+  void end_group(std::uint32_t bound, std::uint32_t value, std::int32_t law) {
+    if (--group_ == 0 && key_) key_->push_back({bound, value, law});
   }
 
  private:
@@ -211,11 +212,14 @@ class DiceStream {
   bool strict_ = false;
 };
 
-// One die of a group draw (a roll no script sees): its type, and what it must show to hit.
+// One die of a group draw (a roll no script sees): its type, what it must show to hit, and what
+// a hit adds to the group's value (1: the value is the number of hits; a roll whose directed
+// hits count apart weighs those dice by the other dice's count + 1).
 struct LawDie {
   std::int16_t type = 0;
   std::int16_t threshold = 0;
   std::int16_t modifier = 0;
+  std::uint16_t weight = 1;
   bool operator==(const LawDie&) const = default;
 };
 using Law = std::vector<LawDie>;

@@ -893,6 +893,8 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
       x.round_scope = scope("round_scope");
       lua_getfield(L, idx, "metric");
       if (!lua_isnil(L, -1)) x.metric = lua_sym(L, -1);
+      lua_getfield(L, idx, "again");
+      x.again = lua_toboolean(L, -1);
     }
     I.exchange_specs.push_back(std::move(x));
     return static_cast<int>(I.exchange_specs.size() - 1);
@@ -969,7 +971,8 @@ struct ExchangeHost final : combat::ExchangeHost {
 // the two paths run for run.
 // With spec.once, it is one exchange and no round (a first-round step such as Anti-Fighter
 // Barrage): it returns nil when it hands the exchange back, else whether both sides still have
-// units that roll.
+// units that roll. With spec.again, a step the step memo records runs one round and returns
+// "again" when it goes on: the step returns "again" too, and its next run is the next round.
 int l_exchange_fire(lua_State* L) {
   Engine::Impl& I = impl(L);
   State& s = st(L);
@@ -1005,6 +1008,10 @@ int l_exchange_fire(lua_State* L) {
   ex.counter = x.counter, ex.counter_scope = x.counter_scope, ex.round_scope = x.round_scope;
   ex.once = x.once;
   ex.cap = cap;
+  // a step the memo records runs one round: the next round starts from a state the memo keeps,
+  // where runs that took other paths meet (a trie over every round of a combat outgrows the
+  // memo's slots, and its paths never meet)
+  ex.one_round = x.again && I.memo_writes && !I.dice.exact();
   combat::ExchangeResult result = combat::ExchangeResult::over;
   bool failed = false;
   {  // the objects of this block are gone before a Lua error unwinds the frame
@@ -1039,6 +1046,9 @@ int l_exchange_fire(lua_State* L) {
                 "time limit exceeded in ctx:exchange_fire (rounds in which no unit is ever hit?)");
       I.raise_exhausted();
       return 0;
+    case combat::ExchangeResult::round_done:
+      lua_pushliteral(L, "again");
+      return 1;
     case combat::ExchangeResult::ongoing:
     case combat::ExchangeResult::over:
       break;

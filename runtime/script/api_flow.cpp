@@ -721,7 +721,7 @@ int l_steps(lua_State* L) {
             const std::uint32_t f = I.dice.below(sides);
             raw.push_back({sides, f});
             const std::int32_t value = t.numeric() ? t.values[f] : 0;  // as set_face reads it
-            v += x.threshold > 0 && value + x.modifier >= x.threshold ? 1 : 0;
+            v += x.threshold > 0 && value + x.modifier >= x.threshold ? x.weight : 0;
           }
         }
         slot = at->slots[d.base + v];

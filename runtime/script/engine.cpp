@@ -852,6 +852,12 @@ std::size_t Engine::memo_nodes() const {
   return n;
 }
 
+std::size_t Engine::memo_execute_only() const {
+  std::size_t n = 0;
+  for (const auto& m : impl_->steps_memos) n += m->memo.execute_only();
+  return n;
+}
+
 std::size_t Engine::memo_bytes() const {
   std::size_t n = 0;
   for (const auto& m : impl_->steps_memos) n += m->memo.bytes();

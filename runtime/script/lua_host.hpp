@@ -242,6 +242,7 @@ struct Engine::Impl {
     Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
     Sym metric = kNoSym;  // each new round begun adds 1 to this metric of the run
     bool once = false;    // one exchange (a first-round step such as Anti-Fighter Barrage)
+    bool again = false;   // under the step memo, one round per call: "again" (see l_exchange_fire)
   };
   std::deque<ExchangeSpec> exchange_specs;
   int spec_anchor_ref = LUA_NOREF;

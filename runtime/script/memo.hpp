@@ -82,6 +82,11 @@ class StepMemo {
   void forget(MemoNode& at);  // at becomes execute-only, its trie freed
   std::size_t bytes() const { return bytes_; }
   std::size_t nodes() const { return nodes_.size(); }
+  std::size_t execute_only() const {
+    std::size_t n = 0;
+    for (const auto& p : nodes_) n += p->execute_only ? 1 : 0;
+    return n;
+  }
 
  private:
   std::vector<std::unique_ptr<MemoNode>> nodes_;

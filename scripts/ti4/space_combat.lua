@@ -23,6 +23,9 @@ local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged
 -- round back as soon as one of these windows has a hook to run.
 local FIRE = {
   roll = COMBAT, hits = HITS, counter = "round", counter_scope = "combat", round_scope = "round", metric = "rounds",
+  -- under the step memo, one round per run of the step (it returns "again"): runs meet again at
+  -- the state a round leaves
+  again = true,
   windows = { "space_combat.start_of_round", "space_combat.announce_retreats", "space_combat.before_roll",
     "space_combat.after_roll", "space_combat.after_roll_dice", "space_combat.assign_hits",
     "space_combat.before_retreat", "space_combat.end_of_round" },
@@ -387,9 +390,9 @@ function M.rounds(ctx)
   local pa, pd = ctx:policy(a), ctx:policy(d)
   -- no retreat is possible, or none will be announced: nothing to decide in a round
   if #neighbours == 0 or not (may_announce(ctx, a, pa) or may_announce(ctx, d, pd)) then
-    if not ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, round_cap(ctx, a, d)) then
-      return over(ctx, sys)
-    end
+    local ongoing = ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, round_cap(ctx, a, d))
+    if not ongoing then return over(ctx, sys) end
+    if ongoing == "again" then return "again" end
   end
   local round = ctx:counter(sys, "round")
   if round > 1 then

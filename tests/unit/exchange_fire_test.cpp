@@ -19,7 +19,7 @@ using namespace rb;
 
 namespace {
 
-std::string report(const std::string& scenario_text, bool exchange_fire) {
+std::string report(const std::string& scenario_text, bool exchange_fire, bool memo = true) {
   const fs::path dir = fs::temp_directory_path() / "rulebench-exchange-fire";
   fs::create_directories(dir);
   const fs::path file = dir / "scenario.toml";
@@ -36,7 +36,28 @@ std::string report(const std::string& scenario_text, bool exchange_fire) {
   o.seed = 7;
   o.threads = 1;
   o.engine.exchange_fire = exchange_fire;
+  o.engine.memo = memo;
   return sim.report(sim.run(o), o.seed).dump();
+}
+
+// The step memo's size after `runs` runs of a scenario file (one engine, one thread).
+struct MemoSize {
+  std::size_t nodes, execute_only;
+};
+MemoSize memo_after(const char* scenario, int runs) {
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  const Session session = open_session(read_scenario(fs::path(RB_SOURCE_DIR) / scenario), so);
+  Table table(session);
+  for (int run = 0; run < runs; ++run) {
+    RunOptions o;
+    o.seed = 3;
+    o.run = static_cast<std::uint64_t>(run);
+    State state = table.start;
+    RunResult r;
+    table.engine.run(session.procedure, state, o, r);
+  }
+  return {table.engine.memo_nodes(), table.engine.memo_execute_only()};
 }
 
 }  // namespace
@@ -100,8 +121,37 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
   };
   for (const char* s : scenarios) {
     INFO(s);
-    CHECK(report(s, true) == report(s, false));
+    const std::string cpp = report(s, true);
+    CHECK(cpp == report(s, false));
+    // without the step memo a call runs every round it can; under it, one round per step
+    // (spec.again): the same combats
+    CHECK(cpp == report(s, true, false));
   }
+}
+
+TEST_CASE("exchange_fire: under the step memo each round is a step, and runs meet at its state",
+          "[exchange_fire][memo]") {
+  // bench (c): 2 war suns, 4 dreadnoughts, 8 fighters against 6 dreadnoughts, 4 cruisers, 10
+  // fighters. A round's state is the hits each side has taken (and the round counter, capped at
+  // 2): a few hundred nodes, each with a trie of one round (two rolls). Were the rounds one step,
+  // its trie would branch on every round's hits one after the other (a path per combat): it
+  // outgrows the trie's slots and is run every time.
+  const MemoSize m = memo_after("content/ti4-base/scenarios/bench_c.toml", 20000);
+  INFO("nodes " << m.nodes << ", run every time " << m.execute_only);
+  CHECK(m.nodes > 50);    // the rounds' states are nodes
+  CHECK(m.nodes < 2000);  // states, not paths
+  CHECK(m.execute_only == 0);
+}
+
+TEST_CASE("exchange_fire: under the step memo a roll with directed hits is one draw on both counts",
+          "[exchange_fire][memo]") {
+  // bench (f): the L1Z1X flagship's hits go to non-fighter ships if able (hits_to). The trie
+  // branches on (other hits, directed hits) of each roll; drawn die by die, a round's trie would
+  // branch on every die's face and outgrow its slots.
+  const MemoSize m = memo_after("content/ti4-base/scenarios/bench_f.toml", 20000);
+  INFO("nodes " << m.nodes << ", run every time " << m.execute_only);
+  CHECK(m.nodes > 20);
+  CHECK(m.execute_only == 0);
 }
 
 TEST_CASE("exchange_fire: a scripted retreat is announced even where the policy never retreats",

@@ -1748,7 +1748,7 @@ function Ctx:roll_hits(player, location, spec) end
 ---@return Entity[], Entity[]
 function Ctx:assign_hits(player, location, hits, spec, order, sustain) end
 
----Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether both sides still have units.
+---Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether both sides still have units. With spec.again, a step the step memo records runs one round and returns "again" (the step returns it too).
 ---@param location Entity
 ---@param a Entity
 ---@param d Entity
@@ -1757,8 +1757,9 @@ function Ctx:assign_hits(player, location, hits, spec, order, sustain) end
 ---@param sustain_a? string
 ---@param order_d? string[]
 ---@param sustain_d? string
----@return boolean?
-function Ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) end
+---@param cap? integer
+---@return boolean|"again"|nil
+function Ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d, cap) end
 
 ---To reinforcements; opens the window with {unit=, player=, location=}.
 ---@param e Entity

@@ -113,10 +113,11 @@ constexpr ApiFunction kFunctions[] = {
      "sustained damage."},
     {"ctx", "exchange_fire",
      "location: Entity, a: Entity, d: Entity, spec: table, order_a: string[]?, sustain_a: string?, "
-     "order_d: string[]?, sustain_d: string?",
-     "boolean?",
+     "order_d: string[]?, sustain_d: string?, cap: integer?",
+     "boolean|\"again\"|nil",
      "Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether "
-     "both sides still have units."},
+     "both sides still have units. With spec.again, a step the step memo records runs one round "
+     "and returns \"again\" (the step returns it too)."},
     {"ctx", "destroy", "e: Entity, window: Window?", "",
      "To reinforcements; opens the window with {unit=, player=, location=}."},
     // windows, decisions, the trace, results

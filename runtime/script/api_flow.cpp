@@ -633,6 +633,38 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   X.stats.leaves += stats.leaves, X.stats.pruned += stats.pruned;
 }
 
+// Whether a die of a group draw hits on face `f`, as set_face reads the face.
+bool die_hits(const DieType& t, const LawDie& x, std::uint32_t f) {
+  const std::int32_t value = t.numeric() ? t.values[f] : 0;
+  return x.threshold > 0 && value + x.modifier >= x.threshold;
+}
+
+// The runs of the laws `at` gained since the last call (MemoNode::LawRun).
+void compile_laws(const Engine::Impl& I, MemoNode& at) {
+  if (at.law_runs.empty()) at.law_runs.push_back(0);
+  for (std::size_t l = at.law_runs.size() - 1; l < at.laws.size(); ++l) {
+    const std::size_t start = at.runs.size();
+    bool fits = true;
+    for (const LawDie& x : at.laws[l]) {
+      const DieType& t = I.die_type(x.type);
+      if (t.sides > 64) {
+        fits = false;
+        break;
+      }
+      MemoNode::LawRun run{static_cast<std::uint32_t>(t.sides), 1, x.weight, 0};
+      for (std::uint32_t f = 0; f < run.sides; ++f)
+        if (die_hits(t, x, f)) run.hits |= std::uint64_t{1} << f;
+      if (at.runs.size() > start && at.runs.back().sides == run.sides &&
+          at.runs.back().hits == run.hits && at.runs.back().weight == run.weight)
+        ++at.runs.back().count;
+      else
+        at.runs.push_back(run);
+    }
+    if (!fits) at.runs.resize(start);  // rolled die by die
+    at.law_runs.push_back(static_cast<std::uint32_t>(at.runs.size()));
+  }
+}
+
 // ctx:steps(list): runs the functions of `list` in order, each as step(ctx). Each step must be a
 // function of the state and the dice alone (what one step tells the next goes through the
 // state): the runtime may then replay a step it already ran from the same state instead of
@@ -715,13 +747,26 @@ int l_steps(lua_State* L) {
           v = I.dice.below(d.bound);
           raw.push_back({d.bound, v});
         } else {
-          for (const LawDie& x : at->laws[static_cast<std::size_t>(d.law)]) {
-            const DieType& t = I.die_type(x.type);
-            const auto sides = static_cast<std::uint32_t>(t.sides);
-            const std::uint32_t f = I.dice.below(sides);
-            raw.push_back({sides, f});
-            const std::int32_t value = t.numeric() ? t.values[f] : 0;  // as set_face reads it
-            v += x.threshold > 0 && value + x.modifier >= x.threshold ? x.weight : 0;
+          const auto law = static_cast<std::size_t>(d.law);
+          if (law + 1 >= at->law_runs.size()) compile_laws(I, *at);
+          const std::uint32_t from = at->law_runs[law], to = at->law_runs[law + 1];
+          if (from < to) {
+            for (std::uint32_t r = from; r < to; ++r) {
+              const MemoNode::LawRun run = at->runs[r];
+              for (std::uint32_t k = 0; k < run.count; ++k) {
+                const std::uint32_t f = I.dice.below(run.sides);
+                raw.push_back({run.sides, f});
+                v += static_cast<std::uint32_t>((run.hits >> f) & 1u) * run.weight;
+              }
+            }
+          } else {
+            for (const LawDie& x : at->laws[law]) {
+              const DieType& t = I.die_type(x.type);
+              const auto sides = static_cast<std::uint32_t>(t.sides);
+              const std::uint32_t f = I.dice.below(sides);
+              raw.push_back({sides, f});
+              v += die_hits(t, x, f) ? x.weight : 0;
+            }
           }
         }
         slot = at->slots[d.base + v];
@@ -748,6 +793,7 @@ int l_steps(lua_State* L) {
     if (!current) state = at->state, I.liveness_dirty = true;
     MemoNode& from = *at;
     int next = i + 1;
+    memo.count_step_run();
     if (from.execute_only) {
       next = call_step(L, I, i);
     } else {

@@ -858,6 +858,12 @@ std::size_t Engine::memo_execute_only() const {
   return n;
 }
 
+std::size_t Engine::memo_steps_run() const {
+  std::size_t n = 0;
+  for (const auto& m : impl_->steps_memos) n += m->memo.steps_run();
+  return n;
+}
+
 std::size_t Engine::memo_bytes() const {
   std::size_t n = 0;
   for (const auto& m : impl_->steps_memos) n += m->memo.bytes();

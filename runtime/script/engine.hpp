@@ -118,6 +118,7 @@ class Engine {
   // The nodes (step, state) the step memo holds, and its bytes (tests, --json).
   std::size_t memo_nodes() const;
   std::size_t memo_execute_only() const;  // of those, the nodes run every time (too many draws)
+  std::size_t memo_steps_run() const;     // the steps run from its nodes, not replayed
   std::size_t memo_bytes() const;
 
   // The methods the binding registers on `ctx` ("ctx") or on a dice pool ("pool"), sorted

@@ -82,6 +82,8 @@ void StepMemo::forget(MemoNode& at) {
   std::vector<std::int32_t>().swap(at.slots);
   std::vector<MemoLeaf>().swap(at.leaves);
   std::vector<Law>().swap(at.laws);  // bytes_ is not given back: the memo only grows
+  std::vector<MemoNode::LawRun>().swap(at.runs);
+  std::vector<std::uint32_t>().swap(at.law_runs);
 }
 
 }  // namespace rb

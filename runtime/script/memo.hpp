@@ -61,6 +61,16 @@ struct MemoNode {
     std::int32_t law;
   };
   std::vector<Law> laws;
+  // The laws as a walk rolls them: alike dice in a row as one run, the faces that hit as bits.
+  // Made by the walk (it knows the die types) for the laws the trie has gained since;
+  // law_runs[i] .. law_runs[i + 1] are the runs of laws[i] (none: a die with more than 64 faces,
+  // rolled die by die).
+  struct LawRun {
+    std::uint32_t sides, count, weight;
+    std::uint64_t hits;  // bit f: face f hits
+  };
+  std::vector<LawRun> runs;
+  std::vector<std::uint32_t> law_runs;
   std::int32_t root = -1;
   std::vector<DrawNode> draws;
   std::vector<std::int32_t> slots;
@@ -82,6 +92,10 @@ class StepMemo {
   void forget(MemoNode& at);  // at becomes execute-only, its trie freed
   std::size_t bytes() const { return bytes_; }
   std::size_t nodes() const { return nodes_.size(); }
+  // Steps run (not replayed) from a node of this memo: a step the trie did not hold, or one it
+  // cannot hold.
+  std::size_t steps_run() const { return steps_run_; }
+  void count_step_run() { ++steps_run_; }
   std::size_t execute_only() const {
     std::size_t n = 0;
     for (const auto& p : nodes_) n += p->execute_only ? 1 : 0;
@@ -94,6 +108,7 @@ class StepMemo {
   MemoNode* last_root_ = nullptr;  // a run usually starts from the state the last one did
   std::size_t bytes_ = 0;
   std::size_t max_bytes_;
+  std::size_t steps_run_ = 0;
 };
 
 }  // namespace rb

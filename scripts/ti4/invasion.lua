@@ -33,6 +33,9 @@ local ROUND_CAP = 2
 local FIRE = {
   roll = GROUND, hits = GROUND_HITS, counter = "round", counter_scope = "combat", round_scope = "round",
   metric = "ground_rounds",
+  -- under the step memo, one round per run of the ground combat step (it returns "again"): runs
+  -- meet again at the state a round leaves (see M.ground_combats)
+  again = true,
   windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.after_ground_roll_dice",
     "invasion.assign_ground_hits", "invasion.end_of_ground_round" },
 }
@@ -282,29 +285,38 @@ local function roll_dice(ctx, st, planet, a, d)
 end
 
 -- One ground combat on `planet` between the active player `a` and `d`, in rounds of Make Combat
--- Rolls and Assign Hits, as the space combat steps of the same name.
-local function ground_combat(ctx, st, planet, a, d)
+-- Rolls and Assign Hits, as the space combat steps of the same name. Returns "again" when the
+-- step memo runs its rounds one per step (ctx:exchange_fire returned "again" after a round);
+-- `resume` then goes on with it (the counter "round" on the planet says it is under way).
+local function ground_combat(ctx, st, planet, a, d, resume)
   local pa, pd = ctx:policy(a), ctx:policy(d)
   local args = { player = a, opponent = d, planet = planet }
-  local round, begun = 1, 1  -- the counter (capped), and the rounds begun in Lua (all of them in a trace)
-  ctx:set_counter(planet, "round", round, "combat")
-  ctx:add_metric("ground_rounds", 1)
   local tracing = ctx:tracing()  -- (the events' texts are built only for a trace)
-  if tracing then
-    event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. lib.place(ctx, planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
-  end
+  -- the counter (capped), and the rounds begun in this call (in a trace all of them: its rounds
+  -- are the procedure's, in one call)
+  local round, begun = 1, 1
   local ongoing = true
-  -- round 1: the start of the combat and of its first round are one window
-  for _, w in ipairs(START_WINDOWS) do
-    if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
-  end
-  if st.hooked["invasion.start_of_ground_combat"] or st.hooked["invasion.start_of_ground_round"] or tracing then
-    if ctx:open("invasion.start_of_ground_combat", "invasion.start_of_ground_round", args) > 0 then
-      ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
+  if resume then
+    round = ctx:counter(planet, "round")
+  else
+    ctx:set_counter(planet, "round", round, "combat")
+    ctx:add_metric("ground_rounds", 1)
+    if tracing then
+      event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. lib.place(ctx, planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
+    end
+    -- round 1: the start of the combat and of its first round are one window
+    for _, w in ipairs(START_WINDOWS) do
+      if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
+    end
+    if st.hooked["invasion.start_of_ground_combat"] or st.hooked["invasion.start_of_ground_round"] or tracing then
+      if ctx:open("invasion.start_of_ground_combat", "invasion.start_of_ground_round", args) > 0 then
+        ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
+      end
     end
   end
   while ongoing do
     ongoing = ctx:exchange_fire(planet, a, d, FIRE, GROUND_ORDER, pa.sustain, GROUND_ORDER, pd.sustain, ROUND_CAP)
+    if ongoing == "again" then return "again" end
     round = ctx:counter(planet, "round")
     if not ongoing then break end
     if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
@@ -341,13 +353,35 @@ local function ground_combat(ctx, st, planet, a, d)
   ctx:end_scope("combat")
 end
 
+-- The ground combats on `planet`: with several other players there, one against each in turn
+-- order. With `resume`, the first of them is under way. "again": see ground_combat.
+local function ground_combats_on(ctx, st, planet, p, resume)
+  for _, d in ipairs(others_on(ctx, st, p, planet)) do
+    if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then
+      if ground_combat(ctx, st, planet, p, d, resume) == "again" then return "again" end
+      resume = false
+    end
+  end
+end
+
+-- The ground combats of the invasion, planet by planet in the order of the active player's
+-- choice. Under the step memo the step runs one round and returns "again" (ctx:steps runs it
+-- again from the state that round left); it then goes on with the ground combat under way (the
+-- counter "round" on its planet: an earlier opponent there has no ground forces left), and
+-- chooses among the planets where both sides still have ground forces.
 function M.ground_combats(ctx, st)
   local p = st.player
+  local planets = invaded(ctx, st)
+  for _, planet in ipairs(planets) do
+    if ctx:counter(planet, "round") > 0 then
+      if ground_combats_on(ctx, st, planet, p, true) == "again" then return "again" end
+      break
+    end
+  end
   local left = {}
-  for _, planet in ipairs(invaded(ctx, st)) do
+  for _, planet in ipairs(planets) do
     if has_forces(ctx, p, planet) and #others_on(ctx, st, p, planet) > 0 then left[#left + 1] = planet end
   end
-  -- in the order of the active player's choice
   while #left > 0 do
     local k = 1
     if #left > 1 then
@@ -357,10 +391,7 @@ function M.ground_combats(ctx, st)
       for i, n in ipairs(names) do if n == choice then k = i end end
     end
     local planet = table.remove(left, k)
-    -- with several other players there, one ground combat against each in turn order
-    for _, d in ipairs(others_on(ctx, st, p, planet)) do
-      if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then ground_combat(ctx, st, planet, p, d) end
-    end
+    if ground_combats_on(ctx, st, planet, p) == "again" then return "again" end
   end
 end
 

@@ -43,13 +43,16 @@ std::string report(const std::string& scenario_text, bool exchange_fire, bool me
 // The step memo's size after `runs` runs of a scenario file (one engine, one thread).
 struct MemoSize {
   std::size_t nodes, execute_only;
+  std::size_t steps_run_late;  // the steps run, not replayed, in the second half of the runs
 };
 MemoSize memo_after(const char* scenario, int runs) {
   SessionOptions so;
   so.root = RB_SOURCE_DIR;
   const Session session = open_session(read_scenario(fs::path(RB_SOURCE_DIR) / scenario), so);
   Table table(session);
+  std::size_t half = 0;
   for (int run = 0; run < runs; ++run) {
+    if (run == runs / 2) half = table.engine.memo_steps_run();
     RunOptions o;
     o.seed = 3;
     o.run = static_cast<std::uint64_t>(run);
@@ -57,7 +60,8 @@ MemoSize memo_after(const char* scenario, int runs) {
     RunResult r;
     table.engine.run(session.procedure, state, o, r);
   }
-  return {table.engine.memo_nodes(), table.engine.memo_execute_only()};
+  return {table.engine.memo_nodes(), table.engine.memo_execute_only(),
+          table.engine.memo_steps_run() - half};
 }
 
 }  // namespace
@@ -137,10 +141,14 @@ TEST_CASE("exchange_fire: under the step memo each round is a step, and runs mee
   // its trie would branch on every round's hits one after the other (a path per combat): it
   // outgrows the trie's slots and is run every time.
   const MemoSize m = memo_after("content/ti4-base/scenarios/bench_c.toml", 20000);
-  INFO("nodes " << m.nodes << ", run every time " << m.execute_only);
+  INFO("nodes " << m.nodes << ", run every time " << m.execute_only << ", steps run late "
+                  << m.steps_run_late);
   CHECK(m.nodes > 50);    // the rounds' states are nodes
   CHECK(m.nodes < 2000);  // states, not paths
   CHECK(m.execute_only == 0);
+  // most runs are replayed: in the second 10 000 runs a step is run about 2 400 times (rare
+  // rolls from states already met); as one step a round's node would run every run (10 000)
+  CHECK(m.steps_run_late < 5000);
 }
 
 TEST_CASE("exchange_fire: under the step memo a roll with directed hits is one draw on both counts",
@@ -149,9 +157,11 @@ TEST_CASE("exchange_fire: under the step memo a roll with directed hits is one d
   // branches on (other hits, directed hits) of each roll; drawn die by die, a round's trie would
   // branch on every die's face and outgrow its slots.
   const MemoSize m = memo_after("content/ti4-base/scenarios/bench_f.toml", 20000);
-  INFO("nodes " << m.nodes << ", run every time " << m.execute_only);
+  INFO("nodes " << m.nodes << ", run every time " << m.execute_only << ", steps run late "
+                  << m.steps_run_late);
   CHECK(m.nodes > 20);
   CHECK(m.execute_only == 0);
+  CHECK(m.steps_run_late < 5000);  // about 1 200 (drawn die by die: every run, 10 000)
 }
 
 TEST_CASE("exchange_fire: a scripted retreat is announced even where the policy never retreats",
@@ -182,4 +192,18 @@ TEST_CASE("exchange_fire: a scripted retreat is announced even where the policy 
     table.engine.run(session.procedure, state, o, r);
     CHECK(r.unused_answers.empty());
   }
+}
+
+TEST_CASE("exchange_fire: under the step memo each round of a ground combat is a step",
+          "[exchange_fire][memo][tactical]") {
+  // bench (e): a tactical action with ground combats on two planets. Its ground combat step
+  // runs one round and returns "again" (scripts/ti4/invasion.lua); were both combats one step,
+  // its trie would hold a path per pair of combats (some 200 000 slots after 100 000 runs).
+  const MemoSize m = memo_after("content/ti4-base/scenarios/bench_e.toml", 20000);
+  INFO("nodes " << m.nodes << ", run every time " << m.execute_only << ", steps run late "
+                  << m.steps_run_late);
+  CHECK(m.execute_only == 0);
+  // in the second 10 000 runs about 1 100 steps are run; one step for both combats ran about
+  // 4 300 (a new path of rounds in one of them)
+  CHECK(m.steps_run_late < 2500);
 }

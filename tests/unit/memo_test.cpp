@@ -131,7 +131,8 @@ TEST_CASE("ctx:steps: the TI4 tactical action gives the same numbers with and wi
   for (const char* scenario :
        {"content/ti4-base/scenarios/bench_d.toml", "content/ti4-base/scenarios/bench_e.toml",
         "content/ti4-base/scenarios/gravity_rift_two.toml",
-        "content/ti4-base/scenarios/tactical_wellon.toml"}) {
+        "content/ti4-base/scenarios/tactical_wellon.toml",
+        "tests/fixtures/memo/ground_combats_three_players.toml"}) {
     INFO(scenario);
     const Tally on = simulate(scenario, true, 3000), off = simulate(scenario, false, 3000);
     CHECK(on.runs == off.runs);

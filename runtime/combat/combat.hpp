@@ -174,9 +174,9 @@ struct Exchange {
   std::span<const Sym> order_a, order_d;
   Sustain sustain_a = Sustain::first, sustain_d = Sustain::first;
   Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
-  bool once = false;      // one exchange, no round
+  bool once = false;       // one exchange, no round
   bool one_round = false;  // stop after one round that goes on (round_done)
-  std::int64_t cap = -1;  // the round counter stops growing here (-1: never)
+  std::int64_t cap = -1;   // the round counter stops growing here (-1: never)
 };
 
 // What the engine does around an exchange.

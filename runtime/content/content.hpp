@@ -96,7 +96,8 @@ struct Ruleset {
   fs::path policies;                         // Lua: the default decision heuristics
   std::map<std::string, ReportDef> reports;  // procedure -> report
   // record kind -> the key of a side's list in a scenario that grants records of that kind
-  // (TI4: technology -> "technologies"); compare and simulate --with add and remove through it.
+  // (a ruleset may map technology -> "technologies"); compare and simulate --with add and remove
+  // through it.
   std::vector<std::pair<std::string, std::string>> scenario_lists;
   std::vector<CountDef> counts;  // what `rulebench list counts` counts, in order
 

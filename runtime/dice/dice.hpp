@@ -1,10 +1,10 @@
 // dice/dice: die types from data, pools of rolled dice and the random stream. A die type is
-// numeric (TI4's d10: faces 1..10, where the face printed "0" reads 10) or faced (X-Wing's attack
-// die: hit x3, crit, focus x2, blank x2). A pool is the dice of one roll; each die remembers its
-// owner unit and player, the purpose of the roll, its face, its threshold and modifier, how
-// often it was rerolled and whether an ability changed it. The dice are the only randomness of a
-// run: each run draws from its own PCG stream derived from (seed, run index), and tests queue
-// forced results that are consumed in order.
+// numeric (a d10 whose faces read 1..10, where the face printed "0" reads 10) or faced (an attack
+// die of named faces: hit x3, crit, focus x2, blank x2). A pool is the dice of one roll; each die
+// remembers its owner unit and player, the purpose of the roll, its face, its threshold and
+// modifier, how often it was rerolled and whether an ability changed it. The dice are the only
+// randomness of a run: each run draws from its own PCG stream derived from (seed, run index), and
+// tests queue forced results that are consumed in order.
 #pragma once
 
 #include <cstdint>
@@ -143,8 +143,9 @@ class DiceStream {
   // draws afresh, and every draw is written to `key`, the step's path in the memo's trie: a plain
   // draw as (bound, value, -1); the draws of a group (a roll whose dice no script sees,
   // begin_group .. end_group) as one entry, (dice + 1, hits, law), so that paths branch on hits,
-  // not faces (a roll whose directed hits count apart: on both counts, see combat::roll_hits). diverged(): a replayed draw was asked with another bound (the step is not a
-  // function of its state and its dice); tainted(): uniform() was drawn.
+  // not faces (a roll whose directed hits count apart: on both counts, see combat::roll_hits).
+  // diverged(): a replayed draw was asked with another bound (the step is not a function of its
+  // state and its dice); tainted(): uniform() was drawn.
   struct Draw {
     std::uint32_t bound, value;
   };
@@ -195,7 +196,7 @@ class DiceStream {
 
  private:
   int roll_forced(const DieType& type);  // the queue of forced results, or strict forcing
-  // The exact mode: faces that read the same (an X-Wing die's three hits) are one outcome,
+  // The exact mode: faces that read the same (a die with three hit faces) are one outcome,
   // weighted by how many they are; the face rolled is the first of them.
   int roll_exact(const DieType& type);
 

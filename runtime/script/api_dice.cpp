@@ -236,9 +236,9 @@ void resolve_face(Engine::Impl& I, Die& d) {
 
 // Appends n dice like `proto` (same type, owner, threshold, modifier) to the pool. The dice of
 // such a roll are alike, so the exact mode draws how many show each kind of face (a multinomial,
-// as one binomial draw per kind) rather than each die in turn: 4 X-Wing attack dice are 35 ways,
-// not 256. Their order in the pool is then by kind of face. With a threshold, the kinds are hit
-// and miss, and each face is drawn when a script reads it (resolve_face).
+// as one binomial draw per kind) rather than each die in turn: 4 dice of 4 kinds of face are 35
+// ways, not 256. Their order in the pool is then by kind of face. With a threshold, the kinds are
+// hit and miss, and each face is drawn when a script reads it (resolve_face).
 void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
   const DieType& t = I.die_type(proto.type);
   if (!I.dice.exact() || n <= 1) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <span>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -501,16 +502,18 @@ int call_step(lua_State* L, Engine::Impl& I, int i) {
   lua_rawgeti(L, 2, i + 1);
   I.push_ctx();
   lua_call(L, 1, 1);
-  const bool again = lua_type(L, -1) == LUA_TSTRING && std::strcmp(lua_tostring(L, -1), "again") == 0;
+  const bool again =
+      lua_type(L, -1) == LUA_TSTRING && std::strcmp(lua_tostring(L, -1), "again") == 0;
   if (!again && !lua_isnil(L, -1)) {
-    luaL_error(L, "ctx:steps: step %d returned %s; a step returns nothing, or \"again\" to run again",
+    luaL_error(L,
+               "ctx:steps: step %d returned %s; a step returns nothing, or \"again\" to run again",
                i + 1, luaL_typename(L, -1));
   }
   lua_pop(L, 1);
   return again ? i : i + 1;
 }
 
-void apply(Engine::Impl& I, const std::vector<MemoWrite>& writes) {
+void apply(Engine::Impl& I, std::span<const MemoWrite> writes) {
   for (const MemoWrite& w : writes) {
     if (w.name != kNoSym && w.add) {
       add_metric(*I.result, w.name, w.value);
@@ -620,13 +623,14 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   eo.prune = X.options.prune;
   eo.stop = X.options.stop;
   ExploreStats stats;
-  explore(chain, n, eo,
-          [&](int step, ExactPath& path, State& state) {
-            ExactLeaf leaf = run_exact_step(L, I, list, step, path, state);
-            if (list == 0 && X.done) throw ExactDone{};
-            return leaf;
-          },
-          stats);
+  explore(
+      chain, n, eo,
+      [&](int step, ExactPath& path, State& state) {
+        ExactLeaf leaf = run_exact_step(L, I, list, step, path, state);
+        if (list == 0 && X.done) throw ExactDone{};
+        return leaf;
+      },
+      stats);
   X.solution = chain.solve(n);
   X.chain = std::move(chain);
   X.steps = n;
@@ -774,7 +778,7 @@ int l_steps(lua_State* L) {
       if (slot <= -2) {
         const MemoLeaf& leaf = at->leaves[static_cast<std::size_t>(-2 - slot)];
         if (leaf.next) {
-          apply(I, leaf.writes);
+          apply(I, std::span<const MemoWrite>(at->writes.data() + leaf.writes, leaf.count));
           at = leaf.next;
           current = false;
           continue;
@@ -815,7 +819,6 @@ int l_steps(lua_State* L) {
       if (I.dice.tainted()) {
         memo.forget(from);
       } else if (!memo.add(from, key, I.memo_laws, writes, at)) {
-
         return luaL_error(L,
                           "ctx:steps: step %d did not do what it did before from the same state "
                           "and draws: it depends on something outside the state",
@@ -850,18 +853,13 @@ int exact_root(lua_State* L) {
 }
 
 void register_flow_api(lua_State* L) {
-  static const luaL_Reg api[] = {{"open", guarded<l_open>},
-                                 {"hooked", guarded<l_hooked>},
-                                 {"decide", guarded<l_decide>},
-                                 {"by_policy", guarded<l_by_policy>},
-                                 {"label", guarded<l_label>},
-                                 {"event", guarded<l_event>},
-                                 {"tracing", l_tracing},
-                                 {"result", guarded<l_result>},
-                                 {"metric", guarded<l_metric>},
-                                 {"add_metric", guarded<l_add_metric>},
-                                 {"steps", guarded<l_steps>},
-                                 {nullptr, nullptr}};
+  static const luaL_Reg api[] = {
+      {"open", guarded<l_open>},     {"hooked", guarded<l_hooked>},
+      {"decide", guarded<l_decide>}, {"by_policy", guarded<l_by_policy>},
+      {"label", guarded<l_label>},   {"event", guarded<l_event>},
+      {"tracing", l_tracing},        {"result", guarded<l_result>},
+      {"metric", guarded<l_metric>}, {"add_metric", guarded<l_add_metric>},
+      {"steps", guarded<l_steps>},   {nullptr, nullptr}};
   luaL_setfuncs(L, api, 0);
 }
 

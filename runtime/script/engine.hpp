@@ -61,11 +61,11 @@ struct RunResult {
 
 // The exact mode (Engine::run_exact): every way a run can go, with its probability.
 struct ExactRunOptions {
-  std::size_t max_states = 1'000'000;     // nodes of the chain (exact/markov.hpp)
-  std::uint64_t max_branches = 200'000;   // leaves of one step from one node
+  std::size_t max_states = 1'000'000;    // nodes of the chain (exact/markov.hpp)
+  std::uint64_t max_branches = 200'000;  // leaves of one step from one node
   std::uint64_t max_step_runs = 20'000'000;
-  double seconds = 600;                   // the exploration's time limit (a run's is 60 s)
-  double prune = 1e-16;                   // nodes less likely than this are not expanded
+  double seconds = 600;                     // the exploration's time limit (a run's is 60 s)
+  double prune = 1e-16;                     // nodes less likely than this are not expanded
   const std::atomic<bool>* stop = nullptr;  // set from another thread: stops (ExactLimit)
 };
 struct ExactResult {
@@ -78,8 +78,8 @@ struct ExactResult {
   };
   std::vector<Final> finals;
   std::vector<std::pair<Sym, double>> added;  // metrics added to (ctx:add_metric): expected sums
-  double unresolved = 0;  // probability of the ways not followed to their end (pruned)
-  std::size_t states = 0;  // nodes of the chain
+  double unresolved = 0;     // probability of the ways not followed to their end (pruned)
+  std::size_t states = 0;    // nodes of the chain
   std::uint64_t leaves = 0;  // step runs
   std::size_t cycles = 0, largest_cycle = 0;  // strongly connected sets solved as systems
 };

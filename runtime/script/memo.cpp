@@ -70,7 +70,9 @@ bool StepMemo::add(MemoNode& at, const std::vector<DiceStream::KeyDraw>& draws,
   for (const MemoWrite& w : writes) leaf += sizeof(MemoWrite) + w.outcome_name.size();
   if (bytes_ + leaf > max_bytes_) return true;  // full: this path stays unseen (run again)
   *slot = -2 - static_cast<std::int32_t>(at.leaves.size());
-  at.leaves.push_back({std::move(writes), next});
+  at.leaves.push_back({next, static_cast<std::uint32_t>(at.writes.size()),
+                       static_cast<std::uint32_t>(writes.size())});
+  for (MemoWrite& w : writes) at.writes.push_back(std::move(w));
   bytes_ += leaf;
   return true;
 }
@@ -81,6 +83,7 @@ void StepMemo::forget(MemoNode& at) {
   std::vector<MemoNode::DrawNode>().swap(at.draws);
   std::vector<std::int32_t>().swap(at.slots);
   std::vector<MemoLeaf>().swap(at.leaves);
+  std::vector<MemoWrite>().swap(at.writes);
   std::vector<Law>().swap(at.laws);  // bytes_ is not given back: the memo only grows
   std::vector<MemoNode::LawRun>().swap(at.runs);
   std::vector<std::uint32_t>().swap(at.law_runs);

@@ -23,8 +23,8 @@ inline constexpr EntityId kNoEntity = -1;
 // The location of a unit that is off the board, in its owner's reinforcements.
 inline constexpr EntityId kReinforcements = -2;
 
-// TI4 declares 43 (units, systems, planets, tiles); every slot is copied with the state on each
-// run, so keep this close to what the largest ruleset needs.
+// The largest shipped ruleset declares 43 (units, systems, planets, tiles); every slot is copied
+// with the state on each run, so keep this close to what the largest ruleset needs.
 inline constexpr int kMaxAttributes = 48;
 
 struct Entity {

@@ -296,9 +296,7 @@ local function ground_combat(ctx, st, planet, a, d, resume)
   -- are the procedure's, in one call)
   local round, begun = 1, 1
   local ongoing = true
-  if resume then
-    round = ctx:counter(planet, "round")
-  else
+  if not resume then
     ctx:set_counter(planet, "round", round, "combat")
     ctx:add_metric("ground_rounds", 1)
     if tracing then

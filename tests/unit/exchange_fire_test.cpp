@@ -142,7 +142,7 @@ TEST_CASE("exchange_fire: under the step memo each round is a step, and runs mee
   // outgrows the trie's slots and is run every time.
   const MemoSize m = memo_after("content/ti4-base/scenarios/bench_c.toml", 20000);
   INFO("nodes " << m.nodes << ", run every time " << m.execute_only << ", steps run late "
-                  << m.steps_run_late);
+                << m.steps_run_late);
   CHECK(m.nodes > 50);    // the rounds' states are nodes
   CHECK(m.nodes < 2000);  // states, not paths
   CHECK(m.execute_only == 0);
@@ -158,7 +158,7 @@ TEST_CASE("exchange_fire: under the step memo a roll with directed hits is one d
   // branch on every die's face and outgrow its slots.
   const MemoSize m = memo_after("content/ti4-base/scenarios/bench_f.toml", 20000);
   INFO("nodes " << m.nodes << ", run every time " << m.execute_only << ", steps run late "
-                  << m.steps_run_late);
+                << m.steps_run_late);
   CHECK(m.nodes > 20);
   CHECK(m.execute_only == 0);
   CHECK(m.steps_run_late < 5000);  // about 1 200 (drawn die by die: every run, 10 000)
@@ -201,7 +201,7 @@ TEST_CASE("exchange_fire: under the step memo each round of a ground combat is a
   // its trie would hold a path per pair of combats (some 200 000 slots after 100 000 runs).
   const MemoSize m = memo_after("content/ti4-base/scenarios/bench_e.toml", 20000);
   INFO("nodes " << m.nodes << ", run every time " << m.execute_only << ", steps run late "
-                  << m.steps_run_late);
+                << m.steps_run_late);
   CHECK(m.execute_only == 0);
   // in the second 10 000 runs about 1 100 steps are run; one step for both combats ran about
   // 4 300 (a new path of rounds in one of them)

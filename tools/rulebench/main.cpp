@@ -186,8 +186,9 @@ int main(int argc, char** argv) {
 
   cli::BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench",
-                                   "combats per second on three fixed TI4 space combats, every "
-                                   "pack loaded, against the anchors");
+                                   "runs per second on the bench cases the rulesets' scenarios "
+                                   "declare ([bench] tables), every pack loaded, against their "
+                                   "anchors");
   bench->add_option("--runs", bench_args.runs, "runs per scenario (default: about 10 s in all)")
       ->check(whole(1, kMaxRuns));
   bench

@@ -165,6 +165,22 @@ int directing(const Env& env, std::span<const Roller> units) {
   return by;
 }
 
+namespace {
+
+// The law of a group draw by these rollers (script/memo.hpp): each die's type and what it needs
+// to hit; a die of a roller that modifier `by` directs weighs `weight`, any other 1.
+void push_law(std::vector<Law>& laws, const RollSpec& spec, std::span<const Roller> units, int by,
+              std::int64_t weight) {
+  Law& law = laws.emplace_back();
+  for (const Roller& u : units)
+    for (int i = 0; i < u.dice; ++i)
+      law.push_back({static_cast<std::int16_t>(spec.die), static_cast<std::int16_t>(u.threshold),
+                     static_cast<std::int16_t>(u.modifier),
+                     static_cast<std::uint16_t>(by >= 0 && u.directed == by ? weight : 1)});
+}
+
+}  // namespace
+
 int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
               std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
               int by, int* directed) {
@@ -183,13 +199,7 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
     const std::int64_t weight = total - own + 1;
     const bool group = dice.taping() && weight * (own + 1) <= kMaxGroupBound;
     if (group) {
-      Law& law = laws.emplace_back();
-      for (const Roller& u : units)
-        for (int i = 0; i < u.dice; ++i)
-          law.push_back({static_cast<std::int16_t>(spec.die),
-                         static_cast<std::int16_t>(u.threshold),
-                         static_cast<std::int16_t>(u.modifier),
-                         static_cast<std::uint16_t>(u.directed == by ? weight : 1)});
+      push_law(laws, spec, units, by, weight);
       dice.begin_group();
     }
     int hits = 0, own_hits = 0;
@@ -223,11 +233,7 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
   // keeps what each die needs to hit, so that a walk rolls the same dice (script/memo.hpp)
   const bool group = dice.taping();
   if (group) {
-    Law& law = laws.emplace_back();
-    for (const Roller& u : units)
-      for (int i = 0; i < u.dice; ++i)
-        law.push_back({static_cast<std::int16_t>(spec.die), static_cast<std::int16_t>(u.threshold),
-                       static_cast<std::int16_t>(u.modifier)});
+    push_law(laws, spec, units, -1, 1);
     dice.begin_group();
   }
   int hits = 0;

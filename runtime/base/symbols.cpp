@@ -23,6 +23,7 @@ struct Table {
   std::shared_mutex mutex;
   std::array<std::atomic<std::string*>, kChunks> chunks{};
   std::atomic<std::size_t> count{0};
+  std::atomic<std::size_t> bytes{0};
   std::unordered_map<std::string_view, Sym> index;
   std::vector<std::unique_ptr<std::string[]>> owned;
 
@@ -39,6 +40,7 @@ struct Table {
     }
     std::string& slot = chunk[n & (kChunkSize - 1)];
     slot.assign(name);
+    bytes.fetch_add(name.size(), std::memory_order_relaxed);
     index.emplace(slot, static_cast<Sym>(n));
     count.store(n + 1, std::memory_order_release);
     return static_cast<Sym>(n);
@@ -65,6 +67,10 @@ Sym sym(std::string_view name) {
 
 std::size_t sym_count() {
   return table().count.load(std::memory_order_acquire);
+}
+
+std::size_t sym_bytes() {
+  return table().bytes.load(std::memory_order_relaxed);
 }
 
 std::optional<Sym> find_sym(std::string_view name) {

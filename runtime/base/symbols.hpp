@@ -16,8 +16,9 @@ inline constexpr Sym kNoSym = 0;  // the empty name
 
 // Interns `name` and returns its symbol (the same one for the same name, on every thread).
 Sym sym(std::string_view name);
-// How many names are interned (in the whole process).
+// How many names are interned (in the whole process), and their bytes.
 std::size_t sym_count();
+std::size_t sym_bytes();
 
 // The symbol of `name` if it was interned, without adding it.
 std::optional<Sym> find_sym(std::string_view name);

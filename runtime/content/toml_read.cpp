@@ -10,13 +10,74 @@ namespace rb {
 
 namespace {
 
+// Refuses a key of more than kMaxTomlDepth dotted parts before the TOML library sees it: the
+// library nests a table per part with one stack frame each, and caps nested values (arrays,
+// inline tables) at 256 but not dotted keys or table headers. The scan skips strings and
+// comments and counts the dots between two of `= , [ ] { }` or a line's end.
+void refuse_deep_keys(const std::string& path, std::string_view text) {
+  int line = 1, dots = 0;
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
+  while (i < n) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      dots = 0;
+      ++i;
+    } else if (c == '#') {
+      while (i < n && text[i] != '\n') ++i;
+    } else if (starts("\"\"\"") || starts("\'\'\'")) {  // a multi-line string
+      const std::string_view close = text.substr(i, 3);
+      const bool basic = c == '"';
+      i += 3;
+      while (i < n && !starts(close)) {
+        if (text[i] == '\n') ++line;
+        i += (basic && text[i] == '\\' && i + 1 < n && text[i + 1] != '\n') ? 2 : 1;
+      }
+      i += 3;
+    } else if (c == '"' || c == '\'') {  // a one-line string
+      ++i;
+      while (i < n && text[i] != c && text[i] != '\n')
+        i += (c == '"' && text[i] == '\\' && i + 1 < n && text[i + 1] != '\n') ? 2 : 1;
+      if (i < n && text[i] == c) ++i;
+    } else {
+      if (c == '.' && ++dots >= kMaxTomlDepth)
+        throw ContentError(path, line,
+                           "a dotted key or table header of more than " +
+                               std::to_string(kMaxTomlDepth) +
+                               " parts: a value may nest at most that deep");
+      if (c == '=' || c == ',' || c == '[' || c == ']' || c == '{' || c == '}') dots = 0;
+      ++i;
+    }
+  }
+}
+
+// Refuses a value nested deeper than kMaxTomlDepth tables and arrays, at its line, so that no
+// reader of a parsed file (the Lua table a scenario becomes, the JSON the server writes) walks
+// an unbounded depth. The library's own caps bound this recursion.
+void refuse_deep_values(const std::string& path, const toml::node& node, int depth) {
+  if (depth > kMaxTomlDepth)
+    throw ContentError(
+        path, static_cast<int>(node.source().begin.line),
+        "a value nested more than " + std::to_string(kMaxTomlDepth) + " tables or arrays deep");
+  if (const toml::table* t = node.as_table())
+    for (auto&& [k, v] : *t) refuse_deep_values(path, v, depth + 1);
+  else if (const toml::array* a = node.as_array())
+    for (const toml::node& v : *a) refuse_deep_values(path, v, depth + 1);
+}
+
 toml::table parse_text(const std::string& path, std::string_view text) {
+  refuse_deep_keys(path, text);
+  toml::table root;
   try {
-    return toml::parse(text, std::string_view(path));
+    root = toml::parse(text, std::string_view(path));
   } catch (const toml::parse_error& e) {
     throw ContentError(path, static_cast<int>(e.source().begin.line),
                        "TOML syntax error: " + std::string(e.description()));
   }
+  refuse_deep_values(path, root, 0);
+  return root;
 }
 
 std::string read_all(const std::string& path) {

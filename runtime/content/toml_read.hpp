@@ -12,6 +12,11 @@
 
 namespace rb {
 
+// How deep a value read from TOML may nest: tables, arrays, dotted keys and table headers each
+// count a level. Every TOML file (packs, rulesets, scenarios, rules tests, the server's bodies)
+// is read through TomlFile, which refuses a deeper value at its line.
+constexpr int kMaxTomlDepth = 32;
+
 class TomlFile {
  public:
   // Parses the file; a syntax error becomes a ContentError with file:line.

@@ -52,6 +52,12 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       if (chain.size() > o.max_states)
         throw ExactLimit("the exact mode's chain passed " + std::to_string(o.max_states) +
                          " states (--max-states)");
+      if (chain.bytes() > o.max_bytes)
+        throw ExactLimit("the exact mode's states took more than " +
+                         std::to_string(o.max_bytes >> 20) + " MiB (" +
+                         std::to_string(chain.size()) +
+                         " states, --max-memory): this battle's states do not merge enough "
+                         "to enumerate them all");
       chain.at(to).mass += node.mass * p;
       chain.add_edge(v, {p, to, std::move(leaf.adds)});
       if (chain.size() > before) queue.push_back(to);

@@ -30,10 +30,11 @@ struct ExactLeaf {
 };
 
 struct ExploreOptions {
-  std::size_t max_states = 1'000'000;     // nodes of the chain
-  std::uint64_t max_leaves = 20'000'000;  // step runs in all
-  std::uint64_t max_branches = 200'000;   // step runs from one node (the leaves of one step)
-  double prune = 1e-16;                   // nodes less likely than this are not expanded
+  std::size_t max_states = 1'000'000;            // nodes of the chain
+  std::size_t max_bytes = std::size_t{2} << 30;  // what the chain may take (ExactChain::bytes)
+  std::uint64_t max_leaves = 20'000'000;         // step runs in all
+  std::uint64_t max_branches = 200'000;          // step runs from one node (the leaves of one step)
+  double prune = 1e-16;                          // nodes less likely than this are not expanded
   // set from another thread (a server's cancel): the exploration stops at its next step run
   const std::atomic<bool>* stop = nullptr;
 };

@@ -40,6 +40,9 @@ std::uint32_t ExactChain::node(int step, const State& state, const ExactWrites& 
   n->state = state;
   n->writes = writes;
   n->hash = h;
+  // the node, its state, its writes, its pointer and its entry in the index (a hash node)
+  bytes_ += sizeof(ExactNode) + n->state.bytes() + writes.sets.size() * sizeof(writes.sets[0]) +
+            writes.outcome_name.size() + sizeof(void*) + 4 * sizeof(void*);
   nodes_.push_back(std::move(n));
   const auto i = static_cast<std::uint32_t>(nodes_.size() - 1);
   by_hash_.emplace(h, i);
@@ -52,6 +55,7 @@ void ExactChain::add_edge(std::uint32_t from, ExactEdge edge) {
       e.p += edge.p;
       return;
     }
+  bytes_ += sizeof(ExactEdge) + edge.adds.size() * sizeof(edge.adds[0]);
   nodes_[from]->out.push_back(std::move(edge));
 }
 

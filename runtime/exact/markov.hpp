@@ -55,13 +55,15 @@ class ExactChain {
   ExactNode& at(std::uint32_t i) { return *nodes_[i]; }
   const ExactNode& at(std::uint32_t i) const { return *nodes_[i]; }
   std::size_t size() const { return nodes_.size(); }
+  // About how many bytes the nodes, their states and edges and the index take.
+  std::size_t bytes() const { return bytes_; }
   // Files an edge of `from`, merged with an equal one (same target, same additions).
   void add_edge(std::uint32_t from, ExactEdge edge);
 
   struct Solution {
-    std::vector<double> reach;                   // by node: its probability (final nodes), or
-                                                 // its expected number of visits (the others)
-    std::vector<std::pair<Sym, double>> added;   // metric -> expected sum of its additions
+    std::vector<double> reach;                  // by node: its probability (final nodes), or
+                                                // its expected number of visits (the others)
+    std::vector<std::pair<Sym, double>> added;  // metric -> expected sum of its additions
     double unresolved = 0;  // the probability of ending in a node never expanded (pruned)
     std::size_t sets = 0, largest_set = 0;  // strongly connected sets of more than one node
   };
@@ -71,6 +73,7 @@ class ExactChain {
  private:
   std::vector<std::unique_ptr<ExactNode>> nodes_;
   std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash_;
+  std::size_t bytes_ = 0;
 };
 
 }  // namespace rb

@@ -175,6 +175,49 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
   return labels[0];
 }
 
+namespace {
+
+// Whether the table at idx, or one it holds (4 levels, 64 tables at most), has a metatable other
+// than the runtime's; `path` gets the keys that lead to it.
+bool holds_metatable(lua_State* L, int idx, int depth, int& tables,
+                     std::vector<std::string>& path) {
+  idx = lua_absindex(L, idx);
+  if (lua_getmetatable(L, idx)) {
+    lua_pop(L, 1);
+    if (!is_read_only(L, idx)) return true;
+  }
+  if (depth >= 4 || ++tables > 64) return false;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (lua_type(L, -1) == LUA_TTABLE && holds_metatable(L, -1, depth + 1, tables, path)) {
+      path.push_back(lua_type(L, -2) == LUA_TSTRING   ? lua_tostring(L, -2)
+                     : lua_type(L, -2) == LUA_TNUMBER ? std::to_string(lua_tointeger(L, -2))
+                                                      : std::string("?"));
+      lua_pop(L, 2);
+      return true;
+    }
+    lua_pop(L, 1);
+  }
+  return false;
+}
+
+// The procedure reads what a hook hands back in its window's arguments without an instruction
+// budget: a metamethod of content's there would run unbudgeted and blame the procedure. So a
+// hook hands back plain tables, or it fails here, named.
+template <class Where>
+void refuse_handed_metatables(lua_State* L, int args, const Where& where) {
+  int tables = 0;
+  std::vector<std::string> path;
+  if (!holds_metatable(L, args, 0, tables, path)) return;
+  std::string at = "args";
+  for (auto it = path.rbegin(); it != path.rend(); ++it) at += "." + *it;
+  throw ScriptError(where() + ": " + at +
+                    " has a metatable: a hook hands the procedure plain tables (their "
+                    "metamethods would run outside the hook's instruction budget)");
+}
+
+}  // namespace
+
 int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
   if (tracing()) {
     std::string names;
@@ -244,6 +287,7 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       call(4, 1, options.hook_budget, [&] { return where() + " condition"; });
       const bool ok = lua_toboolean(L, -1);
       lua_pop(L, 1);
+      if (args_index) refuse_handed_metatables(L, args_index, where);
       if (!ok) continue;
     }
     if (h.optional && f.player != kNoEntity) {
@@ -294,6 +338,7 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       push_call(h.apply);
       try {
         call(4, 0, options.hook_budget, where);
+        if (args_index) refuse_handed_metatables(L, args_index, where);
       } catch (...) {
         if (trace) --trace->depth;
         throw;
@@ -618,6 +663,7 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   chain.node(0, *I.state, root);
   ExploreOptions eo;
   eo.max_states = X.options.max_states;
+  eo.max_bytes = X.options.max_bytes;
   eo.max_branches = X.options.max_branches;
   eo.max_leaves = X.options.max_step_runs;
   eo.prune = X.options.prune;

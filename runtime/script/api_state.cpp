@@ -36,12 +36,19 @@ Sym lua_sym(lua_State* L, int idx) {
                  "built anew on every call (\"x\" .. n) is kept for good; use a fixed set of names",
                  static_cast<int>(kMaxNewNames), lua_tostring(L, -1));
     }
-    // the table of names is the process's (every engine of a `serve` or a `test` shares it)
-    if (sym_count() >= kMaxSymbols && !find_sym(std::string_view(str, len)))
-      luaL_error(L,
-                 "too many different names in this process (%d): scripts keep making new ones; "
-                 "use a fixed set of names",
-                 static_cast<int>(kMaxSymbols));
+    // the table of names is the process's (every engine of a `serve` or a `test` shares it):
+    // it is bounded in names and in bytes, and a name is short
+    if (!find_sym(std::string_view(str, len))) {
+      if (len > kMaxNameBytes)
+        luaL_error(L, "a name of %d bytes (at most %d): names are short words, not data",
+                   static_cast<int>(std::min<std::size_t>(len, INT32_MAX)),
+                   static_cast<int>(kMaxNameBytes));
+      if (sym_count() >= kMaxSymbols || sym_bytes() + len > kMaxSymbolBytes)
+        luaL_error(L,
+                   "too many different names in this process (%d, %d MiB): scripts keep making "
+                   "new ones; use a fixed set of names",
+                   static_cast<int>(sym_count()), static_cast<int>(sym_bytes() >> 20));
+    }
     s = sym(std::string_view(str, len));
     lua_pushvalue(L, idx);  // the anchor: the string stays alive, its address stays its own
     lua_pushinteger(L, s);

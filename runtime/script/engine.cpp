@@ -337,10 +337,36 @@ class TimeLimit {
   Engine::Impl* outer_;
 };
 
+std::string display_path(const fs::path& p);
+
+// The sandbox of the first Lua function up the stack, the one that raised the error (a C
+// function such as `error` or a ctx method is called by it), found by its chunk's file: the
+// sandbox whose folder holds it. -1 when none does.
+int raising_sandbox(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+    if (!lua_getinfo(L, "S", &ar)) break;
+    if (ar.what[0] == 'C') continue;
+    if (ar.source[0] != '@') return -1;
+    const std::string_view file(ar.source + 1);
+    int found = -1;
+    std::size_t longest = 0;
+    for (std::size_t i = 0; i < I.sandboxes.size(); ++i) {
+      const std::string dir = display_path(I.sandboxes[i].dir) + "/";
+      if (dir.size() > longest && file.substr(0, dir.size()) == dir)
+        found = static_cast<int>(i), longest = dir.size();
+    }
+    return found;
+  }
+  return -1;
+}
+
 int message_handler(lua_State* L) {
   std::string attributed;
   switch (attributed_kind(L, 1, &attributed)) {
     case 0:
+      impl(L).raised_in = raising_sandbox(L);
       break;
     case -1:  // an attributed error that content caught and raised again: now content's message
       lua_pushstring(L, attributed.c_str());
@@ -515,7 +541,7 @@ int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
     instruction_limit = std::min(saved_limit > 0 ? saved_limit : INT64_MAX, instructions + budget);
     if (counting++ == 0 && !exhausted) lua_sethook(L, budget_hook, LUA_MASKCOUNT, kBudgetStep);
   }
-  ++gate_depth;
+  if (gate_depth++ == 0) killed = false;
   int status = LUA_ERRRUN;
   if (!exhausted) {
     status = lua_pcall(L, nargs, nresults, base);
@@ -536,6 +562,7 @@ int Engine::Impl::protected_call(int nargs, int nresults, std::int64_t budget) {
     }
     if (gate_depth == 0) {  // back in the runtime: the next call starts afresh
       exhausted = false;
+      killed = true;  // (fail() still reads the kill message as the runtime's)
       lua_sethook(L, nullptr, 0, 0);
     } else {
       lua_sethook(L, kill_hook, kKillMask, 1);  // still inside content: keep raising
@@ -563,12 +590,15 @@ void Engine::Impl::fail(int status, const std::string& what) {
   if (kind > 0) {
     consume_attributed(L);
     if (exhausted) kill_message = std::string(1, kKilled) + char(kind) + msg;  // raised again
+    killed = false;
     if (kind == 'C') throw ContentError("", 0, msg);
     throw ScriptError(msg);
   }
   // a kill message raised again by an outer gate: only the runtime makes one, and only once
-  // the run is over, when content can no longer run to forge it
-  if (exhausted && msg.size() > 1 && msg[0] == kKilled) {
+  // the run is over, when content can no longer run to forge it (the outermost gate has just
+  // ended the run: `killed`)
+  if ((exhausted || killed) && msg.size() > 1 && msg[0] == kKilled) {
+    killed = false;
     kill_message = msg;
     if (msg[1] == 'C') throw ContentError("", 0, msg.substr(2));
     throw ScriptError(msg.substr(2));
@@ -576,9 +606,21 @@ void Engine::Impl::fail(int status, const std::string& what) {
   if (status == LUA_ERRMEM)
     msg = "out of memory (the Lua state may hold " + std::to_string(options.memory_limit >> 20) +
           " MiB)";
+  // An error raised by a function of another pack than the one called (its metamethod or a
+  // function it handed over) is that pack's: blame it, and say which call ran its code. The
+  // ruleset's library raising on a hook's behalf stays the hook's.
+  const int raised = raised_in;
+  raised_in = -1;
+  killed = false;
+  const int ruleset = static_cast<int>(sandboxes.size()) - 1;
+  const int called = loading ? loading_env : hook_viewer >= 0 ? hook_viewer : ruleset;
+  const std::string blame = raised >= 0 && raised != called && raised != ruleset
+                                ? sandboxes[static_cast<std::size_t>(raised)].owner +
+                                      " (its function, run in " + what + ")"
+                                : what;
   // a limit exceeded in an inner call: outer gates raise this message again, naming this call
-  if (exhausted) kill_message = std::string(1, kKilled) + "S" + what + ": " + msg;
-  throw ScriptError(what + ": " + msg);
+  if (exhausted) kill_message = std::string(1, kKilled) + "S" + blame + ": " + msg;
+  throw ScriptError(blame + ": " + msg);
 }
 
 Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
@@ -587,6 +629,7 @@ Engine::Impl::Impl(std::shared_ptr<const Content> c, EngineOptions o)
   if (!L) throw Error("cannot create a Lua state");
   *static_cast<Impl**>(lua_getextraspace(L)) = this;
   luaL_openlibs(L);
+  install_fixed_order(L);  // before the sandboxes copy pairs, next, tostring and string.format
   install_limits(L);
   Watchdog::get().add(this);  // `owner` takes it off again, also when loading throws
   TimeLimit limit(*this);     // loading is under the run's time limit too
@@ -781,6 +824,9 @@ namespace {
 void push_toml(lua_State* L, const toml::node& n, const std::string& path,
                std::vector<std::pair<std::string, int>>& lines) {
   lines.emplace_back(path, static_cast<int>(n.source().begin.line));
+  // one table a level: the depth is bounded when the file is read (kMaxTomlDepth), and the
+  // stack is checked all the same, for a table built by other means
+  luaL_checkstack(L, 3, "a scenario value nested too deep");
   if (n.is_table()) {
     lua_newtable(L);
     for (auto&& [k, v] : *n.as_table()) {

@@ -61,8 +61,9 @@ struct RunResult {
 
 // The exact mode (Engine::run_exact): every way a run can go, with its probability.
 struct ExactRunOptions {
-  std::size_t max_states = 1'000'000;    // nodes of the chain (exact/markov.hpp)
-  std::uint64_t max_branches = 200'000;  // leaves of one step from one node
+  std::size_t max_states = 1'000'000;            // nodes of the chain (exact/markov.hpp)
+  std::size_t max_bytes = std::size_t{2} << 30;  // what the chain may take (about; 2 GiB)
+  std::uint64_t max_branches = 200'000;          // leaves of one step from one node
   std::uint64_t max_step_runs = 20'000'000;
   double seconds = 600;                     // the exploration's time limit (a run's is 60 s)
   double prune = 1e-16;                     // nodes less likely than this are not expanded

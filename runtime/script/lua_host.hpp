@@ -45,9 +45,11 @@ inline constexpr std::size_t kMaxRunSpecs = 10'000;     // distinct spec tables 
 inline constexpr std::size_t kSpecCacheKeep = 1'000;    // spec tables kept from run to run
 inline constexpr std::size_t kMaxNewNames = 100'000;    // names first made by scripts at run time
 inline constexpr std::size_t kMaxSymbols = 2'000'000;   // names in the process (every engine)
-inline constexpr std::int64_t kMaxOptions = 10'000;     // options of one decision
-inline constexpr std::size_t kMaxEntities = 100'000;    // entities in one game state
-inline constexpr std::size_t kMaxLinks = 1'000'000;     // links in one game state
+inline constexpr std::size_t kMaxNameBytes = 1024;      // one name made by a script
+inline constexpr std::size_t kMaxSymbolBytes = 64u << 20;  // all names in the process
+inline constexpr std::int64_t kMaxOptions = 10'000;        // options of one decision
+inline constexpr std::size_t kMaxEntities = 100'000;       // entities in one game state
+inline constexpr std::size_t kMaxLinks = 1'000'000;        // links in one game state
 inline constexpr double kMaxPatternWork = 1e8;  // string.find/match/gmatch/gsub: estimated steps
 
 struct Engine::Impl {
@@ -110,7 +112,11 @@ struct Engine::Impl {
   // every instruction, call and return until the outermost call gate returns, so that content
   // cannot catch the error (pcall, xpcall, <close>) and go on.
   int gate_depth = 0;  // nesting of protected_call
+  // The sandbox whose function raised the error a gate is failing with (-1: none known): the
+  // message handler finds it, fail() blames that pack when it is not the one the gate called.
+  int raised_in = -1;
   bool exhausted = false;
+  bool killed = false;  // the outermost gate ended a run that was exhausted (for fail())
   std::string kill_message;
   // Arms the kill hook with "<where at level>message"; then raise_exhausted() raises it.
   // (Two steps: no C++ object may be alive in a frame a Lua error unwinds, it is a longjmp.)
@@ -349,7 +355,17 @@ int exact_root(lua_State* L);  // api_flow.cpp: Engine::run_exact's root explora
 // the exact mode see it).
 void add_run_metric(Engine::Impl& I, Sym metric, double delta);
 
+// --- fixed_order.cpp
+void install_fixed_order(lua_State* L);  // pairs, next, tostring, string.format: same everywhere
+// Pushes an iterator over the keys of the table at keys_of in the fixed order, its values read
+// from values_of (raw, or through metamethods: a view).
+void push_fixed_order_iterator(lua_State* L, int keys_of, int values_of, bool raw);
+// An error when the value at idx would show its address (`what` names the caller).
+void refuse_address(lua_State* L, int idx, const char* what);
+
 // --- sandbox.cpp
+// Whether the table at idx is one of the runtime's read-only tables (a view, an environment).
+bool is_read_only(lua_State* L, int idx);
 void make_sandboxes(Engine::Impl& I);    // one environment per pack, then the ruleset's
 void freeze_sandboxes(Engine::Impl& I);  // once loading ends: a global write is an error
 // The string keys of the table at `idx`, sorted (api_names.cpp).

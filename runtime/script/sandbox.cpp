@@ -88,18 +88,11 @@ int view_newindex(lua_State* L) {
                     lua_tostring(L, -2), key_text(L, 2).c_str());
 }
 
-int view_next(lua_State* L) {
-  lua_settop(L, 2);
-  view_parts(L, 1);
-  lua_pushvalue(L, 2);
-  if (!lua_next(L, -4)) return 0;
-  if (lua_istable(L, -1))
-    push_view(impl(L), static_cast<int>(lua_tointeger(L, -3)), -1, lua_tostring(L, -4));
-  return 2;
-}
-
+// The real table's keys in the fixed order (fixed_order.cpp), its values through the view.
 int view_pairs(lua_State* L) {
-  lua_pushcfunction(L, view_next);
+  view_parts(L, 1);
+  lua_pop(L, 2);
+  push_fixed_order_iterator(L, -1, 1, false);
   lua_pushvalue(L, 1);
   lua_pushnil(L);
   return 3;
@@ -154,6 +147,14 @@ void push_view(Engine::Impl& I, int viewer, int idx, const char* what) {
 
 }  // namespace
 
+bool is_read_only(lua_State* L, int idx) {
+  if (!lua_getmetatable(L, idx)) return false;
+  lua_pushlightuserdata(L, read_only_mark());
+  const bool marked = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return marked;
+}
+
 void push_hook_view(Engine::Impl& I, int idx, const char* what) {
   if (I.hook_viewer >= 0 && static_cast<std::size_t>(I.hook_viewer) < I.sandboxes.size())
     push_view(I, I.hook_viewer, idx, what);
@@ -166,14 +167,6 @@ void push_read_only(Engine::Impl& I, int idx, const char* what) {
 }
 
 namespace {
-
-bool is_read_only(lua_State* L, int idx) {
-  if (!lua_getmetatable(L, idx)) return false;
-  lua_pushlightuserdata(L, read_only_mark());
-  const bool marked = lua_rawget(L, -2) != LUA_TNIL;
-  lua_pop(L, 2);
-  return marked;
-}
 
 // ---------------------------------------------------------------- require
 
@@ -252,6 +245,7 @@ int sandbox_print(lua_State* L) {
   std::string line;
   for (int i = 1; i <= lua_gettop(L); ++i) {
     if (i > 1) line += '\t';
+    refuse_address(L, i, "print");
     line += luaL_tolstring(L, i, nullptr);
     lua_pop(L, 1);
   }
@@ -346,11 +340,9 @@ int frozen_newindex(lua_State* L) {
 
 int frozen_pairs(lua_State* L) {
   lua_getmetatable(L, 1);
-  lua_pushcfunction(L, [](lua_State* L) -> int {
-    lua_settop(L, 2);
-    return lua_next(L, 1) ? 2 : 0;
-  });
-  lua_getfield(L, -2, "__index");
+  lua_getfield(L, -1, "__index");  // the globals
+  push_fixed_order_iterator(L, -1, -1, true);
+  lua_pushvalue(L, 1);  // not the globals themselves: the environment stays the only way in
   lua_pushnil(L);
   return 3;
 }

@@ -1,6 +1,7 @@
 #include "sim/rules_test.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "base/error.hpp"
@@ -126,52 +127,58 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   State state;
   std::string error;
   std::unique_ptr<Table> table;
-  const ScriptedAnswers fresh_answers = answers;  // for the second run
-  std::string procedure;
+  std::optional<Session> session;
+  const ScriptedAnswers fresh_answers = answers;  // for the runs again
+  // the state guard: a run must leave what scripts could keep as it found it
+  EngineOptions engine_options;
+  engine_options.check_state = true;
   try {
-    Session session = open_session(std::move(scenario), so);
-    // the state guard: a run must leave what scripts could keep as it found it
-    EngineOptions engine_options;
-    engine_options.check_state = true;
-    table = std::make_unique<Table>(session, engine_options);
-    procedure = session.procedure;
+    session = open_session(std::move(scenario), so);
+    table = std::make_unique<Table>(*session, engine_options);
     state = table->start;
-    table->engine.run(session.procedure, state, run, result);
+    table->engine.run(session->procedure, state, run, result);
   } catch (const Error& e) {
     error = e.what();
   }
-  if (error.empty() && table) {
-    // scripts keep nothing between runs: a second run of the same test ends the same way
+  // The test runs again twice, and each must repeat the first run: in the same engine (scripts
+  // keep nothing between runs), then in a fresh one (one seed gives one answer in any Lua state,
+  // as in another process).
+  auto again = [&](Table& in, const char* which) {
     ScriptedAnswers again_answers = fresh_answers;
     Trace again_trace;
     again_trace.enabled = true;
-    RunOptions again = run;
-    again.trace = &again_trace;
-    again.answers = &again_answers;
-    State again_state = table->start;
+    RunOptions options = run;
+    options.trace = &again_trace;
+    options.answers = &again_answers;
+    State again_state = in.start;
     RunResult again_result;
-    std::string again_error;
-    try {
-      table->engine.run(procedure, again_state, again, again_result);
-    } catch (const Error& e) {
-      again_error = e.what();
-    }
     std::string differs;
-    if (!again_error.empty())
-      differs = "its second run failed: " + again_error;
-    else if (again_result.outcome_name != result.outcome_name)
-      differs = "outcome " + result.outcome_name + ", then " + again_result.outcome_name;
-    else if (again_result.metrics != result.metrics)
-      differs = "different metrics";
-    else if (again_trace.events.size() != trace.events.size())
-      differs = "different traces";
-    else
-      for (std::size_t i = 0; i < trace.events.size() && differs.empty(); ++i)
-        if (trace.events[i].key != again_trace.events[i].key)
-          differs = "trace '" + trace.events[i].key + "', then '" + again_trace.events[i].key + "'";
+    try {
+      in.engine.run(session->procedure, again_state, options, again_result);
+      if (again_result.outcome_name != result.outcome_name)
+        differs = "outcome " + result.outcome_name + ", then " + again_result.outcome_name;
+      else if (again_result.metrics != result.metrics)
+        differs = "different metrics";
+      else
+        differs = Trace::first_difference(trace, again_trace);
+    } catch (const Error& e) {
+      differs = "it failed: " + std::string(e.what());
+    }
     if (!differs.empty())
-      r.problems.push_back("the test's second run did not repeat its first (" + differs +
-                           "): a script keeps state between runs?");
+      r.problems.push_back(std::string("the test's run ") + which + " did not repeat its first (" +
+                           differs + ")");
+  };
+  if (error.empty() && table) {
+    again(*table, "again in the same engine");
+    if (r.problems.empty()) {
+      std::unique_ptr<Table> fresh;
+      try {
+        fresh = std::make_unique<Table>(*session, engine_options);
+      } catch (const Error& e) {
+        r.problems.push_back("a fresh engine failed to load: " + std::string(e.what()));
+      }
+      if (fresh) again(*fresh, "in a fresh engine");
+    }
   }
   std::ostringstream narrative;
   trace.print_narrative(narrative);

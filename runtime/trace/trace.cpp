@@ -36,6 +36,27 @@ bool Trace::matches(const std::string& key, const std::string& expected) {
   return key.size() == expected.size() || key[expected.size()] == ':';
 }
 
+std::string Trace::first_difference(const Trace& a, const Trace& b) {
+  const std::size_t n = std::min(a.events.size(), b.events.size());
+  std::size_t i = 0;
+  while (i < n && a.events[i].key == b.events[i].key) ++i;
+  if (i == a.events.size() && i == b.events.size()) return "";
+  std::string after = "at the start";
+  for (std::size_t j = i; j-- > 0;)
+    if (a.events[j].kind == EventKind::hook) {
+      const auto hook = a.events[j].fields.find("hook");
+      after = "after hook '" +
+              (hook != a.events[j].fields.end() && hook->is_string() ? hook->get<std::string>()
+                                                                     : a.events[j].key) +
+              "'";
+      break;
+    }
+  auto key = [&](const Trace& t) {
+    return i < t.events.size() ? "'" + t.events[i].key + "'" : std::string("the end");
+  };
+  return after + ": " + key(a) + ", then " + key(b);
+}
+
 namespace {
 
 // The key's name after "window:" for a window event, "" otherwise.

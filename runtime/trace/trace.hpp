@@ -57,6 +57,9 @@ class Trace {
 
   // Whether an event key matches an expected key: equal, or the expected key followed by ':'.
   static bool matches(const std::string& key, const std::string& expected);
+  // Where two traces of the same run part ("" if nowhere), naming the last hook that ran before:
+  // "after hook 'p:h': 'key a', then 'key b'".
+  static std::string first_difference(const Trace& a, const Trace& b);
 
   void print_narrative(std::ostream& out, const NarrativeOptions& options = {}) const;
   void print_json_lines(std::ostream& out) const;

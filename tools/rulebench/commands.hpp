@@ -53,6 +53,7 @@ struct SimulateArgs {
   bool no_memo = false;                // run every step of a ctx:steps procedure (no step memo)
   bool exact = false;                  // the exact mode (Engine::run_exact) instead of Monte Carlo
   std::size_t max_states = 1'000'000;  // the exact mode's limit
+  std::size_t max_memory = 2048;       // the exact mode's chain, in MiB
   Changes changes;  // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);
@@ -65,7 +66,8 @@ struct CompareArgs {
   bool json = false;
   bool exact = false;  // both arms in the exact mode
   std::size_t max_states = 1'000'000;
-  Changes changes;  // arm B: the scenario with these; arm A: as written
+  std::size_t max_memory = 2048;  // MiB, each arm
+  Changes changes;                // arm B: the scenario with these; arm A: as written
 };
 int compare(const Common& c, const CompareArgs& a);
 

@@ -149,6 +149,11 @@ int main(int argc, char** argv) {
                    "the most states the exact mode may explore (default 10^6)")
       ->check(whole(1, 100'000'000))
       ->needs(exact_flag);
+  simulate
+      ->add_option("--max-memory", sim.max_memory,
+                   "the most MiB the exact mode's states may take (default 2048)")
+      ->check(whole(1, 1 << 20))
+      ->needs(exact_flag);
   simulate->add_flag("--no-memo", sim.no_memo,
                      "run every step of every run (the step memo replays steps; same numbers)");
   simulate->add_option("--with", sim.changes.with,
@@ -182,6 +187,11 @@ int main(int argc, char** argv) {
       ->add_option("--max-states", cmp.max_states,
                    "the most states the exact mode may explore in each arm (default 10^6)")
       ->check(whole(1, 100'000'000))
+      ->needs(cmp_exact);
+  compare
+      ->add_option("--max-memory", cmp.max_memory,
+                   "the most MiB the exact mode's states may take in each arm (default 2048)")
+      ->check(whole(1, 1 << 20))
       ->needs(cmp_exact);
 
   cli::BenchArgs bench_args;

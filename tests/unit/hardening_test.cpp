@@ -175,3 +175,29 @@ TEST_CASE("hardening: the exact mode's states are bounded in bytes", "[hardening
   eo.max_bytes = std::size_t{1} << 30;
   CHECK_NOTHROW(Simulation(session).exact(eo));
 }
+
+TEST_CASE("hardening: a hook's budget error reads as the hook's, with no internal marker",
+          "[hardening]") {
+  // the kill message travels through ctx:open and ctx:steps to the procedure's call, which
+  // printed it with the runtime's marker ("\1S") in front
+  const std::filesystem::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  so.search = {test_dir() / "fixtures" / "hostile-ti4"};
+  Scenario sc = scenario_from_table(scenario("ruleset = \"ti4\"\nprocedure = \"space_combat\"\n"
+                                             "packs = [\"looping\"]\n"
+                                             "[attacker]\nunits = { cruiser = 2 }\n"
+                                             "[defender]\nunits = { cruiser = 2 }\n"),
+                                    "loop.toml", root);
+  const Session session = open_session(std::move(sc), so);
+  Table table(session);
+  State state = table.start;
+  RunResult result;
+  const std::string e =
+      error_of([&] { table.engine.run(session.procedure, state, RunOptions{}, result); });
+  INFO(e);
+  CHECK(contains(e, "hook 'looping:spin'"));
+  CHECK(contains(e, "instruction budget exceeded"));
+  CHECK(e.find('\1') == std::string::npos);
+  CHECK(e.rfind("hook 'looping:spin'", 0) == 0);
+}

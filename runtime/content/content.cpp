@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "base/text.hpp"
 #include "content/keys.hpp"
 #include "content/toml_read.hpp"
@@ -226,6 +227,7 @@ Ruleset load_ruleset(const fs::path& dir) {
   const fs::path file = dir / "ruleset.toml";
   if (!fs::exists(file))
     throw ContentError(file.string(), 0, "no ruleset here (expected a ruleset.toml)");
+  require_inside(dir, file, "ruleset");
   TomlFile f(file.string());
   const toml::table& t = f.root();
   f.expect_keys(t,
@@ -328,11 +330,16 @@ Ruleset load_ruleset(const fs::path& dir) {
                    did_you_mean(w, names));
     r.round_windows[round] = first;
   }
+  // a file the ruleset names: inside its folder, links followed
+  auto ruleset_file = [&](const std::string& path, int line) {
+    if (std::string why = outside_reason(dir, dir / path, "ruleset"); !why.empty())
+      f.fail(line, why);
+    return dir / path;
+  };
   for (auto& [name, path] : string_pairs(f, t, "procedures")) {
-    if (!fs::exists(dir / path))
-      f.fail(f.line_of(*f.table(t, "procedures"), name),
-             "procedure file '" + path + "' does not exist");
-    r.procedures.emplace_back(name, dir / path);
+    const int line = f.line_of(*f.table(t, "procedures"), name);
+    if (!fs::exists(dir / path)) f.fail(line, "procedure file '" + path + "' does not exist");
+    r.procedures.emplace_back(name, ruleset_file(path, line));
   }
   for (auto& [kind, key] : string_pairs(f, t, "scenario_lists")) {
     if (!r.has_kind(kind))
@@ -366,8 +373,8 @@ Ruleset load_ruleset(const fs::path& dir) {
       r.counts.push_back(std::move(c));
     }
   }
-  if (auto s = f.string(t, "setup")) r.setup = dir / *s;
-  if (auto p = f.string(t, "policies")) r.policies = dir / *p;
+  if (auto s = f.string(t, "setup")) r.setup = ruleset_file(*s, f.line_of(t, "setup"));
+  if (auto p = f.string(t, "policies")) r.policies = ruleset_file(*p, f.line_of(t, "policies"));
   if (const toml::table* reports = f.table(t, "report")) {
     for (auto&& [k, v] : *reports) {
       if (!v.is_table()) f.fail(v, "report." + std::string(k.str()) + " must be a table");
@@ -401,11 +408,11 @@ std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::s
     const fs::path p = dir / entry;
     if (entry.find("..") != std::string::npos || fs::path(entry).is_absolute())
       f.fail(f.line_of(t, key), "'" + entry + "' must be a path inside the pack");
+    if (std::string why = outside_reason(dir, p, "pack"); !why.empty())
+      f.fail(f.line_of(t, key), why);
     if (fs::is_directory(p)) {
-      std::vector<fs::path> found;
-      for (const auto& e : fs::recursive_directory_iterator(p))
-        if (e.is_regular_file() && e.path().extension() == ext) found.push_back(e.path());
-      std::sort(found.begin(), found.end());
+      // sorted; a file in it that links out of the pack is an error naming the link
+      const auto found = files_inside(dir, p, ext, "pack", Walk::recursive);
       out.insert(out.end(), found.begin(), found.end());
     } else if (fs::is_regular_file(p)) {
       out.push_back(p);
@@ -420,6 +427,7 @@ std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::s
 PackInfo read_pack(const fs::path& dir) {
   const fs::path file = dir / "pack.toml";
   if (!fs::exists(file)) throw ContentError(file.string(), 0, "not a pack (expected a pack.toml)");
+  require_inside(dir, file, "pack");
   TomlFile f(file.string());
   const toml::table& t = f.root();
   f.expect_keys(t, key_names(pack_keys()), "pack.toml");  // content/keys.cpp
@@ -466,9 +474,11 @@ PackInfo read_pack(const fs::path& dir) {
   packs("conflicts", p.conflicts, p.conflicts_line);
   p.data = list_files(f, t, "data", dir, ".toml");
   p.scripts = list_files(f, t, "scripts", dir, ".lua");
-  if (auto tests = f.string(t, "tests"))
+  if (auto tests = f.string(t, "tests")) {
     p.tests = dir / *tests;
-  else if (fs::is_directory(dir / "tests"))
+    if (std::string why = outside_reason(dir, p.tests, "pack"); !why.empty())
+      f.fail(f.line_of(t, "tests"), why);
+  } else if (fs::is_directory(dir / "tests"))
     p.tests = dir / "tests";
   return p;
 }
@@ -846,6 +856,15 @@ bool looks_like_path(std::string_view p) {
          p.starts_with('.');
 }
 
+fs::path pack_folder_of(const fs::path& path) {
+  std::error_code ec;
+  for (fs::path d = fs::absolute(path, ec).lexically_normal(); !d.empty(); d = d.parent_path()) {
+    if (fs::is_regular_file(d / "pack.toml", ec)) return d;  // an error (a file's "folder"): no
+    if (d == d.parent_path()) break;
+  }
+  return {};
+}
+
 bool is_pack_path(std::string_view p) {
   if (looks_like_path(p)) return true;
   std::error_code ec;
@@ -864,6 +883,7 @@ std::map<std::string, fs::path> discover_packs(const LoadRequest& request) {
     if (fs::exists(d / "pack.toml")) subs.push_back(d);
     std::sort(subs.begin(), subs.end());
     for (const auto& s : subs) {
+      require_inside(s, s / "pack.toml", "pack");
       TomlFile f((s / "pack.toml").string());
       auto id = f.string(f.root(), "id", true);
       if (auto it = found.find(*id);

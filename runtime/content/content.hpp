@@ -7,6 +7,8 @@
 // topological order of their dependencies, ties broken by id. A pack may override or remove
 // another pack's records; each record remembers the pack that last changed it.
 // Loading never half-succeeds: any problem is a ContentError naming file, line and expectation.
+// Every file a pack lists or holds resolves, links followed, inside the pack's folder (a
+// ruleset's inside the ruleset's folder): a link out of it is such an error (base/paths).
 #pragma once
 
 #include <array>
@@ -227,6 +229,9 @@ struct LoadRequest {
 bool is_pack_path(std::string_view p);
 // Only the first test: written as a path. (A scenario's `packs` are relative to its folder.)
 bool looks_like_path(std::string_view p);
+// The pack folder `path` lies in: the nearest folder holding a pack.toml, from `path` itself up
+// by name (absolute); empty when there is none. Its files must resolve inside it (base/paths).
+fs::path pack_folder_of(const fs::path& path);
 
 // Loads a ruleset and packs. Throws ContentError.
 std::shared_ptr<const Content> load_content(const LoadRequest& request);

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "script/lua_host.hpp"
 
 namespace rb {
@@ -173,7 +174,7 @@ namespace {
 // Loads module `name` (file `rel`.lua) for sandbox `viewer`, looking in sandbox `sb` and then
 // its parent (a pack's parent is its ruleset, whose modules are loaded once, into the ruleset's
 // environment, and shared: a pack sees them through read-only views). Pushes the module; false
-// when no file.
+// when no file. A file that links out of its folder is an error naming the link.
 bool require_in(Engine::Impl& I, int sb, int viewer, const char* name, const std::string& rel) {
   lua_State* L = I.L;
   const Engine::Impl::Sandbox& s = I.sandboxes[static_cast<std::size_t>(sb)];
@@ -181,14 +182,19 @@ bool require_in(Engine::Impl& I, int sb, int viewer, const char* name, const std
   if (lua_getfield(L, -1, name) == LUA_TNIL) {
     lua_pop(L, 2);
     const fs::path path = s.dir / (rel + ".lua");
-    if (!fs::is_regular_file(path))
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
       return s.parent >= 0 && require_in(I, s.parent, viewer, name, rel);
-    std::string text;
-    try {
-      text = read_text(path);
-    } catch (const std::exception& e) {
-      luaL_error(L, "%s", e.what());
+    // the file, links followed, must be in the folder (base/paths)
+    std::string text, why = outside_reason(s.dir, path, s.parent >= 0 ? "pack" : "ruleset");
+    if (why.empty()) {
+      try {
+        text = read_text(path);
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
     }
+    if (!why.empty()) luaL_error(L, "require '%s': %s", name, why.c_str());
     const std::string chunk = "@" + shown_path(path);
     if (luaL_loadbufferx(L, text.data(), text.size(), chunk.c_str(), "t") != LUA_OK) lua_error(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s.env);

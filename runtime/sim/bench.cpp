@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "exact/explore.hpp"
 #include "sim/simulate.hpp"
 
@@ -18,15 +19,15 @@ std::vector<BenchCase> bench_cases(const fs::path& root) {
   std::vector<BenchCase> out;
   std::error_code ec;
   for (const auto& pack : fs::directory_iterator(root / "content", ec)) {
-    const fs::path dir = pack.path() / "scenarios";
-    if (!fs::is_directory(dir, ec)) continue;
-    for (const auto& f : fs::directory_iterator(dir, ec)) {
-      const std::string stem = f.path().stem().string();
-      if (f.path().extension() != ".toml" || stem.rfind("bench_", 0) != 0) continue;
-      const Scenario sc = read_scenario(f.path());
+    // a scenario that links out of its pack is an error naming the link (base/paths)
+    for (const fs::path& file :
+         files_inside(pack.path(), pack.path() / "scenarios", ".toml", "pack", Walk::flat)) {
+      const std::string stem = file.stem().string();
+      if (stem.rfind("bench_", 0) != 0) continue;
+      const Scenario sc = read_scenario(file);
       BenchCase c;
       c.name = stem.substr(6);
-      c.file = fs::relative(f.path(), root, ec).generic_string();
+      c.file = fs::relative(file, root, ec).generic_string();
       c.description = sc.table["description"].value<std::string>().value_or(c.file);
       c.target = sc.bench_target;
       c.anchors = sc.anchors;

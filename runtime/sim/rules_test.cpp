@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "content/keys.hpp"
 #include "content/toml_read.hpp"
 
@@ -59,7 +60,11 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   const fs::path dir = fs::path(f.path()).parent_path();
   Scenario scenario;
   if (const toml::node* s = t.get("scenario"); s && s->is_string()) {
-    scenario = read_scenario(dir / std::string(s->as_string()->get()));
+    // a test in a pack reads a scenario of that pack only
+    const fs::path file = dir / std::string(s->as_string()->get());
+    if (const fs::path pack = pack_folder_of(f.path()); !pack.empty())
+      if (std::string why = outside_reason(pack, file, "pack"); !why.empty()) f.fail(*s, why);
+    scenario = read_scenario(file);
   } else if (s && s->is_table()) {
     scenario = scenario_from_table(*s->as_table(), f.path(), dir);
   } else if (shared_scenario) {
@@ -297,6 +302,9 @@ std::vector<RulesTestResult> run_rules_test_file(const fs::path& file,
                                                  const SessionOptions& options) {
   std::vector<RulesTestResult> out;
   try {
+    // a test file in a pack (or the folder named, a link out of it) resolves inside the pack
+    if (const fs::path pack = pack_folder_of(file); !pack.empty())
+      require_inside(pack, file, "pack");
     TomlFile f(file.string());
     if (const toml::node* tests = f.root().get("test")) {
       f.expect_keys(f.root(), key_names(test_file_keys()), "a file of [[test]] entries");
@@ -331,13 +339,16 @@ std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths,
   }
   std::vector<fs::path> files;
   for (const fs::path& p : roots) {
-    if (fs::is_regular_file(p)) {
+    // in a pack, what links out of it is listed unread: run_rules_test_file reports it as a
+    // test that cannot run (outside any pack the files are the user's own, wherever they are)
+    const fs::path pack = pack_folder_of(p);
+    const fs::path root = pack.empty() ? fs::path("/") : pack;
+    if (fs::is_regular_file(p) || !outside_reason(root, p, "pack").empty()) {
       files.push_back(p);
     } else if (fs::is_directory(p)) {
-      std::vector<fs::path> found;
-      for (const auto& e : fs::recursive_directory_iterator(p))
-        if (e.is_regular_file() && e.path().extension() == ".toml" && looks_like_test(e.path()))
-          found.push_back(e.path());
+      std::vector<fs::path> found;  // first the files that link out of the pack
+      for (const fs::path& file : files_inside(root, p, ".toml", "pack", Walk::recursive, &found))
+        if (looks_like_test(file)) found.push_back(file);
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else {

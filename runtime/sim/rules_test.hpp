@@ -26,7 +26,9 @@ std::vector<RulesTestResult> run_rules_test_file(const fs::path& file,
                                                  const SessionOptions& options);
 
 // Test files under the paths (files or folders, recursively: *.toml with a [expect] table or
-// [[test]] entries). With no paths: the tests folder of every pack under root/content.
+// [[test]] entries). With no paths: the tests folder of every pack under root/content. In a pack,
+// a file or folder that links out of it is listed unread, and run_rules_test_file reports it as
+// a test that cannot run; a test's `scenario = "file.toml"` must be in its pack too.
 std::vector<fs::path> find_rules_tests(const std::vector<fs::path>& paths,
                                        const SessionOptions& options);
 

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -17,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "base/text.hpp"
 #include "content/toml_read.hpp"
 #include "exact/explore.hpp"
@@ -75,12 +75,10 @@ int check(const Common& c, const std::vector<std::string>& packs, bool json) {
       for (const PackInfo& pi : content->packs)
         if (pi.id == p || pi.dir == fs::path(p) || fs::equivalent(pi.dir, fs::path(p), ec))
           info = &pi;
-      if (info && fs::is_directory(info->dir / "scenarios")) {
-        std::vector<fs::path> files;
-        for (const auto& f : fs::directory_iterator(info->dir / "scenarios"))
-          if (f.path().extension() == ".toml") files.push_back(f.path());
-        std::sort(files.begin(), files.end());
-        for (const fs::path& file : files) {
+      if (info) {
+        // a scenario that links out of the pack is an error naming the link (base/paths)
+        for (const fs::path& file :
+             files_inside(info->dir, info->dir / "scenarios", ".toml", "pack", Walk::flat)) {
           Session session = open_session(read_scenario(file), so);
           EngineOptions guarded;
           guarded.check_state = true;
@@ -226,6 +224,8 @@ void list_counts(const Content& content, const SessionOptions& so,
   std::vector<std::string> rules;
   for (const fs::path& file : find_rules_tests(roots, so)) {
     try {
+      if (const fs::path pack = pack_folder_of(file); !pack.empty())
+        require_inside(pack, file, "pack");  // a link out of the pack is never read
       TomlFile f(file.string());
       if (const toml::array* tests = f.root().get_as<toml::array>("test")) {
         for (const toml::node& t : *tests)
@@ -883,8 +883,10 @@ void write_junit(const std::string& path, const Suites& suites) {
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";
-  std::ofstream file(path, std::ios::binary);
-  if (!(file << out.str())) throw UsageError("test --junit: cannot write " + path);
+  // never through a link at FILE (a checkout could plant one): refused (base/paths)
+  const fs::path file(path);
+  write_files_inside(file.has_parent_path() ? file.parent_path() : fs::path("."),
+                     {{file.filename(), out.str()}}, "test --junit");
 }
 
 }  // namespace
@@ -894,16 +896,8 @@ int test(const Common& c, const std::vector<std::string>& paths, bool verbose, b
   SessionOptions so = c.session();
   std::vector<fs::path> ps(paths.begin(), paths.end());
   // tests inside a pack outside the search path (rulebench test my-pack/): that pack is found
-  for (const fs::path& p : ps) {
-    std::error_code ec;
-    for (fs::path d = fs::absolute(p, ec).lexically_normal(); !d.empty(); d = d.parent_path()) {
-      if (fs::is_regular_file(d / "pack.toml", ec)) {
-        so.search.push_back(d);
-        break;
-      }
-      if (d == d.parent_path()) break;
-    }
-  }
+  for (const fs::path& p : ps)
+    if (fs::path d = pack_folder_of(p); !d.empty()) so.search.push_back(d);
   const std::vector<fs::path> files = find_rules_tests(ps, so);
   if (files.empty()) {
     std::string where;

@@ -7,9 +7,9 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "base/paths.hpp"
 #include "commands.hpp"
 
 namespace rb::cli {
@@ -43,9 +43,9 @@ Lint lint_scripts(const Engine& engine, const std::vector<fs::path>& files) {
   }
   const fs::path luacheck = find_luacheck();
   if (luacheck.empty()) return lint;
-  const fs::path config = fs::temp_directory_path() /
-                          ("rulebench-luacheck-" + std::to_string(::getpid()) + ".luacheckrc");
-  std::ofstream(config) << luacheck_config(engine);
+  const fs::path name = "rulebench-luacheck-" + std::to_string(::getpid()) + ".luacheckrc";
+  const fs::path config = fs::temp_directory_path() / name;
+  write_files_inside(config.parent_path(), {{name, luacheck_config(engine)}}, "check");
   std::string cmd = shell_quoted(luacheck.string()) +
                     " --no-color --codes --formatter plain --config " +
                     shell_quoted(config.string());

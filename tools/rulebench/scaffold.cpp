@@ -1,7 +1,8 @@
 // rulebench new pack NAME [--ruleset ID] [DIR]: a pack folder made from the ruleset's pack
 // template (scripts/<ruleset>/new_pack/: every file, its name without ".tmpl", with {{id}},
 // {{name}}, {{ruleset}}, {{base_pack}}, {{base_version}} and {{prefix}} filled in), so that the
-// game's own example cards and rules test come from the ruleset, not from this program.
+// game's own example cards and rules test come from the ruleset, not from this program. It
+// never writes through a link: DIR, or a file or folder in it, that is a link is refused.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "base/text.hpp"
 #include "commands.hpp"
 
@@ -70,6 +72,7 @@ int new_pack(const Common& c, const NewPackArgs& a) {
     throw UsageError("new pack: the ruleset '" + rules.id + "' has no pack template (" +
                      templ.string() + "/)");
   const fs::path dir = a.dir.empty() ? fs::path(a.name) : fs::path(a.dir);
+  refuse_link(dir, "new pack");  // nor a link in it: write_files_inside
   std::error_code ec;
   if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir, ec)))
     throw UsageError("new pack: " + dir.string() +
@@ -86,10 +89,8 @@ int new_pack(const Common& c, const NewPackArgs& a) {
   values["prefix"] = prefix;
   if (const PackInfo* base = content->pack(rules.base_pack)) values["base_version"] = base->version;
 
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(templ))
-    if (e.is_regular_file()) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  const std::vector<fs::path> files =
+      files_inside(rules.dir, templ, "", "ruleset", Walk::recursive);
   // everything is read and filled before anything is written: a bad template writes nothing
   std::vector<std::pair<fs::path, std::string>> out;
   for (const fs::path& f : files) {
@@ -98,16 +99,12 @@ int new_pack(const Common& c, const NewPackArgs& a) {
     std::ifstream in(f, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    out.emplace_back(dir / fill(rel, values, f.string()), fill(text.str(), values, f.string()));
+    out.emplace_back(fill(rel, values, f.string()), fill(text.str(), values, f.string()));
   }
-  for (const auto& [path, text] : out) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-  }
+  write_files_inside(dir, out, "new pack");
   std::cout << fmt::format("made the pack {} (ruleset {}, depends on {} {}) in {}/:\n", a.name,
                            rules.id, rules.base_pack, values["base_version"], dir.string());
-  for (const auto& [path, text] : out)
-    std::cout << "  " << fs::relative(path, dir).generic_string() << "\n";
+  for (const auto& [path, text] : out) std::cout << "  " << path.generic_string() << "\n";
   const int typed = write_types(c, rules.id, dir, /*check=*/false, /*quiet=*/true);
   if (typed == 0) std::cout << "  .luarc.json, types/rulebench.lua (editor types)\n";
   std::cout << fmt::format(

@@ -8,7 +8,8 @@
 //   DIR/.luacheckrc          luacheck's settings: the globals every sandbox really has
 // With no --ruleset: the ruleset of DIR's pack.toml, else every ruleset of the repository (the
 // enums are then the union, each name's doc saying whose it is). --check writes nothing and
-// exits 1 naming each file that is not what it would write.
+// exits 1 naming each file that is not what it would write. It never writes through a link in
+// DIR (a .luarc.json or types/ that is a link is refused: a downloaded pack could hold one).
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "commands.hpp"
 #include "content/toml_read.hpp"
 #include "script/api_doc.hpp"
@@ -55,6 +57,7 @@ std::vector<std::string> rulesets_for(const SessionOptions& so, const std::strin
                                       const fs::path& dir) {
   if (!ruleset.empty()) return {ruleset};
   if (fs::is_regular_file(dir / "pack.toml")) {
+    require_inside(dir, dir / "pack.toml", "pack");
     TomlFile f((dir / "pack.toml").string());
     return {f.string(f.root(), "ruleset", true).value()};
   }
@@ -309,11 +312,13 @@ int write_types(const Common& common, const std::string& ruleset, const fs::path
       std::cout << "types, schemas, .luarc.json, .luacheckrc and .taplo.toml are current\n";
     return stale ? 1 : 0;
   }
-  for (const auto& [path, text] : files) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-    if (!quiet) std::cout << "wrote " << path.string() << "\n";
-  }
+  // never through a link in DIR (a downloaded pack could hold one): refused before anything
+  // is written (base/paths)
+  std::vector<std::pair<fs::path, std::string>> relative;
+  for (const auto& [path, text] : files) relative.emplace_back(path.lexically_relative(dir), text);
+  write_files_inside(dir, relative, "types");
+  if (!quiet)
+    for (const auto& [path, text] : files) std::cout << "wrote " << path.string() << "\n";
   return 0;
 }
 

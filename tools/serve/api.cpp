@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "base/text.hpp"
 #include "content/toml_read.hpp"
 #include "exact/explore.hpp"
@@ -485,11 +486,17 @@ Reply Api::scenarios_reply(const std::map<std::string, std::string>& query) cons
   const auto content = load_query(query, rulesets(), packs(), session_options());
   json list = json::array();
   for (const PackInfo& p : content->packs) {
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(p.dir / "scenarios", ec))
-      if (e.is_regular_file() && e.path().extension() == ".toml") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
+    // a file (or the scenarios folder) that links out of the pack is listed with its error,
+    // never read (base/paths)
+    std::vector<fs::path> outside;
+    const auto files =
+        files_inside(p.dir, p.dir / "scenarios", ".toml", "pack", Walk::flat, &outside);
+    for (const fs::path& file : outside)
+      list.push_back({{"pack", p.id},
+                      {"file", file.filename().string()},
+                      {"description", ""},
+                      {"toml", ""},
+                      {"error", outside_reason(p.dir, file, "pack")}});
     for (const fs::path& file : files) {
       const std::string text = read_text(file, options_.max_scenario_bytes);
       json s = {{"pack", p.id},

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/error.hpp"
+#include "base/paths.hpp"
 #include "base/text.hpp"
 #include "content/toml_read.hpp"
 
@@ -285,6 +286,7 @@ class FormReader {
 nlohmann::json read_form(const Ruleset& ruleset) {
   const fs::path file = ruleset.dir / "form.toml";
   if (!fs::is_regular_file(file)) return nullptr;
+  require_inside(ruleset.dir, file, "ruleset");
   TomlFile f(file.string());
   return FormReader(f, ruleset).read();
 }

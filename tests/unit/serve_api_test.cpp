@@ -1,11 +1,20 @@
 // rulebench serve's JSON API (tools/serve/api.hpp), called without HTTP: the page's numbers are
 // the command line's (the same engine entry points, the same seed), bad input is a 4xx with the
 // command line's message, nothing outside the content folders is read, runs are capped and can
-// be cancelled. And every ruleset's form.toml loads; a broken one names its file and line.
+// be cancelled. And every ruleset's form.toml loads; a broken one names its file and line. The
+// HTTP server itself (http.hpp) runs in a thread on a free loopback port for what needs sockets.
 #include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <future>
+#include <sstream>
 #include <thread>
 
 #include "api.hpp"
@@ -13,6 +22,7 @@
 #include "content/toml_read.hpp"
 #include "fixtures.hpp"
 #include "form.hpp"
+#include "http.hpp"
 #include "sim/compare.hpp"
 #include "sim/simulate.hpp"
 
@@ -70,6 +80,104 @@ SessionOptions repo_session() {
   so.root = repo();
   so.search = {test_dir() / "fixtures" / "serve"};
   return so;
+}
+
+// `rulebench serve` in a thread, on a free port of `host`; stopped (and the working folder that
+// serve() changes put back) when it goes out of scope.
+class Server {
+ public:
+  explicit Server(serve::ServeOptions o) : cwd_(fs::current_path()) {
+    o.api = o.api.root.empty() ? repo_options() : o.api;
+    o.port = 0;
+    o.stop = &stop_;
+    std::promise<int> bound;
+    auto port = bound.get_future();
+    o.listening = [&bound](int p) { bound.set_value(p); };
+    thread_ = std::thread([this, o] { status_ = serve::serve(o, out_); });
+    REQUIRE(port.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+    port_ = port.get();
+  }
+  ~Server() {
+    stop();
+    fs::current_path(cwd_);
+  }
+  int port() const { return port_; }
+  std::string printed() const { return out_.str(); }  // what it printed, once it stopped
+  int stop() {
+    if (thread_.joinable()) {
+      stop_ = true;
+      thread_.join();
+    }
+    return status_;
+  }
+
+ private:
+  fs::path cwd_;
+  std::atomic<bool> stop_{false};
+  std::ostringstream out_;
+  int status_ = 0;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// A TCP connection to address:port (IPv4), or -1.
+int connect_to(const std::string& address, int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the server answered or closed `fd` within `seconds`: reads what it sends until it
+// closes the connection (or the time is up) into `got`.
+bool read_until_closed(int fd, double seconds, std::string& got) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return true;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+struct HttpReply {
+  bool answered = false;  // within the time given
+  int status = 0;
+  std::string body;
+};
+
+// One request (the whole text, headers and body) on a new connection, the answer read until the
+// server closes it or `seconds` pass.
+HttpReply http(const std::string& address, int port, const std::string& request,
+               double seconds = 30) {
+  HttpReply r;
+  const int fd = connect_to(address, port);
+  if (fd < 0) return r;
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string got;
+  r.answered = read_until_closed(fd, seconds, got) && got.starts_with("HTTP/1.1 ");
+  ::close(fd);
+  if (r.answered) {
+    r.status = std::stoi(got.substr(9, 3));
+    const auto body = got.find("\r\n\r\n");
+    if (body != std::string::npos) r.body = got.substr(body + 4);
+  }
+  return r;
+}
+
+std::string get_request(const std::string& path, const std::string& host) {
+  return "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n";
 }
 
 }  // namespace
@@ -471,4 +579,17 @@ TEST_CASE("serve: an exact exploration is cancelled at its next step run", "[ser
   CHECK(cancelled.status == 422);
   CHECK(contains(error_of(cancelled), "the exact mode was cancelled"));
   CHECK(waited < 5);
+}
+
+TEST_CASE("serve: the server answers on its port and stops when asked", "[serve]") {
+  const fs::path cwd = fs::current_path();
+  {
+    Server server({});
+    const std::string host = "127.0.0.1:" + std::to_string(server.port());
+    const auto r = http("127.0.0.1", server.port(), get_request("/api/packs", host));
+    REQUIRE(r.answered);
+    CHECK(r.status == 200);
+    CHECK(contains(r.body, "boarding-party"));
+  }
+  CHECK(fs::current_path() == cwd);
 }

@@ -149,6 +149,7 @@ int serve(const ServeOptions& given, std::ostream& out) {
   }
   const std::string shown =
       options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  if (options.listening) options.listening(port);
   out << "rulebench serve: http://" << shown << ":" << port << "/  (Ctrl-C stops)" << std::endl;
   if (!loopback(options.host))
     std::cerr << "warning: serving on " << options.host
@@ -158,8 +159,9 @@ int serve(const ServeOptions& given, std::ostream& out) {
   auto previous_int = std::signal(SIGINT, on_stop_signal);
   auto previous_term = std::signal(SIGTERM, on_stop_signal);
   std::atomic<bool> done{false};
+  const auto stopping = [&] { return stop_requested || (options.stop && *options.stop); };
   std::thread watcher([&] {
-    while (!done && !stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!done && !stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     api.cancel_all();  // a request waiting for a run gets its partial result, then the server stops
     server.stop();
   });
@@ -169,7 +171,7 @@ int serve(const ServeOptions& given, std::ostream& out) {
   api.stop_all();
   std::signal(SIGINT, previous_int);
   std::signal(SIGTERM, previous_term);
-  if (!ok && !stop_requested) {
+  if (!ok && !stopping()) {
     std::cerr << "error: serve: the server stopped unexpectedly\n";
     return 2;
   }

@@ -3,6 +3,8 @@
 // cpp-httplib, bound to 127.0.0.1 by default.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <iosfwd>
 #include <string>
 
@@ -15,9 +17,14 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port (the address is printed)
   fs::path web;     // the page's folder ("": <root>/web)
+  // For a caller that runs the server in a thread (the tests): serve() also stops when *stop
+  // becomes true, and calls listening(port) once it is bound (before it prints its address).
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(int port)> listening;
 };
 
-// Serves until SIGINT or SIGTERM; prints the address on `out` first. Returns the exit code.
+// Serves until SIGINT or SIGTERM (or *stop); prints the address on `out` first. Returns the exit
+// code.
 int serve(const ServeOptions& options, std::ostream& out);
 
 }  // namespace rb::serve

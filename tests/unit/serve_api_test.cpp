@@ -324,6 +324,74 @@ TEST_CASE("serve: a bad request is a 400 naming what is wrong", "[serve]") {
   CHECK(api.del("/api/jobs/abc").status == 404);
 }
 
+TEST_CASE("serve: a JSON body nested deeper than 64 is refused before anything walks it",
+          "[serve]") {
+  serve::Api api(repo_options());
+  const std::string scenario = json(kCruisers).dump();
+  const std::string arrays = std::string(100000, '[') + std::string(100000, ']');
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(100000, '}');
+  for (const std::string& deep : {arrays, objects}) {
+    for (const auto& [path, key] :
+         std::vector<std::pair<std::string, std::string>>{{"/api/simulate", "runs"},
+                                                          {"/api/simulate", "with"},
+                                                          {"/api/simulate", "precision"},
+                                                          {"/api/compare", "without"},
+                                                          {"/api/trace", "seed"},
+                                                          {"/api/check", "with"},
+                                                          {"/api/parse", "toml"}}) {
+      INFO(path << " " << key);
+      const auto r =
+          api.post(path, "{\"scenario\": " + scenario + ", \"" + key + "\": " + deep + "}");
+      CHECK(r.status == 400);
+      CHECK(contains(error_of(r), "the request body nests arrays and objects more than 64 deep"));
+    }
+    CHECK(api.post("/api/simulate", deep).status == 400);  // the body itself
+  }
+  // 64 levels are read: the value is refused for its type, described, not quoted
+  const std::string deep64 = std::string(63, '[') + "1" + std::string(63, ']');
+  const auto r = api.post("/api/simulate", "{\"runs\": " + deep64 + "}");
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "runs: an array of 1 item is not a whole number"));
+}
+
+TEST_CASE("serve: an error quotes at most a short excerpt of what the request sent", "[serve]") {
+  serve::Api api(repo_options());
+  const std::string big(100000, 'x');
+  const std::vector<std::pair<std::string, json>> requests = {
+      {"/api/simulate", {{"scenario", kCruisers}, {"runs", big}}},
+      {"/api/simulate", {{"scenario", kCruisers}, {"seed", {big, big}}}},
+      {"/api/simulate", {{"scenario", kCruisers}, {big, 1}}},
+      {"/api/simulate", {{"scenario", kCruisers}, {"precision", big}}},
+      {"/api/trace", {{"scenario", kCruisers}, {"with", {1, big}}}},
+      {"/api/trace", {{"scenario", kCruisers}, {"with", {json::array({big})}}}},
+      {"/api/check", {{"scenario", kCruisers}, {"with", {big}}}},
+      {"/api/compare", {{"scenario", kCruisers}, {"without", {big}}}}};
+  for (const auto& [path, body] : requests) {
+    const auto r = post(api, path, body);
+    INFO(path << " " << error_of(r).substr(0, 300));
+    CHECK(r.status == 400);
+    CHECK(!error_of(r).empty());
+    CHECK(error_of(r).size() < 400);
+  }
+  CHECK(error_of(api.post("/api/simulate", "{\"runs\": 1, \"" + big)).size() < 400);  // not JSON
+  CHECK(error_of(api.post("/api/" + big, "{}")).size() < 400);
+  CHECK(error_of(api.get("/api/jobs/" + big, {})).size() < 400);
+  CHECK(error_of(api.get("/api/records", {{"ruleset", big}})).size() < 400);
+  CHECK(error_of(api.get("/api/records", {{"ruleset", "ti4"}, {"packs", big}})).size() < 1000);
+  CHECK(error_of(api.get("/api/records", {{"ruleset", "ti4"}, {"kinds", big}})).size() < 400);
+  // bytes that are not UTF-8 (a query string can carry any) are sent as U+FFFD
+  const auto bad = api.get("/api/records", {{"ruleset", "ti\xff"}});
+  CHECK(bad.status == 400);
+  CHECK(contains(bad.text(), "no ruleset 'ti\xef\xbf\xbd'"));
+  // what is short is quoted whole, as before
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", "12x"}})),
+                 "runs: '12x' is not a whole number"));
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", true}})),
+                 "runs: true is not a whole number"));
+}
+
 TEST_CASE("serve: a request reads nothing outside the content folders", "[serve]") {
   serve::Api api(repo_options());
   const std::string ti4 = "ruleset = \"ti4\"\n[attacker]\n[defender]\n";

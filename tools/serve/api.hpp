@@ -55,6 +55,9 @@ struct ApiOptions {
 struct Reply {
   int status = 200;
   nlohmann::json body;
+  // The body as sent: JSON text, where bytes that are not UTF-8 (a query string's, a script's
+  // note in a trace) become U+FFFD instead of an exception.
+  std::string text() const;
 };
 
 class Api {

@@ -23,7 +23,7 @@ extern "C" void on_stop_signal(int) {
 void send(httplib::Response& res, const Reply& r) {
   res.status = r.status;
   res.set_header("Cache-Control", "no-store");
-  res.set_content(r.body.dump(), "application/json");
+  res.set_content(r.text(), "application/json");
 }
 
 std::map<std::string, std::string> query_of(const httplib::Request& req) {

@@ -661,3 +661,76 @@ TEST_CASE("serve: the server answers on its port and stops when asked", "[serve]
   }
   CHECK(fs::current_path() == cwd);
 }
+
+TEST_CASE("serve --host other than 127.0.0.1 still answers only the Host names on its list",
+          "[serve]") {
+  serve::ServeOptions o;
+  o.host = "127.0.0.2";  // loopback, but not the default address
+  Server server(o);
+  const std::string p = ":" + std::to_string(server.port());
+  for (const std::string& host : {"127.0.0.2" + p, "localhost" + p, "LocalHost" + p}) {
+    INFO(host);
+    const auto r = http("127.0.0.2", server.port(), get_request("/api/packs", host));
+    CHECK(r.status == 200);
+  }
+  // a name another site controls (DNS rebinding), the right name with another port, no Host
+  for (const std::string& host :
+       std::vector<std::string>{"evil.example" + p, "evil.example", "127.0.0.2", "127.0.0.2:1",
+                                "localhost.evil.example" + p, ""}) {
+    INFO(host);
+    const auto r = http("127.0.0.2", server.port(), get_request("/api/packs", host));
+    CHECK(r.status == 403);
+    CHECK(contains(r.body, "this server answers requests for Host 127.0.0.2" + p));
+  }
+}
+
+TEST_CASE("serve: the Host allowlist of each address the server can listen on", "[serve]") {
+  const auto list = [](const std::string& host, std::vector<std::string> allow = {}) {
+    return serve::host_allowlist(host, 8080, allow, "mybox").names;
+  };
+  using names = std::vector<std::string>;
+  CHECK(list("127.0.0.1") == names{"127.0.0.1", "localhost", "[::1]"});
+  CHECK(list("127.0.0.2") == names{"127.0.0.2", "localhost", "127.0.0.1", "[::1]"});
+  CHECK(list("::1") == names{"[::1]", "localhost", "127.0.0.1"});
+  CHECK(list("LocalHost") == names{"localhost", "127.0.0.1", "[::1]"});
+  // every address: this machine's names; others only by --allow-host
+  CHECK(list("0.0.0.0") == names{"localhost", "127.0.0.1", "[::1]", "mybox"});
+  CHECK(list("::", {"rb.lan", "192.168.1.5", "FE80::1"}) ==
+        names{"localhost", "127.0.0.1", "[::1]", "mybox", "rb.lan", "192.168.1.5", "[fe80::1]"});
+  CHECK(list("192.168.1.5") == names{"192.168.1.5", "mybox"});
+  CHECK(list("rb.lan") == names{"rb.lan", "mybox"});
+  const auto any = serve::host_allowlist("0.0.0.0", 8080, {"rb.lan"}, "mybox");
+  CHECK(any.accepts("rb.lan:8080"));
+  CHECK(any.accepts("RB.LAN:8080"));
+  CHECK(any.accepts("mybox:8080"));
+  CHECK(any.accepts("[::1]:8080"));
+  CHECK_FALSE(any.accepts("rb.lan"));  // the port is part of it (80 would be left out)
+  CHECK_FALSE(any.accepts("rb.lan:80"));
+  CHECK_FALSE(any.accepts("0.0.0.0:8080"));
+  CHECK_FALSE(any.accepts("192.168.1.5:8080"));
+  CHECK_FALSE(any.accepts("evil.example:8080"));
+  CHECK_FALSE(any.accepts(""));
+  CHECK(serve::host_allowlist("127.0.0.1", 80, {}, "").accepts("localhost"));
+  CHECK(serve::host_allowlist("127.0.0.1", 80, {}, "").accepts("localhost:80"));
+  CHECK(serve::host_allowlist("0.0.0.0", 8080, {"[FE80::1]"}, "").accepts("[fe80::1]:8080"));
+  for (const char* bad : {"", "rb.lan:8080", "http://rb.lan", "a b", "[rb.lan]", "[::1]:80"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(serve::host_allowlist("0.0.0.0", 8080, {bad}, ""), UsageError);
+  }
+}
+
+TEST_CASE("serve --allow-host adds a name; the startup lines say who is answered", "[serve]") {
+  serve::ServeOptions o;
+  o.host = "127.0.0.2";
+  o.allow_hosts = {"rb.test"};
+  Server server(o);
+  const std::string p = ":" + std::to_string(server.port());
+  CHECK(http("127.0.0.2", server.port(), get_request("/api/packs", "rb.test" + p)).status == 200);
+  CHECK(http("127.0.0.2", server.port(), get_request("/api/packs", "evil.test" + p)).status == 403);
+  server.stop();
+  CHECK(contains(server.printed(), "rulebench serve: http://127.0.0.2" + p + "/"));
+  CHECK(contains(server.printed(),
+                 "listening on 127.0.0.2 (this machine only); answers requests for Host "
+                 "127.0.0.2" +
+                     p + ", localhost" + p + ", 127.0.0.1" + p + ", [::1]" + p + ", rb.test" + p));
+}

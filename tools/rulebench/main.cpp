@@ -243,6 +243,9 @@ int main(int argc, char** argv) {
       ->check(whole(0, 65535));
   serve->add_option("--host", serve_options.host,
                     "address to listen on (default 127.0.0.1: this machine only)");
+  serve->add_option("--allow-host", serve_options.allow_hosts,
+                    "a name (or address) the Host header may carry besides the address listened "
+                    "on (repeatable; needed behind --host 0.0.0.0)");
   serve->add_option("--packs", serve_packs,
                     "more folders that hold packs, shown on the page (homebrew; repeatable)");
   serve

@@ -1,11 +1,16 @@
 #include "http.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <regex>
 #include <thread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <unistd.h>
 
 #include <httplib.h>
 
@@ -41,11 +46,87 @@ const char* content_type(const std::string& name) {
   return "application/octet-stream";
 }
 
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+bool ipv6(const std::string& s) {
+  in6_addr a{};
+  return inet_pton(AF_INET6, s.c_str(), &a) == 1;
+}
+
+bool wildcard(const std::string& host) {
+  return host == "0.0.0.0" || host == "::" || host.empty();
+}
+
+// 127.0.0.0/8, ::1 or localhost: only this machine reaches it
 bool loopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+  in_addr a4{};
+  if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
+  in6_addr a6{};
+  if (inet_pton(AF_INET6, host.c_str(), &a6) == 1) return IN6_IS_ADDR_LOOPBACK(&a6);
+  return lower(host) == "localhost";
+}
+
+// A name as the Host header writes it: lower case, an IPv6 address in brackets.
+std::string host_name(const std::string& name) {
+  return ipv6(name) ? "[" + lower(name) + "]" : lower(name);
+}
+
+std::string machine_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
 }
 
 }  // namespace
+
+bool HostAllowlist::accepts(std::string_view header) const {
+  const std::string h = lower(header);
+  const std::string p = ":" + std::to_string(port);
+  for (const std::string& n : names)
+    if (h == n + p || (port == 80 && h == n)) return true;
+  return false;
+}
+
+std::string HostAllowlist::shown() const {
+  std::string out;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") + n + ":" + std::to_string(port);
+  return out;
+}
+
+HostAllowlist host_allowlist(const std::string& host, int port,
+                             const std::vector<std::string>& allow_hosts,
+                             const std::string& machine) {
+  HostAllowlist list;
+  list.port = port;
+  const auto add = [&](const std::string& name) {
+    const std::string n = host_name(name);
+    if (!n.empty() && std::find(list.names.begin(), list.names.end(), n) == list.names.end())
+      list.names.push_back(n);
+  };
+  if (!wildcard(host)) add(host);
+  if (loopback(host) || wildcard(host))
+    for (const char* n : {"localhost", "127.0.0.1", "::1"}) add(n);
+  if (!loopback(host)) add(machine);
+  for (const std::string& given : allow_hosts) {
+    // an IPv6 address may come in brackets, as a URL writes it
+    const bool bracketed = given.size() > 2 && given.front() == '[' && given.back() == ']' &&
+                           ipv6(given.substr(1, given.size() - 2));
+    const std::string a = bracketed ? given.substr(1, given.size() - 2) : given;
+    const bool plain = !a.empty() && a.find_first_of("/\\ \t[]@?#") == std::string::npos &&
+                       (a.find(':') == std::string::npos || ipv6(a));
+    if (!plain)
+      throw UsageError("serve --allow-host '" + given +
+                       "': a host name or address, without a port (the server's port is added)");
+    add(a);
+  }
+  return list;
+}
 
 int serve(const ServeOptions& given, std::ostream& out) {
   ServeOptions options = given;
@@ -74,17 +155,17 @@ int serve(const ServeOptions& given, std::ostream& out) {
   // A page elsewhere (another site in the same browser) must not drive this server: the Host
   // header must name this server (no DNS rebinding), and a POST must say it sends JSON (a form
   // from another site cannot, without a CORS preflight that this server never answers).
+  // Whatever address it listens on (host_allowlist; the port is set once bound).
+  HostAllowlist hosts = host_allowlist(options.host, port, options.allow_hosts, machine_name());
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
-    if (loopback(options.host)) {
-      const std::string host = req.get_header_value("Host");
-      const std::string p = ":" + std::to_string(port);
-      if (host != "127.0.0.1" + p && host != "localhost" + p && host != "[::1]" + p) {
-        send(res, {403,
-                   {{"error", "this server answers requests for 127.0.0.1" + p + " or localhost" +
-                                  p + " only, not '" + host + "'"},
-                    {"status", 403}}});
-        return httplib::Server::HandlerResponse::Handled;
-      }
+    const std::string host = req.get_header_value("Host");
+    if (!hosts.accepts(host)) {
+      send(res,
+           {403,
+            {{"error", "this server answers requests for Host " + hosts.shown() + " only, not '" +
+                           host.substr(0, 100) + "' (serve --allow-host NAME adds a name)"},
+             {"status", 403}}});
+      return httplib::Server::HandlerResponse::Handled;
     }
     if ((req.method == "POST" || req.method == "DELETE") &&
         req.get_header_value("Content-Type").rfind("application/json", 0) != 0 &&
@@ -149,8 +230,13 @@ int serve(const ServeOptions& given, std::ostream& out) {
   }
   const std::string shown =
       options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  hosts.port = port;
   if (options.listening) options.listening(port);
-  out << "rulebench serve: http://" << shown << ":" << port << "/  (Ctrl-C stops)" << std::endl;
+  out << "rulebench serve: http://" << shown << ":" << port << "/  (Ctrl-C stops)\n"
+      << "  listening on "
+      << (wildcard(options.host) ? "every address of this machine" : options.host)
+      << (loopback(options.host) ? " (this machine only)" : "") << "; answers requests for Host "
+      << hosts.shown() << " (more: --allow-host NAME)" << std::endl;
   if (!loopback(options.host))
     std::cerr << "warning: serving on " << options.host
               << ": anyone who reaches this address can run simulations here" << std::endl;

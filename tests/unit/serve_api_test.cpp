@@ -734,3 +734,102 @@ TEST_CASE("serve --allow-host adds a name; the startup lines say who is answered
                  "127.0.0.2" +
                      p + ", localhost" + p + ", 127.0.0.1" + p + ", [::1]" + p + ", rb.test" + p));
 }
+
+TEST_CASE(
+    "serve: slow clients cannot hold the server: a request has a deadline for its headers "
+    "and body, and the page is still answered",
+    "[serve]") {
+  serve::ServeOptions o;
+  o.request_seconds = 1.5;
+  Server server(o);
+  const int port = server.port();
+  const std::string host = "127.0.0.1:" + std::to_string(port);
+  // four connections send their headers a byte every 100 ms (slowloris); two send their headers
+  // at once and then their body a byte at a time
+  std::string headers = "GET /api/packs HTTP/1.1\r\nHost: " + host + "\r\n";
+  for (int i = 0; i < 100; ++i) headers += "X-Slow: " + std::to_string(i) + "\r\n";
+  const std::string post_head = "POST /api/parse HTTP/1.1\r\nHost: " + host +
+                                "\r\nContent-Type: application/json\r\nContent-Length: "
+                                "5000\r\n\r\n";
+  const std::string body = "{\"toml\": \"" + std::string(4985, ' ') + "\"}";
+  struct Slow {
+    int fd;
+    std::string text;
+    std::size_t sent = 0;
+    double ended = -1;  // seconds after the start when the server answered or closed it
+  };
+  std::vector<Slow> slow;
+  for (int i = 0; i < 4; ++i) slow.push_back({connect_to("127.0.0.1", port), headers});
+  for (int i = 0; i < 2; ++i) {
+    slow.push_back({connect_to("127.0.0.1", port), body});
+    ::send(slow.back().fd, post_head.data(), post_head.size(), MSG_NOSIGNAL);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::atomic<bool> all_ended{false};
+  std::thread trickle([&] {
+    while (seconds() < 6) {
+      bool any = false;
+      for (Slow& s : slow) {
+        if (s.ended >= 0) continue;
+        pollfd p{s.fd, POLLIN, 0};
+        if (::poll(&p, 1, 0) > 0) {  // an answer (408) or the end of the connection
+          s.ended = seconds();
+          continue;
+        }
+        any = true;
+        if (s.sent < s.text.size()) ::send(s.fd, &s.text[s.sent++], 1, MSG_NOSIGNAL);
+      }
+      if (!any) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    all_ended = true;
+  });
+  // while they trickle, the page's own requests are answered at once
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int i = 0; i < 3; ++i) {
+    const auto r = http("127.0.0.1", port, get_request("/api/jobs", host), 2);
+    CHECK(r.answered);
+    CHECK(r.status == 200);
+  }
+  trickle.join();
+  for (Slow& s : slow) {
+    INFO(s.text.substr(0, 20) << ": ended after " << s.ended << " s");
+    CHECK(s.ended >= 1.0);
+    CHECK(s.ended < 3.5);  // 1.5 s, and the time to see it
+    std::string got;
+    read_until_closed(s.fd, 1, got);
+    // cut in its line or headers: closed (no answer) or a 408; in its body: a 408
+    if (!got.empty() || s.text == body) {
+      CHECK(got.starts_with("HTTP/1.1 408"));
+      CHECK(contains(got, "the request (its headers and body) did not arrive within 1.5 s"));
+    }
+    ::close(s.fd);
+  }
+}
+
+TEST_CASE("serve: a request's line and headers are bounded in bytes, not only its body",
+          "[serve]") {
+  Server server({});
+  const int fd = connect_to("127.0.0.1", server.port());
+  // a request line that never ends, sent as fast as the server takes it: it is cut after 2 MB
+  // and 64 KB, long before the 10 s deadline
+  const auto start = std::chrono::steady_clock::now();
+  const std::string chunk(64 << 10, 'a');
+  ::send(fd, "GET /", 5, MSG_NOSIGNAL);
+  std::size_t sent = 0;
+  while (sent < (64u << 20) && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN) break;  // the server closed the connection
+    if (n > 0) sent += static_cast<std::size_t>(n);
+  }
+  std::string got;
+  CHECK(read_until_closed(fd, 5, got));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK(sent < (16u << 20));  // what the kernel's buffers took besides
+  ::close(fd);
+}

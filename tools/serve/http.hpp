@@ -20,6 +20,10 @@ struct ServeOptions {
   int port = 8080;                       // 0: any free port (the address is printed)
   fs::path web;                          // the page's folder ("": <root>/web)
   std::vector<std::string> allow_hosts;  // --allow-host: more names the Host header may carry
+  // A slow client cannot hold a thread: a request's line, headers and body must arrive within
+  // request_seconds of its first byte, and its answer be taken within answer_seconds.
+  double request_seconds = 10;
+  double answer_seconds = 60;
   // For a caller that runs the server in a thread (the tests): serve() also stops when *stop
   // becomes true, and calls listening(port) once it is bound (before it prints its address).
   const std::atomic<bool>* stop = nullptr;

@@ -486,6 +486,51 @@ TEST_CASE("serve: runs are capped, refused beyond the jobs allowed, and cancelle
   CHECK(post(api, "/api/simulate", {{"scenario", kCruisers}, {"threads", 2000}}).status == 400);
 }
 
+TEST_CASE("serve: trace and check run content, so they count against --jobs like runs", "[serve]") {
+  auto o = repo_options();
+  o.jobs = 1;
+  o.threads = 1;
+  serve::Api api(o);
+  auto r = post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 9'000'000}});
+  REQUIRE(r.status == 202);
+  const auto id = r.body["job"].get<std::uint64_t>();
+  for (const char* path : {"/api/trace", "/api/check", "/api/simulate", "/api/compare"}) {
+    INFO(path);
+    r = post(api, path, {{"scenario", kCruisers}, {"with", {"attacker:morale_boost"}}});
+    CHECK(r.status == 429);
+    CHECK(contains(error_of(r), "the most this server runs at once (serve --jobs 1)"));
+  }
+  CHECK(api.post("/api/parse", json{{"toml", kCruisers}}.dump()).status == 200);  // runs nothing
+  CHECK(api.get("/api/jobs/" + std::to_string(id), {}).status == 200);
+  REQUIRE(api.del("/api/jobs/" + std::to_string(id)).status == 200);
+  CHECK(post(api, "/api/trace", {{"scenario", kCruisers}}).status == 200);
+  CHECK(post(api, "/api/check", {{"scenario", kCruisers}}).status == 200);
+}
+
+TEST_CASE("serve: a trace in progress holds its place; it stops at the run's limits", "[serve]") {
+  serve::ApiOptions o;
+  o.root = fixture_root();
+  o.pack_dirs = {test_dir() / "fixtures" / "hostile"};
+  o.threads = 1;
+  o.jobs = 1;
+  serve::Api api(o);
+  // a hook that loops until its instruction budget stops it
+  const std::string loop =
+      "ruleset = \"mini\"\nprocedure = \"probe\"\npacks = [\"hostile-pack\"]\n"
+      "probe = \"pcall_loop\"\n[attacker]\nunits = { cruiser = 1 }\n";
+  serve::Reply trace;
+  std::thread t([&] { trace = post(api, "/api/trace", {{"scenario", loop}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto run = post(api, "/api/simulate", {{"scenario", loop}, {"runs", 1}});
+  t.join();
+  CHECK(run.status == 429);
+  CHECK(contains(error_of(run), "serve --jobs 1"));
+  CHECK(trace.status == 422);
+  CHECK(contains(error_of(trace), "hostile-pack:pcall_loop"));
+  // the place is free again
+  CHECK(post(api, "/api/check", {{"scenario", loop}}).status == 200);
+}
+
 TEST_CASE("serve: a script that fails while running is a 422 with its message", "[serve]") {
   serve::ApiOptions o;
   o.root = fixture_root();

@@ -252,7 +252,9 @@ int main(int argc, char** argv) {
       ->add_option("--threads", serve_options.api.threads,
                    "threads one run may use (default: every core)")
       ->check(whole(1, kMaxThreads));
-  serve->add_option("--jobs", serve_options.api.jobs, "runs at once (default 2); more wait")
+  serve
+      ->add_option("--jobs", serve_options.api.jobs,
+                   "runs, traces and checks at once (default 2); more are refused (429)")
       ->check(whole(1, 64));
   serve
       ->add_option("--max-runs", serve_options.api.max_runs,

@@ -304,6 +304,46 @@ std::size_t Api::running_jobs() {
   return running;
 }
 
+std::size_t Api::busy() {
+  return running_jobs() + working_;
+}
+
+// One of the --jobs places for what runs content: every engine the server makes (a check's
+// setup, a trace, a run's scenario being loaded and set up, then its job) runs in one. A request
+// takes a place before it loads anything, or is refused (429); a run hands its place to its job
+// (Slot::to_job), which counts while it runs. Every engine has the same limits (EngineOptions{}:
+// a hook's instruction budget, the 60 s time limit of one procedure run, the Lua state's memory),
+// so a trace stops where a run of simulate would.
+class Api::Slot {
+ public:
+  explicit Slot(Api& api) : api_(api) {
+    std::lock_guard lock(api.mutex_);
+    const std::size_t busy = api.busy();
+    if (busy >= static_cast<std::size_t>(api.options_.jobs))
+      throw RequestError(429, fmt::format("{} runs, traces or checks are in progress, the most "
+                                          "this server runs at once (serve --jobs {}); wait for "
+                                          "one or cancel it",
+                                          busy, api.options_.jobs));
+    ++api.working_;
+  }
+  ~Slot() {
+    if (!held_) return;
+    std::lock_guard lock(api_.mutex_);
+    --api_.working_;
+  }
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  // Under mutex_, as the job that takes the place is added (running): it counts from now on.
+  void to_job() {
+    --api_.working_;
+    held_ = false;
+  }
+
+ private:
+  Api& api_;
+  bool held_ = true;
+};
+
 SessionOptions Api::session_options() const {
   SessionOptions o;
   o.root = options_.root;
@@ -586,8 +626,9 @@ Reply Api::parse_reply(const json& request) const {
   return {200, json{{"scenario", toml_to_json(f.root())}}};
 }
 
-Reply Api::check_reply(const json& request) const {
+Reply Api::check_reply(const json& request) {
   expect_keys(request, {"scenario", "with", "without"}, "check");
+  Slot slot(*this);
   const Session session = prepare(request, true);
   Table table(session);  // the ruleset's setup reads every key of the scenario
   json loaded = json::array();
@@ -598,10 +639,11 @@ Reply Api::check_reply(const json& request) const {
                     {"packs", loaded}}};
 }
 
-Reply Api::trace_reply(const json& request) const {
+Reply Api::trace_reply(const json& request) {
   expect_keys(request, {"scenario", "seed", "with", "without"}, "trace");
   const std::uint64_t seed =
       whole(request, "seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  Slot slot(*this);
   const Session session = prepare(request, true);
   Table table(session);
   Trace t;
@@ -705,14 +747,8 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     wait = request["wait"].get<bool>();
   }
 
-  // refused before the scenario is loaded when no run could start (checked again below)
-  {
-    std::lock_guard lock(mutex_);
-    if (running_jobs() >= static_cast<std::size_t>(options_.jobs))
-      throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
-                                          "once (serve --jobs {}); wait for one or cancel it",
-                                          running_jobs(), options_.jobs));
-  }
+  // a place before the scenario is loaded; the job takes it over
+  Slot slot(*this);
   std::shared_ptr<Session> a, b;
   if (simulate) {
     a = std::make_shared<Session>(prepare(request, true));
@@ -741,11 +777,6 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   job->planned = exact ? 1 : precision > 0 ? std::min<std::uint64_t>(max_runs, 20000) : runs;
   {
     std::lock_guard lock(mutex_);
-    const std::size_t running = running_jobs();
-    if (running >= static_cast<std::size_t>(options_.jobs))
-      throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
-                                          "once (serve --jobs {}); wait for one or cancel it",
-                                          running, options_.jobs));
     // forget the oldest finished runs beyond the number kept
     std::size_t finished = 0;
     for (auto& [id, j] : jobs_) finished += j->running() ? 0 : 1;
@@ -760,6 +791,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     }
     job->id = next_job_++;
     jobs_[job->id] = job;
+    slot.to_job();
     // started under the lock: no other request sees the job before its thread is set
     job->thread = std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs,
                                changes, exact, max_states] {

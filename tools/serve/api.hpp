@@ -42,10 +42,12 @@
 namespace rb::serve {
 
 struct ApiOptions {
-  fs::path root;                        // the repository: scripts/ and content/
-  std::vector<fs::path> pack_dirs;      // --packs: more folders holding packs (homebrew)
-  int threads = 0;                      // threads one run may use (0: every core)
-  int jobs = 2;                         // runs (simulate, compare) at once; more are refused (429)
+  fs::path root;                    // the repository: scripts/ and content/
+  std::vector<fs::path> pack_dirs;  // --packs: more folders holding packs (homebrew)
+  int threads = 0;                  // threads one run may use (0: every core)
+  // What runs content at once (a run of simulate or compare, a trace, a check, the loading of a
+  // run's scenario); more is refused (429)
+  int jobs = 2;
   std::uint64_t max_runs = 10'000'000;  // the most runs (or pairs) one request may ask for
   std::size_t max_scenario_bytes = 256 * 1024;
   std::size_t keep_finished = 32;  // finished runs kept for GET /api/jobs/ID
@@ -79,6 +81,7 @@ class Api {
   const ApiOptions& options() const { return options_; }
 
   struct Job;  // api.cpp
+  class Slot;  // api.cpp: one of the --jobs places
 
  private:
   SessionOptions session_options() const;
@@ -91,19 +94,21 @@ class Api {
   Reply records_reply(const std::map<std::string, std::string>& query) const;
   Reply scenarios_reply(const std::map<std::string, std::string>& query) const;
   Reply parse_reply(const nlohmann::json& request) const;
-  Reply check_reply(const nlohmann::json& request) const;
-  Reply trace_reply(const nlohmann::json& request) const;
+  Reply check_reply(const nlohmann::json& request);
+  Reply trace_reply(const nlohmann::json& request);
   Reply start_run(const std::string& kind, const nlohmann::json& request);
   Reply job_reply(std::uint64_t id, bool cancel);
   Reply jobs_reply();
   nlohmann::json job_json(Job& job) const;
   int run_threads(const nlohmann::json& request) const;
   std::size_t running_jobs();  // under mutex_
+  std::size_t busy();          // under mutex_: running jobs and the slots of requests
 
   ApiOptions options_;
-  std::mutex mutex_;  // guards jobs_ and next_job_
+  std::mutex mutex_;  // guards jobs_, next_job_ and working_
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   std::uint64_t next_job_ = 1;
+  std::size_t working_ = 0;  // requests that run content in their own thread (Slot)
 };
 
 }  // namespace rb::serve

@@ -507,7 +507,7 @@ TEST_CASE("serve: trace and check run content, so they count against --jobs like
   CHECK(post(api, "/api/check", {{"scenario", kCruisers}}).status == 200);
 }
 
-TEST_CASE("serve: a trace in progress holds its place; it stops at the run's limits", "[serve]") {
+TEST_CASE("serve: a trace in progress holds its place and stops at the run's limits", "[serve]") {
   serve::ApiOptions o;
   o.root = fixture_root();
   o.pack_dirs = {test_dir() / "fixtures" / "hostile"};
@@ -764,7 +764,7 @@ TEST_CASE("serve: the Host allowlist of each address the server can listen on", 
   }
 }
 
-TEST_CASE("serve --allow-host adds a name; the startup lines say who is answered", "[serve]") {
+TEST_CASE("serve --allow-host adds a name, and the startup lines say who is answered", "[serve]") {
   serve::ServeOptions o;
   o.host = "127.0.0.2";
   o.allow_hosts = {"rb.test"};

@@ -21,9 +21,10 @@
 //
 // Errors are {"error": message} with a 4xx status: 400 a bad request, scenario or pack (the
 // message the command line prints, the scenario's file being "scenario"), 404 an unknown path or
-// job, 413 too large, 422 a script failed while running, 429 too many runs at once. A request
-// names packs by id (those found in content/ and the --packs folders), never by path, and a
-// ruleset by its folder under scripts/, so nothing outside the content folders is read.
+// job, 413 too large, 422 a script failed while running, 429 too many runs, traces and checks at
+// once (--jobs). A request names packs by id (those found in content/ and the --packs folders),
+// never by path, and a ruleset by its folder under scripts/, so nothing outside the content
+// folders is read. A body nests at most 64 deep, and an error quotes at most 60 bytes of a value.
 #pragma once
 
 #include <cstdint>

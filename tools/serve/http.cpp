@@ -377,7 +377,8 @@ int serve(const ServeOptions& given, std::ostream& out) {
     res.set_header("Cache-Control", "no-store");
     res.set_content(body, content_type(name));
   });
-  // what cpp-httplib answers by itself (no route, a body above the limit) is JSON too
+  // what cpp-httplib answers by itself (no route, a body above the limit, a request the stream
+  // cut) is JSON too
   server.set_error_handler([&](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (request_cut == Cut::deadline) res.status = 408;
@@ -386,6 +387,8 @@ int serve(const ServeOptions& given, std::ostream& out) {
         request_cut == Cut::deadline
             ? fmt::format("the request (its headers and body) did not arrive within {:g} s",
                           options.request_seconds)
+        : request_cut == Cut::too_large
+            ? "the request is above 2 MB (and 64 KB for its line and headers)"
         : res.status == 413 ? "the request body is above 2 MB"
         : res.status == 404 ? "no page " + req.path.substr(0, 100)
                             : "the request could not be read";

@@ -1,11 +1,20 @@
 // rulebench serve's JSON API (tools/serve/api.hpp), called without HTTP: the page's numbers are
 // the command line's (the same engine entry points, the same seed), bad input is a 4xx with the
 // command line's message, nothing outside the content folders is read, runs are capped and can
-// be cancelled. And every ruleset's form.toml loads; a broken one names its file and line.
+// be cancelled. And every ruleset's form.toml loads; a broken one names its file and line. The
+// HTTP server itself (http.hpp) runs in a thread on a free loopback port for what needs sockets.
 #include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <future>
+#include <sstream>
 #include <thread>
 
 #include "api.hpp"
@@ -13,6 +22,7 @@
 #include "content/toml_read.hpp"
 #include "fixtures.hpp"
 #include "form.hpp"
+#include "http.hpp"
 #include "sim/compare.hpp"
 #include "sim/simulate.hpp"
 
@@ -70,6 +80,104 @@ SessionOptions repo_session() {
   so.root = repo();
   so.search = {test_dir() / "fixtures" / "serve"};
   return so;
+}
+
+// `rulebench serve` in a thread, on a free port of `host`; stopped (and the working folder that
+// serve() changes put back) when it goes out of scope.
+class Server {
+ public:
+  explicit Server(serve::ServeOptions o) : cwd_(fs::current_path()) {
+    o.api = o.api.root.empty() ? repo_options() : o.api;
+    o.port = 0;
+    o.stop = &stop_;
+    std::promise<int> bound;
+    auto port = bound.get_future();
+    o.listening = [&bound](int p) { bound.set_value(p); };
+    thread_ = std::thread([this, o] { status_ = serve::serve(o, out_); });
+    REQUIRE(port.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+    port_ = port.get();
+  }
+  ~Server() {
+    stop();
+    fs::current_path(cwd_);
+  }
+  int port() const { return port_; }
+  std::string printed() const { return out_.str(); }  // what it printed, once it stopped
+  int stop() {
+    if (thread_.joinable()) {
+      stop_ = true;
+      thread_.join();
+    }
+    return status_;
+  }
+
+ private:
+  fs::path cwd_;
+  std::atomic<bool> stop_{false};
+  std::ostringstream out_;
+  int status_ = 0;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// A TCP connection to address:port (IPv4), or -1.
+int connect_to(const std::string& address, int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the server answered or closed `fd` within `seconds`: reads what it sends until it
+// closes the connection (or the time is up) into `got`.
+bool read_until_closed(int fd, double seconds, std::string& got) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return true;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+struct HttpReply {
+  bool answered = false;  // within the time given
+  int status = 0;
+  std::string body;
+};
+
+// One request (the whole text, headers and body) on a new connection, the answer read until the
+// server closes it or `seconds` pass.
+HttpReply http(const std::string& address, int port, const std::string& request,
+               double seconds = 30) {
+  HttpReply r;
+  const int fd = connect_to(address, port);
+  if (fd < 0) return r;
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string got;
+  r.answered = read_until_closed(fd, seconds, got) && got.starts_with("HTTP/1.1 ");
+  ::close(fd);
+  if (r.answered) {
+    r.status = std::stoi(got.substr(9, 3));
+    const auto body = got.find("\r\n\r\n");
+    if (body != std::string::npos) r.body = got.substr(body + 4);
+  }
+  return r;
+}
+
+std::string get_request(const std::string& path, const std::string& host) {
+  return "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n";
 }
 
 }  // namespace
@@ -216,6 +324,74 @@ TEST_CASE("serve: a bad request is a 400 naming what is wrong", "[serve]") {
   CHECK(api.del("/api/jobs/abc").status == 404);
 }
 
+TEST_CASE("serve: a JSON body nested deeper than 64 is refused before anything walks it",
+          "[serve]") {
+  serve::Api api(repo_options());
+  const std::string scenario = json(kCruisers).dump();
+  const std::string arrays = std::string(100000, '[') + std::string(100000, ']');
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(100000, '}');
+  for (const std::string& deep : {arrays, objects}) {
+    for (const auto& [path, key] :
+         std::vector<std::pair<std::string, std::string>>{{"/api/simulate", "runs"},
+                                                          {"/api/simulate", "with"},
+                                                          {"/api/simulate", "precision"},
+                                                          {"/api/compare", "without"},
+                                                          {"/api/trace", "seed"},
+                                                          {"/api/check", "with"},
+                                                          {"/api/parse", "toml"}}) {
+      INFO(path << " " << key);
+      const auto r =
+          api.post(path, "{\"scenario\": " + scenario + ", \"" + key + "\": " + deep + "}");
+      CHECK(r.status == 400);
+      CHECK(contains(error_of(r), "the request body nests arrays and objects more than 64 deep"));
+    }
+    CHECK(api.post("/api/simulate", deep).status == 400);  // the body itself
+  }
+  // 64 levels are read: the value is refused for its type, described, not quoted
+  const std::string deep64 = std::string(63, '[') + "1" + std::string(63, ']');
+  const auto r = api.post("/api/simulate", "{\"runs\": " + deep64 + "}");
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "runs: an array of 1 item is not a whole number"));
+}
+
+TEST_CASE("serve: an error quotes at most a short excerpt of what the request sent", "[serve]") {
+  serve::Api api(repo_options());
+  const std::string big(100000, 'x');
+  const std::vector<std::pair<std::string, json>> requests = {
+      {"/api/simulate", {{"scenario", kCruisers}, {"runs", big}}},
+      {"/api/simulate", {{"scenario", kCruisers}, {"seed", {big, big}}}},
+      {"/api/simulate", {{"scenario", kCruisers}, {big, 1}}},
+      {"/api/simulate", {{"scenario", kCruisers}, {"precision", big}}},
+      {"/api/trace", {{"scenario", kCruisers}, {"with", {1, big}}}},
+      {"/api/trace", {{"scenario", kCruisers}, {"with", {json::array({big})}}}},
+      {"/api/check", {{"scenario", kCruisers}, {"with", {big}}}},
+      {"/api/compare", {{"scenario", kCruisers}, {"without", {big}}}}};
+  for (const auto& [path, body] : requests) {
+    const auto r = post(api, path, body);
+    INFO(path << " " << error_of(r).substr(0, 300));
+    CHECK(r.status == 400);
+    CHECK(!error_of(r).empty());
+    CHECK(error_of(r).size() < 400);
+  }
+  CHECK(error_of(api.post("/api/simulate", "{\"runs\": 1, \"" + big)).size() < 400);  // not JSON
+  CHECK(error_of(api.post("/api/" + big, "{}")).size() < 400);
+  CHECK(error_of(api.get("/api/jobs/" + big, {})).size() < 400);
+  CHECK(error_of(api.get("/api/records", {{"ruleset", big}})).size() < 400);
+  CHECK(error_of(api.get("/api/records", {{"ruleset", "ti4"}, {"packs", big}})).size() < 1000);
+  CHECK(error_of(api.get("/api/records", {{"ruleset", "ti4"}, {"kinds", big}})).size() < 400);
+  // bytes that are not UTF-8 (a query string can carry any) are sent as U+FFFD
+  const auto bad = api.get("/api/records", {{"ruleset", "ti\xff"}});
+  CHECK(bad.status == 400);
+  CHECK(contains(bad.text(), "no ruleset 'ti\xef\xbf\xbd'"));
+  // what is short is quoted whole, as before
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", "12x"}})),
+                 "runs: '12x' is not a whole number"));
+  CHECK(contains(error_of(post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", true}})),
+                 "runs: true is not a whole number"));
+}
+
 TEST_CASE("serve: a request reads nothing outside the content folders", "[serve]") {
   serve::Api api(repo_options());
   const std::string ti4 = "ruleset = \"ti4\"\n[attacker]\n[defender]\n";
@@ -308,6 +484,51 @@ TEST_CASE("serve: runs are capped, refused beyond the jobs allowed, and cancelle
                       {{"scenario", kCruisers}, {"runs", 3000}, {"threads", 64}, {"wait", true}});
   CHECK(a.status == 200);
   CHECK(post(api, "/api/simulate", {{"scenario", kCruisers}, {"threads", 2000}}).status == 400);
+}
+
+TEST_CASE("serve: trace and check run content, so they count against --jobs like runs", "[serve]") {
+  auto o = repo_options();
+  o.jobs = 1;
+  o.threads = 1;
+  serve::Api api(o);
+  auto r = post(api, "/api/simulate", {{"scenario", kCruisers}, {"runs", 9'000'000}});
+  REQUIRE(r.status == 202);
+  const auto id = r.body["job"].get<std::uint64_t>();
+  for (const char* path : {"/api/trace", "/api/check", "/api/simulate", "/api/compare"}) {
+    INFO(path);
+    r = post(api, path, {{"scenario", kCruisers}, {"with", {"attacker:morale_boost"}}});
+    CHECK(r.status == 429);
+    CHECK(contains(error_of(r), "the most this server runs at once (serve --jobs 1)"));
+  }
+  CHECK(api.post("/api/parse", json{{"toml", kCruisers}}.dump()).status == 200);  // runs nothing
+  CHECK(api.get("/api/jobs/" + std::to_string(id), {}).status == 200);
+  REQUIRE(api.del("/api/jobs/" + std::to_string(id)).status == 200);
+  CHECK(post(api, "/api/trace", {{"scenario", kCruisers}}).status == 200);
+  CHECK(post(api, "/api/check", {{"scenario", kCruisers}}).status == 200);
+}
+
+TEST_CASE("serve: a trace in progress holds its place and stops at the run's limits", "[serve]") {
+  serve::ApiOptions o;
+  o.root = fixture_root();
+  o.pack_dirs = {test_dir() / "fixtures" / "hostile"};
+  o.threads = 1;
+  o.jobs = 1;
+  serve::Api api(o);
+  // a hook that loops until its instruction budget stops it
+  const std::string loop =
+      "ruleset = \"mini\"\nprocedure = \"probe\"\npacks = [\"hostile-pack\"]\n"
+      "probe = \"pcall_loop\"\n[attacker]\nunits = { cruiser = 1 }\n";
+  serve::Reply trace;
+  std::thread t([&] { trace = post(api, "/api/trace", {{"scenario", loop}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto run = post(api, "/api/simulate", {{"scenario", loop}, {"runs", 1}});
+  t.join();
+  CHECK(run.status == 429);
+  CHECK(contains(error_of(run), "serve --jobs 1"));
+  CHECK(trace.status == 422);
+  CHECK(contains(error_of(trace), "hostile-pack:pcall_loop"));
+  // the place is free again
+  CHECK(post(api, "/api/check", {{"scenario", loop}}).status == 200);
 }
 
 TEST_CASE("serve: a script that fails while running is a 422 with its message", "[serve]") {
@@ -471,4 +692,189 @@ TEST_CASE("serve: an exact exploration is cancelled at its next step run", "[ser
   CHECK(cancelled.status == 422);
   CHECK(contains(error_of(cancelled), "the exact mode was cancelled"));
   CHECK(waited < 5);
+}
+
+TEST_CASE("serve: the server answers on its port and stops when asked", "[serve]") {
+  const fs::path cwd = fs::current_path();
+  {
+    Server server({});
+    const std::string host = "127.0.0.1:" + std::to_string(server.port());
+    const auto r = http("127.0.0.1", server.port(), get_request("/api/packs", host));
+    REQUIRE(r.answered);
+    CHECK(r.status == 200);
+    CHECK(contains(r.body, "boarding-party"));
+  }
+  CHECK(fs::current_path() == cwd);
+}
+
+TEST_CASE("serve --host other than 127.0.0.1 still answers only the Host names on its list",
+          "[serve]") {
+  serve::ServeOptions o;
+  o.host = "127.0.0.2";  // loopback, but not the default address
+  Server server(o);
+  const std::string p = ":" + std::to_string(server.port());
+  for (const std::string& host : {"127.0.0.2" + p, "localhost" + p, "LocalHost" + p}) {
+    INFO(host);
+    const auto r = http("127.0.0.2", server.port(), get_request("/api/packs", host));
+    CHECK(r.status == 200);
+  }
+  // a name another site controls (DNS rebinding), the right name with another port, no Host
+  for (const std::string& host :
+       std::vector<std::string>{"evil.example" + p, "evil.example", "127.0.0.2", "127.0.0.2:1",
+                                "localhost.evil.example" + p, ""}) {
+    INFO(host);
+    const auto r = http("127.0.0.2", server.port(), get_request("/api/packs", host));
+    CHECK(r.status == 403);
+    CHECK(contains(r.body, "this server answers requests for Host 127.0.0.2" + p));
+  }
+}
+
+TEST_CASE("serve: the Host allowlist of each address the server can listen on", "[serve]") {
+  const auto list = [](const std::string& host, std::vector<std::string> allow = {}) {
+    return serve::host_allowlist(host, 8080, allow, "mybox").names;
+  };
+  using names = std::vector<std::string>;
+  CHECK(list("127.0.0.1") == names{"127.0.0.1", "localhost", "[::1]"});
+  CHECK(list("127.0.0.2") == names{"127.0.0.2", "localhost", "127.0.0.1", "[::1]"});
+  CHECK(list("::1") == names{"[::1]", "localhost", "127.0.0.1"});
+  CHECK(list("LocalHost") == names{"localhost", "127.0.0.1", "[::1]"});
+  // every address: this machine's names; others only by --allow-host
+  CHECK(list("0.0.0.0") == names{"localhost", "127.0.0.1", "[::1]", "mybox"});
+  CHECK(list("::", {"rb.lan", "192.168.1.5", "FE80::1"}) ==
+        names{"localhost", "127.0.0.1", "[::1]", "mybox", "rb.lan", "192.168.1.5", "[fe80::1]"});
+  CHECK(list("192.168.1.5") == names{"192.168.1.5", "mybox"});
+  CHECK(list("rb.lan") == names{"rb.lan", "mybox"});
+  const auto any = serve::host_allowlist("0.0.0.0", 8080, {"rb.lan"}, "mybox");
+  CHECK(any.accepts("rb.lan:8080"));
+  CHECK(any.accepts("RB.LAN:8080"));
+  CHECK(any.accepts("mybox:8080"));
+  CHECK(any.accepts("[::1]:8080"));
+  CHECK_FALSE(any.accepts("rb.lan"));  // the port is part of it (80 would be left out)
+  CHECK_FALSE(any.accepts("rb.lan:80"));
+  CHECK_FALSE(any.accepts("0.0.0.0:8080"));
+  CHECK_FALSE(any.accepts("192.168.1.5:8080"));
+  CHECK_FALSE(any.accepts("evil.example:8080"));
+  CHECK_FALSE(any.accepts(""));
+  CHECK(serve::host_allowlist("127.0.0.1", 80, {}, "").accepts("localhost"));
+  CHECK(serve::host_allowlist("127.0.0.1", 80, {}, "").accepts("localhost:80"));
+  CHECK(serve::host_allowlist("0.0.0.0", 8080, {"[FE80::1]"}, "").accepts("[fe80::1]:8080"));
+  for (const char* bad : {"", "rb.lan:8080", "http://rb.lan", "a b", "[rb.lan]", "[::1]:80"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(serve::host_allowlist("0.0.0.0", 8080, {bad}, ""), UsageError);
+  }
+}
+
+TEST_CASE("serve --allow-host adds a name, and the startup lines say who is answered", "[serve]") {
+  serve::ServeOptions o;
+  o.host = "127.0.0.2";
+  o.allow_hosts = {"rb.test"};
+  Server server(o);
+  const std::string p = ":" + std::to_string(server.port());
+  CHECK(http("127.0.0.2", server.port(), get_request("/api/packs", "rb.test" + p)).status == 200);
+  CHECK(http("127.0.0.2", server.port(), get_request("/api/packs", "evil.test" + p)).status == 403);
+  server.stop();
+  CHECK(contains(server.printed(), "rulebench serve: http://127.0.0.2" + p + "/"));
+  CHECK(contains(server.printed(),
+                 "listening on 127.0.0.2 (this machine only); answers requests for Host "
+                 "127.0.0.2" +
+                     p + ", localhost" + p + ", 127.0.0.1" + p + ", [::1]" + p + ", rb.test" + p));
+}
+
+TEST_CASE(
+    "serve: slow clients cannot hold the server: a request has a deadline for its headers "
+    "and body, and the page is still answered",
+    "[serve]") {
+  serve::ServeOptions o;
+  o.request_seconds = 1.5;
+  Server server(o);
+  const int port = server.port();
+  const std::string host = "127.0.0.1:" + std::to_string(port);
+  // four connections send their headers a byte every 100 ms (slowloris); two send their headers
+  // at once and then their body a byte at a time
+  std::string headers = "GET /api/packs HTTP/1.1\r\nHost: " + host + "\r\n";
+  for (int i = 0; i < 100; ++i) headers += "X-Slow: " + std::to_string(i) + "\r\n";
+  const std::string post_head = "POST /api/parse HTTP/1.1\r\nHost: " + host +
+                                "\r\nContent-Type: application/json\r\nContent-Length: "
+                                "5000\r\n\r\n";
+  const std::string body = "{\"toml\": \"" + std::string(4985, ' ') + "\"}";
+  struct Slow {
+    int fd;
+    std::string text;
+    std::size_t sent = 0;
+    double ended = -1;  // seconds after the start when the server answered or closed it
+  };
+  std::vector<Slow> slow;
+  for (int i = 0; i < 4; ++i) slow.push_back({connect_to("127.0.0.1", port), headers});
+  for (int i = 0; i < 2; ++i) {
+    slow.push_back({connect_to("127.0.0.1", port), body});
+    ::send(slow.back().fd, post_head.data(), post_head.size(), MSG_NOSIGNAL);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::atomic<bool> all_ended{false};
+  std::thread trickle([&] {
+    while (seconds() < 6) {
+      bool any = false;
+      for (Slow& s : slow) {
+        if (s.ended >= 0) continue;
+        pollfd p{s.fd, POLLIN, 0};
+        if (::poll(&p, 1, 0) > 0) {  // an answer (408) or the end of the connection
+          s.ended = seconds();
+          continue;
+        }
+        any = true;
+        if (s.sent < s.text.size()) ::send(s.fd, &s.text[s.sent++], 1, MSG_NOSIGNAL);
+      }
+      if (!any) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    all_ended = true;
+  });
+  // while they trickle, the page's own requests are answered at once
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int i = 0; i < 3; ++i) {
+    const auto r = http("127.0.0.1", port, get_request("/api/jobs", host), 2);
+    CHECK(r.answered);
+    CHECK(r.status == 200);
+  }
+  trickle.join();
+  for (Slow& s : slow) {
+    INFO(s.text.substr(0, 20) << ": ended after " << s.ended << " s");
+    CHECK(s.ended >= 1.0);
+    CHECK(s.ended < 3.5);  // 1.5 s, and the time to see it
+    std::string got;
+    read_until_closed(s.fd, 1, got);
+    // cut in its line or headers: closed (no answer) or a 408; in its body: a 408
+    if (!got.empty() || s.text == body) {
+      CHECK(got.starts_with("HTTP/1.1 408"));
+      CHECK(contains(got, "the request (its headers and body) did not arrive within 1.5 s"));
+    }
+    ::close(s.fd);
+  }
+}
+
+TEST_CASE("serve: a request's line and headers are bounded in bytes, not only its body",
+          "[serve]") {
+  Server server({});
+  const int fd = connect_to("127.0.0.1", server.port());
+  // a request line that never ends, sent as fast as the server takes it: it is cut after 2 MB
+  // and 64 KB, long before the 10 s deadline
+  const auto start = std::chrono::steady_clock::now();
+  const std::string chunk(64 << 10, 'a');
+  ::send(fd, "GET /", 5, MSG_NOSIGNAL);
+  std::size_t sent = 0;
+  while (sent < (64u << 20) && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN) break;  // the server closed the connection
+    if (n > 0) sent += static_cast<std::size_t>(n);
+  }
+  std::string got;
+  CHECK(read_until_closed(fd, 5, got));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK(sent < (16u << 20));  // what the kernel's buffers took besides
+  ::close(fd);
 }

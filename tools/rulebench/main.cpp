@@ -253,13 +253,18 @@ int main(int argc, char** argv) {
       ->check(whole(0, 65535));
   serve->add_option("--host", serve_options.host,
                     "address to listen on (default 127.0.0.1: this machine only)");
+  serve->add_option("--allow-host", serve_options.allow_hosts,
+                    "a name (or address) the Host header may carry besides the address listened "
+                    "on (repeatable; needed behind --host 0.0.0.0)");
   serve->add_option("--packs", serve_packs,
                     "more folders that hold packs, shown on the page (homebrew; repeatable)");
   serve
       ->add_option("--threads", serve_options.api.threads,
                    "threads one run may use (default: every core)")
       ->check(whole(1, kMaxThreads));
-  serve->add_option("--jobs", serve_options.api.jobs, "runs at once (default 2); more wait")
+  serve
+      ->add_option("--jobs", serve_options.api.jobs,
+                   "runs, traces and checks at once (default 2); more are refused (429)")
       ->check(whole(1, 64));
   serve
       ->add_option("--max-runs", serve_options.api.max_runs,

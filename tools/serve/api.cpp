@@ -39,6 +39,31 @@ Reply error_reply(int status, const std::string& message) {
   return {status, json{{"error", message}, {"status", status}}};
 }
 
+// How deep a request body may nest arrays and objects. The parser does not recurse, but dump(),
+// comparison and copies of a value do, one stack frame per level: a 200 KB body can nest 100 000
+// arrays, so the depth is bounded while the body is parsed, before anything walks it.
+constexpr int kMaxJsonDepth = 64;
+
+// At most the first 60 bytes of a text a request sent (cut where a UTF-8 character starts), for
+// an error message: a request's text can be megabytes, and the message is sent back.
+std::string excerpt(std::string_view text) {
+  constexpr std::size_t kMax = 60;
+  if (text.size() <= kMax) return std::string(text);
+  std::size_t n = kMax;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return std::string(text.substr(0, n)) + fmt::format("... ({} bytes)", text.size());
+}
+
+// A value a request sent, described for an error message: a number, true, false or null as
+// written, a string quoted (an excerpt), an array or object by its size only.
+std::string describe(const json& v) {
+  if (v.is_array()) return fmt::format("an array of {} item{}", v.size(), v.size() == 1 ? "" : "s");
+  if (v.is_object())
+    return fmt::format("an object of {} key{}", v.size(), v.size() == 1 ? "" : "s");
+  if (v.is_string()) return "'" + excerpt(v.get_ref<const std::string&>()) + "'";
+  return v.dump();
+}
+
 // The status of an error of the engine: the command line's usage and content errors are the
 // request's (400); a script that fails while it runs is 422.
 // An exact exploration's time limit on the server (the command line's is 600 s): a page waits
@@ -74,8 +99,8 @@ void expect_keys(const json& request, const std::vector<std::string>& allowed,
   if (!request.is_object()) throw RequestError(400, what + ": the request body is a JSON object");
   for (const auto& [k, v] : request.items())
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      throw RequestError(400, what + ": unknown key '" + k + "'" + did_you_mean(k, allowed) +
-                                  "; expected: " + join(allowed));
+      throw RequestError(400, what + ": unknown key '" + excerpt(k) + "'" +
+                                  did_you_mean(k, allowed) + "; expected: " + join(allowed));
 }
 
 // A whole number in [lo, hi], written as a JSON number or as a string of digits (a seed beyond
@@ -92,12 +117,14 @@ std::uint64_t whole(const json& request, const std::string& key, std::uint64_t f
     const std::string s = v.get<std::string>();
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
     if (s.empty() || ec == std::errc::invalid_argument || p != s.data() + s.size())
-      throw RequestError(400, key + ": '" + s + "' is not a whole number (expected " + range + ")");
+      throw RequestError(
+          400, key + ": " + describe(v) + " is not a whole number (expected " + range + ")");
     if (ec == std::errc::result_out_of_range)
-      throw RequestError(400, key + ": '" + s + "' is out of range (expected " + range + ")");
+      throw RequestError(400,
+                         key + ": " + describe(v) + " is out of range (expected " + range + ")");
   } else {
-    throw RequestError(400,
-                       key + ": " + v.dump() + " is not a whole number (expected " + range + ")");
+    throw RequestError(
+        400, key + ": " + describe(v) + " is not a whole number (expected " + range + ")");
   }
   if (n < lo || n > hi)
     throw RequestError(
@@ -112,7 +139,7 @@ std::vector<std::string> strings(const json& request, const std::string& key) {
   if (v.is_string()) return {v.get<std::string>()};
   if (!v.is_array()) throw RequestError(400, key + ": a list of strings");
   for (const json& s : v) {
-    if (!s.is_string()) throw RequestError(400, key + ": a list of strings, not " + s.dump());
+    if (!s.is_string()) throw RequestError(400, key + ": a list of strings, not " + describe(s));
     out.push_back(s.get<std::string>());
   }
   return out;
@@ -120,17 +147,28 @@ std::vector<std::string> strings(const json& request, const std::string& key) {
 
 json parse_body(std::string_view body) {
   if (body.empty()) return json::object();
+  // called as each value is read, with the number of arrays and objects around it
+  const auto bounded = [](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::array_start || event == json::parse_event_t::object_start) &&
+        depth >= kMaxJsonDepth)
+      throw RequestError(
+          400, fmt::format("the request body nests arrays and objects more than {} deep; at "
+                           "most {}",
+                           kMaxJsonDepth, kMaxJsonDepth));
+    return true;
+  };
   try {
-    return json::parse(body);
+    return json::parse(body, bounded);
   } catch (const json::parse_error& e) {
-    throw RequestError(400, std::string("the request body is not JSON: ") + e.what());
+    // the parser's message quotes the last token it read, which can be long
+    throw RequestError(400, "the request body is not JSON: " + excerpt(e.what()));
   }
 }
 
 // A change as the command line writes it ([SIDE:]RECORD, PACK, [SIDE:]PATH=VALUE), refused when
 // it could name a folder: a request names packs by id only.
 void check_change(const std::string& spec, const std::map<std::string, fs::path>& packs) {
-  const std::string flag = "with/without '" + spec + "'";
+  const std::string flag = "with/without '" + excerpt(spec) + "'";
   if (spec.empty() || spec.size() > 200) throw RequestError(400, flag + ": 1 to 200 characters");
   std::string name = spec.substr(0, spec.find('='));
   if (auto colon = name.find(':'); colon != std::string::npos) name = name.substr(colon + 1);
@@ -141,7 +179,7 @@ void check_change(const std::string& spec, const std::map<std::string, fs::path>
                                 "content/ and the folders given to serve --packs)");
   std::error_code ec;
   if (!packs.count(name) && !name.empty() && fs::exists(name, ec))
-    throw RequestError(400, flag + ": '" + name + "' is not a pack id or a record name");
+    throw RequestError(400, flag + ": '" + excerpt(name) + "' is not a pack id or a record name");
 }
 
 std::string read_text(const fs::path& file, std::size_t cap) {
@@ -190,6 +228,10 @@ json report_json(const ReportDef& r) {
 }
 
 }  // namespace
+
+std::string Reply::text() const {
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 // ---------------------------------------------------------------- runs
 
@@ -263,6 +305,46 @@ std::size_t Api::running_jobs() {
   return running;
 }
 
+std::size_t Api::busy() {
+  return running_jobs() + working_;
+}
+
+// One of the --jobs places for what runs content: every engine the server makes (a check's
+// setup, a trace, a run's scenario being loaded and set up, then its job) runs in one. A request
+// takes a place before it loads anything, or is refused (429); a run hands its place to its job
+// (Slot::to_job), which counts while it runs. Every engine has the same limits (EngineOptions{}:
+// a hook's instruction budget, the 60 s time limit of one procedure run, the Lua state's memory),
+// so a trace stops where a run of simulate would.
+class Api::Slot {
+ public:
+  explicit Slot(Api& api) : api_(api) {
+    std::lock_guard lock(api.mutex_);
+    const std::size_t busy = api.busy();
+    if (busy >= static_cast<std::size_t>(api.options_.jobs))
+      throw RequestError(429, fmt::format("{} runs, traces or checks are in progress, the most "
+                                          "this server runs at once (serve --jobs {}); wait for "
+                                          "one or cancel it",
+                                          busy, api.options_.jobs));
+    ++api.working_;
+  }
+  ~Slot() {
+    if (!held_) return;
+    std::lock_guard lock(api_.mutex_);
+    --api_.working_;
+  }
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  // Under mutex_, as the job that takes the place is added (running): it counts from now on.
+  void to_job() {
+    --api_.working_;
+    held_ = false;
+  }
+
+ private:
+  Api& api_;
+  bool held_ = true;
+};
+
 SessionOptions Api::session_options() const {
   SessionOptions o;
   o.root = options_.root;
@@ -309,18 +391,18 @@ Session Api::prepare(const json& request, bool with_changes) const {
   const std::string ruleset = f.string(t, "ruleset", true).value();
   const auto known = rulesets();
   if (std::find(known.begin(), known.end(), ruleset) == known.end())
-    f.fail(*t.get("ruleset"), "no ruleset '" + ruleset + "'" + did_you_mean(ruleset, known) +
-                                  "; the rulesets: " + join(known));
+    f.fail(*t.get("ruleset"), "no ruleset '" + excerpt(ruleset) + "'" +
+                                  did_you_mean(ruleset, known) + "; the rulesets: " + join(known));
   const auto found = packs();
   std::vector<std::string> ids;
   for (const auto& [id, dir] : found) ids.push_back(id);
   for (const std::string& p : f.strings(t, "packs")) {
     const int line = f.line_of(t, "packs");
     if (looks_like_path(p))
-      f.fail(line, "packs: '" + p +
+      f.fail(line, "packs: '" + excerpt(p) +
                        "' is a folder; the page names packs by id (give folders to serve --packs)");
     if (!found.count(p))
-      f.fail(line, "packs: no pack with id '" + p + "'" + did_you_mean(p, ids) +
+      f.fail(line, "packs: no pack with id '" + excerpt(p) + "'" + did_you_mean(p, ids) +
                        "; the packs: " + join(ids));
   }
   Scenario s = scenario_from_table(t, "scenario", fs::path());
@@ -417,7 +499,8 @@ std::shared_ptr<const Content> load_query(const std::map<std::string, std::strin
                        "ruleset: name a ruleset (?ruleset=ID); the rulesets: " + join(rulesets));
   const std::string ruleset = it->second;
   if (std::find(rulesets.begin(), rulesets.end(), ruleset) == rulesets.end())
-    throw RequestError(400, "no ruleset '" + ruleset + "'" + did_you_mean(ruleset, rulesets) +
+    throw RequestError(400, "no ruleset '" + excerpt(ruleset) + "'" +
+                                did_you_mean(ruleset, rulesets) +
                                 "; the rulesets: " + join(rulesets));
   LoadRequest req;
   req.root = so.root;
@@ -428,8 +511,8 @@ std::shared_ptr<const Content> load_query(const std::map<std::string, std::strin
   if (auto p = query.find("packs"); p != query.end())
     for (const std::string& id : split_list(p->second)) {
       if (!found.count(id))
-        throw RequestError(400, "packs: no pack with id '" + id + "'" + did_you_mean(id, ids) +
-                                    "; the packs: " + join(ids));
+        throw RequestError(400, "packs: no pack with id '" + excerpt(id) + "'" +
+                                    did_you_mean(id, ids) + "; the packs: " + join(ids));
       req.packs.push_back(pack_path(found.at(id)));
     }
   return load_content(req);
@@ -445,8 +528,8 @@ Reply Api::records_reply(const std::map<std::string, std::string>& query) const 
     kinds = split_list(k->second);
     for (const auto& kind : kinds)
       if (!rs.has_kind(kind))
-        throw RequestError(400, "kinds: '" + kind + "' is not a record kind of ruleset '" + rs.id +
-                                    "'" + did_you_mean(kind, rs.kinds) +
+        throw RequestError(400, "kinds: '" + excerpt(kind) + "' is not a record kind of ruleset '" +
+                                    rs.id + "'" + did_you_mean(kind, rs.kinds) +
                                     "; its kinds: " + join(rs.kinds));
   }
   json records = json::array();
@@ -527,10 +610,10 @@ Reply Api::get(std::string_view path, const std::map<std::string, std::string>& 
       const std::string_view s = path.substr(10);
       const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), id);
       if (ec != std::errc() || p != s.data() + s.size())
-        return error_reply(404, "no job " + std::string(s));
+        return error_reply(404, "no job " + excerpt(s));
       return job_reply(id, false);
     }
-    return error_reply(404, "no API path " + std::string(path));
+    return error_reply(404, "no API path " + excerpt(path));
   } catch (const std::exception& e) {
     return error_reply(status_of(e), e.what());
   }
@@ -550,8 +633,9 @@ Reply Api::parse_reply(const json& request) const {
   return {200, json{{"scenario", toml_to_json(f.root())}}};
 }
 
-Reply Api::check_reply(const json& request) const {
+Reply Api::check_reply(const json& request) {
   expect_keys(request, {"scenario", "with", "without"}, "check");
+  Slot slot(*this);
   const Session session = prepare(request, true);
   Table table(session);  // the ruleset's setup reads every key of the scenario
   json loaded = json::array();
@@ -562,10 +646,11 @@ Reply Api::check_reply(const json& request) const {
                     {"packs", loaded}}};
 }
 
-Reply Api::trace_reply(const json& request) const {
+Reply Api::trace_reply(const json& request) {
   expect_keys(request, {"scenario", "seed", "with", "without"}, "trace");
   const std::uint64_t seed =
       whole(request, "seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  Slot slot(*this);
   const Session session = prepare(request, true);
   Table table(session);
   Trace t;
@@ -639,7 +724,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   if (request.contains("precision") && !request["precision"].is_null()) {
     const json& p = request["precision"];
     if (!p.is_number() || !std::isfinite(p.get<double>()) || p.get<double>() <= 0)
-      throw RequestError(400, "precision: " + p.dump() + " is not a number above zero");
+      throw RequestError(400, "precision: " + describe(p) + " is not a number above zero");
     if (request.contains("runs") && !request["runs"].is_null())
       throw RequestError(400, "runs and precision: give one (precision runs until it is reached)");
     precision = p.get<double>();
@@ -669,14 +754,8 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     wait = request["wait"].get<bool>();
   }
 
-  // refused before the scenario is loaded when no run could start (checked again below)
-  {
-    std::lock_guard lock(mutex_);
-    if (running_jobs() >= static_cast<std::size_t>(options_.jobs))
-      throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
-                                          "once (serve --jobs {}); wait for one or cancel it",
-                                          running_jobs(), options_.jobs));
-  }
+  // a place before the scenario is loaded; the job takes it over
+  Slot slot(*this);
   std::shared_ptr<Session> a, b;
   if (simulate) {
     a = std::make_shared<Session>(prepare(request, true));
@@ -705,11 +784,6 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   job->planned = exact ? 1 : precision > 0 ? std::min<std::uint64_t>(max_runs, 20000) : runs;
   {
     std::lock_guard lock(mutex_);
-    const std::size_t running = running_jobs();
-    if (running >= static_cast<std::size_t>(options_.jobs))
-      throw RequestError(429, fmt::format("{} runs are in progress, the most this server runs at "
-                                          "once (serve --jobs {}); wait for one or cancel it",
-                                          running, options_.jobs));
     // forget the oldest finished runs beyond the number kept
     std::size_t finished = 0;
     for (auto& [id, j] : jobs_) finished += j->running() ? 0 : 1;
@@ -724,6 +798,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     }
     job->id = next_job_++;
     jobs_[job->id] = job;
+    slot.to_job();
     // started under the lock: no other request sees the job before its thread is set
     job->thread = std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs,
                                changes, exact, max_states] {
@@ -811,7 +886,7 @@ Reply Api::post(std::string_view path, std::string_view body) {
     if (path == "/api/trace") return trace_reply(request);
     if (path == "/api/simulate") return start_run("simulate", request);
     if (path == "/api/compare") return start_run("compare", request);
-    return error_reply(404, "no API path " + std::string(path) + " to POST to");
+    return error_reply(404, "no API path " + excerpt(path) + " to POST to");
   } catch (const std::exception& e) {
     return error_reply(status_of(e), e.what());
   }
@@ -875,9 +950,9 @@ Reply Api::del(std::string_view path) {
     const std::string_view s = path.substr(10);
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), id);
     if (ec == std::errc() && p == s.data() + s.size()) return job_reply(id, true);
-    return error_reply(404, "no job " + std::string(s));
+    return error_reply(404, "no job " + excerpt(s));
   }
-  return error_reply(404, "no API path " + std::string(path) + " to DELETE");
+  return error_reply(404, "no API path " + excerpt(path) + " to DELETE");
 }
 
 }  // namespace rb::serve

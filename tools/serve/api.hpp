@@ -21,9 +21,10 @@
 //
 // Errors are {"error": message} with a 4xx status: 400 a bad request, scenario or pack (the
 // message the command line prints, the scenario's file being "scenario"), 404 an unknown path or
-// job, 413 too large, 422 a script failed while running, 429 too many runs at once. A request
-// names packs by id (those found in content/ and the --packs folders), never by path, and a
-// ruleset by its folder under scripts/, so nothing outside the content folders is read.
+// job, 413 too large, 422 a script failed while running, 429 too many runs, traces and checks at
+// once (--jobs). A request names packs by id (those found in content/ and the --packs folders),
+// never by path, and a ruleset by its folder under scripts/, so nothing outside the content
+// folders is read. A body nests at most 64 deep, and an error quotes at most 60 bytes of a value.
 #pragma once
 
 #include <cstdint>
@@ -42,10 +43,12 @@
 namespace rb::serve {
 
 struct ApiOptions {
-  fs::path root;                        // the repository: scripts/ and content/
-  std::vector<fs::path> pack_dirs;      // --packs: more folders holding packs (homebrew)
-  int threads = 0;                      // threads one run may use (0: every core)
-  int jobs = 2;                         // runs (simulate, compare) at once; more are refused (429)
+  fs::path root;                    // the repository: scripts/ and content/
+  std::vector<fs::path> pack_dirs;  // --packs: more folders holding packs (homebrew)
+  int threads = 0;                  // threads one run may use (0: every core)
+  // What runs content at once (a run of simulate or compare, a trace, a check, the loading of a
+  // run's scenario); more is refused (429)
+  int jobs = 2;
   std::uint64_t max_runs = 10'000'000;  // the most runs (or pairs) one request may ask for
   std::size_t max_scenario_bytes = 256 * 1024;
   std::size_t keep_finished = 32;  // finished runs kept for GET /api/jobs/ID
@@ -55,6 +58,9 @@ struct ApiOptions {
 struct Reply {
   int status = 200;
   nlohmann::json body;
+  // The body as sent: JSON text, where bytes that are not UTF-8 (a query string's, a script's
+  // note in a trace) become U+FFFD instead of an exception.
+  std::string text() const;
 };
 
 class Api {
@@ -76,6 +82,7 @@ class Api {
   const ApiOptions& options() const { return options_; }
 
   struct Job;  // api.cpp
+  class Slot;  // api.cpp: one of the --jobs places
 
  private:
   SessionOptions session_options() const;
@@ -88,19 +95,21 @@ class Api {
   Reply records_reply(const std::map<std::string, std::string>& query) const;
   Reply scenarios_reply(const std::map<std::string, std::string>& query) const;
   Reply parse_reply(const nlohmann::json& request) const;
-  Reply check_reply(const nlohmann::json& request) const;
-  Reply trace_reply(const nlohmann::json& request) const;
+  Reply check_reply(const nlohmann::json& request);
+  Reply trace_reply(const nlohmann::json& request);
   Reply start_run(const std::string& kind, const nlohmann::json& request);
   Reply job_reply(std::uint64_t id, bool cancel);
   Reply jobs_reply();
   nlohmann::json job_json(Job& job) const;
   int run_threads(const nlohmann::json& request) const;
   std::size_t running_jobs();  // under mutex_
+  std::size_t busy();          // under mutex_: running jobs and the slots of requests
 
   ApiOptions options_;
-  std::mutex mutex_;  // guards jobs_ and next_job_
+  std::mutex mutex_;  // guards jobs_, next_job_ and working_
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   std::uint64_t next_job_ = 1;
+  std::size_t working_ = 0;  // requests that run content in their own thread (Slot)
 };
 
 }  // namespace rb::serve

@@ -38,6 +38,7 @@ struct Tree {
   ~Tree() {
     std::error_code ec;
     fs::remove_all(top, ec);
+    fs::remove(top.parent_path(), ec);  // this process's folder, once empty
   }
   Tree(const Tree&) = delete;
   Tree& operator=(const Tree&) = delete;

@@ -384,3 +384,27 @@ TEST_CASE("galaxy: the board through ctx (a hook of the fixture pack reads it)",
   CHECK(r.metric("line_a_r") == 0);
   CHECK(r.metric("line_b_r") == -1);
 }
+
+TEST_CASE("red alert: a column past 32 bits is an error at the scenario's line, named whole",
+          "[board]") {
+  // 4294967302 is 2^32 + 6: cut to 32 bits it was "hex coordinate 6" from inside the board call
+  LoadRequest req;
+  req.root = RB_SOURCE_DIR;
+  req.ruleset = "red_alert";
+  Engine engine(load_content(req));
+  State state;
+  const std::string text =
+      "attacker = { units = [{ name = 'a', type = 'cruiser', hex = [6, 6] }] }\n"
+      "defender = { units = [{ name = 't', type = 'cruiser', hex = [4294967302, 4] }] }\n"
+      "combat = { attacker = 'a', target = 't' }\n";
+  std::string error = "no error";
+  try {
+    engine.setup(toml::parse(text), "scenario.toml", state);
+  } catch (const ContentError& e) {
+    error = e.what();
+  }
+  INFO(error);
+  CHECK(rb::testing::contains(
+      error,
+      "scenario.toml:2: defender.units.1.hex [4294967302, 4] is not a hex of the battlefield"));
+}

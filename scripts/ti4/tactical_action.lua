@@ -481,7 +481,7 @@ local function find_paths(ctx, st, start, budget, through, carries)
   end
 
   -- 3. The walk. Visited systems are also kept as bits over the region's systems (index), for
-  -- the comparison of partial paths.
+  -- the comparison of partial paths (62 to a word: on a huge region each costs more steps).
   local words, nwords = {}, (#nodes - 1) // 62 + 1
   for i = 1, nwords do words[i] = 0 end
   local function toggle(s)
@@ -650,7 +650,7 @@ local function find_paths(ctx, st, start, budget, through, carries)
         return
       end
     end
-    steps = steps + #list
+    steps = steps + (#list + 1) * nwords  -- the comparisons made and the copy kept, a word each
     if steps > SEARCH_STEPS then too_long() end
     local snapshot = {}
     for i = 1, nwords do snapshot[i] = words[i] end

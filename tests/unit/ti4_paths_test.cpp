@@ -98,6 +98,17 @@ TEST_CASE("paths: a legal position with 8 gravity rifts that was refused (18336 
                        "move:xxcha:cruiser:rift_m2_2>tile_m2_1>tile_m1_0>tile_m1_m1>wellon"});
 }
 
+TEST_CASE(
+    "paths: five pick-ups among 18 gravity rifts: one option for each order they can be made in",
+    "[ti4][tactical][paths]") {
+  // 62661 paths (refused); 90 orders of pick-ups, the same as all the paths grouped by outcome
+  const Moves m = run_paths("pickups_5", 5 * kBudget);
+  INFO(m.error);
+  REQUIRE(m.error.empty());
+  CHECK(m.options == std::vector<std::size_t>{91});
+  CHECK(m.moved == std::vector<std::string>{"move:xxcha:carrier:rift_2_m2>rift_1_m1>wellon"});
+}
+
 TEST_CASE("paths: a map whose outcomes cannot be told apart in time is an error naming the search",
           "[ti4][tactical][paths]") {
   const Moves m = run_paths("wander", 10 * kBudget);  // the search's own bound ends it first

@@ -24,9 +24,10 @@ std::int32_t check_coordinate(lua_State* L, int idx, int arg, const char* what) 
   if (!ok)
     luaL_error(L, "bad argument #%d: a hex is {q, r} with two whole numbers; its %s is %s", arg,
                what, luaL_typename(L, idx));
+  // checked as the 64-bit integer Lua holds, and named whole: a cast first would wrap it
   if (v > kMaxCoordinate || v < -kMaxCoordinate)
-    luaL_error(L, "bad argument #%d: hex coordinate %d is off the map (they go to +-%d)", arg,
-               static_cast<int>(v), static_cast<int>(kMaxCoordinate));
+    luaL_error(L, "bad argument #%d: hex coordinate %I is off the map (they go to +-%d)", arg,
+               static_cast<LUAI_UACINT>(v), static_cast<int>(kMaxCoordinate));
   return static_cast<std::int32_t>(v);
 }
 

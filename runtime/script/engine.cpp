@@ -959,7 +959,8 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
   lua_rawgeti(L, LUA_REGISTRYINDEX, proc->ref);
   I.push_ctx();
   try {
-    I.call(1, 0, Impl::kTimeLimited, [&] { return "procedure '" + std::string(procedure) + "'"; });
+    I.call(1, 0, I.options.procedure_budget > 0 ? I.options.procedure_budget : Impl::kTimeLimited,
+           [&] { return "procedure '" + std::string(procedure) + "'"; });
   } catch (const Error& e) {
     if (I.tracing()) I.trace->add(EventKind::error, "error", e.what());
     result.forced_used = I.dice.forced_used();

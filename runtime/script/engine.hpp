@@ -26,6 +26,9 @@ namespace rb {
 struct EngineOptions {
   std::int64_t hook_budget = 50'000'000;  // Lua instructions one hook, policy or setup call may use
   double procedure_seconds = 60;          // time limit of one procedure run (kept by a watchdog)
+  // Lua instructions one procedure run may use, its hooks and policies included (0: none, only
+  // the time limit). Tests set it to bound a procedure's work without timing it.
+  std::int64_t procedure_budget = 0;
   std::size_t memory_limit = 512u << 20;  // bytes the Lua state may hold
   bool interactive = false;               // ask a person when no script or policy answers
   bool exchange_fire =

@@ -46,10 +46,17 @@ local function bool(ctx, v, path)
   return v
 end
 
--- [col, row] on the battlefield -> a hex
+-- [col, row] on the battlefield -> a hex. A column or row outside the battlefield's width and
+-- depth is refused here, at the scenario's line, before the board sees the number.
 local function read_hex(ctx, v, path)
   if type(v) ~= "table" or #v ~= 2 or math.type(v[1]) ~= "integer" or math.type(v[2]) ~= "integer" then
     ctx:reject(path, path .. " must be [column, row]")
+  end
+  local bf = ctx:role("battlefield")
+  local width, depth = ctx:get(bf, "width"), ctx:get(bf, "depth")
+  if v[1] < 0 or v[1] >= width or v[2] < 0 or v[2] >= depth then
+    ctx:reject(path, path .. " [" .. v[1] .. ", " .. v[2] .. "] is not a hex of the battlefield (columns 0 to "
+      .. (width - 1) .. ", rows 0 to " .. (depth - 1) .. ")")
   end
   local h = ctx:offset_hex(v[1], v[2], lib.LAYOUT)
   if not ctx:on_board(h) then

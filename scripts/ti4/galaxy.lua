@@ -61,26 +61,42 @@ local function known_maps(ctx)
   return #names > 0 and table.concat(names, ", ") or "none"
 end
 
--- A map string -> list of { index = spiral index, tile = number }, or rejects at `path`.
+-- A tile number written in a map string: digits (a tile; 0 a home slot) or "-1" (no tile); nil for
+-- anything else, "-0" and a number too large for an integer among them.
+local function tile_number(text)
+  if text == "-1" then return -1 end
+  return text:match("^%d+$") and math.tointeger(tonumber(text)) or nil
+end
+
+-- A map string -> list of { index = spiral index, tile = number }, or rejects at `path`. A system
+-- tile (not 0, -1 or a hyperlane) may appear once: the same tile twice is an error naming both
+-- positions (position 0 is the centre).
 function M.parse(ctx, text, path)
   local entries, centre, position = {}, M.CENTRE_TILE, 0
   local first = true
   for token in text:gmatch("[^%s,]+") do
-    local braced = token:match("^{(%-?%d+)}$")
+    local braced = token:match("^{(.*)}$")
     local lane_tile, lane_side, lane_turn = token:match("^(%d+)([AaBb])(%d?)$")
     if braced then
       if not first then ctx:reject(path, "map: {" .. braced .. "} (the centre tile) may only come first") end
-      centre = math.tointeger(tonumber(braced))
+      centre = tile_number(braced)
+      if not centre then
+        ctx:reject(path, "map: '" .. token .. "': the centre tile is a tile number, 0 (home slot) or -1 (no tile)")
+      end
     elseif lane_tile then
       local turn = lane_turn == "" and 0 or math.tointeger(tonumber(lane_turn))
       if turn > 5 then
         ctx:reject(path, "map: '" .. token .. "' at position " .. (position + 1) .. ": a hyperlane's rotation is 0 to 5 (steps of 60 degrees clockwise)")
       end
+      local n = tile_number(lane_tile)
+      if not n then
+        ctx:reject(path, "map: '" .. token .. "' at position " .. (position + 1) .. ": " .. lane_tile .. " is not a tile number")
+      end
       position = position + 1
-      entries[#entries + 1] = { index = position, tile = math.tointeger(tonumber(lane_tile)), side = lane_side:lower(), rotation = turn }
+      entries[#entries + 1] = { index = position, tile = n, side = lane_side:lower(), rotation = turn }
     else
-      local n = token:match("^%-?%d+$") and math.tointeger(tonumber(token))
-      if not n or n < -1 then
+      local n = tile_number(token)
+      if not n then
         ctx:reject(path, "map: '" .. token .. "' at position " .. (position + 1)
           .. " is not a tile number, 0 (home slot), -1 (no tile) or a hyperlane with its side and rotation (83A2)")
       end
@@ -91,6 +107,16 @@ function M.parse(ctx, text, path)
   end
   if position == 0 then ctx:reject(path, "map: the map string lists no tiles") end
   table.insert(entries, 1, { index = 0, tile = centre })
+  local at = {}
+  for _, e in ipairs(entries) do
+    if e.tile > 0 and not e.side then
+      if at[e.tile] then
+        ctx:reject(path, "map: tile " .. e.tile .. " is at position " .. at[e.tile] .. " and again at position " .. e.index
+          .. " (position 0 is the centre): a map places each system tile once")
+      end
+      at[e.tile] = e.index
+    end
+  end
   return entries
 end
 
@@ -158,9 +184,7 @@ local function place_tile(ctx, tiles, entry, hex, galaxy, path)
   end
   ctx:place(sys, hex)
   galaxy.systems[#galaxy.systems + 1] = sys
-  if tile ~= 0 then
-    galaxy.by_tile[tile] = galaxy.by_tile[tile] == nil and sys or false  -- false: twice on the map
-  end
+  if tile ~= 0 then galaxy.by_tile[tile] = sys end
   return sys
 end
 
@@ -199,7 +223,7 @@ local function link_hyperlanes(ctx, galaxy)
 end
 
 -- Builds the galaxy of a scenario that has `map` or `systems`. Returns
--- { systems = {entities in map order}, by_tile = {[tile] = entity or false when placed twice},
+-- { systems = {entities in map order}, by_tile = {[tile] = entity},
 --   homes = number of home slots }, or nil when the scenario has neither.
 function M.build(ctx, scenario)
   if scenario.map == nil and scenario.systems == nil then return nil end
@@ -225,6 +249,7 @@ function M.build(ctx, scenario)
     end
   else
     if type(scenario.systems) ~= "table" then ctx:reject("systems", "systems is a list of { tile = N, hex = [q, r] }") end
+    local placed = {}  -- system tile -> the entry that placed it
     for i, s in ipairs(scenario.systems) do
       local path = "systems." .. i
       if type(s) ~= "table" then ctx:reject(path, path .. " must be a table { tile = N, hex = [q, r] }") end
@@ -243,6 +268,13 @@ function M.build(ctx, scenario)
       local h = s.hex
       if type(h) ~= "table" or #h ~= 2 or math.type(h[1]) ~= "integer" or math.type(h[2]) ~= "integer" then
         ctx:reject(path .. ".hex", "hex is [q, r], two whole numbers (axial coordinates)")
+      end
+      if s.tile > 0 and s.side == nil then
+        if placed[s.tile] then
+          ctx:reject(path .. ".tile", "tile " .. s.tile .. " is placed by " .. placed[s.tile] .. " and again by " .. path
+            .. ": a galaxy holds each system tile once")
+        end
+        placed[s.tile] = path
       end
       place_tile(ctx, tiles, { tile = s.tile, side = s.side and s.side:lower(), rotation = s.rotation or 0 },
         { h[1], h[2] }, galaxy, path)

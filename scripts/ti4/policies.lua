@@ -66,8 +66,8 @@ local function scripted_move(ctx, player, policy)
 end
 
 -- which path a ship takes: the scenario's scripted moves when it lists any (unlisted ships stay),
--- else the first option (the procedure lists paths through fewer risky systems first, then the
--- shorter): every ship that can reach moves
+-- else the first option (the procedure offers a path for each outcome, those through fewer risky
+-- systems first, then the shorter): every ship that can reach moves
 P["tactical_action.move_ship"] = function(ctx, player, options, policy)
   if policy.moves then
     local m, i = scripted_move(ctx, player, policy)
@@ -76,7 +76,8 @@ P["tactical_action.move_ship"] = function(ctx, player, options, policy)
       if o == m.path then return o, "scripted move " .. i end
     end
     error("scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): the path '" .. m.path
-      .. "' is not a legal move; legal paths: " .. table.concat(options, ", ", 1, #options - 1), 0)
+      .. "' is not a legal move; legal paths: " .. table.concat(options, ", ", 1, #options - 1)
+      .. " (one for each outcome: what the ship can pick up, whether it moves through a wormhole, the risky systems it leaves)", 0)
   end
   return options[1], "every ship that can reach moves, by the path with the fewest risks, then the shortest"
 end

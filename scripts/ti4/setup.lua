@@ -127,7 +127,6 @@ local function map_active_system(ctx, sys, map)
   if sys.tile ~= nil and sys.hex ~= nil then ctx:reject("system.hex", "the active system is named by tile or by hex, not both") end
   if sys.tile ~= nil then
     local s = math.type(sys.tile) == "integer" and map.by_tile[sys.tile]
-    if s == false then ctx:reject("system.tile", "tile " .. sys.tile .. " is on the map twice: name the active system by hex") end
     if not s then ctx:reject("system.tile", "tile " .. tostring(sys.tile) .. " is not on the map") end
     return s
   end

@@ -6,11 +6,13 @@
 -- state (scripts/README.md, ctx:steps). Inside a step, st holds the facts it reads from the
 -- state (st.player, st.system, st.players) and what it works out as it goes.
 --
--- Movement is a search over paths: for each system holding the active player's ships, every
--- simple path of adjacent systems into the active system whose cost fits a ship's move value is
--- found (a detour around a blocked system included); each ship then takes one of them (decision
--- tactical_action.move_ship), and the chosen path decides pick-ups and what happens on the way
--- (the gravity rift's rolls hook tactical_action.ship_moves). What a system allows is asked once
+-- Movement is a search over paths: for each system holding the active player's ships, the simple
+-- paths of adjacent systems into the active system whose cost fits a ship's move value are
+-- searched (a detour around a blocked system included), and a path is offered for each distinct
+-- outcome (what the ship can pick up on the way, whether it moves through a wormhole, the risky
+-- systems it leaves: find_paths); each ship then takes one (decision tactical_action.move_ship),
+-- and the chosen path decides pick-ups and what happens on the way (the gravity rift's rolls hook
+-- tactical_action.ship_moves). What a system allows is asked once
 -- per action through the window tactical_action.passage: the procedure fills in the Learn to
 -- Play's own rules (no leaving a system with your command token, no passing another player's
 -- ships other than fighters) and content adds the rest (anomalies in ti4-base/rules/anomalies.lua).
@@ -144,58 +146,568 @@ local function neighbours(ctx, st, u)
   return out
 end
 
--- Every simple path from `start` into the active system whose cost is at most `budget`; the cost
--- of a path is what it asks of a move value: one per system moved out of, less that system's
--- move_bonus. Paths pass only systems that allow it, and the active system only where the Rules
+-- The most steps one path search may take (a step: a system entered, or two partial paths
+-- compared). Ordinary maps need hundreds; a map whose rifts or links let a ship wander through
+-- dozens of systems needs thousands. Past it the run ends with an error naming the search.
+local SEARCH_STEPS = 100000
+-- Up to this many pick-up systems still ahead, a partial path is bounded by each order it could
+-- pick them up in (find_paths); past it, only once none is left.
+local MAX_PICKUP_BOUNDS = 4
+-- The steps of the plain walk find_paths tries first (every simple path, as the old search did):
+-- past it, the pruned search takes over.
+local QUICK_STEPS = 500
+
+-- A binary heap of { priority, value } (the distance searches below).
+local function heap_push(h, priority, value)
+  local i = #h + 1
+  h[i] = { priority, value }
+  while i > 1 do
+    local j = i // 2
+    if h[j][1] <= h[i][1] then break end
+    h[i], h[j] = h[j], h[i]
+    i = j
+  end
+end
+
+local function heap_pop(h)
+  local top, n = h[1], #h
+  h[1] = h[n]
+  h[n] = nil
+  n = n - 1
+  local i = 1
+  while true do
+    local l, m = 2 * i, i
+    if l <= n and h[l][1] < h[m][1] then m = l end
+    if l + 1 <= n and h[l + 1][1] < h[m][1] then m = l + 1 end
+    if m == i then break end
+    h[i], h[m] = h[m], h[i]
+    i = m
+  end
+  return top[1], top[2]
+end
+
+-- For each system of a search's region: the least sum of weight(s) over the systems a path from
+-- it still leaves (itself included) before it ends in the active system. `ends`: the systems a
+-- path may end from; `preds[v]`: the systems of the region a path may enter v from. Weights >= 0.
+local function to_end(ends, preds, weight)
+  local dist, h = {}, {}
+  for _, u in ipairs(ends) do heap_push(h, weight(u), u) end
+  while #h > 0 do
+    local d, u = heap_pop(h)
+    if dist[u] == nil then
+      dist[u] = d
+      for _, x in ipairs(preds[u] or {}) do
+        if dist[x] == nil then heap_push(h, d + weight(x), x) end
+      end
+    end
+  end
+  return dist
+end
+
+-- The fighters and ground forces of player `p` that a ship passing system `s` can take, appended
+-- to `out` in pick-up order: the space area, then the ground forces on planets `p` controls.
+local function cargo_in(ctx, p, s, out)
+  for _, u in ipairs(ctx:units(p, s)) do
+    if lib.needs_transport(ctx, u) then out[#out + 1] = u end
+  end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
+    if ctx:owner(planet) == p then
+      for _, u in ipairs(ctx:units(p, planet, "ground_force")) do
+        if lib.needs_transport(ctx, u) then out[#out + 1] = u end
+      end
+    end
+  end
+  return out
+end
+
+-- The bit of a risky system's kind of risk in a path's outcome: its anomaly (every gravity rift
+-- acts alike: one roll each), or "" for a risk with no anomaly (Dimensional Tear). Bits are
+-- given in the order kinds are met, once per action (st.risk_kinds).
+local function risk_bit(ctx, st, s)
+  local kind = ctx:get(s, "anomaly") or ""
+  local bit = st.risk_kinds[kind]
+  if not bit then
+    local n = st.risk_kind_count + 1
+    if n > 62 then error("movement: more than 62 kinds of risky systems", 0) end
+    st.risk_kind_count = n
+    bit = 1 << (n - 1)
+    st.risk_kinds[kind] = bit
+  end
+  return bit
+end
+
+-- The paths from `start` into the active system whose cost is at most `budget`, one or a few for
+-- each distinct outcome. A path is a simple path of adjacent systems; its cost is what it asks of
+-- a move value: one per system moved out of, less that system's move_bonus (every prefix must fit
+-- too). It passes only systems that allow it, and the active system only where the Rules
 -- Reference's movement is in force (st.pass_active: a ship may pass through it and come back).
 -- `through`: the paths of a ship that may move through other players' ships (passage above).
-local function find_paths(ctx, st, start, budget, through)
-  local out, path, on = {}, { start }, { [start] = true }
-  local function walk(u, spent)
-    local fu = passage(ctx, st, u, through)
-    local cost = spent + 1 - fu.move_bonus
-    if cost > budget then return end
-    for _, v in ipairs(st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)) do
-      if v == st.system then
-        if passage(ctx, st, v, through).can_end then
-          local copy = {}
-          for i = 1, #path do copy[i] = path[i] end
-          copy[#copy + 1] = v
-          out[#out + 1] = { systems = copy, cost = cost }
-        end
-        -- the Rules Reference (pass_active): through the active system and back into it later
-        if st.pass_active and not on[v] and passage(ctx, st, v, through).can_pass then
+--
+-- What a path changes in the game is its outcome: the units it can pick up (the systems passed
+-- that hold some, in order: only when `carries`, a ship here has capacity), whether it moves
+-- through a wormhole, the kinds of risky systems it leaves (a gravity rift's roll is the same
+-- roll in every rift), and how many risky systems it leaves. The systems in between change
+-- nothing, and there may be astronomically many ways through them (gravity rifts make moves
+-- free). So, of the paths with the same outcome key (pick-ups, wormhole, kinds of risk), only
+-- those a ship could prefer are kept: a path is dropped when another of its key comes first in
+-- path_order (fewer risky systems, then fewer systems, then cheaper, then by name) and costs no
+-- more. For any move value, the first path that fits is then the same as among all paths, and
+-- each key offers the ship one path: its first that fits (choose, in M.movement).
+--
+-- Most searches are small: they walk every simple path, as the search always did, and keep what
+-- they find as above. Past QUICK_STEPS steps the walk starts again, pruned: it walks partial
+-- paths depth first, the most promising next system first, and drops one that cannot lead to a
+-- path that would be kept:
+-- * it cannot reach the active system within the budget (the least cost from each system to
+--   the end, by a Dijkstra over the region a path from `start` can reach);
+-- * another partial path to the same system, with the same key so far, came first in
+--   path_order, cost no more and visited no system this one has not (its continuations are open
+--   to that one, with results that come first); or a shortcut (an earlier system is adjacent)
+--   leaves out only systems that change nothing in its key;
+-- * only pick-ups (at most MAX_PICKUP_BOUNDS) can still change its key, and for each order it
+--   could make them in, a path found already comes before anything it could still become (by
+--   the least risks, systems and cost between the systems; seeds find such paths first).
+-- All three keep the result exact. What they cannot prune (many pick-ups in a field of rifts)
+-- ends after SEARCH_STEPS steps with an error naming the search.
+local function find_paths(ctx, st, start, budget, through, carries)
+  local p, active = st.player, st.system
+  local function pass(s) return passage(ctx, st, s, through) end
+  local function weight(s) return 1 - pass(s).move_bonus end
+  local function name(s)
+    local n = st.names[s]
+    if not n then n = ctx:name(s); st.names[s] = n end
+    return n
+  end
+  local adjacent = {}
+  local function adj(u)
+    local a = adjacent[u]
+    if not a then
+      a = st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)
+      adjacent[u] = a
+    end
+    return a
+  end
+  local can_end = pass(active).can_end
+  if not can_end then return {} end
+  local function risk_of(s) return pass(s).risk and 1 or 0 end
+  local kind_memo = {}
+  local function kind_bit(s)
+    local k = kind_memo[s]
+    if not k then
+      k = pass(s).risk and risk_bit(ctx, st, s) or 0
+      kind_memo[s] = k
+    end
+    return k
+  end
+  -- whether a step from a to b moves through a wormhole: the two are linked as wormhole systems
+  -- or share a wormhole type (Sai Seravus reads this off the path); each system's wormholes once
+  local holes = {}
+  local function holes_of(s)
+    local h = holes[s]
+    if not h then
+      h = { types = {}, linked = {}, any = false }
+      for _, x in ipairs(WORMHOLE_ATTRS) do
+        local w = ctx:get(s, x)
+        if w then h.types[w], h.any = true, true end
+      end
+      for _, y in ipairs(ctx:adjacent(s, "wormhole")) do h.linked[y], h.any = true, true end
+      holes[s] = h
+    end
+    return h
+  end
+  local function through_wormhole(a, b)
+    local ha = holes_of(a)
+    if not ha.any then return false end
+    if ha.linked[b] then return true end
+    local hb = holes_of(b)
+    for w in pairs(ha.types) do
+      if hb.types[w] then return true end
+    end
+    return false
+  end
+
+  -- the paths found, by key: a path is kept unless a path of its key comes first and costs no more
+  local found = {}
+  local function keep(pth)
+    local list = found[pth.key] or {}
+    local kept = {}
+    for _, f in ipairs(list) do
+      if f.cost <= pth.cost and path_order(f, pth) then return end
+      if not (pth.cost <= f.cost and path_order(pth, f)) then kept[#kept + 1] = f end
+    end
+    kept[#kept + 1] = pth
+    found[pth.key] = kept
+  end
+  local function finish(path, cost, risk, label, pickups_key, wormhole, kinds)
+    local plain = (wormhole and "w" or "-") .. kinds
+    local systems = {}
+    for i = 1, #path do systems[i] = path[i] end
+    systems[#systems + 1] = active
+    keep { systems = systems, cost = cost, risk = risk, label = label .. ">" .. name(active), key = pickups_key .. "|" .. plain,
+      plain = plain }
+  end
+  local function all_found()
+    local out = {}
+    for _, list in pairs(found) do
+      for _, pth in ipairs(list) do out[#out + 1] = pth end
+    end
+    table.sort(out, path_order)
+    return out
+  end
+  local offers_memo = {}
+  local function offers(s)  -- whether passing s offers units to pick up (for a ship with capacity)
+    local o = offers_memo[s]
+    if o == nil then
+      o = carries and s ~= start and pass(s).can_leave and #cargo_in(ctx, p, s, {}) > 0
+      offers_memo[s] = o
+    end
+    return o
+  end
+
+  -- 0. Most searches are small: every simple path is walked, as it comes, up to QUICK_STEPS steps.
+  do
+    local path, on, steps, done = { start }, { [start] = true }, 0, true
+    local function walk(u, spent, risk, label, picks, wormhole, kinds)
+      steps = steps + 1
+      if steps > QUICK_STEPS then done = false end
+      if not done then return end
+      local cost = spent + weight(u)
+      if cost > budget then return end
+      for _, v in ipairs(adj(u)) do
+        if v == active then finish(path, cost, risk, label, picks, wormhole or through_wormhole(u, v), kinds) end
+        if not on[v] and (v ~= active or st.pass_active) and pass(v).can_pass then
           on[v] = true
           path[#path + 1] = v
-          walk(v, cost)
-          path[#path] = nil
-          on[v] = nil
-        end
-      elseif not on[v] then
-        if passage(ctx, st, v, through).can_pass then
-          on[v] = true
-          path[#path + 1] = v
-          walk(v, cost)
+          walk(v, cost, risk + risk_of(v), label .. ">" .. name(v), offers(v) and (picks .. "," .. v) or picks,
+            wormhole or through_wormhole(u, v), kinds | kind_bit(v))
           path[#path] = nil
           on[v] = nil
         end
       end
     end
+    walk(start, 0, risk_of(start), name(start), "", false, kind_bit(start))
+    if done then return all_found() end
+    found = {}
   end
-  walk(start, 0)
-  -- the default policy takes the first: fewest risky systems left, then the fewest systems
-  for _, pth in ipairs(out) do
-    local risk, names = 0, {}
-    for i, s in ipairs(pth.systems) do
-      if i < #pth.systems and passage(ctx, st, s, through).risk then risk = risk + 1 end
-      local n = st.names[s]
-      if not n then n = ctx:name(s); st.names[s] = n end
-      names[i] = n
+
+  -- 1. The region: the systems a path may leave within the budget (a Dijkstra from start). A
+  -- system with a negative cost (move_bonus above 1) voids the bound: then the region is every
+  -- system a path can enter, and no cost bound prunes.
+  local region, nodes, bounded = {}, {}, true
+  local function explore()
+    region, nodes = {}, {}
+    local best, h = { [start] = 0 }, { { 0, start } }
+    while #h > 0 do
+      local f, u = heap_pop(h)
+      if not region[u] and f == best[u] then
+        local w = weight(u)
+        if w < 0 and bounded then
+          bounded = false
+          return explore()
+        end
+        if not bounded or f + w <= budget then
+          region[u] = true
+          nodes[#nodes + 1] = u
+          for _, v in ipairs(adj(u)) do
+            if v ~= start and (v ~= active or st.pass_active) and pass(v).can_pass then
+              local fv = f + math.max(w, 0)
+              if best[v] == nil or fv < best[v] then
+                best[v] = fv
+                heap_push(h, fv, v)
+              end
+            end
+          end
+        end
+      end
     end
-    pth.risk, pth.label = risk, table.concat(names, ">")
   end
-  table.sort(out, path_order)
-  return out
+  explore()
+
+  -- 2. Bounds to the end, and what could still change a key: the systems that offer units to pick
+  -- up, the kinds of risk and the wormhole steps on some way from start to the end.
+  local ends, active_next, preds, index = {}, {}, {}, {}
+  for i, u in ipairs(nodes) do
+    index[u] = i - 1
+    for _, v in ipairs(adj(u)) do
+      if v == active then ends[#ends + 1] = u; active_next[u] = true end
+      if region[v] then
+        local list = preds[v]
+        if not list then list = {}; preds[v] = list end
+        list[#list + 1] = u
+      end
+    end
+  end
+  local cost_to_end = bounded and to_end(ends, preds, function(s) return math.max(weight(s), 0) end) or nil
+  local systems_to_end = to_end(ends, preds, function() return 1 end)
+  local risks_to_end = to_end(ends, preds, risk_of)
+  local pickup, pickups = {}, {}  -- the systems that offer units to pick up (when `carries`)
+  local any_wormhole, kinds_all = false, 0
+  for _, u in ipairs(nodes) do
+    if systems_to_end[u] then
+      if offers(u) then
+        pickup[u] = true
+        pickups[#pickups + 1] = u
+      end
+      kinds_all = kinds_all | kind_bit(u)
+      if not any_wormhole and holes_of(u).any then
+        for _, v in ipairs(adj(u)) do
+          if v ~= start and (v == active or systems_to_end[v]) and through_wormhole(u, v) then any_wormhole = true end
+        end
+      end
+    end
+  end
+
+  -- the least cost, systems and risks from each system to each pick-up system, and each system's
+  -- next systems on the way to the end, the most promising first
+  local to_pickup = {}
+  if bounded then
+    for _, q in ipairs(pickups) do
+      to_pickup[q] = { cost = to_end(preds[q] or {}, preds, function(s) return math.max(weight(s), 0) end),
+        systems = to_end(preds[q] or {}, preds, function() return 1 end), risks = to_end(preds[q] or {}, preds, risk_of) }
+    end
+  end
+  local onward = {}
+  for _, u in ipairs(nodes) do
+    local list = {}
+    for _, v in ipairs(adj(u)) do
+      if region[v] and systems_to_end[v] and v ~= start then list[#list + 1] = v end
+    end
+    table.sort(list, function(a, b)
+      if risks_to_end[a] ~= risks_to_end[b] then return risks_to_end[a] < risks_to_end[b] end
+      if systems_to_end[a] ~= systems_to_end[b] then return systems_to_end[a] < systems_to_end[b] end
+      return index[a] < index[b]
+    end)
+    onward[u] = list
+  end
+
+  -- 3. The walk. Visited systems are also kept as bits over the region's systems (index), for
+  -- the comparison of partial paths (62 to a word: on a huge region each costs more steps).
+  local words, nwords = {}, (#nodes - 1) // 62 + 1
+  for i = 1, nwords do words[i] = 0 end
+  local function toggle(s)
+    local i = index[s]
+    local k = i // 62 + 1
+    words[k] = words[k] ~ (1 << (i % 62))
+  end
+  local function within(other)
+    for i = 1, nwords do
+      if other[i] & ~words[i] ~= 0 then return false end
+    end
+    return true
+  end
+  -- the partial path: its systems, each system's place on it, and at each place what the path
+  -- had gathered on arriving there (cost so far, pick-ups, wormhole, kinds of risk)
+  local path, at_place = { start }, { [start] = 1 }
+  local spent_at, npick_at, wormhole_at, kinds_at = {}, {}, {}, {}
+  toggle(start)
+  local partial, steps = {}, 0
+  local function too_long()
+    error("movement: the paths from " .. name(start) .. " to " .. name(active) .. " take more than "
+      .. SEARCH_STEPS .. " steps to search (gravity rifts or links let a ship wander through too many systems)", 0)
+  end
+
+  -- Seeds, so that the bounds prune from the start: for each order of the pick-ups (when the
+  -- bounds use them; else none), a path through them in that order made of legs with the fewest
+  -- risky systems, then systems, that avoid the systems used and the other pick-ups (a greedy
+  -- choice: it may miss an order that exists). A seed is a legal path (checked as the walk would)
+  -- and is kept like any other; the walk finds the best ones.
+  local function seed(order)
+    local systems, used = { start }, { [start] = true }
+    for _, q in ipairs(pickups) do used[q] = true end
+    for _, q in ipairs(order) do used[q] = nil end
+    local function leg(from, target)  -- target: a pick-up system, or nil for the active system
+      local best, back, h = { [from] = 0 }, {}, { { 0, from } }
+      while #h > 0 do
+        local d, x = heap_pop(h)
+        if d == best[x] then
+          if (target == nil and active_next[x]) or x == target then
+            local out = {}
+            while x ~= from do table.insert(out, 1, x); x = back[x] end
+            return out
+          end
+          if x ~= target then
+            for _, y in ipairs(onward[x]) do
+              local dy = d + 1000 * risk_of(x) + 1
+              if not used[y] and (best[y] == nil or dy < best[y]) then best[y], back[y] = dy, x; heap_push(h, dy, y) end
+            end
+          end
+        end
+      end
+      return nil
+    end
+    local at = start
+    for i = 1, #order + 1 do
+      local legs = leg(at, order[i])
+      if not legs then return false end
+      for _, y in ipairs(legs) do systems[#systems + 1] = y; used[y] = true end
+      at = systems[#systems]
+    end
+    systems[#systems + 1] = active
+    -- the seed as the walk would see it
+    local cost, risk, picks, wormhole, kinds, names = 0, 0, "", false, 0, {}
+    for i = 1, #systems - 1 do
+      local x = systems[i]
+      cost = cost + weight(x)
+      if cost > budget then return false end
+      risk = risk + risk_of(x)
+      kinds = kinds | kind_bit(x)
+      if pickup[x] then picks = picks .. "," .. x end
+      wormhole = wormhole or through_wormhole(x, systems[i + 1])
+      names[i] = name(x)
+    end
+    names[#systems] = name(active)
+    local plain = (wormhole and "w" or "-") .. kinds
+    keep { systems = systems, cost = cost, risk = risk, label = table.concat(names, ">"), key = picks .. "|" .. plain, plain = plain }
+    return true
+  end
+  local function seeds(order, used)
+    seed(order)
+    if #pickups > MAX_PICKUP_BOUNDS then return end
+    for _, q in ipairs(pickups) do
+      if not used[q] then
+        used[q] = true
+        order[#order + 1] = q
+        seeds(order, used)
+        order[#order] = nil
+        used[q] = nil
+      end
+    end
+  end
+  if bounded then seeds({}, {}) end
+
+  -- Whether the path, arriving at v from its last system (at place n, the cost then `cost`, `npick`
+  -- pick-ups before v, `wormhole` and `kinds` with the step to v), has a
+  -- shortcut: an earlier system x that v is adjacent to, such that leaving out the systems after
+  -- x changes nothing in the key and costs no more. The shortcut comes first in path_order and
+  -- visits less, so it has every continuation this has, each coming first.
+  local function shortcut(v, n, cost, npick, wormhole, kinds)
+    for _, x in ipairs(preds[v] or {}) do
+      local j = at_place[x]
+      if j and j < n and npick_at[j] == npick and spent_at[j] + weight(x) <= cost
+          and kinds_at[j] | kind_bit(v) == kinds and (wormhole_at[j] or through_wormhole(x, v)) == wormhole then
+        return true
+      end
+    end
+    return false
+  end
+
+  -- Whether a found path comes before every path a partial path could become: at system x, with
+  -- `risk` (x's own included), `n` systems and `spent` before leaving x, its pick-ups so far
+  -- `picks` and the rest of its key `plain` (wormhole and kinds of risk: these can no longer
+  -- change), for each order of the pick-ups still ahead (none, or any of them next, and so on).
+  -- The bounds are the least risks, systems and cost between the systems, visited or not.
+  local function dominated(list, r, m, c)
+    for _, f in ipairs(list or {}) do
+      local fn = #f.systems
+      if f.cost <= c and (f.risk < r or f.risk == r and (fn < m or fn == m and f.cost < c)) then return true end
+    end
+    return false
+  end
+  local function beaten(x, risk, n, spent, picks, plain, used)
+    if not dominated(found[picks .. "|" .. plain], risk - risk_of(x) + risks_to_end[x], n + systems_to_end[x],
+        spent + cost_to_end[x]) then
+      return false
+    end
+    used = used or {}
+    for _, q in ipairs(pickups) do
+      local d = to_pickup[q]
+      if not at_place[q] and not used[q] and d.systems[x] then
+        steps = steps + 1
+        used[q] = true
+        local ok = beaten(q, risk - risk_of(x) + d.risks[x] + risk_of(q), n + d.systems[x], spent + d.cost[x],
+          picks .. "," .. q, plain, used)
+        used[q] = nil
+        if not ok then return false end
+      end
+    end
+    return true
+  end
+
+  local function walk(u, spent, risk, label, pickups_key, npick, wormhole, kinds)
+    steps = steps + 1
+    if steps > SEARCH_STEPS then too_long() end
+    local cost = spent + weight(u)
+    if cost > budget or systems_to_end[u] == nil then return end
+    if bounded and spent + cost_to_end[u] > budget then return end
+    local n = #path
+    spent_at[n], npick_at[n], wormhole_at[n], kinds_at[n] = spent, npick, wormhole, kinds
+    local key = pickups_key .. "|" .. (wormhole and "w" or "-") .. kinds
+    -- only pick-ups left to change its key: for each order of pick-ups it could still make, a path
+    -- found already comes before all it can become
+    if bounded and (wormhole or not any_wormhole) and kinds == kinds_all and found[key]
+        and #pickups - npick <= MAX_PICKUP_BOUNDS and beaten(u, risk, n, spent, pickups_key, (wormhole and "w" or "-") .. kinds) then
+      return
+    end
+    -- another partial path to u with this key that comes first, costs no more and visited less
+    local at = partial[u]
+    if not at then at = {}; partial[u] = at end
+    local list = at[key]
+    if not list then list = {}; at[key] = list end
+    local lab = label .. ">"
+    for _, a in ipairs(list) do
+      if a.cost <= cost and (a.risk < risk or a.risk == risk and (a.n < n or a.n == n and (a.cost < cost
+          or a.cost == cost and a.lab < lab))) and within(a.words) then
+        return
+      end
+    end
+    steps = steps + (#list + 1) * nwords  -- the comparisons made and the copy kept, a word each
+    if steps > SEARCH_STEPS then too_long() end
+    local snapshot = {}
+    for i = 1, nwords do snapshot[i] = words[i] end
+    list[#list + 1] = { risk = risk, n = n, cost = cost, lab = lab, words = snapshot }
+
+    if active_next[u] then finish(path, cost, risk, label, pickups_key, wormhole or through_wormhole(u, active), kinds) end
+    for _, v in ipairs(onward[u]) do
+      if not at_place[v] then
+        local picks, np = pickups_key, npick
+        if pickup[v] then picks, np = pickups_key .. "," .. v, npick + 1 end
+        local w2, k2 = wormhole or through_wormhole(u, v), kinds | kind_bit(v)
+        if not shortcut(v, n, cost, npick, w2, k2) then
+          path[n + 1] = v
+          at_place[v] = n + 1
+          toggle(v)
+          walk(v, cost, risk + risk_of(v), label .. ">" .. name(v), picks, np, w2, k2)
+          toggle(v)
+          path[n + 1] = nil
+          at_place[v] = nil
+        end
+      end
+    end
+  end
+  walk(start, 0, risk_of(start), name(start), "", 0, false, kind_bit(start))
+
+  return all_found()
+end
+
+-- A path the scenario scripts for a ship (`text`: system names joined by ">"), when it is one the
+-- ship may take under the rules find_paths follows and fits `move`; else nil. find_paths offers
+-- one path per outcome, so a legal path that shares its outcome with another is checked here.
+local function scripted_path(ctx, st, start, text, move, through)
+  local names = {}
+  for n in text:gmatch("[^>]+") do names[#names + 1] = n end
+  if names[1] ~= ctx:name(start) or #names < 2 then return nil end
+  local systems, on, spent, risk = { start }, { [start] = true }, 0, 0
+  for i = 2, #names do
+    local u = systems[i - 1]
+    local fu = passage(ctx, st, u, through)
+    spent = spent + 1 - fu.move_bonus
+    if spent > move then return nil end
+    if fu.risk then risk = risk + 1 end
+    local v
+    for _, x in ipairs(st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)) do
+      if ctx:name(x) == names[i] then v = x end
+    end
+    if not v then return nil end
+    local fv = passage(ctx, st, v, through)
+    if i == #names then
+      if v ~= st.system or not fv.can_end then return nil end
+    elseif on[v] or not fv.can_pass or (v == st.system and not st.pass_active) then
+      return nil
+    end
+    on[v] = true
+    systems[i] = v
+  end
+  return { systems = systems, cost = spent, risk = risk, label = text }
 end
 
 -- A ship that may move from its system straight into the active system as if the two were
@@ -206,7 +718,9 @@ local function with_direct(ctx, st, paths, start)
   for _, pth in ipairs(paths) do
     if pth.label == label then return paths end
   end
-  local out = { { systems = { start, st.system }, cost = 1 - from.move_bonus, risk = from.risk and 1 or 0, label = label } }
+  local plain = "-" .. (from.risk and risk_bit(ctx, st, start) or 0)  -- no pick-ups, no wormhole (find_paths's keys)
+  local out = { { systems = { start, st.system }, cost = 1 - from.move_bonus, risk = from.risk and 1 or 0, label = label,
+    key = "|" .. plain, plain = plain } }
   for _, pth in ipairs(paths) do out[#out + 1] = pth end
   table.sort(out, path_order)
   return out
@@ -233,21 +747,10 @@ end
 -- then each system passed that holds none of the player's command tokens; in each, the space area,
 -- then the ground forces on planets the player controls.
 local function cargo_along(ctx, st, pth)
-  local p, out = st.player, {}
+  local out = {}
   for i = 1, #pth.systems - 1 do
     local s = pth.systems[i]
-    if i == 1 or passage(ctx, st, s).can_leave then
-      for _, u in ipairs(ctx:units(p, s)) do
-        if lib.needs_transport(ctx, u) then out[#out + 1] = u end
-      end
-      for _, planet in ipairs(ctx:entities { kind = "planet", location = s }) do
-        if ctx:owner(planet) == p then
-          for _, u in ipairs(ctx:units(p, planet, "ground_force")) do
-            if lib.needs_transport(ctx, u) then out[#out + 1] = u end
-          end
-        end
-      end
-    end
+    if i == 1 or passage(ctx, st, s).can_leave then cargo_in(ctx, st.player, s, out) end
   end
   return out
 end
@@ -306,6 +809,9 @@ function M.movement(ctx, st)
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked =
     ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths")
 
+  st.risk_kinds, st.risk_kind_count = {}, 0  -- find_paths's kinds of risk
+  -- the player's scripted moves (the scenario's `moves`, setup puts them in the policy), if any
+  st.scripted_moves = ctx:policy(p).moves
   -- the systems holding one of the player's command tokens
   st.tokens = {}
   for _, t in ipairs(ctx:entities { kind = "command_token", owner = p }) do st.tokens[ctx:location(t)] = true end
@@ -339,10 +845,29 @@ function M.movement(ctx, st)
   local left = {}   -- systems ships or cargo left: capacity is checked there afterwards
   local moved, lost = 0, 0
   -- a ship's move: its path chosen (decision tactical_action.move_ship), then taken
-  local function choose(u, t, sys, paths, move, n)
-    local options, by_label = {}, {}
+  -- a ship's move: its path chosen (decision tactical_action.move_ship), then taken. The options:
+  -- for each outcome (find_paths: a ship with capacity tells paths apart by their pick-ups, one
+  -- without does not), its first path that fits the ship's move value; and a path the scenario
+  -- scripts for the ship, as written, when it is legal (it may share its outcome with an option)
+  local function choose(u, t, sys, paths, move, n, through)
+    local options, by_label, seen = {}, {}, {}
+    local carries = ctx:get(u, "capacity") > 0
     for _, pth in ipairs(paths) do
-      if pth.cost <= move then options[#options + 1] = pth.label; by_label[pth.label] = pth end
+      local key = carries and pth.key or pth.plain
+      if pth.cost <= move and not seen[key] then
+        seen[key] = true
+        options[#options + 1] = pth.label
+        by_label[pth.label] = pth
+      end
+    end
+    for _, m in ipairs(st.scripted_moves or {}) do
+      if m.unit == t and m.path and not by_label[m.path] then
+        local pth = scripted_path(ctx, st, sys, m.path, move, through)
+        if pth then
+          options[#options + 1] = pth.label
+          by_label[pth.label] = pth
+        end
+      end
     end
     if #options == 0 then
       if ctx:tracing() then
@@ -390,17 +915,22 @@ function M.movement(ctx, st)
     local paths, budget, moves = {}, -1, {}
     -- ships that move through other players' ships search their own paths
     local through, through_paths, through_budget = {}, {}, -1
+    -- whether a ship of each search has capacity (then pick-ups tell its paths apart)
+    local carries, through_carries = false, false
     if passage(ctx, st, sys).can_leave then
       for i, u in ipairs(start.ships) do
         moves[i], through[i] = move_value(ctx, st, u, sys)
+        local room = ctx:get(u, "capacity") > 0
         if through[i] then
           if moves[i] > through_budget then through_budget = moves[i] end
-        elseif moves[i] > budget then
-          budget = moves[i]
+          through_carries = through_carries or room
+        else
+          if moves[i] > budget then budget = moves[i] end
+          carries = carries or room
         end
       end
-      if budget > 0 then paths = find_paths(ctx, st, sys, budget) end
-      if through_budget > 0 then through_paths = find_paths(ctx, st, sys, through_budget, true) end
+      if budget > 0 then paths = find_paths(ctx, st, sys, budget, false, carries) end
+      if through_budget > 0 then through_paths = find_paths(ctx, st, sys, through_budget, true, through_carries) end
     end
     local ordinal = {}
     for i, u in ipairs(start.ships) do
@@ -413,7 +943,7 @@ function M.movement(ctx, st)
         ctx:open("tactical_action.ship_paths", args)
         if args.direct == true then own = with_direct(ctx, st, own, sys) end
       end
-      local pth = choose(u, t, sys, own, moves[i] or -1, ordinal[t])
+      local pth = choose(u, t, sys, own, moves[i] or -1, ordinal[t], through[i])
       if pth and rules.declare_first then
         declared[#declared + 1] = { u, t, sys, pth }
       elseif pth then

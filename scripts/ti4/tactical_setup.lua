@@ -115,7 +115,6 @@ return function(ctx, scenario, h)
     if math.type(v) == "integer" then
       if not map then ctx:reject(path, "a tile number names a system only when the scenario has a map") end
       local e = map.by_tile[v]
-      if e == false then ctx:reject(path, "tile " .. v .. " is on the map twice: name the system by its id") end
       if not e then ctx:reject(path, "tile " .. v .. " is not on the map") end
       return ctx:name(e)
     end

@@ -360,6 +360,31 @@ TEST_CASE("galaxy: bad maps are rejected with their line", "[board][galaxy]") {
   CHECK(rb::testing::contains(setup_error("", "[system]\ntile = 26\n"), "has no map"));
 }
 
+TEST_CASE("galaxy: a map places a system tile once; numbers it cannot read are errors at its line",
+          "[board][galaxy]") {
+  // the same system tile twice (it made two systems that the path search crossed as one tile)
+  CHECK(rb::testing::contains(
+      setup_error("map = '22 44 22'"),
+      "scenario.toml:1: map: tile 22 is at position 1 and again at position 3"));
+  CHECK(rb::testing::contains(
+      setup_error("map = '{22} 44 22'"),
+      "scenario.toml:1: map: tile 22 is at position 0 and again at position 2"));
+  CHECK(rb::testing::contains(
+      setup_error("systems = [{ tile = 26, hex = [0, 0] }, { tile = 26, hex = [1, 0] }]"),
+      "scenario.toml:1: tile 26 is placed by systems.1 and again by systems.2"));
+  // home slots and no-tile hexes repeat, and so do hyperlane tiles (tests/hyperlanes.toml)
+  CHECK(setup_error("map = '22 0 0 -1 -1 44'", "[system]\ntile = 22\n") == "no error");
+  // a number too large for an integer, in the centre or as a hyperlane's tile, named whole
+  CHECK(rb::testing::contains(setup_error("map = '{99999999999999999999} 22'"),
+                              "scenario.toml:1: map: '{99999999999999999999}': the centre tile"));
+  CHECK(rb::testing::contains(setup_error("map = '22 99999999999999999999A'"),
+                              "scenario.toml:1: map: '99999999999999999999A' at position 2"));
+  CHECK(rb::testing::contains(setup_error("map = '{-2} 22'"), "scenario.toml:1: map: '{-2}'"));
+  // -0 is not a home slot (0) nor no tile (-1)
+  CHECK(rb::testing::contains(setup_error("map = '22 -0 44'"),
+                              "scenario.toml:1: map: '-0' at position 2 is not a tile number"));
+}
+
 TEST_CASE("galaxy: the board through ctx (a hook of the fixture pack reads it)",
           "[board][galaxy]") {
   // Lodor (26) at [-2, 1] in the Learn to Play map: six hex neighbours and 39 by its alpha
@@ -383,4 +408,28 @@ TEST_CASE("galaxy: the board through ctx (a hook of the fixture pack reads it)",
   CHECK(r.metric("north_r") == -1);
   CHECK(r.metric("line_a_r") == 0);
   CHECK(r.metric("line_b_r") == -1);
+}
+
+TEST_CASE("red alert: a column past 32 bits is an error at the scenario's line, named whole",
+          "[board]") {
+  // 4294967302 is 2^32 + 6: cut to 32 bits it was "hex coordinate 6" from inside the board call
+  LoadRequest req;
+  req.root = RB_SOURCE_DIR;
+  req.ruleset = "red_alert";
+  Engine engine(load_content(req));
+  State state;
+  const std::string text =
+      "attacker = { units = [{ name = 'a', type = 'cruiser', hex = [6, 6] }] }\n"
+      "defender = { units = [{ name = 't', type = 'cruiser', hex = [4294967302, 4] }] }\n"
+      "combat = { attacker = 'a', target = 't' }\n";
+  std::string error = "no error";
+  try {
+    engine.setup(toml::parse(text), "scenario.toml", state);
+  } catch (const ContentError& e) {
+    error = e.what();
+  }
+  INFO(error);
+  CHECK(rb::testing::contains(
+      error,
+      "scenario.toml:2: defender.units.1.hex [4294967302, 4] is not a hex of the battlefield"));
 }

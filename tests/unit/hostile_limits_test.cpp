@@ -209,6 +209,7 @@ TEST_CASE("hostile: counts and indices from Lua are checked, naming the call", "
       {"entity_wrap", "ctx:get: bad argument #1: expected an entity id, got 4294967300"},
       {"entity_negative", "ctx:get: bad argument #1: expected an entity id, got -7"},
       {"counter_huge", "ctx:set_counter: value 1099511627776 is out of range"},
+      {"hex_wrap", "hex coordinate 4294967302 is off the map"},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(c.probe) {

@@ -132,7 +132,7 @@
 ---| "space_combat.retreat_ground_forces" # [ti4] How many ground forces to take from planets in the active system when retreating (0..capacity left).
 ---| "space_combat.retreat_to" # [ti4] Which eligible adjacent system the retreat goes to.
 ---| "tactical_action.assign_space_cannon_hits" # [ti4] Which ships take space cannon hits (policy hit_order and sustain).
----| "tactical_action.move_ship" # [ti4] Which path a ship takes to the active system, or stay (policy moves: scripted, else the first path: fewest risky systems, then shortest).
+---| "tactical_action.move_ship" # [ti4] Which path a ship takes to the active system, or stay: one path for each outcome (pick-ups, wormhole, risky systems) (policy moves: scripted, else the first path: fewest risky systems, then shortest).
 ---| "tactical_action.pick_up" # [ti4] How many units of one type a moving ship picks up (options type:n; policy: as many as capacity allows).
 ---| "tactical_action.remove_excess" # [ti4] Which fighters and ground forces to remove when over capacity outside combat.
 ---| "tactical_action.use_space_cannon" # [ti4] Whether a player fires Space Cannon Offense: yes or no (policy use.space_cannon).

@@ -272,11 +272,12 @@ std::string format_exact_bench(const std::vector<ExactBenchResult>& results) {
     std::string anchors;
     for (const auto& [name, a] : r.bench.exact_anchors)
       anchors += fmt::format("{}{}: {:.3f} ms", anchors.empty() ? "" : "; ", name, a);
-    out << fmt::format("  {:>5} {:>8} {:>12.3f} {:>10} {:>8}   {}\n", "(" + r.bench.name + ")",
-                       r.report["states"].get<std::size_t>(), ms,
-                       r.bench.exact_target > 0 ? fmt::format("{:.2f} ms", r.bench.exact_target) : "-",
-                       r.bench.exact_target > 0 ? fmt::format("{:.0f}%", 100 * r.bench.exact_target / ms) : "-",
-                       anchors);
+    out << fmt::format(
+        "  {:>5} {:>8} {:>12.3f} {:>10} {:>8}   {}\n", "(" + r.bench.name + ")",
+        r.report["states"].get<std::size_t>(), ms,
+        r.bench.exact_target > 0 ? fmt::format("{:.2f} ms", r.bench.exact_target) : "-",
+        r.bench.exact_target > 0 ? fmt::format("{:.0f}%", 100 * r.bench.exact_target / ms) : "-",
+        anchors);
   }
   out << "\n";
   for (const ExactBenchResult& r : results)

@@ -380,13 +380,25 @@ Ruleset load_ruleset(const fs::path& dir) {
       if (!v.is_table()) f.fail(v, "report." + std::string(k.str()) + " must be a table");
       const toml::table& rt = *v.as_table();
       f.expect_keys(rt,
-                    {"outcomes", "means", "probabilities", "distributions", "survivors",
-                     "survivor_kind", "survivor_location", "sides", "ci95"},
+                    {"outcomes", "means", "probabilities", "conditional", "distributions",
+                     "survivors", "survivor_kind", "survivor_location", "sides", "ci95"},
                     "[report." + std::string(k.str()) + "]");
       ReportDef rep;
       rep.outcomes = f.strings(rt, "outcomes");
       rep.means = string_pairs(f, rt, "means");
       rep.probabilities = string_pairs(f, rt, "probabilities");
+      // conditional = { key = { metric = "...", given = "..." } }
+      if (const toml::table* c = f.table(rt, "conditional"))
+        for (auto&& [key, v] : *c) {
+          const std::string where = "report." + std::string(k.str()) + ".conditional." +
+                                    std::string(key.str());
+          if (!v.is_table()) f.fail(v, where + " must be a table: { metric = \"...\", given = \"...\" }");
+          const toml::table& ct = *v.as_table();
+          f.expect_keys(ct, {"metric", "given"}, where);
+          auto metric = f.string(ct, "metric"), given = f.string(ct, "given");
+          if (!metric || !given) f.fail(v, where + " needs both metric and given (0/1 metrics)");
+          rep.conditional.push_back({std::string(key.str()), *metric, *given});
+        }
       rep.distributions = string_pairs(f, rt, "distributions");
       rep.survivors = f.string(rt, "survivors").value_or("");
       rep.survivor_kind = f.string(rt, "survivor_kind").value_or("unit");

@@ -60,6 +60,11 @@ struct ReportDef {
   std::vector<std::string> outcomes;                               // categorical outcome names
   std::vector<std::pair<std::string, std::string>> means;          // json key -> metric
   std::vector<std::pair<std::string, std::string>> probabilities;  // json key -> 0/1 metric
+  // json key -> P(metric | given), both 0/1 metrics; reported only when `given` happened at all
+  struct Conditional {
+    std::string key, metric, given;
+  };
+  std::vector<Conditional> conditional;
   std::vector<std::pair<std::string, std::string>> distributions;  // json key -> metric
   std::string survivors;           // json key for the per-side unit-type counts ("" for none)
   std::string survivor_kind;       // kind of entity counted

@@ -711,19 +711,28 @@ Sustain sustain_at(lua_State* L, int idx) {
   return Sustain::first;
 }
 
-// The player loses units for `hits` (see ctx:assign_hits). Returns the units destroyed; adds
-// the units that sustained damage to `sustained`. The policy's choices are the casualty queue's
-// (combat/combat.hpp); scripted answers, the person at the terminal, the trace and the windows
-// are the binding's.
-int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, EntityId location,
-                     int hits, const Engine::Impl::CasualtySpec& spec,
-                     const std::vector<Sym>& order, Sustain mode, int& sustained_out) {
+// One player's part of an assignment of hits: what they chose (phase 1), what then happens to it
+// (phase 2). Units that sustain are damaged as they are chosen; units lost stay where they are
+// until every player has chosen.
+struct Assignment {
+  EntityId player = kNoEntity;
+  EntityId location = kNoEntity;
+  const Engine::Impl::CasualtySpec* spec = nullptr;
+  std::vector<EntityId> lost, sustaining;
+};
+
+// Phase 1: the player chooses the units that take `hits` (see ctx:assign_hits): scripted answers
+// first ("sustain:dreadnought,cruiser"), the person at the terminal, else the policy. The
+// policy's choices are the casualty queue's (combat/combat.hpp); the trace records the decision.
+// The units lost are put back where they were: every player chooses against the same board.
+void choose_casualties(lua_State* L, Engine::Impl& I, State& s, Assignment& out, int hits,
+                       const std::vector<Sym>& order, Sustain mode) {
+  const Engine::Impl::CasualtySpec& spec = *out.spec;
+  const EntityId player = out.player, location = out.location;
   const char* decision = spec.decision.c_str();
   const char* mode_name = kSustainNames[static_cast<int>(mode)];
   combat::Casualties& queue = I.scratch_casualties;
   queue.build(combat_env(I), s, player, location, spec, order);
-  std::vector<EntityId>& sustaining = I.scratch_sustaining;
-  sustaining.clear();
 
   // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
   std::vector<std::string> script;
@@ -743,10 +752,7 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
       if (script.empty()) script.push_back("");
     }
   }
-  int destroyed = 0, sustained = 0;
   std::string summary;
-  std::vector<EntityId>& lost = I.scratch_lost;
-  lost.clear();
   for (; hits > 0; --hits) {
     int target = -1;
     bool sustain = false;
@@ -755,10 +761,12 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
       sustain = item.rfind("sustain:", 0) == 0;
       const Sym type = sym(sustain ? item.substr(8) : item);
       target = sustain ? queue.next_sustain(type) : queue.next_loss(type);
-      if (target < 0)
-        return luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it",
-                          item.c_str(), decision, sustain ? "undamaged sustaining" : "eligible",
-                          I.name_of(player).c_str());
+      if (target < 0) {
+        for (EntityId e : out.lost) s.at(e).location = location;
+        luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it",
+                   item.c_str(), decision, sustain ? "undamaged sustaining" : "eligible",
+                   I.name_of(player).c_str());
+      }
     } else if (I.options.interactive && isatty(STDIN_FILENO)) {
       // the person at the terminal picks each casualty: a unit type to lose or to sustain with
       std::vector<std::string> choices;
@@ -788,17 +796,13 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     }
     const EntityId e = queue.entity(target);
     queue.take(s, target, sustain);
-    if (sustain) {
-      ++sustained;
-      sustaining.push_back(e);
-    } else {
-      lost.push_back(e);
-      ++destroyed;
-    }
+    (sustain ? out.sustaining : out.lost).push_back(e);
     if (tracing)
       summary += (summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") +
                  std::string(sym_name(s.at(e).type));
   }
+  // the queue took the lost units off the board; they leave with the other players' (phase 2)
+  for (EntityId e : out.lost) s.at(e).location = location;
   if (tracing && !summary.empty()) {
     const std::string name = I.name_of(player);
     const std::string reason = script.empty()
@@ -808,54 +812,94 @@ int assign_hits_core(lua_State* L, Engine::Impl& I, State& s, EntityId player, E
     I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + summary,
                  name + " assigns hits: " + summary + " (" + reason + ")");
   }
-  // windows may open below and call back into assign_hits, which reuses the scratch lists: work on
-  // copies of them (a hook on the sustained window may assign hits to another player)
-  std::vector<EntityId> lost_here;
-  const bool reenter =
-      spec.sustained_window >= 0 && !sustaining.empty() && I.window_live(spec.sustained_window);
-  if (reenter) {
-    lost_here = lost;
-    const std::vector<EntityId> copy = sustaining;
-    for (EntityId e : copy) {
+}
+
+// Phase 2, once every player has chosen: the windows after a unit sustains damage (each player in
+// turn), then every unit lost leaves the board together, then the windows after a unit is
+// destroyed open, one per unit. A hook may assign hits again (the lists are the callers' own).
+void resolve_casualties(lua_State* L, Engine::Impl& I, State& s, std::vector<Assignment>& all) {
+  for (const Assignment& a : all) {
+    const int w = a.spec->sustained_window;
+    if (w < 0 || a.sustaining.empty() || !I.window_live(w)) continue;
+    for (EntityId e : a.sustaining) {
       lua_newtable(L);
       lua_pushinteger(L, e);
       lua_setfield(L, -2, "unit");
-      lua_pushinteger(L, player);
+      lua_pushinteger(L, a.player);
       lua_setfield(L, -2, "player");
-      lua_pushinteger(L, location);
+      lua_pushinteger(L, a.location);
       lua_setfield(L, -2, "location");
-      I.open_windows(&spec.sustained_window, 1, lua_gettop(L));
+      I.open_windows(&w, 1, lua_gettop(L));
       lua_pop(L, 1);
     }
   }
-  auto destroy_all = [&](const std::vector<EntityId>& list) {
-    for (EntityId e : list) {
-      s.at(e).location = location;
-      if (spec.damaged >= 0) s.at(e).attr[static_cast<std::size_t>(spec.damaged)] = 0;
-      I.destroy(e, spec.destroyed_window);
+  for (const Assignment& a : all)
+    for (EntityId e : a.lost) {
+      s.at(e).location = a.location;
+      if (a.spec->damaged >= 0) s.at(e).attr[static_cast<std::size_t>(a.spec->damaged)] = 0;
+      I.remove_destroyed(e);
     }
-  };
-  if (reenter)
-    destroy_all(lost_here);
-  else if (spec.destroyed_window >= 0 && I.window_live(spec.destroyed_window))
-    destroy_all(std::vector<EntityId>(lost));
-  else
-    destroy_all(lost);
-  sustained_out = sustained;
-  return destroyed;
+  for (const Assignment& a : all)
+    if (a.spec->destroyed_window >= 0 && I.window_live(a.spec->destroyed_window))
+      for (EntityId e : a.lost) I.open_destroyed(e, a.location, a.spec->destroyed_window);
 }
 
 int l_assign_hits(lua_State* L) {
   Engine::Impl& I = impl(L);
   State& s = st(L);
-  const EntityId player = check_entity(L, 2);
-  const EntityId location = check_entity(L, 3);
+  std::vector<Assignment> all(1);
+  Assignment& a = all[0];
+  a.player = check_entity(L, 2);
+  a.location = check_entity(L, 3);
   const int hits = static_cast<int>(luaL_checkinteger(L, 4));
-  const Engine::Impl::CasualtySpec& spec = casualty_spec_at(L, 5);
+  a.spec = &casualty_spec_at(L, 5);
   const std::vector<Sym>& order = order_at(L, 6);
-  int sustained = 0;
-  const int destroyed =
-      assign_hits_core(L, I, s, player, location, hits, spec, order, sustain_at(L, 7), sustained);
+  choose_casualties(L, I, s, a, hits, order, sustain_at(L, 7));
+  const int destroyed = static_cast<int>(a.lost.size());
+  const int sustained = static_cast<int>(a.sustaining.size());
+  resolve_casualties(L, I, s, all);
+  lua_pushinteger(L, destroyed);
+  lua_pushinteger(L, sustained);
+  return 2;
+}
+
+// ctx:assign_hits_each(location, {{player =, hits =, spec =, order =, sustain =}, ...})
+//   -> destroyed, sustained (totals)
+// Hits assigned by several players at once: each chooses in turn (as ctx:assign_hits) against the
+// board as it stood before any of them lost a unit; then the units that sustained open their
+// windows, every unit lost leaves together, and the destroyed windows open.
+int l_assign_hits_each(lua_State* L) {
+  Engine::Impl& I = impl(L);
+  State& s = st(L);
+  const EntityId location = check_entity(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  const lua_Integer n = luaL_len(L, 3);
+  if (n > 64) return luaL_error(L, "ctx:assign_hits_each: %d assignments (at most 64)", int(n));
+  std::vector<Assignment> all(static_cast<std::size_t>(n));
+  int destroyed = 0, sustained = 0;
+  for (lua_Integer i = 1; i <= n; ++i) {
+    lua_geti(L, 3, i);
+    const int t = lua_gettop(L);
+    if (!lua_istable(L, t))
+      return luaL_error(L, "ctx:assign_hits_each: assignment %d is not a table", int(i));
+    Assignment& a = all[static_cast<std::size_t>(i - 1)];
+    a.location = location;
+    lua_getfield(L, t, "player");
+    a.player = check_entity(L, lua_gettop(L));
+    lua_getfield(L, t, "hits");
+    const int hits = static_cast<int>(luaL_checkinteger(L, -1));
+    lua_getfield(L, t, "spec");
+    a.spec = &casualty_spec_at(L, lua_gettop(L));
+    lua_getfield(L, t, "order");
+    const std::vector<Sym>& order = order_at(L, lua_gettop(L));
+    lua_getfield(L, t, "sustain");
+    const Sustain mode = sustain_at(L, lua_gettop(L));
+    if (hits > 0) choose_casualties(L, I, s, a, hits, order, mode);
+    destroyed += static_cast<int>(a.lost.size());
+    sustained += static_cast<int>(a.sustaining.size());
+    lua_settop(L, t - 1);
+  }
+  resolve_casualties(L, I, s, all);
   lua_pushinteger(L, destroyed);
   lua_pushinteger(L, sustained);
   return 2;
@@ -1069,24 +1113,30 @@ int l_destroy(lua_State* L) {
 }  // namespace
 
 void Engine::Impl::destroy(EntityId e, int window) {
+  const EntityId from = state->at(e).location;
+  remove_destroyed(e);
+  if (window >= 0 && window_live(window)) open_destroyed(e, from, window);
+}
+
+void Engine::Impl::remove_destroyed(EntityId e) {
   Entity& u = state->at(e);
-  const EntityId from = u.location;
   if (tracing())
     trace->add(EventKind::destroyed,
                "destroyed:" + name_of(u.owner) + ":" + std::string(sym_name(u.type)),
                name_of(u.owner) + "'s " + std::string(sym_name(u.type)) + " is destroyed");
   u.location = kReinforcements;
   if (bus.is_source(u.record)) liveness_dirty = true;  // its hooks may be the last of a window
-  if (window >= 0 && window_live(window)) {
-    lua_newtable(L);
-    lua_pushinteger(L, e);
-    lua_setfield(L, -2, "unit");
-    lua_pushinteger(L, u.owner);
-    lua_setfield(L, -2, "player");
-    if (from >= 0) lua_pushinteger(L, from), lua_setfield(L, -2, "location");
-    open_windows(&window, 1, lua_gettop(L));
-    lua_pop(L, 1);
-  }
+}
+
+void Engine::Impl::open_destroyed(EntityId e, EntityId from, int window) {
+  lua_newtable(L);
+  lua_pushinteger(L, e);
+  lua_setfield(L, -2, "unit");
+  lua_pushinteger(L, state->at(e).owner);
+  lua_setfield(L, -2, "player");
+  if (from >= 0) lua_pushinteger(L, from), lua_setfield(L, -2, "location");
+  open_windows(&window, 1, lua_gettop(L));
+  lua_pop(L, 1);
 }
 
 void register_dice_api(lua_State* L) {
@@ -1094,6 +1144,7 @@ void register_dice_api(lua_State* L) {
                                  {"roll_units", guarded<l_roll_units>},
                                  {"roll_hits", guarded<l_roll_hits>},
                                  {"assign_hits", guarded<l_assign_hits>},
+                                 {"assign_hits_each", guarded<l_assign_hits_each>},
                                  {"exchange_fire", guarded<l_exchange_fire>},
                                  {"destroy", guarded<l_destroy>},
                                  {nullptr, nullptr}};

@@ -108,9 +108,16 @@ constexpr ApiFunction kFunctions[] = {
     {"ctx", "assign_hits",
      "player: Entity, location: Entity, hits: integer, spec: table, order: string[]?, sustain: "
      "\"first\"|\"last\"|\"never\"|nil",
-     "Entity[], Entity[]",
-     "Casualties by scripted answer or policy: returns the units destroyed and those that "
-     "sustained damage."},
+     "integer, integer",
+     "Casualties by scripted answer or policy: returns how many units were destroyed and how many "
+     "sustained damage. The units lost leave together, then the destroyed windows open."},
+    {"ctx", "assign_hits_each",
+     "location: Entity, assignments: {player: Entity, hits: integer, spec: table, order: "
+     "string[]?, sustain: string?}[]",
+     "integer, integer",
+     "Hits assigned by several players at once: each chooses (as ctx:assign_hits) against the "
+     "same board; then the sustained windows, every unit lost leaves together, and the destroyed "
+     "windows open. Returns the totals destroyed and sustained."},
     {"ctx", "exchange_fire",
      "location: Entity, a: Entity, d: Entity, spec: table, order_a: string[]?, sustain_a: string?, "
      "order_d: string[]?, sustain_d: string?, cap: integer?",

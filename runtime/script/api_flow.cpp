@@ -111,8 +111,11 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       if (!i) {
         std::string opts;
         for (const auto& l : labels) opts += (opts.empty() ? "" : ", ") + l;
-        luaL_error(L, "scripted answer '%s' for %s (%s) is not one of the options: %s", a->c_str(),
-                   decision.c_str(), player_name.c_str(), opts.c_str());
+        // the scenario's or test's mistake, not the script's: a plain message, no traceback
+        const std::string msg = "scripted answer '" + *a + "' for " + decision + " (" +
+                                player_name + ") is not one of the options: " + opts;
+        push_attributed(L, 'C', msg.c_str());
+        lua_error(L);
       }
       reason = "scripted";
       return labels[static_cast<std::size_t>(i - 1)];

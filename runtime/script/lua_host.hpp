@@ -293,7 +293,7 @@ struct Engine::Impl {
   }
 
   // scratch space reused by primitives, so that a run allocates nothing once warm
-  std::vector<EntityId> scratch_units, scratch_lost, scratch_sustaining, scratch_adjacent;
+  std::vector<EntityId> scratch_units, scratch_adjacent;
   std::vector<Hex> scratch_hexes, scratch_hexes2;
   std::vector<combat::Roller> scratch_rollers;
   std::vector<int> scratch_modifiers;
@@ -326,6 +326,9 @@ struct Engine::Impl {
   std::string decide(EntityId player, const std::string& decision, int options_index,
                      std::string& reason);
   void destroy(EntityId e, int window);
+  // destroy's two halves: off the board (traced), then the window (args unit, player, location)
+  void remove_destroyed(EntityId e);
+  void open_destroyed(EntityId e, EntityId from, int window);
   void push_ctx();
   void push_hook_ctx() { lua_rawgeti(L, LUA_REGISTRYINDEX, hook_ctx_ref); }
 

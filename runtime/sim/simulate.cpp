@@ -237,6 +237,19 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
     const Interval w = wilson(k, t.runs);
     ci[key] = {w.lo, w.hi};
   }
+  json unwritten = json::array();
+  for (const auto& [key, metric] : report_.probabilities)
+    if (hist(metric).empty()) unwritten.push_back(key);
+  for (const auto& c : report_.conditional) {
+    std::uint64_t k = 0, n = 0;
+    for (const auto& [v, m] : hist(c.metric)) k += v != 0 ? m : 0;
+    for (const auto& [v, m] : hist(c.given)) n += v != 0 ? m : 0;
+    if (n == 0) continue;  // the condition never held: nothing to report
+    j[c.key] = static_cast<double>(k) / static_cast<double>(n);
+    const Interval w = wilson(k, n);
+    ci[c.key] = {w.lo, w.hi};
+  }
+  if (!unwritten.empty()) j["unwritten"] = unwritten;
   for (const auto& [key, metric] : report_.means) {
     const Moments m = moments(hist(metric), t.runs);
     j[key] = m.mean;
@@ -321,10 +334,19 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     }
     j[key] = arr;
   }
+  json unwritten = json::array();
   for (const auto& [key, metric] : report_.probabilities) {
     double p = 0;
     for (const auto& [v, w] : histogram(metric)) p += v != 0 ? w : 0;
     j[key] = p;
+    if (histogram(metric).empty()) unwritten.push_back(key);
+  }
+  if (!unwritten.empty()) j["unwritten"] = unwritten;
+  for (const auto& c : report_.conditional) {
+    double both = 0, given = 0;
+    for (const auto& [v, w] : histogram(c.metric)) both += v != 0 ? w : 0;
+    for (const auto& [v, w] : histogram(c.given)) given += v != 0 ? w : 0;
+    if (given > 0) j[c.key] = both / given;
   }
   for (const auto& [key, metric] : report_.means) {
     double m = 0;
@@ -450,14 +472,31 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
       return key + " (" + j["labels"][metric].get<std::string>() + ")";
     return key;
   };
-  for (const auto& [key, metric] : def.probabilities) {
+  auto unwritten = [&](const std::string& key) {
+    if (!j.contains("unwritten")) return false;
+    for (const auto& u : j["unwritten"])
+      if (u == key) return true;
+    return false;
+  };
+  // a probability no run wrote (a planet the map does not have) is left out of the text
+  auto probability = [&](const std::string& key, const std::string& shown) {
     if (exact) {
-      out << fmt::format("  {:<14} {:.6f}%\n", label(key, metric), 100 * j[key].get<double>());
-      continue;
+      out << fmt::format("  {:<14} {:.6f}%\n", shown, 100 * j[key].get<double>());
+      return;
     }
     const auto& ci = j["ci95"][key];
-    out << fmt::format("  {:<14} {}  [{} .. {}]\n", label(key, metric), pct(j[key].get<double>()),
+    out << fmt::format("  {:<14} {}  [{} .. {}]\n", shown, pct(j[key].get<double>()),
                        pct(ci[0].get<double>()), pct(ci[1].get<double>()));
+  };
+  for (const auto& [key, metric] : def.probabilities)
+    if (!unwritten(key)) probability(key, label(key, metric));
+  // P(metric | given): only when the condition held in some runs and not in all of them
+  for (const auto& c : def.conditional) {
+    if (!j.contains(c.key)) continue;
+    bool always = false;  // the condition held in every run: the line would repeat another
+    for (const auto& [key, metric] : def.probabilities)
+      if (metric == c.given && j[key].get<double>() > 1 - 1e-12) always = true;
+    if (!always) probability(c.key, label(c.key, c.metric));
   }
   for (const auto& [key, metric] : def.means) {
     out << fmt::format("  {:<14} {:.4f}", key, j[key].get<double>());

@@ -21,8 +21,10 @@ local GROUND = { purpose = "ground_combat", die = "d10", value = "combat", count
 local GROUND_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
   decision = "invasion.assign_ground_hits", destroyed_window = "invasion.unit_destroyed",
   sustained_window = "invasion.unit_sustained_damage" }
--- which ground forces are lost first (a mech sustains first by the player's sustain policy)
-local GROUND_ORDER = { "infantry", "mech" }
+-- Which ground forces are lost first: the player's hit_order (the default loses the units that
+-- cannot take or hold a planet first, such as fighters in a ground combat, then infantry, then
+-- mechs; a mech sustains first by the player's sustain policy).
+local function ground_order(ctx, p) return ctx:policy(p).hit_order end
 
 -- Rounds of ground combat with no hook that can run are plain exchanges of fire, run in C++
 -- exactly as the round below would; a round is handed back as soon as one of these can run.
@@ -155,7 +157,7 @@ function M.bombardment(ctx, st)
       local q = others_on(ctx, st, p, planet)[1]
       if n > 0 and q then
         local before = ctx:count(q, planet, "ground_force")
-        ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, GROUND_ORDER, ctx:policy(q).sustain)
+        ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, ground_order(ctx, q), ctx:policy(q).sustain)
         lost = lost + before - ctx:count(q, planet, "ground_force")
       end
     end
@@ -239,7 +241,7 @@ function M.space_cannon_defense(ctx, st)
           if open(ctx, st, "invasion.assign_space_cannon_defense_hits", args) > 0 then hits = math.max(0, args.hits[p]) end
           if hits > 0 then
             local forces = ctx:count(p, planet, "ground_force")
-            ctx:assign_hits(p, planet, hits, SPACE_CANNON_DEFENSE_HITS, GROUND_ORDER, ctx:policy(p).sustain)
+            ctx:assign_hits(p, planet, hits, SPACE_CANNON_DEFENSE_HITS, ground_order(ctx, p), ctx:policy(p).sustain)
             lost = lost + forces - ctx:count(p, planet, "ground_force")
           end
         end
@@ -313,7 +315,7 @@ local function ground_combat(ctx, st, planet, a, d, resume)
     end
   end
   while ongoing do
-    ongoing = ctx:exchange_fire(planet, a, d, FIRE, GROUND_ORDER, pa.sustain, GROUND_ORDER, pd.sustain, ROUND_CAP)
+    ongoing = ctx:exchange_fire(planet, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, ROUND_CAP)
     if ongoing == "again" then return "again" end
     round = ctx:counter(planet, "round")
     if not ongoing then break end
@@ -326,8 +328,11 @@ local function ground_combat(ctx, st, planet, a, d, resume)
     if open(ctx, st, "invasion.assign_ground_hits", hargs) > 0 then
       hits_d, hits_a = math.max(0, hargs.hits[a]), math.max(0, hargs.hits[d])
     end
-    if hits_d > 0 then ctx:assign_hits(a, planet, hits_d, GROUND_HITS, GROUND_ORDER, pa.sustain) end
-    if hits_a > 0 then ctx:assign_hits(d, planet, hits_a, GROUND_HITS, GROUND_ORDER, pd.sustain) end
+    -- each player assigns against the board the rolls left; the units destroyed leave together
+    ctx:assign_hits_each(planet, {
+      { player = a, hits = hits_d, spec = GROUND_HITS, order = pa.hit_order, sustain = pa.sustain },
+      { player = d, hits = hits_a, spec = GROUND_HITS, order = pd.hit_order, sustain = pd.sustain },
+    })
     ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
     if ongoing then
       open(ctx, st, "invasion.end_of_ground_round", args)
@@ -343,6 +348,10 @@ local function ground_combat(ctx, st, planet, a, d, resume)
     ctx:open("invasion.end_of_ground_round", "invasion.end_of_ground_combat", args)
   end
   ctx:end_scope("round")
+  -- who won (the report's planet_n_ground_combat_*): 1 the active player, 2 the other, 3 neither
+  -- has ground forces left
+  local left_a, left_d = has_forces(ctx, a, planet), has_forces(ctx, d, planet)
+  ctx:set_counter(planet, "ground_combat_result", left_a and not left_d and 1 or left_d and not left_a and 2 or 3, "action")
   if tracing then  -- (a traced run fights every round in Lua: `begun` counts them all)
     event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. begun,
       "ground combat on " .. lib.place(ctx, planet) .. " over after " .. begun .. " round(s): "
@@ -453,11 +462,27 @@ function M.report(ctx, st)
     local vp = q and ctx:counter(q, "victory_points") or 0
     if vp ~= 0 then ctx:metric(side .. "_victory_points", vp) end
   end
+  -- the space combat won: a defender had ships in the active system and only the active
+  -- player's are left (not written without a defender: then nothing is conditional on it)
+  local won
+  local d = ctx:role("defender")
+  if d and d ~= p then
+    won = ctx:count(p, sys, "ship") > 0 and not lib.other_ships(ctx, p, sys)
+    ctx:metric("space_combat_won", won and 1 or 0)
+  end
   local mine, theirs = 0, 0
+  local RESULTS = { "won", "lost", "both_destroyed" }
   for i, planet in ipairs(planets_of(ctx, sys)) do
     mine = mine + ctx:count(p, planet, "ground_force")
     theirs = theirs + ctx:count(nil, planet, "ground_force") - ctx:count(p, planet, "ground_force")
-    if i <= 3 then ctx:metric("planet_" .. i .. "_controlled", ctx:owner(planet) == p and 1 or 0) end
+    if i <= 3 then
+      local controlled = ctx:owner(planet) == p
+      ctx:metric("planet_" .. i .. "_controlled", controlled and 1 or 0)
+      if won ~= nil then ctx:metric("planet_" .. i .. "_controlled_and_won", (controlled and won) and 1 or 0) end
+      -- the last ground combat fought there, by the active player's view of it
+      local r = ctx:counter(planet, "ground_combat_result")
+      if r > 0 then ctx:metric("planet_" .. i .. "_ground_combat_" .. RESULTS[r], 1) end
+    end
   end
   ctx:metric("ground_forces_attacker", mine)
   ctx:metric("ground_forces_defender", theirs)

@@ -109,12 +109,20 @@ P["tactical_action.remove_excess"] = P["space_combat.remove_excess"]
 
 -- ------------------------------------------------------------------ tactical action: invasion
 
--- The contested planet (another player's ground forces on it) with the fewest defenders, in the
--- system's planet order: where the default policy lands its main force and bombards.
+-- What defends a planet against the player's ground forces: other players' ground forces, and
+-- their units with Space Cannon there (Space Cannon Defense fires at the forces committed).
+local function defenders(ctx, player, planet)
+  return ctx:count(nil, planet, "ground_force") - ctx:count(player, planet, "ground_force")
+    + ctx:count(nil, planet, "space_cannon") - ctx:count(player, planet, "space_cannon")
+end
+
+-- The contested planet (defended: another player's ground forces or space cannon on it) with the
+-- fewest defenders, in the system's planet order: where the default policy lands its main force
+-- and bombards.
 local function invasion_target(ctx, player)
   local best, fewest
   for _, planet in ipairs(ctx:entities { kind = "planet", location = ctx:role("active_system") }) do
-    local n = ctx:count(nil, planet, "ground_force") - ctx:count(player, planet, "ground_force")
+    local n = defenders(ctx, player, planet)
     if n > 0 and (not fewest or n < fewest) then best, fewest = planet, n end
   end
   return best
@@ -141,7 +149,9 @@ end
 
 -- how many ground forces of one type land on the planet being asked (options "type:0" ..
 -- "type:n"): the scenario's commit, else one on each planet the player does not control and
--- nobody defends, and all the rest on the contested planet with the fewest defenders
+-- nobody defends, and all the rest on the contested planet with the fewest defenders (a planet
+-- with another player's PDS is defended: one ground force landed there alone would face its Space
+-- Cannon Defense alone)
 P["invasion.commit_ground_forces"] = function(ctx, player, options, policy)
   local planet = ctx:role("invaded_planet")
   local t = options[1]:match("^(.*):%d+$")
@@ -155,14 +165,22 @@ P["invasion.commit_ground_forces"] = function(ctx, player, options, policy)
     end
     return options[want + 1], "scripted commit"
   end
-  local defended = ctx:count(nil, planet, "ground_force") - ctx:count(player, planet, "ground_force") > 0
-  if not defended then
+  local target = invasion_target(ctx, player)
+  if policy.commit_all then
+    -- every ground force to the contested planet with the fewest defenders, else to the first
+    -- planet asked that the player does not control
+    if planet == target or (not target and ctx:owner(planet) ~= player) then
+      return options[#options], "commit = all: every ground force to " .. name
+    end
+    return options[1], "commit = all: every ground force to one planet"
+  end
+  if defenders(ctx, player, planet) <= 0 then
     if ctx:owner(planet) == player or ctx:count(player, planet, "ground_force") > 0 then
       return options[1], "nothing more is needed on " .. name
     end
     return options[2], "one ground force takes an undefended planet"
   end
-  if planet == invasion_target(ctx, player) then return options[#options], "all the rest on the contested planet with the fewest defenders" end
+  if planet == target then return options[#options], "all the rest on the contested planet with the fewest defenders" end
   return options[1], "the main force goes to the contested planet with the fewest defenders"
 end
 

@@ -300,10 +300,12 @@ local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked
   end
   local sustain_a = spec_a == AFB_HITS and "never" or pa.sustain
   local sustain_d = spec_d == AFB_HITS and "never" or pd.sustain
-  local destroyed = 0
-  if hits_on_a > 0 then destroyed = destroyed + ctx:assign_hits(a, sys, hits_on_a, spec_a, pa.hit_order, sustain_a) end
-  if hits_on_d > 0 then destroyed = destroyed + ctx:assign_hits(d, sys, hits_on_d, spec_d, pd.hit_order, sustain_d) end
-  return destroyed
+  -- 6: each player assigns against the board as the rolls left it; the units destroyed leave
+  -- together, then the windows after a loss open
+  return (ctx:assign_hits_each(sys, {
+    { player = a, hits = hits_on_a, spec = spec_a, order = pa.hit_order, sustain = sustain_a },
+    { player = d, hits = hits_on_d, spec = spec_d, order = pd.hit_order, sustain = sustain_d },
+  }))
 end
 
 -- How the hits of `player`'s Anti-Fighter Barrage are assigned: to fighters (3), or to any ship

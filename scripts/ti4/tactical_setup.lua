@@ -285,7 +285,10 @@ return function(ctx, scenario, h)
   ctx:set_role("active_system", sys)
   -- the report names the planets whose control it counts (invasion.report: the first three)
   for i, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-    if i <= 3 then ctx:label("planet_" .. i .. "_controlled", ctx:name(planet)) end
+    if i <= 3 then
+      ctx:label("planet_" .. i .. "_controlled", ctx:name(planet))
+      ctx:label("planet_" .. i .. "_controlled_and_won", ctx:name(planet))
+    end
   end
   -- the defender: a player other than the active one with ships in the active system
   local defender
@@ -387,8 +390,13 @@ return function(ctx, scenario, h)
       end
       ctx:set_counter(p, "commodities", spec.commodities, "game")
     end
-    -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
-    if spec.commit ~= nil then
+    -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet;
+    -- commit = "all": every ground force to the one planet the default policy invades
+    if spec.commit == "all" then
+      policy.commit_all = true
+    elseif type(spec.commit) == "string" then
+      ctx:reject(path .. ".commit", "commit is \"all\" or a table of planets: commit = { vefut = { infantry = 2 } }")
+    elseif spec.commit ~= nil then
       check_keys(ctx, spec.commit, setmetatable({}, { __index = function() return true end }), path .. ".commit")
       local commit, total = {}, {}
       for planet, types in pairs(spec.commit) do

@@ -116,6 +116,29 @@ TEST_CASE("cli: --precision stopped by the run cap says so and exits 1", "[cli]"
   CHECK(rulebench(d, "simulate ok.toml --precision-mean 0.5 --threads 1").code == 0);
 }
 
+TEST_CASE("cli: a scripted answer that is not an option is one plain line, no Lua traceback",
+          "[cli]") {
+  const fs::path d = scratch("answer");
+  write(d / "answer.toml", R"(rule = "Morale Boost"
+name = "an answer the decision does not offer"
+dice = [1, 1]
+[scenario]
+ruleset = "ti4"
+attacker = { units = { cruiser = 1 }, cards = ["morale_boost"] }
+defender = { units = { cruiser = 1 } }
+[[answer]]
+player = "attacker"
+decision = "use:morale_boost"
+answer = "perhaps"
+)");
+  const Run r = rulebench(d, "test answer.toml");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(has(r.out, "scripted answer 'perhaps' for use:morale_boost (attacker) is not one of the "
+                   "options: yes, no"));
+  CHECK(!has(r.out, "stack traceback"));
+}
+
 TEST_CASE("cli: test that finds no tests fails, check of a missing pack is a usage error",
           "[cli]") {
   const fs::path d = scratch("missing");

@@ -51,9 +51,27 @@ hook {
 -- soon as the flagship is destroyed.
 local SUPPRESSED = "fourth_moon"
 
-local function restore(ctx)
+-- Whether another player's unit of `record` (a Fourth Moon, a Moll Terminus) is still where `u`
+-- is: then `u` stays without Sustain Damage (two Mentak players each suppress the other's ships).
+local function suppressed_still(ctx, u, record)
+  local here, owner = ctx:location(u), ctx:owner(u)
+  for _, q in ipairs(ctx:players()) do
+    if q ~= owner then
+      for _, m in ipairs(ctx:units(q, here)) do
+        if ctx:record_id(m):find(record, 1, true) then return true end
+      end
+    end
+  end
+  return false
+end
+
+-- `ending`: the suppression ends for every unit (the end of the combat); else only for units no
+-- other player's flagship still faces (a flagship was destroyed)
+local function restore(ctx, ending)
   for _, u in ipairs(ctx:entities { kind = "unit" }) do
-    if ctx:flag(u, SUPPRESSED) then ctx:set(u, "sustain_damage", true) end
+    if ctx:flag(u, SUPPRESSED) and (ending or not suppressed_still(ctx, u, "mentak_flagship")) then
+      ctx:set(u, "sustain_damage", true)
+    end
   end
 end
 
@@ -104,7 +122,7 @@ hook {
   id = "fourth_moon_end",
   window = "space_combat.end_of_combat",
   source = "faction/mentak",
-  apply = function(ctx) restore(ctx) end,
+  apply = function(ctx) restore(ctx, true) end,
 }
 
 -- Moll Terminus (mech): other players' ground forces on its planet cannot use Sustain Damage. At
@@ -112,9 +130,11 @@ hook {
 -- the ability until the end of that ground combat, or until no Moll Terminus is left there.
 local GROUND_SUPPRESSED = "moll_terminus"
 
-local function restore_ground(ctx)
+local function restore_ground(ctx, ending)
   for _, u in ipairs(ctx:entities { kind = "unit" }) do
-    if ctx:flag(u, GROUND_SUPPRESSED) then ctx:set(u, "sustain_damage", true) end
+    if ctx:flag(u, GROUND_SUPPRESSED) and (ending or not suppressed_still(ctx, u, "mentak_mech")) then
+      ctx:set(u, "sustain_damage", true)
+    end
   end
 end
 
@@ -158,7 +178,7 @@ hook {
   id = "moll_terminus_space_cannon_defense_end",
   window = "invasion.after_space_cannon_defense",
   source = "faction/mentak",
-  apply = function(ctx) restore_ground(ctx) end,
+  apply = function(ctx) restore_ground(ctx, true) end,
 }
 
 hook {
@@ -179,7 +199,7 @@ hook {
   id = "moll_terminus_end",
   window = "invasion.end_of_ground_combat",
   source = "faction/mentak",
-  apply = function(ctx) restore_ground(ctx) end,
+  apply = function(ctx) restore_ground(ctx, true) end,
 }
 
 -- ------------------------------------------------------------------ Ipswitch, Loose Cannon (hero)

@@ -93,7 +93,7 @@
 ---| "tactical_action.end_of_turn" # [ti4] The end of the active player's turn, after Production (and after a turn ended early); args {player, system} (Field Marshal Mercer).
 ---| "tactical_action.move_value" # [ti4] A ship's move value before its paths are searched; args {player, unit, move, through_ships} (Gravity Drive); through_ships: the ship moves through systems that contain other players' ships (Ysia Yssrila).
 ---| "tactical_action.passage" # [ti4] Once per system a move may touch: args {player, system, active, can_leave, can_pass, can_end, move_bonus, move_limit, risk}; hooks restrict or allow (anomalies, Light/Wave Deflector).
----| "tactical_action.ship_moves" # [ti4] A ship leaves along its chosen path with its cargo; args {player, unit, path, cargo}: hooks may destroy it (gravity rift).
+---| "tactical_action.ship_moves" # [ti4] A ship leaves along its chosen path with its cargo; args {player, unit, path, cargo, lost_at}: hooks may destroy it (gravity rift) and set lost_at, the place on path of the system it was leaving (its cargo from later systems stays).
 ---| "tactical_action.ship_paths" # [ti4] A ship (move 1 or more, able to leave its system) is about to choose its path; args {player, unit, start, direct}: set direct and it may also move from its system straight into the active system, as if adjacent (Memoria).
 ---| "tactical_action.unit_destroyed" # [ti4] A unit was destroyed outside combat during the tactical action; args {unit, player, location}.
 ---| "unit_combat.after_hits" # [red_alert] Step 7 done: args.hits (scored), args.lost (figures removed), args.eliminated.

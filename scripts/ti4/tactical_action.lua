@@ -890,22 +890,35 @@ function M.movement(ctx, st)
       ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
         ctx:name(p) .. "'s " .. t .. " moves " .. lib.path_text(ctx, pth.systems) .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
     end
+    local args
     if st.ship_moves_hooked then
-      ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })
+      args = { player = p, unit = u, path = pth.systems, cargo = cargo }
+      ctx:open("tactical_action.ship_moves", args)
     end
     if ctx:location(u) == sys then
       ctx:move(u, active)
       for _, c in ipairs(cargo) do ctx:move(c, active) end
       moved = moved + 1
     else
-      -- destroyed on the way (gravity rift): what it carries is destroyed with it
+      -- destroyed on the way (gravity rift): what it carries is destroyed with it. Units are
+      -- picked up as the ship passes: those of systems after the one it was leaving (args.lost_at,
+      -- set by the hook that destroyed it; unset: the last before the active system) were never
+      -- reached and stay where they are (Rules Reference 41)
       if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then lost = lost + 1 end
+      local last = #pth.systems - 1
+      local at = args and math.type(args.lost_at) == "integer" and args.lost_at >= 1 and args.lost_at <= last and args.lost_at or last
+      local place = {}
+      for i = last, 1, -1 do place[pth.systems[i]] = i end
       for _, c in ipairs(cargo) do
-        if ctx:tracing() then
-          ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
-            ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")
+        local loc = ctx:location(c)
+        local from = place[ctx:kind(loc) == "planet" and ctx:location(loc) or loc] or 1
+        if from <= at then
+          if ctx:tracing() then
+            ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
+              ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")
+          end
+          ctx:destroy(c, "tactical_action.unit_destroyed")
         end
-        ctx:destroy(c, "tactical_action.unit_destroyed")
       end
     end
   end

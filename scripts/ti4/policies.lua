@@ -67,7 +67,8 @@ end
 
 -- which path a ship takes: the scenario's scripted moves when it lists any (unlisted ships stay),
 -- else the first option (the procedure offers a path for each outcome, those through fewer risky
--- systems first, then the shorter): every ship that can reach moves
+-- systems first, then the shorter): every ship that can reach moves; a ship already in the active
+-- system (Rules Reference: it may leave and come back) is offered "stay" first and stays
 P["tactical_action.move_ship"] = function(ctx, player, options, policy)
   if policy.moves then
     local m, i = scripted_move(ctx, player, policy)
@@ -75,15 +76,18 @@ P["tactical_action.move_ship"] = function(ctx, player, options, policy)
     for _, o in ipairs(options) do
       if o == m.path then return o, "scripted move " .. i end
     end
+    local paths = {}
+    for _, o in ipairs(options) do if o ~= "stay" then paths[#paths + 1] = o end end
     error("scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): the path '" .. m.path
-      .. "' is not a legal move; legal paths: " .. table.concat(options, ", ", 1, #options - 1)
+      .. "' is not a legal move; legal paths: " .. table.concat(paths, ", ")
       .. " (one for each outcome: what the ship can pick up, whether it moves through a wormhole, the risky systems it leaves)", 0)
   end
   return options[1], "every ship that can reach moves, by the path with the fewest risks, then the shortest"
 end
 
 -- how many of one type a moving ship picks up (options "type:0" .. "type:n"): the scripted
--- move's carry, else as many as capacity allows
+-- move's carry, else as many as capacity allows, leaving the ground forces on the active system's
+-- planets where they are (the ship's counter pick_up_en_route: how many come before them, plus 1)
 P["tactical_action.pick_up"] = function(ctx, player, options, policy)
   local t = options[1]:match("^(.*):%d+$")
   if policy.moves then
@@ -93,6 +97,10 @@ P["tactical_action.pick_up"] = function(ctx, player, options, policy)
       error("scripted move " .. i .. " carries " .. want .. " " .. t .. ", but only " .. (#options - 1) .. " can be picked up", 0)
     end
     return options[want + 1], "scripted move " .. (i or "")
+  end
+  local en_route = ctx:counter(ctx:role("moving_ship"), "pick_up_en_route")
+  if en_route > 0 and en_route < #options then
+    return options[en_route], "carry as much as capacity allows; leave the ground forces on the active system's planets"
   end
   return options[#options], "carry as much as capacity allows"
 end

@@ -78,9 +78,9 @@ P["tactical_action.move_ship"] = function(ctx, player, options, policy)
     end
     local paths = {}
     for _, o in ipairs(options) do if o ~= "stay" then paths[#paths + 1] = o end end
-    error("scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): the path '" .. m.path
+    ctx:reject(m.at or "players", "scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): the path '" .. m.path
       .. "' is not a legal move; legal paths: " .. table.concat(paths, ", ")
-      .. " (one for each outcome: what the ship can pick up, whether it moves through a wormhole, the risky systems it leaves)", 0)
+      .. " (one for each outcome: what the ship can pick up, whether it moves through a wormhole, the risky systems it leaves)")
   end
   return options[1], "every ship that can reach moves, by the path with the fewest risks, then the shortest"
 end
@@ -94,7 +94,7 @@ P["tactical_action.pick_up"] = function(ctx, player, options, policy)
     local m, i = scripted_move(ctx, player, policy)
     local want = m and m.carry[t] or 0
     if want > #options - 1 then
-      error("scripted move " .. i .. " carries " .. want .. " " .. t .. ", but only " .. (#options - 1) .. " can be picked up", 0)
+      ctx:reject(m.at or "players", "scripted move " .. i .. " carries " .. want .. " " .. t .. ", but only " .. (#options - 1) .. " can be picked up")
     end
     return options[want + 1], "scripted move " .. (i or "")
   end

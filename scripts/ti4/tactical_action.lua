@@ -821,6 +821,19 @@ function M.check_capacity(ctx, _, player, sys) lib.check_capacity(ctx, player, s
 
 -- ------------------------------------------------------------------ 2. Movement
 
+-- The scripted move (the scenario's `moves`) of the n-th ship of type `t` in the system named
+-- `from`, and its number; nil: none (as policies.lua's scripted_move reads them).
+local function scripted_move_of(st, t, from, n)
+  local seen = 0
+  for i, m in ipairs(st.scripted_moves or {}) do
+    if m.unit == t and m.from == from then
+      seen = seen + 1
+      if seen == n then return m, i end
+    end
+  end
+  return nil
+end
+
 function M.movement(ctx, st)
   local p, active = st.player, st.system
   -- the movement rules in force: the Learn to Play's, unless a hook switches on the Rules
@@ -854,6 +867,16 @@ function M.movement(ctx, st)
       local start = at[sys]
       if not start then start = { system = sys, ships = {} }; at[sys] = start; starts[#starts + 1] = start end
       start.ships[#start.ships + 1] = u
+    end
+  end
+  -- a scripted move out of the active system, where ships stay unless the Rules Reference's
+  -- movement is in force (leave_active): an error, as the rules forbid it
+  if not st.leave_active then
+    for i, m in ipairs(st.scripted_moves or {}) do
+      if m.from == ctx:name(active) then
+        ctx:reject(m.at or "players", "scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): a player cannot move units out of a system "
+          .. "that contains one of his command tokens (the active system)")
+      end
     end
   end
   -- the ships a hook named to move first: each on its own, before every other start system
@@ -899,6 +922,15 @@ function M.movement(ctx, st)
       end
     end
     if #options == 0 then
+      -- a scripted move for this ship is an error: the rules forbid it (its system holds the
+      -- player's command token, no path fits its move value), not something to drop
+      local m, i = scripted_move_of(st, t, ctx:name(sys), n)
+      if m then
+        ctx:reject(m.at or "players", "scripted move " .. i .. " (" .. t .. " from " .. ctx:name(sys) .. "): the " .. t .. " cannot move to "
+          .. ctx:name(active) .. ": " .. (passage(ctx, st, sys).can_leave and ("no path fits its move value (" .. move .. ")")
+          or ("a player cannot move units out of a system that contains one of his command tokens"
+            .. (sys == active and " (the active system)" or ""))))
+      end
       if ctx:tracing() then
         ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
           ctx:name(p) .. "'s " .. t .. " in " .. lib.place(ctx, sys) .. " cannot reach " .. lib.place(ctx, active))

@@ -344,8 +344,10 @@ return function(ctx, scenario, h)
       ctx:set(p, attr, n)
     end
     local policy = h.side_policy(ctx, spec, path)
-    -- scripted moves: checked here for names; whether a path is legal is checked when it is taken
-    local moves = {}
+    -- scripted moves: checked here for names, for the ship they move (one move per ship: the n-th
+    -- move of a type from a system goes to the n-th such ship there) and for a start system that
+    -- holds the player's command token; whether a path is legal is checked when it is taken
+    local moves, per_ship = {}, {}
     for i, m in ipairs(list_of(ctx, spec.moves, path .. ".moves")) do
       local mpath = path .. ".moves." .. i
       check_keys(ctx, m, MOVE_KEYS, mpath)
@@ -357,6 +359,23 @@ return function(ctx, scenario, h)
       if m.from ~= nil and system_named(m.from, mpath .. ".from") and ids[1] ~= system_id(m.from, mpath .. ".from") then
         ctx:reject(mpath .. ".path", "a path starts at its 'from' system")
       end
+      local what = "scripted move " .. i .. " (" .. m.unit .. " from " .. ids[1] .. "): "
+      if p ~= active then
+        ctx:reject(mpath, what .. "only the active player (" .. scenario.active_player .. ") moves ships in a tactical action")
+      end
+      local from, key = systems[ids[1]], m.unit .. ">" .. ids[1]
+      local have = ctx:count(p, from, "type:" .. m.unit)
+      per_ship[key] = (per_ship[key] or 0) + 1
+      if have == 0 then
+        ctx:reject(mpath .. ".unit", what .. ctx:name(p) .. " has no " .. m.unit .. " in the space area of " .. ids[1])
+      elseif per_ship[key] > have then
+        ctx:reject(mpath, what .. "a ship moves once: this is move " .. per_ship[key] .. " for the " .. have .. " "
+          .. m.unit .. " in " .. ids[1])
+      end
+      if from ~= sys and #ctx:entities { kind = "command_token", owner = p, location = from } > 0 then
+        ctx:reject(mpath .. ".path.1", what .. "a player cannot move units out of a system that contains one of his command tokens ("
+          .. ids[1] .. " holds one of " .. ctx:name(p) .. "'s)")
+      end
       if m.carry ~= nil then
         check_keys(ctx, m.carry, setmetatable({}, { __index = function() return true end }), mpath .. ".carry")
         for t, n in pairs(m.carry) do
@@ -364,7 +383,7 @@ return function(ctx, scenario, h)
           if math.type(n) ~= "integer" or n < 0 then ctx:reject(mpath .. ".carry." .. t, "carry counts are whole numbers") end
         end
       end
-      moves[i] = { unit = m.unit, from = ids[1], path = table.concat(ids, ">"), carry = m.carry or {} }
+      moves[i] = { unit = m.unit, from = ids[1], path = table.concat(ids, ">"), carry = m.carry or {}, at = mpath }
     end
     if spec.moves ~= nil then policy.moves = moves end
     if spec.trade_goods ~= nil then
@@ -388,10 +407,22 @@ return function(ctx, scenario, h)
       ctx:set_counter(p, "commodities", spec.commodities, "game")
     end
     -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
+    -- of the active system (only the active player commits)
     if spec.commit ~= nil then
       check_keys(ctx, spec.commit, setmetatable({}, { __index = function() return true end }), path .. ".commit")
+      if p ~= active then
+        ctx:reject(path .. ".commit", "only the active player (" .. scenario.active_player .. ") commits ground forces in a tactical action")
+      end
+      local here = {}
+      for _, e in ipairs(ctx:entities { kind = "planet", location = sys }) do here[#here + 1] = ctx:name(e) end
       local commit, total = {}, {}
       for planet, types in pairs(spec.commit) do
+        local known = false
+        for _, n in ipairs(here) do if n == planet then known = true end end
+        if not known then
+          ctx:reject(path .. ".commit." .. planet, "commit lands on '" .. planet .. "', not a planet of the active system "
+            .. ctx:name(sys) .. "; its planets: " .. (#here > 0 and table.concat(here, ", ") or "none"))
+        end
         check_keys(ctx, types, setmetatable({}, { __index = function() return true end }), path .. ".commit." .. planet)
         commit[planet] = {}
         for t, n in pairs(types) do

@@ -16,6 +16,9 @@
 --                                    -- a system id goes, a tile number on the map may go instead
 --   [[systems]]
 --   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]   -- with a map: id, tile = 19
+--   wormhole = "alpha"               -- or a list (up to 3), as a tile gives them (wormhole,
+--                                    -- wormhole_2, wormhole_3): adjacent to every system with one
+--                                    -- of the same type
 --                                    -- or hex = [q, r] names one of its systems (anomaly, planets
 --                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
@@ -46,7 +49,10 @@ local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = 
 PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
 PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
-  planets = true, command_tokens = true, tile = true, hex = true }
+  planets = true, command_tokens = true, tile = true, hex = true, wormhole = true }
+-- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true, trait = true }
 local TRAITS = { cultural = true, hazardous = true, industrial = true }
 local PRODUCE_KEYS = { unit = true, count = true }
@@ -162,6 +168,43 @@ return function(ctx, scenario, h)
       if from_map[id] then ctx:reject(path .. ".anomaly", "a map system's anomaly comes from its tile") end
       if not h.ANOMALIES[spec.anomaly] then ctx:reject(path .. ".anomaly", "anomaly must be one of: " .. h.keys_of(h.ANOMALIES)) end
       ctx:set(systems[id], "anomaly", spec.anomaly)
+    end
+    if spec.wormhole ~= nil then
+      if from_map[id] then ctx:reject(path .. ".wormhole", "a map system's wormholes come from its tile") end
+      local list = type(spec.wormhole) == "table" and list_of(ctx, spec.wormhole, path .. ".wormhole") or { spec.wormhole }
+      if #list == 0 or #list > #WORMHOLE_ATTRS then
+        ctx:reject(path .. ".wormhole", "wormhole is a wormhole type or a list of 1 to " .. #WORMHOLE_ATTRS .. " of them")
+      end
+      for j, w in ipairs(list) do
+        if not WORMHOLES[w] then
+          ctx:reject(path .. ".wormhole", "wormhole must be one of: " .. h.keys_of(WORMHOLES) .. " (or a list of them), not " .. tostring(w))
+        end
+        for k = 1, j - 1 do
+          if list[k] == w then ctx:reject(path .. ".wormhole", "the wormhole " .. w .. " is listed twice") end
+        end
+        ctx:set(systems[id], WORMHOLE_ATTRS[j], w)
+      end
+    end
+  end
+  -- "Systems that contain identical wormholes are adjacent to one another for all purposes": each
+  -- system given a wormhole here is linked (kind "wormhole", as a map's are: galaxy.lua) to every
+  -- other system with one of the same type, the map's included
+  local all_systems = ctx:entities { kind = "system" }
+  for i, spec in ipairs(sys_specs) do
+    if spec.wormhole ~= nil then
+      local sys = systems[spec_sys[i]]
+      for _, other in ipairs(all_systems) do
+        if other ~= sys and not ctx:linked(sys, other, "wormhole") then
+          local same = false
+          for _, a in ipairs(WORMHOLE_ATTRS) do
+            local w = ctx:get(sys, a)
+            for _, b in ipairs(WORMHOLE_ATTRS) do
+              if w and ctx:get(other, b) == w then same = true end
+            end
+          end
+          if same then ctx:link(sys, other, "wormhole") end
+        end
+      end
     end
   end
   for i, spec in ipairs(sys_specs) do

@@ -122,7 +122,7 @@
 ---| "invasion.use_space_cannon_defense" # [ti4] Whether a player's PDS fire Space Cannon Defense: yes or no (policy use.space_cannon_defense).
 ---| "production.pay" # [ti4] Which planets to exhaust and how many trade goods to spend (policy: the least resources wasted, then the fewest trade goods).
 ---| "production.place_ground_force" # [ti4] Which planet's space dock produced a ground force, when the player has producing units on several planets of the active system (policy: the first, in the scenario's order).
----| "production.produce" # [ti4] The next unit (or pair) to produce, or done (policy production plan, else the most combat per resource).
+---| "production.produce" # [ti4] The next unit (or pair: fighter, infantry; fighter:1 for one of a pair at the full cost) to produce, or done (policy production plan, else the most combat per resource).
 ---| "reveal_prototype.pay" # [ti4] Which planets to exhaust and how many trade goods to spend on Reveal Prototype's 4 resources (options best first: the least resources wasted, then the fewest trade goods).
 ---| "reveal_prototype.technology" # [ti4] Which unit upgrade Reveal Prototype researches (options best first: the most combat gained by the participating units of its type).
 ---| "space_combat.announce_retreat" # [ti4] Whether to announce a retreat: yes or no (policy retreat: never, when_outnumbered, or a number of rounds).

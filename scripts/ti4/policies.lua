@@ -188,14 +188,17 @@ end
 -- ------------------------------------------------------------------ tactical action: production
 
 -- the next unit to produce: the scenario's production plan (entries in order, each until its
--- count is reached; no count: as many as possible), else the unit with the most combat per
--- resource (dice x (11 - combat) x units per cost / cost)
+-- count is reached; no count: as many as possible; one fighter or infantry left to reach it: one
+-- alone, "fighter:1"), else the unit with the most combat per resource (dice x (11 - combat) x
+-- units per cost / cost)
 P["production.produce"] = function(ctx, player, options, policy)
   local offered = {}
   for _, o in ipairs(options) do offered[o] = true end
   if policy.production then
     for i, e in ipairs(policy.production) do
-      if offered[e.unit] and (e.count < 0 or ctx:counter(player, "produced:" .. e.unit) < e.count) then
+      local made = ctx:counter(player, "produced:" .. e.unit)
+      if offered[e.unit] and (e.count < 0 or made < e.count) then
+        if e.count - made == 1 and offered[e.unit .. ":1"] then return e.unit .. ":1", "production plan entry " .. i .. ": one more" end
         return e.unit, "production plan entry " .. i
       end
     end
@@ -203,7 +206,7 @@ P["production.produce"] = function(ctx, player, options, policy)
   end
   local best, score = "done", 0
   for _, o in ipairs(options) do
-    if o ~= "done" then
+    if o ~= "done" and not o:find(":", 1, true) then  -- (a pair's "fighter:1" gives less for the cost)
       local rec = ctx:record(o, "unit")
       local s = (rec.dice or 1) * math.max(0, 11 - (rec.combat or 11)) * math.max(1, rec.units_per_cost or 1) / rec.cost
       if s > score then best, score = o, s end

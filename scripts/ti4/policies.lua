@@ -82,6 +82,7 @@ P["tactical_action.move_ship"] = function(ctx, player, options, policy)
       .. "' is not a legal move; legal paths: " .. table.concat(paths, ", ")
       .. " (one for each outcome: what the ship can pick up, whether it moves through a wormhole, the risky systems it leaves)")
   end
+  if options[1] == "stay" then return "stay", "a ship already in the active system stays" end
   return options[1], "every ship that can reach moves, by the path with the fewest risks, then the shortest"
 end
 

@@ -67,7 +67,8 @@ end
 
 -- which path a ship takes: the scenario's scripted moves when it lists any (unlisted ships stay),
 -- else the first option (the procedure offers a path for each outcome, those through fewer risky
--- systems first, then the shorter): every ship that can reach moves
+-- systems first, then the shorter): every ship that can reach moves; a ship already in the active
+-- system (Rules Reference: it may leave and come back) is offered "stay" first and stays
 P["tactical_action.move_ship"] = function(ctx, player, options, policy)
   if policy.moves then
     local m, i = scripted_move(ctx, player, policy)
@@ -75,24 +76,32 @@ P["tactical_action.move_ship"] = function(ctx, player, options, policy)
     for _, o in ipairs(options) do
       if o == m.path then return o, "scripted move " .. i end
     end
-    error("scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): the path '" .. m.path
-      .. "' is not a legal move; legal paths: " .. table.concat(options, ", ", 1, #options - 1)
-      .. " (one for each outcome: what the ship can pick up, whether it moves through a wormhole, the risky systems it leaves)", 0)
+    local paths = {}
+    for _, o in ipairs(options) do if o ~= "stay" then paths[#paths + 1] = o end end
+    ctx:reject(m.at or "players", "scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): the path '" .. m.path
+      .. "' is not a legal move; legal paths: " .. table.concat(paths, ", ")
+      .. " (one for each outcome: what the ship can pick up, whether it moves through a wormhole, the risky systems it leaves)")
   end
+  if options[1] == "stay" then return "stay", "a ship already in the active system stays" end
   return options[1], "every ship that can reach moves, by the path with the fewest risks, then the shortest"
 end
 
 -- how many of one type a moving ship picks up (options "type:0" .. "type:n"): the scripted
--- move's carry, else as many as capacity allows
+-- move's carry, else as many as capacity allows, leaving the ground forces on the active system's
+-- planets where they are (the ship's counter pick_up_en_route: how many come before them, plus 1)
 P["tactical_action.pick_up"] = function(ctx, player, options, policy)
   local t = options[1]:match("^(.*):%d+$")
   if policy.moves then
     local m, i = scripted_move(ctx, player, policy)
     local want = m and m.carry[t] or 0
     if want > #options - 1 then
-      error("scripted move " .. i .. " carries " .. want .. " " .. t .. ", but only " .. (#options - 1) .. " can be picked up", 0)
+      ctx:reject(m.at or "players", "scripted move " .. i .. " carries " .. want .. " " .. t .. ", but only " .. (#options - 1) .. " can be picked up")
     end
     return options[want + 1], "scripted move " .. (i or "")
+  end
+  local en_route = ctx:counter(ctx:role("moving_ship"), "pick_up_en_route")
+  if en_route > 0 and en_route < #options then
+    return options[en_route], "carry as much as capacity allows; leave the ground forces on the active system's planets"
   end
   return options[#options], "carry as much as capacity allows"
 end
@@ -198,14 +207,17 @@ end
 -- ------------------------------------------------------------------ tactical action: production
 
 -- the next unit to produce: the scenario's production plan (entries in order, each until its
--- count is reached; no count: as many as possible), else the unit with the most combat per
--- resource (dice x (11 - combat) x units per cost / cost)
+-- count is reached; no count: as many as possible; one fighter or infantry left to reach it: one
+-- alone, "fighter:1"), else the unit with the most combat per resource (dice x (11 - combat) x
+-- units per cost / cost)
 P["production.produce"] = function(ctx, player, options, policy)
   local offered = {}
   for _, o in ipairs(options) do offered[o] = true end
   if policy.production then
     for i, e in ipairs(policy.production) do
-      if offered[e.unit] and (e.count < 0 or ctx:counter(player, "produced:" .. e.unit) < e.count) then
+      local made = ctx:counter(player, "produced:" .. e.unit)
+      if offered[e.unit] and (e.count < 0 or made < e.count) then
+        if e.count - made == 1 and offered[e.unit .. ":1"] then return e.unit .. ":1", "production plan entry " .. i .. ": one more" end
         return e.unit, "production plan entry " .. i
       end
     end
@@ -213,7 +225,7 @@ P["production.produce"] = function(ctx, player, options, policy)
   end
   local best, score = "done", 0
   for _, o in ipairs(options) do
-    if o ~= "done" then
+    if o ~= "done" and not o:find(":", 1, true) then  -- (a pair's "fighter:1" gives less for the cost)
       local rec = ctx:record(o, "unit")
       local s = (rec.dice or 1) * math.max(0, 11 - (rec.combat or 11)) * math.max(1, rec.units_per_cost or 1) / rec.cost
       if s > score then best, score = o, s end

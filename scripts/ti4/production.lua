@@ -4,7 +4,7 @@
 -- The active player's units with Production in the active system produce up to their combined
 -- production value (a space dock's: its planet's resources plus its own value); units cost their
 -- record's `cost`, fighters and infantry come `units_per_cost` (2) for one cost and each counts
--- against the limit; a blockaded player (another player's ships in the system and none of his)
+-- against the limit (option "fighter" is the pair; "fighter:1" one alone, for the same cost); a blockaded player (another player's ships in the system and none of his)
 -- produces no ships. What to produce is asked unit by unit (decision production.produce), how to
 -- pay once (production.pay: which planets to exhaust and how many trade goods). M.run returns
 -- the number of units produced.
@@ -168,6 +168,11 @@ function M.run(ctx, st, ability_limit)
         if cost + t.cost <= money and not (blockaded and t.ship) and room then
           options[#options + 1] = t.name
           by_name[t.name] = t
+          -- "the player receives two units for the indicated cost": he may take one
+          if t.per_cost > 1 then
+            options[#options + 1] = t.name .. ":1"
+            by_name[t.name .. ":1"] = t
+          end
         end
       end
     end
@@ -176,7 +181,7 @@ function M.run(ctx, st, ability_limit)
     local choice = ctx:decide(p, "production.produce", options)
     local t = by_name[choice]
     if not t then break end
-    local n, added = math.min(t.per_cost, limit - count), 0
+    local n, added = math.min(choice:find(":1$") and 1 or t.per_cost, limit - count), 0
     for _ = 1, n do
       if in_reinforcements(ctx, p, t, queued) <= 0 then
         -- "he may remove one of his units of that type from a system that does not contain one of

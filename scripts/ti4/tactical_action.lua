@@ -96,8 +96,9 @@ local function passage(ctx, st, sys, through)
   end
   f = {
     player = p, system = sys, active = sys == st.system,
-    -- "A player cannot move units out of a system that contains one of his command tokens."
-    can_leave = not st.tokens[sys],
+    -- "A player cannot move units out of a system that contains one of his command tokens." (The
+    -- Rules Reference lets ships leave the active system and come back: st.leave_active.)
+    can_leave = not st.tokens[sys] or (sys == st.system and st.leave_active),
     can_pass = through or not blocked,
     can_end = true,
     move_bonus = 0,   -- added to the move value of a ship that moves out of or through it
@@ -358,7 +359,7 @@ local function find_paths(ctx, st, start, budget, through, carries)
   local function offers(s)  -- whether passing s offers units to pick up (for a ship with capacity)
     local o = offers_memo[s]
     if o == nil then
-      o = carries and s ~= start and pass(s).can_leave and #cargo_in(ctx, p, s, {}) > 0
+      o = carries and s ~= start and s ~= active and pass(s).can_leave and #cargo_in(ctx, p, s, {}) > 0
       offers_memo[s] = o
     end
     return o
@@ -743,25 +744,44 @@ end
 
 -- ------------------------------------------------------------------ 2. Movement: transport
 
--- The fighters and ground forces a ship on `pth` can pick up, in pick-up order: the start system,
--- then each system passed that holds none of the player's command tokens; in each, the space area,
--- then the ground forces on planets the player controls.
+-- The fighters and ground forces a ship on `pth` can pick up, in pick-up order, and for each the
+-- place on the path of the system it is picked up in: the start system, then each system passed
+-- that holds none of the player's command tokens; in each, the space area, then the ground forces
+-- on planets the player controls. The active system only where the Rules Reference's transport is
+-- in force (st.pick_up_active, RR 95.3), last (the ship ends there), and only the ground forces on
+-- the player's planets there (what is in its space area is there already).
 local function cargo_along(ctx, st, pth)
-  local out = {}
-  for i = 1, #pth.systems - 1 do
+  local out, from, active, n = {}, {}, st.system, #pth.systems
+  for i = 1, n - 1 do
     local s = pth.systems[i]
-    if i == 1 or passage(ctx, st, s).can_leave then cargo_in(ctx, st.player, s, out) end
+    if s ~= active and (i == 1 or passage(ctx, st, s).can_leave) then
+      local k = #out
+      cargo_in(ctx, st.player, s, out)
+      for j = k + 1, #out do from[out[j]] = i end
+    end
   end
-  return out
+  if st.pick_up_active then
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = active }) do
+      if ctx:owner(planet) == st.player then
+        for _, u in ipairs(ctx:units(st.player, planet, "ground_force")) do
+          if lib.needs_transport(ctx, u) then out[#out + 1] = u; from[u] = n end
+        end
+      end
+    end
+  end
+  return out, from
 end
 
 -- The cargo the player takes on ship `u`: for each type (in transport_order), how many
--- (decision tactical_action.pick_up, options "type:n").
+-- (decision tactical_action.pick_up, options "type:n"), and where on the path each was picked up
+-- (cargo_along). Where units on the active system's planets are offered (last), the ship's action
+-- counter pick_up_en_route says how many come before them, plus one (0: none of them offered):
+-- the default policy leaves them on their planets.
 local function load_cargo(ctx, st, u, pth)
   local room = ctx:get(u, "capacity")
-  if room <= 0 then return {} end
-  local available = cargo_along(ctx, st, pth)
-  if #available == 0 then return {} end
+  if room <= 0 then return {}, {} end
+  local available, from = cargo_along(ctx, st, pth)
+  if #available == 0 then return {}, from end
   -- types in transport_order; within a type, in pick-up order
   local firsts, by_type, types = {}, {}, {}
   for _, c in ipairs(available) do
@@ -778,6 +798,11 @@ local function load_cargo(ctx, st, u, pth)
     local list = by_type[t]
     local options = {}
     for n = 0, math.min(room, #list) do options[#options + 1] = t .. ":" .. n end
+    if st.pick_up_active then
+      local here = 0
+      for _, c in ipairs(list) do if from[c] == #pth.systems then here = here + 1 end end
+      ctx:set_counter(u, "pick_up_en_route", here > 0 and #list - here + 1 or 0, "action")
+    end
     local n = tonumber(ctx:decide(st.player, "tactical_action.pick_up", options):match(":(%d+)$"))
     for i = 1, n do cargo[#cargo + 1] = list[i] end
     room = room - n
@@ -786,7 +811,7 @@ local function load_cargo(ctx, st, u, pth)
         ctx:name(st.player) .. "'s " .. ctx:type(u) .. " takes " .. n .. " " .. t)
     end
   end
-  return cargo
+  return cargo, from
 end
 
 -- ------------------------------------------------------------------ capacity (Key Concept)
@@ -796,15 +821,32 @@ function M.check_capacity(ctx, _, player, sys) lib.check_capacity(ctx, player, s
 
 -- ------------------------------------------------------------------ 2. Movement
 
+-- The scripted move (the scenario's `moves`) of the n-th ship of type `t` in the system named
+-- `from`, and its number; nil: none (as policies.lua's scripted_move reads them).
+local function scripted_move_of(st, t, from, n)
+  local seen = 0
+  for i, m in ipairs(st.scripted_moves or {}) do
+    if m.unit == t and m.from == from then
+      seen = seen + 1
+      if seen == n then return m, i end
+    end
+  end
+  return nil
+end
+
 function M.movement(ctx, st)
   local p, active = st.player, st.system
   -- the movement rules in force: the Learn to Play's, unless a hook switches on the Rules
   -- Reference's (ti4-lrr): every moving ship declared before any moves, passing the active system
+  -- and coming back, ships that start in the active system leaving it and coming back
+  -- (leave_active), units on the active system's planets picked up (pick_up_active);
   -- first: ships that move before the player's other ships (each takes its path on its own, first)
   local rules = { player = p, system = active, declare_first = false, pass_active = false, inactive_wormholes = nil,
-    first = {} }
+    first = {}, leave_active = false, pick_up_active = false }
   if ctx:hooked("tactical_action.before_movement") or ctx:tracing() then ctx:open("tactical_action.before_movement", rules) end
   st.pass_active = rules.pass_active == true
+  st.leave_active = rules.leave_active == true
+  st.pick_up_active = rules.pick_up_active == true
   st.inactive_wormholes = type(rules.inactive_wormholes) == "table" and next(rules.inactive_wormholes) and rules.inactive_wormholes or nil
   st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked =
     ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths")
@@ -821,10 +863,20 @@ function M.movement(ctx, st)
   for _, u in ipairs(ctx:units(p, nil, "move")) do
     local sys = ctx:location(u)
     -- a ship, or a structure with a move value in a space area (it moves as a ship: Floating Factory)
-    if sys ~= active and (ctx:get(u, "ship") or ctx:get(u, "structure")) and ctx:kind(sys) == "system" then
+    if (sys ~= active or st.leave_active) and (ctx:get(u, "ship") or ctx:get(u, "structure")) and ctx:kind(sys) == "system" then
       local start = at[sys]
       if not start then start = { system = sys, ships = {} }; at[sys] = start; starts[#starts + 1] = start end
       start.ships[#start.ships + 1] = u
+    end
+  end
+  -- a scripted move out of the active system, where ships stay unless the Rules Reference's
+  -- movement is in force (leave_active): an error, as the rules forbid it
+  if not st.leave_active then
+    for i, m in ipairs(st.scripted_moves or {}) do
+      if m.from == ctx:name(active) then
+        ctx:reject(m.at or "players", "scripted move " .. i .. " (" .. m.unit .. " from " .. m.from .. "): a player cannot move units out of a system "
+          .. "that contains one of his command tokens (the active system)")
+      end
     end
   end
   -- the ships a hook named to move first: each on its own, before every other start system
@@ -870,42 +922,62 @@ function M.movement(ctx, st)
       end
     end
     if #options == 0 then
+      -- a scripted move for this ship is an error: the rules forbid it (its system holds the
+      -- player's command token, no path fits its move value), not something to drop
+      local m, i = scripted_move_of(st, t, ctx:name(sys), n)
+      if m then
+        ctx:reject(m.at or "players", "scripted move " .. i .. " (" .. t .. " from " .. ctx:name(sys) .. "): the " .. t .. " cannot move to "
+          .. ctx:name(active) .. ": " .. (passage(ctx, st, sys).can_leave and ("no path fits its move value (" .. move .. ")")
+          or ("a player cannot move units out of a system that contains one of his command tokens"
+            .. (sys == active and " (the active system)" or ""))))
+      end
       if ctx:tracing() then
         ctx:event("cannot_move:" .. ctx:name(p) .. ":" .. t .. ":" .. ctx:name(sys),
           ctx:name(p) .. "'s " .. t .. " in " .. lib.place(ctx, sys) .. " cannot reach " .. lib.place(ctx, active))
       end
       return nil
     end
+    -- a ship in the active system already (leave_active): staying comes first, the default
     options[#options + 1] = "stay"
+    if sys == active then table.insert(options, 1, table.remove(options)) end
     ctx:set_role("moving_ship", u)
     ctx:set_counter(u, "move_ordinal", n, "action")  -- the n-th of its type here (scripted moves)
     return by_label[ctx:decide(p, "tactical_action.move_ship", options)]
   end
   local function go(u, t, sys, pth)
     ctx:set_role("moving_ship", u)
-    local cargo = load_cargo(ctx, st, u, pth)
+    local cargo, from = load_cargo(ctx, st, u, pth)
     for _, c in ipairs(cargo) do left[#left + 1] = ctx:location(c) end
     left[#left + 1] = sys
     if ctx:tracing() then
       ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
         ctx:name(p) .. "'s " .. t .. " moves " .. lib.path_text(ctx, pth.systems) .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
     end
+    local args
     if st.ship_moves_hooked then
-      ctx:open("tactical_action.ship_moves", { player = p, unit = u, path = pth.systems, cargo = cargo })
+      args = { player = p, unit = u, path = pth.systems, cargo = cargo }
+      ctx:open("tactical_action.ship_moves", args)
     end
     if ctx:location(u) == sys then
       ctx:move(u, active)
       for _, c in ipairs(cargo) do ctx:move(c, active) end
       moved = moved + 1
     else
-      -- destroyed on the way (gravity rift): what it carries is destroyed with it
+      -- destroyed on the way (gravity rift): what it carries is destroyed with it. Units are
+      -- picked up as the ship passes: those of systems after the one it was leaving (args.lost_at,
+      -- set by the hook that destroyed it; unset: the last before the active system) were never
+      -- reached and stay where they are (Rules Reference 41)
       if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then lost = lost + 1 end
+      local last = #pth.systems - 1
+      local at = args and math.type(args.lost_at) == "integer" and args.lost_at >= 1 and args.lost_at <= last and args.lost_at or last
       for _, c in ipairs(cargo) do
-        if ctx:tracing() then
-          ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
-            ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")
+        if from[c] <= at then
+          if ctx:tracing() then
+            ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
+              ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")
+          end
+          ctx:destroy(c, "tactical_action.unit_destroyed")
         end
-        ctx:destroy(c, "tactical_action.unit_destroyed")
       end
     end
   end

@@ -16,6 +16,9 @@
 --                                    -- a system id goes, a tile number on the map may go instead
 --   [[systems]]
 --   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]   -- with a map: id, tile = 19
+--   wormhole = "alpha"               -- or a list (up to 3), as a tile gives them (wormhole,
+--                                    -- wormhole_2, wormhole_3): adjacent to every system with one
+--                                    -- of the same type
 --                                    -- or hex = [q, r] names one of its systems (anomaly, planets
 --                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
@@ -46,7 +49,10 @@ local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = 
 PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
 PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
-  planets = true, command_tokens = true, tile = true, hex = true }
+  planets = true, command_tokens = true, tile = true, hex = true, wormhole = true }
+-- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true }
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true, trait = true }
 local TRAITS = { cultural = true, hazardous = true, industrial = true }
 local PRODUCE_KEYS = { unit = true, count = true }
@@ -162,6 +168,43 @@ return function(ctx, scenario, h)
       if from_map[id] then ctx:reject(path .. ".anomaly", "a map system's anomaly comes from its tile") end
       if not h.ANOMALIES[spec.anomaly] then ctx:reject(path .. ".anomaly", "anomaly must be one of: " .. h.keys_of(h.ANOMALIES)) end
       ctx:set(systems[id], "anomaly", spec.anomaly)
+    end
+    if spec.wormhole ~= nil then
+      if from_map[id] then ctx:reject(path .. ".wormhole", "a map system's wormholes come from its tile") end
+      local list = type(spec.wormhole) == "table" and list_of(ctx, spec.wormhole, path .. ".wormhole") or { spec.wormhole }
+      if #list == 0 or #list > #WORMHOLE_ATTRS then
+        ctx:reject(path .. ".wormhole", "wormhole is a wormhole type or a list of 1 to " .. #WORMHOLE_ATTRS .. " of them")
+      end
+      for j, w in ipairs(list) do
+        if not WORMHOLES[w] then
+          ctx:reject(path .. ".wormhole", "wormhole must be one of: " .. h.keys_of(WORMHOLES) .. " (or a list of them), not " .. tostring(w))
+        end
+        for k = 1, j - 1 do
+          if list[k] == w then ctx:reject(path .. ".wormhole", "the wormhole " .. w .. " is listed twice") end
+        end
+        ctx:set(systems[id], WORMHOLE_ATTRS[j], w)
+      end
+    end
+  end
+  -- "Systems that contain identical wormholes are adjacent to one another for all purposes": each
+  -- system given a wormhole here is linked (kind "wormhole", as a map's are: galaxy.lua) to every
+  -- other system with one of the same type, the map's included
+  local all_systems = ctx:entities { kind = "system" }
+  for i, spec in ipairs(sys_specs) do
+    if spec.wormhole ~= nil then
+      local sys = systems[spec_sys[i]]
+      for _, other in ipairs(all_systems) do
+        if other ~= sys and not ctx:linked(sys, other, "wormhole") then
+          local same = false
+          for _, a in ipairs(WORMHOLE_ATTRS) do
+            local w = ctx:get(sys, a)
+            for _, b in ipairs(WORMHOLE_ATTRS) do
+              if w and ctx:get(other, b) == w then same = true end
+            end
+          end
+          if same then ctx:link(sys, other, "wormhole") end
+        end
+      end
     end
   end
   for i, spec in ipairs(sys_specs) do
@@ -347,8 +390,10 @@ return function(ctx, scenario, h)
       ctx:set(p, attr, n)
     end
     local policy = h.side_policy(ctx, spec, path)
-    -- scripted moves: checked here for names; whether a path is legal is checked when it is taken
-    local moves = {}
+    -- scripted moves: checked here for names, for the ship they move (one move per ship: the n-th
+    -- move of a type from a system goes to the n-th such ship there) and for a start system that
+    -- holds the player's command token; whether a path is legal is checked when it is taken
+    local moves, per_ship = {}, {}
     for i, m in ipairs(list_of(ctx, spec.moves, path .. ".moves")) do
       local mpath = path .. ".moves." .. i
       check_keys(ctx, m, MOVE_KEYS, mpath)
@@ -360,6 +405,23 @@ return function(ctx, scenario, h)
       if m.from ~= nil and system_named(m.from, mpath .. ".from") and ids[1] ~= system_id(m.from, mpath .. ".from") then
         ctx:reject(mpath .. ".path", "a path starts at its 'from' system")
       end
+      local what = "scripted move " .. i .. " (" .. m.unit .. " from " .. ids[1] .. "): "
+      if p ~= active then
+        ctx:reject(mpath, what .. "only the active player (" .. scenario.active_player .. ") moves ships in a tactical action")
+      end
+      local from, key = systems[ids[1]], m.unit .. ">" .. ids[1]
+      local have = ctx:count(p, from, "type:" .. m.unit)
+      per_ship[key] = (per_ship[key] or 0) + 1
+      if have == 0 then
+        ctx:reject(mpath .. ".unit", what .. ctx:name(p) .. " has no " .. m.unit .. " in the space area of " .. ids[1])
+      elseif per_ship[key] > have then
+        ctx:reject(mpath, what .. "a ship moves once: this is move " .. per_ship[key] .. " for the " .. have .. " "
+          .. m.unit .. " in " .. ids[1])
+      end
+      if from ~= sys and #ctx:entities { kind = "command_token", owner = p, location = from } > 0 then
+        ctx:reject(mpath .. ".path.1", what .. "a player cannot move units out of a system that contains one of his command tokens ("
+          .. ids[1] .. " holds one of " .. ctx:name(p) .. "'s)")
+      end
       if m.carry ~= nil then
         check_keys(ctx, m.carry, setmetatable({}, { __index = function() return true end }), mpath .. ".carry")
         for t, n in pairs(m.carry) do
@@ -367,7 +429,7 @@ return function(ctx, scenario, h)
           if math.type(n) ~= "integer" or n < 0 then ctx:reject(mpath .. ".carry." .. t, "carry counts are whole numbers") end
         end
       end
-      moves[i] = { unit = m.unit, from = ids[1], path = table.concat(ids, ">"), carry = m.carry or {} }
+      moves[i] = { unit = m.unit, from = ids[1], path = table.concat(ids, ">"), carry = m.carry or {}, at = mpath }
     end
     if spec.moves ~= nil then policy.moves = moves end
     if spec.trade_goods ~= nil then
@@ -390,16 +452,28 @@ return function(ctx, scenario, h)
       end
       ctx:set_counter(p, "commodities", spec.commodities, "game")
     end
-    -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet;
-    -- commit = "all": every ground force to the one planet the default policy invades
+    -- commit = { planet = { infantry = 2 } }: the ground forces the player lands on each planet
+    -- of the active system (only the active player commits); commit = "all": every ground force
+    -- to the one planet the default policy invades
+    if spec.commit ~= nil and p ~= active then
+      ctx:reject(path .. ".commit", "only the active player (" .. scenario.active_player .. ") commits ground forces in a tactical action")
+    end
     if spec.commit == "all" then
       policy.commit_all = true
     elseif type(spec.commit) == "string" then
       ctx:reject(path .. ".commit", "commit is \"all\" or a table of planets: commit = { vefut = { infantry = 2 } }")
     elseif spec.commit ~= nil then
       check_keys(ctx, spec.commit, setmetatable({}, { __index = function() return true end }), path .. ".commit")
+      local here = {}
+      for _, e in ipairs(ctx:entities { kind = "planet", location = sys }) do here[#here + 1] = ctx:name(e) end
       local commit, total = {}, {}
       for planet, types in pairs(spec.commit) do
+        local known = false
+        for _, n in ipairs(here) do if n == planet then known = true end end
+        if not known then
+          ctx:reject(path .. ".commit." .. planet, "commit lands on '" .. planet .. "', not a planet of the active system "
+            .. ctx:name(sys) .. "; its planets: " .. (#here > 0 and table.concat(here, ", ") or "none"))
+        end
         check_keys(ctx, types, setmetatable({}, { __index = function() return true end }), path .. ".commit." .. planet)
         commit[planet] = {}
         for t, n in pairs(types) do

@@ -57,8 +57,9 @@ hook {
 }
 
 -- A ship moving in a tactical action rolls for each gravity rift it moves out of or through (the
--- systems of its path before the active system), in path order, until one destroys it; the
--- procedure destroys what it carries with it.
+-- systems of its path before the active system), in path order, until one destroys it; it says
+-- where (args.lost_at: the place on the path of the rift it was leaving) and the procedure
+-- destroys what it carried by then; the units further on stay where they are.
 -- An ability may have the active player ignore the effect of anomalies during movement: the action
 -- flag "ignore_anomalies_in_movement" on the player (Nav Suite); then neither hook below acts.
 hook {
@@ -69,6 +70,7 @@ hook {
     local path = args.path
     for i = 1, #path - 1 do
       if ctx:get(path[i], "anomaly") == "gravity_rift" and not gravity_rift_roll(ctx, args.player, args.unit, "tactical_action.unit_destroyed") then
+        args.lost_at = i
         return
       end
     end

@@ -18,12 +18,17 @@ hook {
 
 -- Living Rules Reference, Movement: the active player declares every ship that moves before any
 -- moves (its path chosen with the others'), and a ship may move through the active system and
--- come back into it (the Learn to Play's paths end where they first reach it).
+-- come back into it (the Learn to Play's paths end where they first reach it). Rules Reference 58:
+-- a ship already in the active system may move out of it and back in, when its move value is high
+-- enough (the active system's command token does not hold it). Rules Reference 95.3: a ship may
+-- pick up units in the active system too: the ground forces on the player's planets there.
 hook {
   id = "lrr_movement_rules",
   window = "tactical_action.before_movement",
   apply = function(_, _, _, args)
     args.declare_first = true
     args.pass_active = true
+    args.leave_active = true
+    args.pick_up_active = true
   end,
 }

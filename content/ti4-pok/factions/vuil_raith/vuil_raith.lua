@@ -166,7 +166,10 @@ for _, rec in ipairs { "dimensional_tear", "dimensional_tear_ii" } do
     apply = function(ctx, player, source, args)
       local sys = tear_here(ctx, source)
       for i = 1, #args.path - 1 do
-        if args.path[i] == sys and not tear_roll(ctx, args.player, args.unit, "tactical_action.unit_destroyed") then return end
+        if args.path[i] == sys and not tear_roll(ctx, args.player, args.unit, "tactical_action.unit_destroyed") then
+          args.lost_at = i  -- where it was lost: the units further on its path stay
+          return
+        end
       end
     end,
   }

@@ -184,9 +184,10 @@ local function can_disregard(ctx, u)
   return false
 end
 
--- Step 9. Returns hexes retired, figures lost, eliminated.
+-- Step 9. Returns hexes retired, figures lost, eliminated, and whether the retire was
+-- voluntary (red alerts taken with no hit).
 local function red_alerts(ctx, t, alerts, scored)
-  if alerts <= 0 then return 0, 0, false end
+  if alerts <= 0 then return 0, 0, false, false end
   local owner = ctx:owner(t)
   local voluntary = false
   if scored == 0 then
@@ -217,7 +218,7 @@ local function red_alerts(ctx, t, alerts, scored)
     ctx:set(t, "marker", true)
     tr(ctx, "marker:" .. name(ctx, t), name(ctx, t) .. " gets a red alert marker")
   end
-  return moved, lost, gone
+  return moved, lost, gone, voluntary
 end
 
 -- ----------------------------------------------------------------- the combat
@@ -288,11 +289,15 @@ function M.unit_combat(ctx, u, t, opts)
   end
 
   -- 9. Red alerts.
+  local voluntary = false
   if not res.eliminated then
-    local moved, lost, gone = red_alerts(ctx, t, alerts, scored)
+    local moved, lost, gone
+    moved, lost, gone, voluntary = red_alerts(ctx, t, alerts, scored)
     res.retired, res.lost, res.eliminated = moved, res.lost + lost, gone
   end
   local vacated = res.eliminated or res.retired > 0
+  -- 11's "eliminates or forces the defending enemy unit to retire": not a voluntary retire
+  local successful = vacated and not voluntary
   if res.eliminated then res.retired = 0 end
 
   -- 10. Battle back: 2 stars, a survivor that did not retire; not after a ranged attack when
@@ -315,9 +320,10 @@ function M.unit_combat(ctx, u, t, opts)
   end
 
   -- 11. Pursuit move and bonus combat: 2 stars, after a successful close quarters combat of
-  -- an ordered unit; once per turn; not after First Strike or Ambush, nor from a feature that
-  -- stopped it, nor with a red alert marker (a unit with one may not move).
-  if not opts.battle_back and not ranged and vacated and lib.alive(ctx, u)
+  -- an ordered unit (the target eliminated or forced to retire: not a voluntary retire); once
+  -- per turn; not after First Strike or Ambush, nor from a feature that stopped it, nor with a
+  -- red alert marker (a unit with one may not move).
+  if not opts.battle_back and not ranged and successful and lib.alive(ctx, u)
       and (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue"))
       and not ctx:flag(u, "pursued") and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
       and not ctx:get(u, "marker")

@@ -245,8 +245,6 @@ function M.unit_combat(ctx, u, t, opts)
     tr(ctx, "no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t), name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": " .. why)
     return res
   end
-  if not opts.battle_back then ctx:set_flag(u, "combatted", "turn") end
-  res.combat = true
   local kind = opts.battle_back and "battle_back" or (opts.bonus and "bonus" or "combat")
   tr(ctx, "announce:" .. kind .. ":" .. name(ctx, u) .. ":" .. name(ctx, t),
     name(ctx, u) .. (opts.battle_back and " battles back against " or " combats ") .. name(ctx, t) ..
@@ -260,6 +258,16 @@ function M.unit_combat(ctx, u, t, opts)
   args.dice = dice
   ctx:open("unit_combat.dice_adjustments", args)
   dice = math.max(0, math.tointeger(args.dice) or 0)
+  -- No battle dice left after the reductions and the cards: there is nothing to roll, so no
+  -- combat takes place (the unit has not combatted, and there is no battle back).
+  if dice == 0 then
+    tr(ctx, "no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t) .. ":no_dice",
+      name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": no battle dice left after the reductions and cards")
+    ctx:end_scope("combat")
+    return res
+  end
+  if not opts.battle_back then ctx:set_flag(u, "combatted", "turn") end
+  res.combat = true
 
   -- 6. Resolve battle.
   tr(ctx, "roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
@@ -301,15 +309,16 @@ function M.unit_combat(ctx, u, t, opts)
   if res.eliminated then res.retired = 0 end
 
   -- 10. Battle back: 2 stars, a survivor that did not retire; not after a ranged attack when
-  -- it is adjacent to another enemy unit; never after a battle back.
+  -- it is adjacent to another enemy unit; never after a battle back; not when the defender
+  -- would have no battle dice after the reductions.
   if not opts.battle_back and not vacated and lib.alive(ctx, t) and lib.alive(ctx, u)
       and ctx:counter(tp, "stars") >= 2 then
     local other = false
     if ranged then
       for _, v in ipairs(lib.adjacent_enemies(ctx, t)) do if v ~= u then other = true end end
     end
-    local why_not = lib.check(ctx, t, u)
-    if not other and not why_not then
+    local why_not, back_dice = lib.check(ctx, t, u)
+    if not other and not why_not and back_dice > 0 then
       if ctx:decide(tp, "unit_combat.battle_back", { { id = "yes" }, { id = "no" } }).id == "yes" then
         pay(ctx, tp, 2, "battle_back", name(ctx, t) .. " battles back")
         res.battle_back = true

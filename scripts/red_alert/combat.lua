@@ -50,7 +50,15 @@ local function hit_flagship(ctx, u, hits, attacker, roller)
   if excess <= 0 or figures_left(ctx, u) <= 0 then return lost end
   local n = excess
   if absorbed > 0 and not lib.setting(ctx, "confirm_excess_only") then n = hits end
-  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = u })
+  -- the dice that scored the hits are rerolled: the attacker's (a hit from retire dice or a retire
+  -- not completed has no attacking unit: the roller rolls a new die for it)
+  if ctx:tracing() then
+    local who = attacker and (name(ctx, attacker) .. " rerolls the " .. n .. " die/dice that hit ")
+      or (name(ctx, roller) .. " rolls " .. n .. " die/dice for the hit(s) on ")
+    ctx:event("confirm_roll:" .. name(ctx, u) .. ":" .. n, who .. "the flagship " .. name(ctx, u) ..
+      " to confirm (no cap fighters left): a square or a blast confirms")
+  end
+  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = attacker })
   local ignore = lib.setting(ctx, "confirm_blast_ignores") and lib.ignored_blasts(ctx, attacker, u) or 0
   local confirmed = pool:count("square") + math.max(0, pool:count("blast") - ignore)
   tr(ctx, "confirm:" .. name(ctx, u) .. ":" .. n .. ":" .. confirmed,

@@ -163,7 +163,7 @@
 ---| "charges" # [xwing] int: ship, weapon or upgrade: active charges
 ---| "class" # [red_alert] symbol: unit: its class record (capital, strike, fighter)
 ---| "combat" # [ti4] int: combat value: a die at or above it is a hit
----| "confirm_blast_ignores" # [red_alert] bool: settings: the shield and manoeuvre blast ignores apply again to a confirmation roll
+---| "confirm_blast_ignores" # [red_alert] bool: settings: a house rule: the shield and manoeuvre blast ignores apply again to a confirmation roll (the text: any blast confirms)
 ---| "confirm_excess_only" # [red_alert] bool: settings: when cap fighters run out in the middle of a roll, only the hits they did not absorb are confirmed (else every hitting die is rerolled)
 ---| "cost" # [ti4] int: unit: resources to produce it (0: cannot be produced, structures); [xwing] symbol: weapon: what the attack spends: charge, lock, focus, or none
 ---| "crit_damage" # [xwing] int: ship: faceup damage cards (critical damage that reached the hull)

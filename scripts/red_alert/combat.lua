@@ -50,7 +50,15 @@ local function hit_flagship(ctx, u, hits, attacker, roller)
   if excess <= 0 or figures_left(ctx, u) <= 0 then return lost end
   local n = excess
   if absorbed > 0 and not lib.setting(ctx, "confirm_excess_only") then n = hits end
-  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = u })
+  -- the dice that scored the hits are rerolled: the attacker's (a hit from retire dice or a retire
+  -- not completed has no attacking unit: the roller rolls a new die for it)
+  if ctx:tracing() then
+    local who = attacker and (name(ctx, attacker) .. " rerolls the " .. n .. " die/dice that hit ")
+      or (name(ctx, roller) .. " rolls " .. n .. " die/dice for the hit(s) on ")
+    ctx:event("confirm_roll:" .. name(ctx, u) .. ":" .. n, who .. "the flagship " .. name(ctx, u) ..
+      " to confirm (no cap fighters left): a square or a blast confirms")
+  end
+  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = attacker })
   local ignore = lib.setting(ctx, "confirm_blast_ignores") and lib.ignored_blasts(ctx, attacker, u) or 0
   local confirmed = pool:count("square") + math.max(0, pool:count("blast") - ignore)
   tr(ctx, "confirm:" .. name(ctx, u) .. ":" .. n .. ":" .. confirmed,
@@ -184,9 +192,10 @@ local function can_disregard(ctx, u)
   return false
 end
 
--- Step 9. Returns hexes retired, figures lost, eliminated.
+-- Step 9. Returns hexes retired, figures lost, eliminated, and whether the retire was
+-- voluntary (red alerts taken with no hit).
 local function red_alerts(ctx, t, alerts, scored)
-  if alerts <= 0 then return 0, 0, false end
+  if alerts <= 0 then return 0, 0, false, false end
   local owner = ctx:owner(t)
   local voluntary = false
   if scored == 0 then
@@ -217,7 +226,7 @@ local function red_alerts(ctx, t, alerts, scored)
     ctx:set(t, "marker", true)
     tr(ctx, "marker:" .. name(ctx, t), name(ctx, t) .. " gets a red alert marker")
   end
-  return moved, lost, gone
+  return moved, lost, gone, voluntary
 end
 
 -- ----------------------------------------------------------------- the combat
@@ -244,8 +253,6 @@ function M.unit_combat(ctx, u, t, opts)
     tr(ctx, "no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t), name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": " .. why)
     return res
   end
-  if not opts.battle_back then ctx:set_flag(u, "combatted", "turn") end
-  res.combat = true
   local kind = opts.battle_back and "battle_back" or (opts.bonus and "bonus" or "combat")
   tr(ctx, "announce:" .. kind .. ":" .. name(ctx, u) .. ":" .. name(ctx, t),
     name(ctx, u) .. (opts.battle_back and " battles back against " or " combats ") .. name(ctx, t) ..
@@ -259,6 +266,16 @@ function M.unit_combat(ctx, u, t, opts)
   args.dice = dice
   ctx:open("unit_combat.dice_adjustments", args)
   dice = math.max(0, math.tointeger(args.dice) or 0)
+  -- No battle dice left after the reductions and the cards: there is nothing to roll, so no
+  -- combat takes place (the unit has not combatted, and there is no battle back).
+  if dice == 0 then
+    tr(ctx, "no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t) .. ":no_dice",
+      name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": no battle dice left after the reductions and cards")
+    ctx:end_scope("combat")
+    return res
+  end
+  if not opts.battle_back then ctx:set_flag(u, "combatted", "turn") end
+  res.combat = true
 
   -- 6. Resolve battle.
   tr(ctx, "roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
@@ -288,23 +305,28 @@ function M.unit_combat(ctx, u, t, opts)
   end
 
   -- 9. Red alerts.
+  local voluntary = false
   if not res.eliminated then
-    local moved, lost, gone = red_alerts(ctx, t, alerts, scored)
+    local moved, lost, gone
+    moved, lost, gone, voluntary = red_alerts(ctx, t, alerts, scored)
     res.retired, res.lost, res.eliminated = moved, res.lost + lost, gone
   end
   local vacated = res.eliminated or res.retired > 0
+  -- 11's "eliminates or forces the defending enemy unit to retire": not a voluntary retire
+  local successful = vacated and not voluntary
   if res.eliminated then res.retired = 0 end
 
   -- 10. Battle back: 2 stars, a survivor that did not retire; not after a ranged attack when
-  -- it is adjacent to another enemy unit; never after a battle back.
+  -- it is adjacent to another enemy unit; never after a battle back; not when the defender
+  -- would have no battle dice after the reductions.
   if not opts.battle_back and not vacated and lib.alive(ctx, t) and lib.alive(ctx, u)
       and ctx:counter(tp, "stars") >= 2 then
     local other = false
     if ranged then
       for _, v in ipairs(lib.adjacent_enemies(ctx, t)) do if v ~= u then other = true end end
     end
-    local why_not = lib.check(ctx, t, u)
-    if not other and not why_not then
+    local why_not, back_dice = lib.check(ctx, t, u)
+    if not other and not why_not and back_dice > 0 then
       if ctx:decide(tp, "unit_combat.battle_back", { { id = "yes" }, { id = "no" } }).id == "yes" then
         pay(ctx, tp, 2, "battle_back", name(ctx, t) .. " battles back")
         res.battle_back = true
@@ -315,9 +337,10 @@ function M.unit_combat(ctx, u, t, opts)
   end
 
   -- 11. Pursuit move and bonus combat: 2 stars, after a successful close quarters combat of
-  -- an ordered unit; once per turn; not after First Strike or Ambush, nor from a feature that
-  -- stopped it, nor with a red alert marker (a unit with one may not move).
-  if not opts.battle_back and not ranged and vacated and lib.alive(ctx, u)
+  -- an ordered unit (the target eliminated or forced to retire: not a voluntary retire); once
+  -- per turn; not after First Strike or Ambush, nor from a feature that stopped it, nor with a
+  -- red alert marker (a unit with one may not move).
+  if not opts.battle_back and not ranged and successful and lib.alive(ctx, u)
       and (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue"))
       and not ctx:flag(u, "pursued") and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
       and not ctx:get(u, "marker")

@@ -2,7 +2,8 @@
 -- scenario's order (combat.order), each resolved entirely before the next. Red alert markers
 -- may first be removed with stars (1 for an ordered unit, 2 for another). A unit given a
 -- target combats it; otherwise it chooses (unit_combat.target). Metrics: enemy_figures_lost,
--- own_figures_lost, units_eliminated (enemy), stars (the active player's), retire_hexes (of
+-- own_figures_lost, enemy_figures_left and own_figures_left (a flagship's cap fighters are
+-- figures too), units_eliminated (enemy), stars (the active player's), retire_hexes (of
 -- enemy units), combats, battle_backs, pursuits.
 --
 -- It runs as steps (ctx:steps): M.order_next resolves one ordered unit's order each time and
@@ -70,22 +71,24 @@ end
 
 function M.finish(ctx)
   local ap = ctx:role("active_player")
-  local own, enemy, gone = 0, 0, 0
+  local own, enemy, gone, own_left, enemy_left = 0, 0, 0, 0, 0
   local all = ctx:units(nil, nil)
   for _, u in ipairs(ctx:units(nil, "reinforcements")) do all[#all + 1] = u end  -- the eliminated
   for _, u in ipairs(all) do
     local before = ctx:counter(u, "figures_before")
-    local lost = before - (lib.alive(ctx, u) and figures(ctx, u) or 0)
+    local left = lib.alive(ctx, u) and figures(ctx, u) or 0
     if ctx:owner(u) == ap then
-      own = own + lost
+      own, own_left = own + before - left, own_left + left
     else
-      enemy = enemy + lost
+      enemy, enemy_left = enemy + before - left, enemy_left + left
       if before > 0 and not lib.alive(ctx, u) then gone = gone + 1 end  -- (on the board at the start)
     end
   end
   ctx:open("combat_phase.end", { player = ap })
   ctx:metric("enemy_figures_lost", enemy)
   ctx:metric("own_figures_lost", own)
+  ctx:metric("enemy_figures_left", enemy_left)
+  ctx:metric("own_figures_left", own_left)
   ctx:metric("units_eliminated", gone)
   ctx:end_scope("turn")
 end

@@ -1,6 +1,7 @@
 -- Builds the start state from a scenario:
 --   procedure = "unit_combat":  [combat] attacker = "<unit>", target = "<unit>"
 --   procedure = "combat_phase": [combat] order = ["<unit>", { unit = "<unit>", target = "<unit>" }, ...]
+--   procedure = "line_of_sight_check": no [combat] (the rules tests' check of line of sight)
 -- [attacker] (the active player) and [defender]: name, baseline ("south" / "north"), stars,
 -- cards, units = [{ name, type, hex = [col, row], heavy, figures, cap_fighters, marker,
 -- stopped, no_pursuit, combatted }], policy. features = [{ type, hex = [col, row] }]. [settings]
@@ -203,6 +204,10 @@ return function(ctx, sc)
     for i, t in ipairs(array(ctx, side[1].units, side[2] .. ".units")) do make_unit(ctx, t, side[2] .. ".units." .. i, side[3], by_name) end
   end
 
+  if sc.procedure == "line_of_sight_check" then
+    if sc.combat ~= nil then ctx:reject("combat", "the line_of_sight_check procedure takes no [combat] table") end
+    return
+  end
   local c = sc.combat
   if type(c) ~= "table" then ctx:reject("combat", "the scenario needs a [combat] table") end
   local function unit(v, path, owner)

@@ -24,7 +24,7 @@ local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
   fleet = "fleet_tokens", strategy = "strategy_tokens" }
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, attacker = true, defender = true,
-  system = true, description = true, name = true, map = true, systems = true }
+  system = true, description = true, name = true, map = true, systems = true, piece_limits = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, planets = true, adjacent = true, command_tokens = true,
   tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true }
@@ -84,7 +84,13 @@ local function record_or_reject(ctx, kind, name, path)
   return rec
 end
 
--- units = { cruiser = 2 } placed at `location` for `owner`; returns the created entities by type
+-- Placement limits on one planet (Rules Reference: PDS, Space Dock): at most 2 PDS and 1 space
+-- dock of a player's on a planet.
+local PLANET_LIMITS = { pds = 2, space_dock = 1 }
+
+-- units = { cruiser = 2 } placed at `location` for `owner`; returns the created entities by type.
+-- The pieces a player has are limited by the unit's `reinforcements` (its piece limit: a player
+-- cannot have 6 dreadnoughts or 2 flagships on the board) and by PLANET_LIMITS on a planet.
 local function place_units(ctx, units, owner, location, path)
   check_keys(ctx, units, setmetatable({}, { __index = function() return true end }), path)
   local names = {}
@@ -99,6 +105,18 @@ local function place_units(ctx, units, owner, location, path)
     if rec.replaces then  -- a faction's unit is placed by the generic type it stands in for
       ctx:reject(path .. "." .. name, name .. " is " .. rec.faction .. "'s " .. rec.replaces .. ": write " .. rec.replaces
         .. " and give the side faction = \"" .. rec.faction .. "\"")
+    end
+    -- (piece_limits = false in the scenario: a what-if beyond the pieces, as calculators allow)
+    local limit = ctx:scenario().piece_limits ~= false and rec.reinforcements or 0
+    local have = ctx:count(owner, nil, "type:" .. name)
+    if limit > 0 and have + n > limit then
+      ctx:reject(path .. "." .. name, ctx:name(owner) .. " would have " .. (have + n) .. " " .. name .. " on the board; a player has "
+        .. limit .. " " .. name .. " pieces (reinforcements; piece_limits = false allows a what-if beyond them)")
+    end
+    local on_planet = PLANET_LIMITS[name]
+    if on_planet and ctx:kind(location) == "planet" and ctx:count(owner, location, "type:" .. name) + n > on_planet then
+      ctx:reject(path .. "." .. name, "a player may have at most " .. on_planet .. " " .. name .. " on a planet, not "
+        .. (ctx:count(owner, location, "type:" .. name) + n))
     end
     for _ = 1, n do ctx:create { kind = "unit", type = name, owner = owner, location = location } end
   end

@@ -106,17 +106,19 @@ local function place_units(ctx, units, owner, location, path)
       ctx:reject(path .. "." .. name, name .. " is " .. rec.faction .. "'s " .. rec.replaces .. ": write " .. rec.replaces
         .. " and give the side faction = \"" .. rec.faction .. "\"")
     end
-    -- (piece_limits = false in the scenario: a what-if beyond the pieces, as calculators allow)
-    local limit = ctx:scenario().piece_limits ~= false and rec.reinforcements or 0
+    -- (piece_limits = false in the scenario: a what-if beyond the pieces and the placement
+    -- limits, as calculators allow)
+    local limits = ctx:scenario().piece_limits ~= false
+    local limit = limits and rec.reinforcements or 0
     local have = ctx:count(owner, nil, "type:" .. name)
     if limit > 0 and have + n > limit then
       ctx:reject(path .. "." .. name, ctx:name(owner) .. " would have " .. (have + n) .. " " .. name .. " on the board; a player has "
         .. limit .. " " .. name .. " pieces (reinforcements; piece_limits = false allows a what-if beyond them)")
     end
-    local on_planet = PLANET_LIMITS[name]
+    local on_planet = limits and PLANET_LIMITS[name]
     if on_planet and ctx:kind(location) == "planet" and ctx:count(owner, location, "type:" .. name) + n > on_planet then
       ctx:reject(path .. "." .. name, "a player may have at most " .. on_planet .. " " .. name .. " on a planet, not "
-        .. (ctx:count(owner, location, "type:" .. name) + n))
+        .. (ctx:count(owner, location, "type:" .. name) + n) .. " (piece_limits = false allows a what-if beyond it)")
     end
     for _ = 1, n do ctx:create { kind = "unit", type = name, owner = owner, location = location } end
   end

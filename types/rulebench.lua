@@ -1738,15 +1738,21 @@ function Ctx:roll_units(player, location, spec) end
 ---@return integer
 function Ctx:roll_hits(player, location, spec) end
 
----Casualties by scripted answer or policy: returns the units destroyed and those that sustained damage.
+---Casualties by scripted answer or policy: returns how many units were destroyed and how many sustained damage. The units lost leave together, then the destroyed windows open.
 ---@param player Entity
 ---@param location Entity
 ---@param hits integer
 ---@param spec table
 ---@param order? string[]
 ---@param sustain "first"|"last"|"never"|nil
----@return Entity[], Entity[]
+---@return integer, integer
 function Ctx:assign_hits(player, location, hits, spec, order, sustain) end
+
+---Hits assigned by several players at once: each chooses (as ctx:assign_hits) against the same board; then the sustained windows, every unit lost leaves together, and the destroyed windows open. Returns the totals destroyed and sustained.
+---@param location Entity
+---@param assignments {player: Entity, hits: integer, spec: table, order: string[]?, sustain: string?}[]
+---@return integer, integer
+function Ctx:assign_hits_each(location, assignments) end
 
 ---Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether both sides still have units. With spec.again, a step the step memo records runs one round and returns "again" (the step returns it too).
 ---@param location Entity

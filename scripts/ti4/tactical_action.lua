@@ -969,9 +969,9 @@ function M.movement(ctx, st)
       -- reached and stay where they are (Rules Reference 41)
       if ctx:location(u) == "reinforcements" or ctx:location(u) == nil then lost = lost + 1 end
       local last = #pth.systems - 1
-      local at = args and math.type(args.lost_at) == "integer" and args.lost_at >= 1 and args.lost_at <= last and args.lost_at or last
+      local reached = args and math.type(args.lost_at) == "integer" and args.lost_at >= 1 and args.lost_at <= last and args.lost_at or last
       for _, c in ipairs(cargo) do
-        if from[c] <= at then
+        if from[c] <= reached then
           if ctx:tracing() then
             ctx:event("lost_with_ship:" .. ctx:name(p) .. ":" .. ctx:type(c),
               ctx:name(p) .. "'s " .. ctx:type(c) .. " is destroyed with the ship that carried it")

@@ -130,6 +130,8 @@ defender = { units = { cruiser = 1 } }
 player = "attacker"
 decision = "use:morale_boost"
 answer = "perhaps"
+[expect]
+outcome = "draw"
 )");
   const Run r = rulebench(d, "test answer.toml");
   INFO(r.out);

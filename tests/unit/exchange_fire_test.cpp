@@ -73,7 +73,7 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "ruleset='ti4'\n[attacker]\nunits={destroyer=3}\n[defender]\nunits={cruiser=2}\n",
       "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,carrier=1,fighter=4}\n"
       "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\n",
-      "ruleset='ti4'\n[attacker]\nunits={war_sun=2,dreadnought=4,fighter=8}\n"
+      "ruleset='ti4'\npiece_limits=false\n[attacker]\nunits={war_sun=2,dreadnought=4,fighter=8}\n"
       "[defender]\nunits={dreadnought=6,cruiser=4,fighter=10}\n",
       // sustain policies, a hit order, upgrades, damaged units
       "ruleset='ti4'\n[attacker]\nunits={dreadnought=3,fighter=2}\ndamaged={dreadnought=1}\n"

@@ -71,11 +71,11 @@ SAMPLED = {
 # (faction, battle) -> the rule that names a role and makes the battle asymmetric. Run and shown,
 # not judged.
 EXCEPTIONS = {
-    ("xxcha", "ground_mirror"): "Space Cannon Defense (LRR 77.x; Learn to Play, Invasion step 3): the "
-                                "defender's mech (Indomitus, Space Cannon 8) on the planet fires at the "
+    ("xxcha", "ground_mirror"): "Space Cannon Defense (Learn to Play, Invasion step 3): another player's "
+                                "units with Space Cannon on the planet (Indomitus) fire at the "
                                 "committed ground forces; the attacker's in the carrier does not",
     ("xxcha", "ground_plain"): "Space Cannon Defense: only the defender's Indomitus fires",
-    ("l1z1x", "ground_mirror"): "Bombardment (LRR 15) is the active player's: the attacker's Annihilator in "
+    ("l1z1x", "ground_mirror"): "Bombardment (Learn to Play, Invasion step 1) is the active player's: the Annihilator in "
                                 "the space area bombards the planet, the defender's does not",
     ("l1z1x", "ground_plain"): "Bombardment is the active player's: only the attacking Annihilator bombards",
     ("saar", "ground_mirror"): "Scavenger Zeta (Deploy: after you gain control of a planet, spend 1 trade "

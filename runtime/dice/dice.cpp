@@ -40,7 +40,7 @@ int DiceStream::roll_forced(const DieType& type) {
     return face;
   }
   if (strict_)
-    throw ScriptError("the run rolled more dice than the " + std::to_string(forced_.size()) +
+    throw ScriptError(std::string(kForcedDiceRunOut) + std::to_string(forced_.size()) +
                       " forced results given (a " + std::string(sym_name(type.name)) + " die)");
   return static_cast<int>(below(static_cast<std::uint32_t>(type.sides)));
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <pcg_random.hpp>
@@ -88,6 +89,10 @@ class ExactPath {
   std::size_t pos_ = 0;
   bool mismatch_ = false, closed_ = false;
 };
+
+// What a strict run that rolls past its forced results raises (rules tests look for it, to
+// name the die and show the trace up to it).
+inline constexpr std::string_view kForcedDiceRunOut = "the run rolled more dice than the ";
 
 // The random source of one run.
 class DiceStream {

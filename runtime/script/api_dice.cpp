@@ -135,7 +135,7 @@ nlohmann::json die_modifiers(Engine::Impl& I, const Die& d) {
   return out;
 }
 
-// A die's event: "attacker's cruiser rolls 10 (combat, hits on 7: +1 Morale Boost): hit", with
+// A die's event: "attacker's cruiser rolls 10 (combat, hits on 6 = 7 - 1: +1 Morale Boost): hit", with
 // its fields (player, unit, die, purpose, face, value, threshold, hit, modifiers). A numeric die
 // is shown by its value (the d10's 0 face reads 10); the key keeps the face's label.
 void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
@@ -165,8 +165,17 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
       changes += (changes.empty() ? ": " : ", ") + std::string(delta > 0 ? "+" : "") +
                  std::to_string(delta) + (by.empty() ? "" : " " + by);
     }
-    text += " (" + std::string(sym_name(d.purpose)) + ", hits on " + std::to_string(d.threshold) +
-            changes + "): " + (d.hit() ? "hit" : "miss");
+    // a die hits when its value plus its modifiers reaches the threshold: the trace says the
+    // value it needs, and how the modifiers moved it from the threshold ("hits on 5 = 7 - 2: +1
+    // Nebula, +1 Unrelenting")
+    std::string needs = std::to_string(d.threshold - d.modifier);
+    if (!changes.empty())
+      needs += " = " + std::to_string(d.threshold) +
+               (d.modifier == 0 ? std::string()
+                                : (d.modifier > 0 ? " - " : " + ") +
+                                      std::to_string(d.modifier > 0 ? d.modifier : -d.modifier));
+    text += " (" + std::string(sym_name(d.purpose)) + ", hits on " + needs + changes +
+            "): " + (d.hit() ? "hit" : "miss");
     fields["threshold"] = d.threshold;
     fields["hit"] = d.hit();
     fields["modifiers"] = mods;

@@ -8,6 +8,8 @@
 #include "base/paths.hpp"
 #include "content/keys.hpp"
 #include "content/toml_read.hpp"
+#include "dice/dice.hpp"
+#include "trace/trace.hpp"
 
 namespace rb {
 
@@ -17,6 +19,43 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
+}
+
+// The roll of a die event, as the trace's fields say it: "defender's cruiser, combat roll (a d10)".
+std::string die_roll_of(const TraceEvent& e) {
+  auto field = [&](const char* k) {
+    const auto it = e.fields.find(k);
+    return it != e.fields.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string player = field("player"), unit = field("unit"), purpose = field("purpose");
+  std::string s = player.empty() ? "a die" : player + "'s";
+  if (!unit.empty()) s += " " + unit;
+  s += std::string(unit.empty() && player.empty() ? "" : ",") + " " +
+       (purpose.empty() ? std::string("roll") : purpose + " roll");
+  if (e.kind == EventKind::reroll) s += " (a reroll)";
+  return s + " (a " + field("die") + ")";
+}
+
+// The problem of a strict run that rolled more dice than the test forced. `upto` is the same run
+// made again with the dice past the forced ones random: the first of those is named, and `upto`
+// keeps the events before it (the trace shown with the failure).
+std::string forced_dice_ran_out(const std::string& error, std::size_t forced, Trace& upto) {
+  std::string which;
+  std::size_t dice = 0;
+  for (std::size_t i = 0; i < upto.events.size(); ++i) {
+    const TraceEvent& e = upto.events[i];
+    if (e.kind != EventKind::roll && e.kind != EventKind::reroll) continue;
+    if (++dice <= forced) continue;
+    which = ": die " + std::to_string(dice) + " is " + die_roll_of(e);
+    upto.events.resize(i);
+    break;
+  }
+  // where it was rolled: the text before the message, without the Lua traceback
+  std::string where = error.substr(0, error.find(kForcedDiceRunOut));
+  while (!where.empty() && (where.back() == ' ' || where.back() == ':')) where.pop_back();
+  return "dice: the test forces " + std::to_string(forced) + " result(s), and the run rolls more" +
+         which + (where.empty() ? "" : " (rolled in " + where + ")") +
+         "; the trace below ends before it";
 }
 
 std::string node_text(const toml::node& n) {
@@ -185,6 +224,26 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
       if (fresh) again(*fresh, "in a fresh engine");
     }
   }
+  // too few forced dice: which die was one too many, and the trace up to it
+  std::string ran_out;
+  if (run.strict_dice && table && error.find(kForcedDiceRunOut) != std::string::npos) {
+    Trace upto;
+    upto.enabled = true;
+    ScriptedAnswers upto_answers = fresh_answers;
+    RunOptions options = run;
+    options.strict_dice = false;
+    options.trace = &upto;
+    options.answers = &upto_answers;
+    State upto_state = table->start;
+    RunResult upto_result;
+    try {
+      table->engine.run(session->procedure, upto_state, options, upto_result);
+    } catch (const Error&) {
+      // a later error does not matter: the events up to the die are the first run's
+    }
+    ran_out = forced_dice_ran_out(error, run.forced.size(), upto);
+    trace = std::move(upto);
+  }
   std::ostringstream narrative;
   trace.print_narrative(narrative);
   r.trace = narrative.str();
@@ -195,6 +254,8 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
       problem("expected an error containing '" + *want_error + "', but the run ended normally");
     else if (error.find(*want_error) == std::string::npos)
       problem("expected an error containing '" + *want_error + "'\n      actual error: " + error);
+  } else if (!ran_out.empty()) {
+    problem(ran_out);
   } else if (!error.empty()) {
     problem("error: " + error);
   }

@@ -294,3 +294,60 @@ TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules
   CHECK(r.code == 2);
   CHECK(has(r.out, "declares no [[counts]]"));
 }
+
+TEST_CASE("cli: a rules test with too few forced dice names the die past them and shows the trace "
+          "up to it, with no Lua traceback",
+          "[cli][rules_test]") {
+  const fs::path d = scratch("too_few_dice");
+  // Anti-Fighter Barrage (a destroyer's 2 dice each) comes first: dice 1-2 are the attacker's,
+  // dice 3-4 the defender's, so die 4 is one too many
+  write(d / "few.toml", R"(rule = "space-combat/3"
+name = "three forced dice for a run that rolls more"
+dice = [9, 9, 9]
+[scenario]
+ruleset = "ti4"
+attacker = { units = { destroyer = 1, fighter = 2 } }
+defender = { units = { destroyer = 1, fighter = 2 } }
+[expect]
+outcome = "attacker_win"
+)");
+  Run r = rulebench(d, "test few.toml");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(has(r.out, "FAIL  space-combat/3: three forced dice for a run that rolls more  (few.toml)"));
+  CHECK(has(r.out, "dice: the test forces 3 result(s), and the run rolls more: die 4 is defender's "
+                   "destroyer, anti_fighter_barrage roll (a d10) (rolled in procedure "
+                   "'space_combat': "));
+  CHECK_FALSE(has(r.out, "stack traceback"));
+  // the trace up to it: the three forced dice, not the fourth
+  CHECK(has(r.out, "      | "));
+  CHECK(has(r.out, "defender's destroyer rolls 9 (anti_fighter_barrage"));
+  std::size_t defender_dice = 0;
+  for (std::size_t at = r.out.find("defender's destroyer rolls"); at != std::string::npos;
+       at = r.out.find("defender's destroyer rolls", at + 1))
+    ++defender_dice;
+  CHECK(defender_dice == 1);
+}
+
+TEST_CASE("cli: a failing rules test shows the last 15 lines of its trace without -v",
+          "[cli][rules_test]") {
+  const fs::path d = scratch("trace_tail");
+  write(d / "wrong.toml", R"(rule = "space-combat/6"
+name = "a cruiser against a fighter, with the wrong outcome expected"
+dice = [7, 3]
+[scenario]
+ruleset = "ti4"
+attacker = { units = { cruiser = 1 } }
+defender = { units = { fighter = 1 } }
+[expect]
+outcome = "defender_win"
+)");
+  Run r = rulebench(d, "test wrong.toml");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(has(r.out, "FAIL  space-combat/6"));
+  CHECK(has(r.out, "      trace, "));
+  CHECK(has(r.out, "      | "));
+  CHECK(has(r.out, "attacker's cruiser rolls 7 (combat, hits on 7): hit"));
+  CHECK(has(r.out, "outcome: attacker_win"));
+}

@@ -174,9 +174,9 @@ TEST_CASE(
   Run r = rulebench(d, "trace " + scenario + " --seed 2 --with attacker:morale_boost");
   INFO(r.out);
   REQUIRE(r.code == 0);
-  CHECK(has(r.out, "(combat, hits on 5: +1 Morale Boost, +1 Unrelenting): "));
-  CHECK(has(r.out, "(combat, hits on 7: +1 Unrelenting): "));  // round 2: the card is spent
-  CHECK(has(r.out, "(combat, hits on 5: -1 Fragile): "));
+  CHECK(has(r.out, "(combat, hits on 3 = 5 - 2: +1 Morale Boost, +1 Unrelenting): "));
+  CHECK(has(r.out, "(combat, hits on 6 = 7 - 1: +1 Unrelenting): "));  // round 2: the card is spent
+  CHECK(has(r.out, "(combat, hits on 6 = 5 + 1: -1 Fragile): "));
   CHECK(has(r.out, "rolls 10 ("));
   CHECK_FALSE(has(r.out, "rolls 0 ("));
   CHECK_FALSE(has(r.out, " with +"));

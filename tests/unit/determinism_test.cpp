@@ -166,8 +166,15 @@ TEST_CASE("rules tests: wrong expectations fail with a readable problem line", "
   CHECK(both[1] == "survivors defender fighter: expected 1, actual 0");
   CHECK(problem("an event that must not appear") ==
         "trace: 'destroyed:defender:fighter' appears, but the test says it must not");
-  CHECK(contains(problem("the run rolls more dice than forced"), "error: "));
-  CHECK(contains(problem("the run rolls more dice than forced"), "more dice than the 2 forced"));
+  // too few forced dice: the die past them is named, and where it was rolled, with no traceback
+  CHECK(contains(problem("the run rolls more dice than forced"),
+                 "dice: the test forces 2 result(s), and the run rolls more: die 3 is attacker's "
+                 "cruiser, combat roll (a d10) (rolled in procedure 'combat': "));
+  CHECK_FALSE(contains(problem("the run rolls more dice than forced"), "traceback"));
+  // its trace ends before that die: the two forced dice, then the next round's window
+  const std::string& upto = named(results, "the run rolls more dice than forced").trace;
+  CHECK(contains(upto, "defender's fighter rolls 3"));
+  CHECK(upto.rfind("rolls") < upto.rfind("mini.start_of_round"));
 }
 
 TEST_CASE("rules tests: a test file that cannot run reports why", "[rules_test]") {

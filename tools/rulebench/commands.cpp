@@ -846,6 +846,21 @@ std::string xml_escaped(const std::string& s) {
   return out;
 }
 
+// The end of a failed test's narrative, so that its writer sees where the run went without -v.
+void print_trace_tail(const std::string& narrative, std::size_t lines = 15) {
+  std::vector<std::string_view> all;
+  for (std::size_t at = 0; at < narrative.size();) {
+    const std::size_t end = std::min(narrative.find('\n', at), narrative.size());
+    all.emplace_back(narrative.data() + at, end - at);
+    at = end + 1;
+  }
+  if (all.empty()) return;
+  const std::size_t from = all.size() > lines ? all.size() - lines : 0;
+  std::cout << "      trace, " << (from ? "its last " + std::to_string(lines) + " lines" : "all of it")
+            << (from ? " (-v shows all " + std::to_string(all.size()) + ")" : "") << ":\n";
+  for (std::size_t i = from; i < all.size(); ++i) std::cout << "      | " << all[i] << "\n";
+}
+
 // A JUnit XML report (what CI systems read): one <testsuite> per test file, one <testcase> per
 // rules test, a <failure> with every problem for a test that failed.
 template <class Suites>
@@ -928,7 +943,10 @@ int test(const Common& c, const std::vector<std::string>& paths, bool verbose, b
       } else {
         std::cout << "FAIL  " << r.name << "  (" << r.file << ")\n";
         for (const auto& p : r.problems) std::cout << "      " << p << "\n";
-        if (verbose) std::cout << r.trace;
+        if (verbose)
+          std::cout << r.trace;
+        else
+          print_trace_tail(r.trace);
       }
     }
     suites.push_back(std::move(suite));

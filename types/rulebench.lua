@@ -96,6 +96,7 @@
 ---| "tactical_action.ship_moves" # [ti4] A ship leaves along its chosen path with its cargo; args {player, unit, path, cargo, lost_at}: hooks may destroy it (gravity rift) and set lost_at, the place on path of the system it was leaving (its cargo from later systems stays).
 ---| "tactical_action.ship_paths" # [ti4] A ship (move 1 or more, able to leave its system) is about to choose its path; args {player, unit, start, direct}: set direct and it may also move from its system straight into the active system, as if adjacent (Memoria).
 ---| "tactical_action.unit_destroyed" # [ti4] A unit was destroyed outside combat during the tactical action; args {unit, player, location}.
+---| "tactical_action.unit_sustained_damage" # [ti4] A ship used Sustain Damage against a space cannon hit; args {unit, player, location} (Dynamo).
 ---| "unit_combat.after_hits" # [red_alert] Step 7 done: args.hits (scored), args.lost (figures removed), args.eliminated.
 ---| "unit_combat.after_roll" # [red_alert] Step 6: args.pool (the battle dice rolled), args.attacker, args.target.
 ---| "unit_combat.announce" # [red_alert] Steps 1 to 4 passed (the combat is legal; args.dice after reductions): args.attacker (unit), args.target (unit), args.player, args.opponent, args.ranged, args.distance, args.battle_back, args.bonus.
@@ -1190,6 +1191,7 @@
 ---| "technology/supercharge" # [ti4] Supercharge: ti4-pok:technology/supercharge
 ---| "technology/temporal_command_suite" # [ti4] Temporal Command Suite: ti4-pok:technology/temporal_command_suite
 ---| "technology/test_blockade" # [ti4] Test: blockade: ti4-test-kit:technology/test_blockade
+---| "technology/test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "technology/test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
 ---| "technology/transit_diodes" # [ti4] Transit Diodes: ti4-base:technology/transit_diodes
 ---| "technology/transparasteel_plating" # [ti4] Transparasteel Plating: ti4-base:technology/transparasteel_plating
@@ -1210,6 +1212,7 @@
 ---| "tequ_ran" # [ti4] Tequ'ran: ti4-base:planet/tequ_ran
 ---| "terraform" # [ti4] Terraform: ti4-pok:promissory_note/terraform
 ---| "test_blockade" # [ti4] Test: blockade: ti4-test-kit:technology/test_blockade
+---| "test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
 ---| "that_which_molds_flesh" # [ti4] That Which Molds Flesh (commander): ti4-pok:leader/that_which_molds_flesh
 ---| "the_cavalry" # [ti4] The Cavalry: ti4-pok:promissory_note/the_cavalry
@@ -2018,7 +2021,8 @@ function Pool:faces() end
 ---@field limit? Scope Once per this scope, for each copy of the source.
 ---@field priority? integer Higher runs first among one player's hooks.
 ---@field discard? boolean The card leaves the game after use.
----@field condition? fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean Whether it applies now; asked before the policy.
+---@field condition? fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean Whether the rules allow it now (legality only); asked before the policy.
+---@field helps? fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean An optional hook's "does it help": handed to the default policy, which declines when it is false unless the scenario says use = "always".
 ---@field apply fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?) What it does.
 ---@field text? string What the card says, for people.
 

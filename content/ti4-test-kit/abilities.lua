@@ -30,3 +30,16 @@ hook {
     end
   end,
 }
+
+-- Test-only: "at the start of a space combat, your mechs in the space area are ships", so that a
+-- mech's "during combat" text (Mordred) can be seen in a space combat.
+-- Test: tests/mordred_space_combat.toml
+hook {
+  id = "test_mechs_fight_in_space",
+  window = "space_combat.start_of_combat",
+  source = "technology/test_mechs_fight_in_space",
+  priority = 10,
+  apply = function(ctx, player)
+    for _, u in ipairs(ctx:units(player, ctx:role("active_system"), "type:mech")) do ctx:set(u, "ship", true) end
+  end,
+}

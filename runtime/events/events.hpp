@@ -36,6 +36,7 @@ struct HookDef {
   Sym use_key = kNoSym;      // counter key that counts uses for the limit
   bool discard = false;      // a card discarded (moved to the discard) after use
   int condition = -1;        // script refs, owned by the script layer (-1: none)
+  int helps = -1;            // an optional hook's "does it help": the default policy's guess
   int apply = -1;
   int effect = -1;  // a declarative effect (content) when there is no apply
   std::string pack, file;

@@ -215,7 +215,10 @@ constexpr ApiField kHookFields[] = {
     {"priority", "integer", true, "Higher runs first among one player's hooks."},
     {"discard", "boolean", true, "The card leaves the game after use."},
     {"condition", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean", true,
-     "Whether it applies now; asked before the policy."},
+     "Whether the rules allow it now (legality only); asked before the policy."},
+    {"helps", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean", true,
+     "An optional hook's \"does it help\": handed to the default policy, which declines when it "
+     "is false unless the scenario says use = \"always\"."},
     {"apply", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?)", false,
      "What it does."},
     {"text", "string", true, "What the card says, for people."},

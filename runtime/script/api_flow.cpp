@@ -86,7 +86,7 @@ std::string Engine::Impl::state_summary() const {
 // policy, then the first option. Returns the 1-based index of the chosen option; `reason` says
 // where it came from.
 std::string Engine::Impl::decide(EntityId player, const std::string& decision, int options_index,
-                                 std::string& reason) {
+                                 std::string& reason, const std::function<void()>& push_helps) {
   const lua_Integer n = luaL_len(L, options_index);
   if (n > kMaxOptions)
     luaL_error(L, "decision '%s' offers %I options (at most %I)", decision.c_str(), n,
@@ -158,7 +158,11 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       if (lua_rawgeti(L, -1, player) == LUA_TNIL) lua_pop(L, 1), lua_newtable(L);
       lua_remove(L, -2);
       lua_pushstring(L, decision.c_str());
-      call(5, 2, options.hook_budget, [&] { return "policy for '" + decision + "'"; });
+      if (push_helps)
+        push_helps();  // an optional hook's "does it help" (nil when it declares none)
+      else
+        lua_pushnil(L);
+      call(6, 2, options.hook_budget, [&] { return "policy for '" + decision + "'"; });
       int i = 0;
       if (lua_type(L, -2) == LUA_TNUMBER)
         i = static_cast<int>(lua_tointeger(L, -2));
@@ -301,7 +305,19 @@ int Engine::Impl::open_windows(const int* windows, int n, int args_index) {
       lua_rawseti(L, -2, 2);
       std::string reason;
       const std::string decision = "use:" + short_id(h.id);
-      const std::string answer = decide(f.player, decision, lua_gettop(L), reason);
+      // the default policy's guess whether using it helps: the hook's `helps`, run (with the
+      // condition's budget and sandbox) only when the policy is the one to decide
+      auto push_helps = [&] {
+        if (h.helps < 0) return lua_pushnil(L);
+        const int top = lua_gettop(L);
+        push_call(h.helps);
+        call(4, 1, options.hook_budget, [&] { return where() + " helps"; });
+        if (args_index) refuse_handed_metatables(L, args_index, where);
+        lua_pushboolean(L, lua_toboolean(L, -1));
+        lua_replace(L, top + 1);
+        lua_settop(L, top + 1);
+      };
+      const std::string answer = decide(f.player, decision, lua_gettop(L), reason, push_helps);
       lua_pop(L, 1);
       if (tracing())
         trace->add(EventKind::decision,

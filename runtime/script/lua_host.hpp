@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -323,8 +324,10 @@ struct Engine::Impl {
   const DieType& die_type(int i) const { return rules.dice[static_cast<std::size_t>(i)]; }
   int open_windows(const int* windows, int n, int args_index);  // returns the hooks that ran
   std::string state_summary() const;  // where every player's units are (interactive questions)
+  // push_helps (optional hooks): pushes the hook's "does it help" for the policy, asked only
+  // when the policy decides
   std::string decide(EntityId player, const std::string& decision, int options_index,
-                     std::string& reason);
+                     std::string& reason, const std::function<void()>& push_helps = {});
   void destroy(EntityId e, int window);
   // destroy's two halves: off the board (traced), then the window (args unit, player, location)
   void remove_destroyed(EntityId e);

@@ -40,11 +40,15 @@ P["space_combat.remove_excess"] = function(ctx, player, options, policy)
   return best, "the last type in transport_order"
 end
 
--- optional abilities ("may"): used unless the policy says use = { name = "never" }
-P.use = function(ctx, player, options, policy, decision)
+-- optional abilities ("may"): the hook's condition already said the rules allow it here.
+-- use = { name = "always" } uses it, "never" does not; otherwise it is used unless the hook's
+-- `helps` (the default guess whether it helps, nil when it declares none) said false.
+P.use = function(ctx, player, options, policy, decision, helps)
   local id = decision:sub(5)
   local v = policy.use and policy.use[id]
   if v == false or v == "never" or v == "no" then return "no", "use." .. id .. " = never" end
+  if v == true or v == "always" or v == "yes" then return "yes", "use." .. id .. " = always" end
+  if helps == false then return "no", "it would not help here" end
   return "yes", "optional abilities are used when they can be"
 end
 

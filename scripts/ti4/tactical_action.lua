@@ -29,7 +29,8 @@ local SPACE_CANNON = { purpose = "space_cannon", die = "d10", value = "space_can
 local SPACE_CANNON_ADJACENT = { purpose = "space_cannon", die = "d10", value = "space_cannon",
   count = "space_cannon_dice", eligible = "space_cannon_range" }
 local SPACE_CANNON_HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
-  decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed" }
+  decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed",
+  sustained_window = "tactical_action.unit_sustained_damage" }
 
 
 -- A step window with args {player, system}: opened when a hook can run there or the run is

@@ -206,3 +206,39 @@ TEST_CASE("engine: a hook fires once per copy of its source, and each copy has i
   CHECK(r.metric("uses_second") == 2);      // once per round, per copy
   CHECK(r.metric("uses_next_round") == 4);  // a new round: both again
 }
+
+TEST_CASE("engine: an optional hook's helps reaches the policy; the condition stays legality",
+          "[engine][hooks][decide]") {
+  MiniTable table({"probes"}, "probe = 'helps'\n[attacker]\nunits={cruiser=1}\n");
+  Trace trace;
+  trace.enabled = true;
+  RunOptions options;
+  options.trace = &trace;
+  SECTION("the mini policy declines what does not help, and uses the rest") {
+    const RunResult r = run_probe(table, options);
+    CHECK(r.metric("hint_helps") == 1);        // helps: true, then false
+    CHECK(r.metric("hint_never_helps") == 0);  // legal both times, never helps
+    CHECK(r.metric("hint_unsure") == 2);       // no helps: the policy gets nil
+    CHECK(r.metric("hint_fails") == 2);
+    // the decision is asked and traced as before: the answer and the policy's reason
+    CHECK(keys(trace, "decision:attacker:use:hint_never_helps:") ==
+          std::vector<std::string>{"decision:attacker:use:hint_never_helps:no",
+                                   "decision:attacker:use:hint_never_helps:no"});
+    bool reason = false;
+    for (const auto& e : trace.events) reason |= contains(e.text, "(policy: it does not help)");
+    CHECK(reason);
+  }
+  SECTION("a scripted answer overrides helps, which is then not run") {
+    MiniTable failing({"probes"}, "probe = 'helps_fails'\n[attacker]\nunits={cruiser=1}\n");
+    ScriptedAnswers answers;
+    answers.add({"attacker", "use:hint_fails", "yes"});
+    options.answers = &answers;
+    CHECK(run_probe(failing, options).metric("hint_fails") == 1);
+  }
+  SECTION("an error in helps names the hook") {
+    MiniTable failing({"probes"}, "probe = 'helps_fails'\n[attacker]\nunits={cruiser=1}\n");
+    CHECK_THROWS_WITH(run_probe(failing, options),
+                      Catch::Contains("hook 'probes:hint_fails'") &&
+                          Catch::Contains("helps") && Catch::Contains("helps was asked"));
+  }
+}

@@ -1,8 +1,8 @@
 -- Blitz (Codex I action card). "At the start of an invasion: Each of your non-fighter ships in the
 -- active system that do not have BOMBARDMENT gain BOMBARDMENT 6 until the end of the invasion."
---   invasion.start_of_invasion, args {player, system}: the active player plays it when a planet
---     there holds another player's ground forces and one of their non-fighter ships has no
---     Bombardment (the default policy). Each such ship gets bombardment 6 x1 and the flag
+--   invasion.start_of_invasion, args {player, system}: the active player may play it; the default
+--     policy plays it when a planet there holds another player's ground forces and one of their
+--     non-fighter ships has no Bombardment. Each such ship gets bombardment 6 x1 and the flag
 --     "blitz" (scope action); the card stays face up (flag "blitz_played").
 --   invasion.end_of_invasion: the ships lose what they gained; the card is discarded.
 -- A planet's Planetary Shield still stops it (the procedure asks invasion.planetary_shield).
@@ -31,8 +31,9 @@ hook {
   source = "action_card/blitz",
   optional = true,
   limit = "action",
-  condition = function(ctx, player, _, args)
-    return args.player == player and #gainers(ctx, player, args.system) > 0 and enemy_ground_forces(ctx, player, args.system)
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args)
+    return #gainers(ctx, player, args.system) > 0 and enemy_ground_forces(ctx, player, args.system)
   end,
   apply = function(ctx, player, source, args)
     ctx:set_flag(source, PLAYED, "action")

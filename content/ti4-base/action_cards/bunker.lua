@@ -1,7 +1,8 @@
 -- Bunker (base action card): the hook; the record and the modifier are bunker.toml.
 
+-- the default policy's guess: the active player can bombard a planet of the owner's with ground forces
 local function worth_it(ctx, player, args)
-  if args.player == player or ctx:count(args.player, args.system, "bombardment") == 0 then return false end
+  if ctx:count(args.player, args.system, "bombardment") == 0 then return false end
   for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
     if ctx:owner(planet) == player and ctx:count(player, planet, "ground_force") > 0 then return true end
   end
@@ -14,7 +15,8 @@ hook {
   source = "action_card/bunker",
   optional = true,
   discard = true,
-  condition = function(ctx, player, _, args) return worth_it(ctx, player, args) end,
+  condition = function(ctx, player, _, args) return args.player ~= player end,
+  helps = function(ctx, player, _, args) return worth_it(ctx, player, args) end,
   apply = function(ctx, player, _, args)
     ctx:activate("bunker_penalty", args.player, "action")
     if ctx:tracing() then

@@ -1,7 +1,7 @@
 -- Emergency Repairs (base action card). "At the start or end of a combat round": one hook on
--- each window; whichever is used first discards the card, so it is played once. It is only
--- offered when it would repair something and the combat goes on (not in the last round's
--- merged end window, where a repair changes nothing). Test: tests/cards/emergency_repairs.toml
+-- each window; whichever is used first discards the card, so it is played once. A player in the
+-- combat may play it when it repairs something; the default policy (helps) only while the combat
+-- goes on (not in the last round's merged end window, where a repair changes nothing). Test: tests/cards/emergency_repairs.toml
 
 local function damaged(ctx, player)
   return ctx:units(player, ctx:role("active_system"), "damaged")
@@ -10,10 +10,6 @@ end
 local function combat_goes_on(ctx)
   local sys = ctx:role("active_system")
   return ctx:count(ctx:role("attacker"), sys, "ship") > 0 and ctx:count(ctx:role("defender"), sys, "ship") > 0
-end
-
-local function worth_it(ctx, player)
-  return #damaged(ctx, player) > 0 and combat_goes_on(ctx)
 end
 
 local function repair_all(ctx, player)
@@ -32,7 +28,10 @@ for _, when in ipairs { "start", "end" } do
     source = "action_card/emergency_repairs",
     optional = true,
     discard = true,
-    condition = function(ctx, player) return worth_it(ctx, player) end,
+    condition = function(ctx, player)
+      return (player == ctx:role("attacker") or player == ctx:role("defender")) and #damaged(ctx, player) > 0
+    end,
+    helps = function(ctx) return combat_goes_on(ctx) end,
     apply = function(ctx, player) repair_all(ctx, player) end,
   }
 end

@@ -14,7 +14,8 @@
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
-  decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed" }
+  decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed",
+  sustained_window = "tactical_action.unit_sustained_damage" }
 
 local function dock_on(ctx, player, sys)
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do

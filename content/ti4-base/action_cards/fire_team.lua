@@ -2,7 +2,7 @@
 -- ground combat: Reroll any number of your dice." Window: invasion.after_ground_roll, opened
 -- after each player's ground combat roll, args {player, opponent, planet, pool, purpose}; the
 -- procedure counts the pool's hits after it. Which dice: the misses (rerolling a hit can only
--- lose it). Offered when the owner's own roll has a miss: the default policy plays it then.
+-- lose it). The default policy plays it when the owner's own roll has a miss.
 -- Not in space combat (space_combat.after_roll) nor on bombardment or space cannon dice.
 -- Test: tests/cards/fire_team.toml
 
@@ -20,7 +20,8 @@ hook {
   source = "action_card/fire_team",
   optional = true,
   discard = true,
-  condition = function(_, player, _, args) return args.player == player and misses(args.pool) > 0 end,
+  condition = function(_, player, _, args) return args.player == player end,
+  helps = function(_, _, _, args) return misses(args.pool) > 0 end,
   apply = function(_, _, _, args)
     local pool = args.pool
     for i = 1, #pool do

@@ -32,7 +32,8 @@ hook {
   source = "action_card/flank_speed",
   optional = true,
   limit = "action",
-  condition = function(ctx, player, _, args) return args.player == player and helps(ctx, player, args.system) end,
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args) return helps(ctx, player, args.system) end,
   apply = function(ctx, player, source)
     ctx:set_flag(source, PLAYED, "action")
     if ctx:tracing() then

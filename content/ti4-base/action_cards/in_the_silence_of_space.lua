@@ -46,6 +46,7 @@ hook {
   source = "action_card/in_the_silence_of_space",
   optional = true,
   discard = true,
-  condition = function(ctx, player, _, args) return args.player == player and helps(ctx, player, args.system) end,
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args) return helps(ctx, player, args.system) end,
   apply = function(ctx, player) ctx:set_flag(player, "in_the_silence_of_space", "action") end,
 }

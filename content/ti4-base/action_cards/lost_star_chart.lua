@@ -56,7 +56,8 @@ hook {
   source = "action_card/lost_star_chart",
   optional = true,
   discard = true,
-  condition = function(ctx, player, _, args) return args.player == player and helps(ctx, player, args.system) end,
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args) return helps(ctx, player, args.system) end,
   apply = function(ctx, player)
     local alpha, beta = systems_with(ctx, "alpha"), systems_with(ctx, "beta")
     for _, a in ipairs(alpha) do

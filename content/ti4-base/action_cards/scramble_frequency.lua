@@ -33,7 +33,8 @@ for _, w in ipairs(WINDOWS) do
     source = "action_card/scramble_frequency",
     optional = true,
     discard = true,
-    condition = function(_, player, _, args) return args.player ~= player and worth_it(args.pool) end,
+    condition = function(_, player, _, args) return args.player ~= player end,
+    helps = function(_, _, _, args) return worth_it(args.pool) end,
     apply = function(ctx, player, _, args)
       if ctx:tracing() then
         ctx:event("scramble_frequency:" .. ctx:name(player) .. ":" .. ctx:name(args.player),

@@ -4,9 +4,9 @@
 -- retreat_eligibility window's hooks (nebula, asteroid field, supernova), so the card asks that
 -- window with eligible = "no other ships" and lets them say no.
 --
--- The default `use` policy says yes to every optional ability; fleeing at the first chance is
--- not what a player means, so the card is offered only when the player's retreat policy
--- (never, when_outnumbered, or a number of rounds) says it is time to leave.
+-- Fleeing at the first chance is not what a player means, so the default policy (helps) plays it
+-- only when the player's retreat policy (never, when_outnumbered, or a number of rounds) says it
+-- is time to leave.
 -- Ships with a move value go; fighters and ground forces in the space area go while their
 -- capacity lasts (transport_order), the rest are removed (as in 7.2).
 -- Test: tests/cards/skilled_retreat.toml
@@ -41,9 +41,9 @@ hook {
   optional = true,
   discard = true,
   condition = function(ctx, player)
-    return ctx:count(player, ctx:role("active_system"), "ship") > 0 and lib.time_to_retreat(ctx, player)
-      and #open_systems(ctx, player) > 0
+    return ctx:count(player, ctx:role("active_system"), "ship") > 0 and #open_systems(ctx, player) > 0
   end,
+  helps = function(ctx, player) return lib.time_to_retreat(ctx, player) end,
   apply = function(ctx, player)
     local here = ctx:role("active_system")
     local open = open_systems(ctx, player)

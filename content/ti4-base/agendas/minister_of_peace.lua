@@ -28,9 +28,8 @@ hook {
   source = "agenda/minister_of_peace",
   optional = true,
   discard = true,
-  condition = function(ctx, player, _, args)
-    if not units_in(ctx, args.system, nil, args.player) then return false end
-    if lib.use_always(ctx, player, "minister_of_peace") then return true end
+  condition = function(ctx, player, _, args) return units_in(ctx, args.system, nil, args.player) end,
+  helps = function(ctx, player, _, args)
     return player ~= args.player and units_in(ctx, args.system, player, args.player)
   end,
   apply = function(ctx, player, _, args)

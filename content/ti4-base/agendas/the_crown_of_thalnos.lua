@@ -23,8 +23,8 @@ hook {
   source = "agenda/the_crown_of_thalnos",
   optional = true,
   limit = "round",
-  condition = function(ctx, player, _, args)
-    if args.player ~= player or args.purpose ~= "combat" then return false end
+  condition = function(ctx, player, _, args) return args.player == player and args.purpose == "combat" end,
+  helps = function(ctx, player, _, args)
     local h = how(ctx, player, lib.opponent(ctx, player), "space_combat.unit_destroyed")
     return #lib.rerolls_worth_it(ctx, args.pool, h, ctx:role("active_system")) > 0
   end,
@@ -40,8 +40,8 @@ hook {
   source = "agenda/the_crown_of_thalnos",
   optional = true,
   limit = "round",
-  condition = function(ctx, player, _, args)
-    if args.player ~= player then return false end
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args)
     local h = how(ctx, player, args.opponent, "invasion.unit_destroyed")
     return #lib.rerolls_worth_it(ctx, args.pool, h, args.planet) > 0
   end,

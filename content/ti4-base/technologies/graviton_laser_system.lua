@@ -3,8 +3,8 @@
 -- able." Space cannon that hits ships is Space Cannon Offense (Space Cannon Defense hits ground
 -- forces, where it changes nothing).
 --   1. tactical_action.before_space_cannon (opened once, before the first roll): the owner may
---      exhaust it (flag "exhausted" on the card, scope game) when the player they will fire at
---      has both fighters and other ships in the active system (the default policy: use it then).
+--      exhaust it (flag "exhausted" on the card, scope game) when they will fire at a player; the
+--      default policy uses it when that player has both fighters and other ships there.
 --   2. tactical_action.assign_space_cannon_hits, args {player, target, hits = {[target] = n}}:
 --      the owner's hits go to the target's non-fighter ships first, as far as those can take
 --      them (one each, plus one more for each undamaged ship that may use Sustain Damage under
@@ -37,10 +37,11 @@ hook {
   optional = true,
   condition = function(ctx, player, source)
     if ctx:flag(source, EXHAUSTED) then return false end
+    return offense_target(ctx, player) ~= nil
+  end,
+  helps = function(ctx, player)
     local target = offense_target(ctx, player)
-    if not target then return false end
-    local sys = ctx:role("active_system")
-    return ctx:count(target, sys, "fighter") > 0 and #non_fighter_ships(ctx, target) > 0
+    return ctx:count(target, ctx:role("active_system"), "fighter") > 0 and #non_fighter_ships(ctx, target) > 0
   end,
   apply = function(ctx, player, source)
     ctx:set_flag(source, EXHAUSTED, "game")

@@ -18,8 +18,8 @@ hook {
   source = "technology/gravity_drive",
   optional = true,
   limit = "action",
-  condition = function(ctx, player, _, args)
-    if args.player ~= player then return false end
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args)
     local d = distance(ctx, ctx:location(args.unit), args.move + 1)
     return d ~= nil and d > args.move
   end,

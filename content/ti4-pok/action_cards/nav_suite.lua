@@ -46,9 +46,8 @@ hook {
   source = "action_card/nav_suite",
   optional = true,
   discard = true,
-  condition = function(ctx, player, _, args)
-    return args.player == player and (lib.use_always(ctx, player, "nav_suite") or helps(ctx, player, args.system))
-  end,
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args) return helps(ctx, player, args.system) end,
   apply = function(ctx, player)
     ctx:set_flag(player, "ignore_anomalies_in_movement", "action")
     if ctx:tracing() then

@@ -91,11 +91,16 @@ local function options(ctx, player, units)
   return out
 end
 
+-- whether the card may be played: a participating unit with an upgrade to research, and the cost
 local function playable(ctx, player, units)
   if #units == 0 or #production.payments(ctx, player, COST) == 0 then return false end
+  return #options(ctx, player, units) > 0
+end
+
+-- the default policy's guess: the best upgrade makes the participating units stronger
+local function gains(ctx, player, units)
   local opts = options(ctx, player, units)
-  if #opts == 0 then return false end
-  return lib.use_always(ctx, player, "reveal_prototype") or opts[1].gain > 0
+  return opts[1] ~= nil and opts[1].gain > 0
 end
 
 local function research(ctx, player, units)
@@ -137,6 +142,7 @@ hook {
   optional = true,
   discard = true,
   condition = function(ctx, player) return playable(ctx, player, ships(ctx, player)) end,
+  helps = function(ctx, player) return gains(ctx, player, ships(ctx, player)) end,
   apply = function(ctx, player) research(ctx, player, ships(ctx, player)) end,
 }
 
@@ -150,5 +156,6 @@ hook {
     if player ~= args.player and player ~= args.opponent then return false end
     return playable(ctx, player, ctx:units(player, args.planet, "ground_force"))
   end,
+  helps = function(ctx, player, _, args) return gains(ctx, player, ctx:units(player, args.planet, "ground_force")) end,
   apply = function(ctx, player, _, args) research(ctx, player, ctx:units(player, args.planet, "ground_force")) end,
 }

@@ -11,16 +11,19 @@
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
--- Whether the player may play it (a barrage to roll) and, by the default policy, should.
-local function playable(ctx, player)
-  local sys = ctx:role("active_system")
+-- the dice of the player's barrage
+local function barrage_dice(ctx, player, sys)
   local dice = 0
   for _, u in ipairs(ctx:units(player, sys, "afb")) do dice = dice + ctx:get(u, "afb_dice") end
-  if dice == 0 then return false end
-  if lib.use_always(ctx, player, "waylay") then return true end
+  return dice
+end
+
+-- The default policy's guess: a hit may find no fighter to destroy.
+local function helps(ctx, player)
+  local sys = ctx:role("active_system")
   local enemy = lib.opponent(ctx, player)
   local fighters = ctx:count(enemy, sys, "fighter")
-  return dice > fighters and ctx:count(enemy, sys, "ship") > fighters
+  return barrage_dice(ctx, player, sys) > fighters and ctx:count(enemy, sys, "ship") > fighters
 end
 
 hook {
@@ -29,7 +32,8 @@ hook {
   source = "action_card/waylay",
   optional = true,
   discard = true,
-  condition = function(ctx, player) return playable(ctx, player) end,
+  condition = function(ctx, player) return barrage_dice(ctx, player, ctx:role("active_system")) > 0 end,
+  helps = function(ctx, player) return helps(ctx, player) end,
   apply = function(ctx, player)
     ctx:set_flag(player, "barrage_hits_all_ships", "combat")
     if ctx:tracing() then

@@ -31,9 +31,8 @@ hook {
   source = "relic/dominus_orb",
   optional = true,
   discard = true,
-  condition = function(ctx, player, _, args)
-    return args.player == player and (lib.use_always(ctx, player, "dominus_orb") or helps(ctx, player, args.system))
-  end,
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args) return helps(ctx, player, args.system) end,
   apply = function(ctx, player)
     ctx:set_flag(player, FLAG, "action")
     if ctx:tracing() then

@@ -202,8 +202,9 @@ hook {
     local w = wormholes(ctx, args.system)
     local non_delta = false
     for t in pairs(w) do if t ~= "delta" then non_delta = true end end
-    return non_delta and args.player == player and taivra_helps(ctx, player, args.system)
+    return non_delta
   end,
+  helps = function(ctx, player, _, args) return args.player == player and taivra_helps(ctx, player, args.system) end,
   apply = function(ctx, player, _, args)
     link_all(ctx, args.system, systems_with(ctx, nil))
     if ctx:tracing() then ctx:event("emissary_taivra:" .. ctx:name(player), ctx:name(args.system) .. " is adjacent to every system with a wormhole (Emissary Taivra)") end

@@ -10,7 +10,9 @@ hook {
   optional = true,
   condition = function(ctx, player, source, args)
     if args.player ~= player or ctx:location(source) ~= ctx:role("active_system") then return false end
-    if ctx:counter(player, "trade_goods") < 1 then return false end
+    return ctx:counter(player, "trade_goods") >= 1
+  end,
+  helps = function(ctx, player, source, args)
     local pool = args.pool
     for i = 1, pool:size() do
       if not pool:hit(i) and pool:result(i) + 1 >= pool:threshold(i) then return true end

@@ -44,7 +44,9 @@ hook {
   optional = true,
   limit = "game",
   condition = function(ctx, player, _, args)
-    if args.player ~= player or not units_in(ctx, player, args.system) then return false end
+    return args.player == player and units_in(ctx, player, args.system)
+  end,
+  helps = function(ctx, player, _, args)
     for _, u in ipairs(ctx:units(player, nil, "move")) do
       local at = ctx:location(u)
       if ctx:get(u, "ship") and at ~= args.system and ctx:kind(at) == "system"

@@ -66,8 +66,9 @@ hook {
 -- Harrow: at the end of each round of ground combat, the player's ships in the active system use
 -- their Bombardment against the opponent's ground forces on the planet (a Bombardment: Planetary
 -- Shield stops it, unless a war sun of the player is in the system or 2RAM is theirs). Rolls of
--- the kind "bombardment" (Plasma Scoring, not combat modifiers). Not after the last round (the
--- end of ground combat shares its window: the opponent has no ground forces left then).
+-- the kind "bombardment" (Plasma Scoring, not combat modifiers). After the last round too (the end
+-- of ground combat shares its window; the seed's 2.2: the end-of-round effects still happen), when
+-- the opponent still has ground forces there: the L1Z1X player's own may all have died.
 local HARROW = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "ship" }
 local HARROW_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
   decision = "invasion.assign_bombardment_hits", destroyed_window = "invasion.unit_destroyed" }
@@ -92,7 +93,6 @@ hook {
   optional = true,  -- a "may": the default policy uses it (it only harms the opponent)
   condition = function(ctx, player, _, args)
     if player ~= args.player and player ~= args.opponent then return false end
-    if ctx:count(player, args.planet, "ground_force") == 0 then return false end
     local opponent = harrow_target(ctx, player, args)
     local sys = ctx:location(args.planet)
     return opponent ~= nil and ctx:count(player, sys, "bombardment") > 0 and not shielded(ctx, player, opponent, args.planet, sys)

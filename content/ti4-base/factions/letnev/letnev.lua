@@ -118,10 +118,12 @@ local function casualties(units, hits, mode)
   return seq
 end
 
--- How many hits the assignment needs for `hits` when each Sustain Damage cancels 2.
-local function hits_needed(ctx, player, location, eligible, order, sustain_first, hits)
+-- How many of `hits` the Sustain Damages cancel when each cancels 2: the second hit of each unit
+-- that sustains. The hits left once every unit is lost are not counted: they destroy nothing
+-- either way, and Non-Euclidean Shielding did not cancel them.
+local function hits_cancelled(ctx, player, location, eligible, order, sustain_first, hits)
   local mode = ctx:policy(player).sustain
-  if hits <= 0 or mode == "never" then return hits end
+  if hits <= 0 or mode == "never" then return 0 end
   local units, rank_of = {}, {}
   for i, t in ipairs(order) do rank_of[t] = rank_of[t] or i end
   for _, u in ipairs(ctx:units(player, location, eligible)) do
@@ -129,13 +131,13 @@ local function hits_needed(ctx, player, location, eligible, order, sustain_first
       can = ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged"),
       first = sustain_first and ctx:get(u, "direct_hit_immune") or false }
   end
-  local paid, needed = 0, 0
+  local paid, cancelled = 0, 0
   for _, c in ipairs(casualties(units, hits, mode)) do
     if paid >= hits then break end
-    paid = paid + (c == "sustain" and 2 or 1)
-    needed = needed + 1
+    paid = paid + 1
+    if c == "sustain" and paid < hits then paid, cancelled = paid + 1, cancelled + 1 end
   end
-  return math.min(hits, needed)
+  return cancelled
 end
 
 local GROUND_ORDER = { "infantry", "mech" }  -- invasion.lua's order for ground forces
@@ -179,7 +181,7 @@ for _, w in ipairs(NES) do
   local function cancelled(ctx, player, args)
     local hits, location, eligible, order, first = w.where(ctx, player, args)
     if not hits or hits <= 0 or not ctx:by_policy(player, w.decision) then return 0, hits end
-    return hits - hits_needed(ctx, player, location, eligible, order, first, hits), hits
+    return hits_cancelled(ctx, player, location, eligible, order, first, hits), hits
   end
   hook {
     id = w.id,

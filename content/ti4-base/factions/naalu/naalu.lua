@@ -42,9 +42,9 @@ hook {
   condition = function(ctx, player, _, args)
     if args.player == player or ctx:count(player, args.system, "ship") == 0 then return false end
     if ctx:count(args.player, args.system, "ship") == 0 or ctx:get(player, "strategy_tokens") < 1 then return false end
-    if not escape_to(ctx, player, args.system) then return false end
-    local use = ctx:policy(player).use.foresight
-    if use == "always" or use == true then return true end
+    return escape_to(ctx, player, args.system) ~= nil
+  end,
+  helps = function(ctx, player, _, args)
     return strength(ctx, player, args.system) < strength(ctx, args.player, args.system)
   end,
   apply = function(ctx, player, _, args)

@@ -60,7 +60,8 @@ hook {
 -- "During combat against an opponent who has an X or Y token on 1 or more of their technologies,
 -- apply +2 to the result of each of this unit's combat rolls." (the flag assimilator_token on a
 -- technology: the scenario's assimilator_tokens, or Technological Singularity below) The +2
--- (nekro.toml, the Nekro mechs' ground combat rolls) is switched on for the ground combat.
+-- (nekro.toml, the Nekro mechs' ground combat rolls; their combat rolls when a mech takes part in
+-- a space combat) is switched on at the start of each combat, ground or space.
 local function has_token(ctx, q)
   for _, t in ipairs(ctx:entities { kind = "technology", owner = q }) do
     if ctx:flag(t, "assimilator_token") then return true end
@@ -78,6 +79,18 @@ hook {
     return has_token(ctx, opponent) and ctx:count(player, args.planet, "type:mech") > 0
   end,
   apply = function(ctx, player) ctx:activate("mordred_bonus", player, "combat") end,
+}
+
+hook {
+  id = "mordred_space",
+  window = "space_combat.start_of_combat",
+  source = "faction/nekro",
+  condition = function(ctx, player)
+    local a, d, sys = ctx:role("attacker", "defender", "active_system")
+    if player ~= a and player ~= d then return false end
+    return has_token(ctx, player == a and d or a) and ctx:count(player, sys, "type:mech") > 0
+  end,
+  apply = function(ctx, player) ctx:activate("mordred_space_bonus", player, "combat") end,
 }
 
 -- ------------------------------------------------------------------ Technological Singularity

@@ -87,7 +87,7 @@ hook {
 
 -- "After a player activates a system: you may exhaust this card to increase the move value of 1 of
 -- that player's ships to match the move value of the ship on the game board that has the highest
--- move value." Default policy: in the Saar player's own action, for the first ship (in the order
+-- move value." Any player's ship; the default policy (helps): in the Saar player's own action, for the first ship (in the order
 -- ships are asked) that cannot reach the active system with its own move value and can with the
 -- highest (through adjacent systems, not counting anomalies or other players' ships).
 local function highest_move(ctx)
@@ -104,10 +104,10 @@ hook {
   source = "leader/captain_mendosa",
   optional = true,
   limit = "game",
-  condition = function(ctx, player, _, args)
+  condition = function(ctx, player, _, args) return highest_move(ctx) > args.move end,
+  helps = function(ctx, player, _, args)
     if args.player ~= player then return false end
     local best, from, target = highest_move(ctx), ctx:location(args.unit), ctx:role("active_system")
-    if best <= args.move then return false end
     return lib.steps_between(ctx, from, target, args.move) == nil and lib.steps_between(ctx, from, target, best) ~= nil
   end,
   apply = function(ctx, player, _, args)

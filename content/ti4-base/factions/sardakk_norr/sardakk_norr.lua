@@ -72,13 +72,10 @@ hook {
   window = "space_combat.end_of_round",
   source = "unit/exotrireme_ii",
   optional = true,
-  condition = function(ctx, player, source)
-    local sys = ctx:role("active_system")
-    if ctx:location(source) ~= sys then return false end
-    local t = targets(ctx, player, sys)
+  condition = function(ctx, player, source) return ctx:location(source) == ctx:role("active_system") end,
+  helps = function(ctx, player, source)
+    local t = targets(ctx, player, ctx:role("active_system"))
     if #t == 0 then return false end
-    local use = ctx:policy(player).use
-    if use and (use.exotrireme_ii == "always" or use.exotrireme_ii == true) then return true end
     local worth = unit_cost(ctx, t[1]) + (t[2] and unit_cost(ctx, t[2]) or 0)
     return #t <= 2 or worth > unit_cost(ctx, source)
   end,
@@ -147,8 +144,9 @@ hook {
   source = "leader/g_hom_sek_kus",
   optional = true,
   condition = function(ctx, player, _, args)
-    return args.player == player and worth_invading(ctx, player, args.system) and #ghom_sources(ctx, player, args.system) > 0
+    return args.player == player and #ghom_sources(ctx, player, args.system) > 0
   end,
+  helps = function(ctx, player, _, args) return worth_invading(ctx, player, args.system) end,
   apply = function(ctx, player, _, args)
     for _, planet in ipairs(ghom_sources(ctx, player, args.system)) do
       local u = ctx:units(player, planet, "ground_force")[1]
@@ -203,14 +201,13 @@ hook {
   window = "tactical_action.after_movement",
   source = "leader/sh_val_harbinger",
   optional = true,
-  condition = function(ctx, player, _, args)
-    if args.player ~= player or ctx:count(player, args.system, "ground_force") == 0 then return false end
+  condition = function(ctx, player, _, args) return args.player == player end,
+  helps = function(ctx, player, _, args)
+    if ctx:count(player, args.system, "ground_force") == 0 then return false end
     local strongest = 0
     for _, q in ipairs(ctx:players()) do
       if q ~= player then strongest = math.max(strongest, strength(ctx, q, args.system)) end
     end
-    local use = ctx:policy(player).use.sh_val_harbinger
-    if use == "always" or use == true then return true end
     return strongest > 0 and strongest > strength(ctx, player, args.system)
   end,
   apply = function(ctx, player)

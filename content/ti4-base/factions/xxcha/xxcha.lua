@@ -15,7 +15,9 @@ hook {
   limit = "game",
   condition = function(ctx, player, _, args)
     if args.player == player or ctx:count(player, args.system, "ship") == 0 then return false end
-    if ctx:get(player, "strategy_tokens") < 1 then return false end
+    return ctx:get(player, "strategy_tokens") >= 1
+  end,
+  helps = function(ctx, player, _, args)
     if ctx:count(args.player, args.system, "ship") > 0 then return true end
     for _, u in ipairs(ctx:units(args.player, nil, "move")) do
       if ctx:get(u, "ship") and ctx:location(u) ~= args.system then return true end

@@ -42,11 +42,6 @@ end
 -- abilities or faction technology during this tactical action" (the action flag greyfire_mutagen).
 local function blocked(ctx, player) return ctx:flag(player, "greyfire_mutagen") end
 
-local function wants(ctx, player, name, u, sys, non_fighters)
-  local use = ctx:policy(player).use
-  if use and (use[name] == "always" or use[name] == true) then return true end
-  return worth_it(ctx, player, u, sys, non_fighters)
-end
 
 -- Devotion: after each round of space combat, destroy 1 cruiser or destroyer to produce 1 hit
 -- against the opponent's ships (the opponent assigns it).
@@ -58,8 +53,11 @@ hook {
   condition = function(ctx, player)
     if blocked(ctx, player) then return false end
     local sys = ctx:role("active_system")
-    local u = offering(ctx, player, sys)
-    return u ~= nil and ctx:count(lib.opponent(ctx, player), sys, "ship") > 0 and wants(ctx, player, "devotion", u, sys, false)
+    return offering(ctx, player, sys) ~= nil and ctx:count(lib.opponent(ctx, player), sys, "ship") > 0
+  end,
+  helps = function(ctx, player)
+    local sys = ctx:role("active_system")
+    return worth_it(ctx, player, offering(ctx, player, sys), sys, false)
   end,
   apply = function(ctx, player)
     local sys = ctx:role("active_system")
@@ -70,7 +68,9 @@ hook {
 }
 
 -- Impulse Core: at the start of a space combat, destroy 1 cruiser or destroyer to produce 1 hit
--- against a non-fighter ship of the opponent's (the opponent assigns it).
+-- against the opponent's ships, which "must be assigned by your opponent to 1 of their non-fighter
+-- ships if able": to a fighter when they have none. The default policy uses it when a non-fighter
+-- ship takes the hit and costs at least as much as the ship given.
 hook {
   id = "impulse_core",
   window = "space_combat.start_of_combat",
@@ -79,19 +79,18 @@ hook {
   condition = function(ctx, player)
     if blocked(ctx, player) then return false end
     local sys = ctx:role("active_system")
-    local u = offering(ctx, player, sys)
-    if not u then return false end
-    local any = false
-    for _, e in ipairs(ctx:units(lib.opponent(ctx, player), sys, "ship")) do
-      if not ctx:get(e, "fighter") then any = true end
-    end
-    return any and wants(ctx, player, "impulse_core", u, sys, true)
+    return offering(ctx, player, sys) ~= nil and ctx:count(lib.opponent(ctx, player), sys, "ship") > 0
+  end,
+  helps = function(ctx, player)
+    local sys = ctx:role("active_system")
+    return worth_it(ctx, player, offering(ctx, player, sys), sys, true)
   end,
   apply = function(ctx, player)
     local sys = ctx:role("active_system")
     ctx:destroy(offering(ctx, player, sys), "space_combat.unit_destroyed")
     local enemy = lib.opponent(ctx, player)
-    ctx:assign_hits(enemy, sys, 1, NON_FIGHTER_HIT, ctx:policy(enemy).hit_order, ctx:policy(enemy).sustain)
+    local able = ctx:count(enemy, sys, "ship") > ctx:count(enemy, sys, "fighter")
+    ctx:assign_hits(enemy, sys, 1, able and NON_FIGHTER_HIT or HITS, ctx:policy(enemy).hit_order, ctx:policy(enemy).sustain)
   end,
 }
 
@@ -163,9 +162,10 @@ hook {
 -- you do, that player may place up to 2 fighters from their reinforcements in that unit's
 -- system." Brother Milor Ω (Codex): "After a player's unit is destroyed: You may exhaust this card
 -- to allow that player to place 2 fighters in the destroyed unit's system if it was a ship, or 2
--- infantry on its planet if it was a ground force." Default policy: the first time one of the
--- Yin player's own units that qualifies is destroyed while the fight it was in goes on (another
--- of the Yin player's units and one of the opponent's are still there).
+-- infantry on its planet if it was a ground force." The card allows it for any player's unit,
+-- the last one of a fight too; the default policy (helps) uses it the first time one of the Yin
+-- player's own units that qualifies is destroyed while the fight it was in goes on (another of the
+-- Yin player's units and one of the opponent's are still there).
 local function place(ctx, player, t, location, n)
   for _ = 1, n do
     local u = ctx:create { kind = "unit", type = t, owner = player, location = location }
@@ -194,10 +194,12 @@ for i, w in ipairs(MILOR_WINDOWS) do
     limit = "game",
     condition = function(ctx, player, _, args)
       local t = ctx:type(args.unit)
-      return args.player == player and (t == "destroyer" or t == "cruiser") and args.location ~= nil
-        and fighting(ctx, player, args.location, "ship")
+      return (t == "destroyer" or t == "cruiser") and args.location ~= nil
     end,
-    apply = function(ctx, player, _, args) place(ctx, player, "fighter", args.location, 2) end,
+    helps = function(ctx, player, _, args)
+      return args.player == player and fighting(ctx, player, args.location, "ship")
+    end,
+    apply = function(ctx, _, _, args) place(ctx, args.player, "fighter", args.location, 2) end,
   }
   hook {
     id = "brother_milor_omega" .. (i > 1 and ("_" .. i) or ""),
@@ -206,12 +208,16 @@ for i, w in ipairs(MILOR_WINDOWS) do
     optional = true,
     limit = "game",
     condition = function(ctx, player, _, args)
-      if args.player ~= player or args.location == nil then return false end
-      if ctx:get(args.unit, "ship") then return fighting(ctx, player, args.location, "ship") end
-      return ctx:get(args.unit, "ground_force") and ctx:kind(args.location) == "planet" and fighting(ctx, player, args.location, "ground_force")
+      if args.location == nil then return false end
+      return ctx:get(args.unit, "ship") or (ctx:get(args.unit, "ground_force") and ctx:kind(args.location) == "planet")
     end,
-    apply = function(ctx, player, _, args)
-      if ctx:get(args.unit, "ship") then place(ctx, player, "fighter", args.location, 2) else place(ctx, player, "infantry", args.location, 2) end
+    helps = function(ctx, player, _, args)
+      if args.player ~= player then return false end
+      return fighting(ctx, player, args.location, ctx:get(args.unit, "ship") and "ship" or "ground_force")
+    end,
+    apply = function(ctx, _, _, args)
+      local t = ctx:get(args.unit, "ship") and "fighter" or "infantry"
+      place(ctx, args.player, t, args.location, 2)
     end,
   }
 end
@@ -219,8 +225,8 @@ end
 -- ------------------------------------------------------------------ Greyfire Mutagen (promissory note)
 
 -- "After a system is activated: The Yin player cannot use faction abilities or faction technology
--- during this tactical action. Then, return this card to the Yin player." Its holder plays it when
--- the Yin player has units in the active system (default policy).
+-- during this tactical action. Then, return this card to the Yin player." Its holder may play it on
+-- any activation; the default policy (helps) when the Yin player has units in the active system.
 local function yin_players(ctx)
   local out = {}
   for _, f in ipairs(ctx:entities { kind = "faction", type = "yin" }) do out[#out + 1] = ctx:owner(f) end
@@ -233,7 +239,13 @@ hook {
   source = "promissory_note/greyfire_mutagen",
   optional = true,
   discard = true,
-  condition = function(ctx, player, _, args)
+  condition = function(ctx, player)
+    for _, y in ipairs(yin_players(ctx)) do
+      if y ~= player then return true end
+    end
+    return false
+  end,
+  helps = function(ctx, player, _, args)
     for _, y in ipairs(yin_players(ctx)) do
       if y ~= player and ctx:count(y, args.system) > 0 then return true end
       for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do

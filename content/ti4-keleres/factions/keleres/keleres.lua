@@ -99,9 +99,10 @@ for _, w in ipairs { { "laws_order", "tactical_action.activation" }, { "laws_ord
     optional = true,
     priority = 10,
     condition = function(ctx, player)
-      return ctx:role("active_player") == player and not ctx:flag(player, BLANKED) and wants_laws_order(ctx, player)
+      return ctx:role("active_player") == player and not ctx:flag(player, BLANKED)
         and lib.influence_available(ctx, player) >= 1
     end,
+    helps = function(ctx, player) return wants_laws_order(ctx, player) end,
     apply = function(ctx, player) blank_laws(ctx, player) end,
   }
 end

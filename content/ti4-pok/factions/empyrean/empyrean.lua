@@ -41,18 +41,16 @@ hook {
 }
 
 -- Aetherpassage: "After a player activates a system, you may allow that player to move their
--- ships through systems that contain your ships." An opponent is not helped by default: the
--- Empyrean player allows it only with policy.use = { aetherpassage = "always" } (an ally).
+-- ships through systems that contain your ships." An opponent is not helped by default (helps is
+-- false): the Empyrean player allows it only with policy.use = { aetherpassage = "always" } (an ally).
 hook {
   id = "aetherpassage",
   window = "tactical_action.activation",
   source = "faction/empyrean",
   optional = true,
   limit = "action",
-  condition = function(ctx, player, _, args)
-    local v = (ctx:policy(player).use or {}).aetherpassage
-    return args.player ~= player and (v == "always" or v == true)
-  end,
+  condition = function(ctx, player, _, args) return args.player ~= player end,
+  helps = function() return false end,
   apply = function(ctx, player) ctx:set_flag(player, "aetherpassage", "action") end,
 }
 
@@ -71,31 +69,34 @@ hook {
 }
 
 -- Dynamo: "After any player's unit in this system or an adjacent system uses SUSTAIN DAMAGE, you
--- may spend 2 influence to repair that unit." Space and ground combat (the windows where a unit
--- sustains; a Sustain Damage against space cannon or bombardment hits opens none: not modelled).
--- Influence: ready planets, then trade goods (lib.spend_influence). Default policy: the Empyrean
--- player's own units, whenever 2 influence can be paid; another player's units never.
+-- may spend 2 influence to repair that unit." Space combat, ground combat and space cannon hits on
+-- ships (the windows where a unit sustains; a Sustain Damage against bombardment hits opens none:
+-- not modelled). Any player's unit; influence: ready planets, then trade goods
+-- (lib.spend_influence). Default policy (helps): the Empyrean player's own units, whenever 2
+-- influence can be paid; another player's units never.
 local function in_reach(ctx, flagship, loc)
   local sys = ctx:kind(loc) == "planet" and ctx:location(loc) or loc
   local here = ctx:location(flagship)
   return here == sys or ctx:is_adjacent(here, sys)
 end
 
-for _, w in ipairs { { "dynamo", "space_combat.unit_sustained_damage" }, { "dynamo_ground", "invasion.unit_sustained_damage" } } do
+for _, w in ipairs { { "dynamo", "space_combat.unit_sustained_damage" }, { "dynamo_ground", "invasion.unit_sustained_damage" },
+    { "dynamo_space_cannon", "tactical_action.unit_sustained_damage" } } do
   hook {
     id = w[1],
     window = w[2],
     source = "unit/empyrean_flagship",
     optional = true,
     condition = function(ctx, player, source, args)
-      return args.player == player and ctx:get(args.unit, "damaged") and in_reach(ctx, source, args.location)
+      return ctx:get(args.unit, "damaged") and in_reach(ctx, source, args.location)
         and lib.influence_available(ctx, player) >= 2
     end,
+    helps = function(ctx, player, _, args) return args.player == player end,
     apply = function(ctx, player, _, args)
       if lib.spend_influence(ctx, player, 2) then
         ctx:set(args.unit, "damaged", false)
         if ctx:tracing() then
-          ctx:event("repaired:" .. ctx:name(player) .. ":" .. ctx:type(args.unit), ctx:name(player) .. " repairs the " .. ctx:type(args.unit) .. " (Dynamo)")
+          ctx:event("repaired:" .. ctx:name(args.player) .. ":" .. ctx:type(args.unit), ctx:name(player) .. " repairs the " .. ctx:type(args.unit) .. " (Dynamo)")
         end
       end
     end,

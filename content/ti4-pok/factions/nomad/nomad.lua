@@ -31,8 +31,9 @@ hook {
   condition = function(ctx, player, source, args)
     local sys = ctx:role("active_system")
     return args.purpose == "space_combat.assign_hits" and (args.hits[player] or 0) > 0 and ctx:location(source) == sys
-      and manipulators(ctx, player, sys)[1] == source and not ship_can_sustain(ctx, player, sys)
+      and manipulators(ctx, player, sys)[1] == source
   end,
+  helps = function(ctx, player) return not ship_can_sustain(ctx, player, ctx:role("active_system")) end,
   apply = function(ctx, player, _, args)
     local sys = ctx:role("active_system")
     for _, m in ipairs(manipulators(ctx, player, sys)) do
@@ -64,9 +65,11 @@ end
 
 -- The Thundarian: "After the 'Roll Dice' step of combat: you may exhaust this card. If you do,
 -- hits are not assigned to either player's units. Return to the start of this combat round's
--- 'Roll Dice' step." Space and ground combat. Default policy: in the Nomad player's own combats,
--- when the roll produced more hits against the Nomad player than by them (policy.use =
--- { the_thundarian = "always" }: whenever any hit was produced against them; "never": not at all).
+-- 'Roll Dice' step." Space and ground combat, any player's. Default policy (helps): in the Nomad
+-- player's own combats, when the roll produced more hits against the Nomad player than by them
+-- (policy.use = { the_thundarian = "always" }, one key for both hooks: whenever any hit was
+-- produced against them; "never": not at all; use.the_thundarian_ground overrides it on the
+-- ground).
 local function thundarian_wants(ctx, player, args)
   local a, d = combatants(ctx, args)
   if player ~= a and player ~= d then return false end
@@ -96,8 +99,9 @@ for _, w in ipairs { { "", "space_combat.after_roll_dice" }, { "_ground", "invas
     optional = true,
     priority = 1,
     condition = function(ctx, player, source, args)
-      return not ctx:flag(source, "exhausted") and not args.roll_again and thundarian_wants(ctx, player, args)
+      return not ctx:flag(source, "exhausted") and not args.roll_again
     end,
+    helps = function(ctx, player, source, args) return thundarian_wants(ctx, player, args) end,
     apply = function(ctx, _, source, args)
       args.roll_again = true
       exhaust(ctx, source)
@@ -109,8 +113,10 @@ for _, w in ipairs { { "", "space_combat.after_roll_dice" }, { "_ground", "invas
     source = "technology/temporal_command_suite",
     optional = true,
     condition = function(ctx, player, source)
-      return not ctx:flag(source, "exhausted") and not never(ctx, player, "temporal_command_suite") and just_exhausted(ctx, player) ~= nil
+      return not ctx:flag(source, "exhausted") and just_exhausted(ctx, player) ~= nil
     end,
+    -- one key for both hooks: policy.use = { temporal_command_suite = "never" }
+    helps = function(ctx, player) return not never(ctx, player, "temporal_command_suite") end,
     apply = function(ctx, player, source)
       local agent = just_exhausted(ctx, player)
       ctx:set_flag(source, "exhausted", "game")

@@ -25,8 +25,9 @@ local function worth_cancelling(ctx, player, location, ground)
   return #units > 0
 end
 
+-- The default policy's guess for every Tellurian hook: policy.use = { tellurian = "always" } (one
+-- key for the card's five hooks) cancels any hit, else a hit on a unit worth saving.
 local function wants(ctx, player, location, ground)
-  if ctx:flag(player, USED) then return false end
   local use = ctx:policy(player).use
   if use and (use.tellurian == "always" or use.tellurian == true) then return true end
   return worth_cancelling(ctx, player, location, ground)
@@ -44,8 +45,9 @@ hook {
   source = "leader/tellurian",
   optional = true,
   condition = function(ctx, player, _, args)
-    return (args.hits[player] or 0) > 0 and wants(ctx, player, ctx:role("active_system"), false)
+    return not ctx:flag(player, USED) and (args.hits[player] or 0) > 0
   end,
+  helps = function(ctx, player, _, args) return wants(ctx, player, ctx:role("active_system"), false) end,
   apply = function(ctx, player, _, args) cancel(ctx, player, args) end,
 }
 
@@ -56,8 +58,9 @@ hook {
   source = "leader/tellurian",
   optional = true,
   condition = function(ctx, player, _, args)
-    return (args.hits[player] or 0) > 0 and wants(ctx, player, args.planet, true)
+    return not ctx:flag(player, USED) and (args.hits[player] or 0) > 0
   end,
+  helps = function(ctx, player, _, args) return wants(ctx, player, args.planet, true) end,
   apply = function(ctx, player, _, args) cancel(ctx, player, args) end,
 }
 
@@ -70,8 +73,9 @@ hook {
   source = "leader/tellurian",
   optional = true,
   condition = function(ctx, player, _, args)
-    return args.target == player and (args.hits[player] or 0) > 0 and wants(ctx, player, ctx:role("active_system"), false)
+    return not ctx:flag(player, USED) and args.target == player and (args.hits[player] or 0) > 0
   end,
+  helps = function(ctx, player, _, args) return wants(ctx, player, ctx:role("active_system"), false) end,
   apply = function(ctx, player, _, args) cancel(ctx, player, args) end,
 }
 
@@ -81,8 +85,9 @@ hook {
   source = "leader/tellurian",
   optional = true,
   condition = function(ctx, player, _, args)
-    return args.target == player and (args.hits[player] or 0) > 0 and wants(ctx, player, args.planet, true)
+    return not ctx:flag(player, USED) and args.target == player and (args.hits[player] or 0) > 0
   end,
+  helps = function(ctx, player, _, args) return wants(ctx, player, args.planet, true) end,
   apply = function(ctx, player, _, args) cancel(ctx, player, args) end,
 }
 
@@ -93,9 +98,10 @@ hook {
   source = "leader/tellurian",
   optional = true,
   condition = function(ctx, player, _, args)
-    return args.player ~= player and args.hits > 0 and ctx:count(player, args.planet, "ground_force") > 0
-      and wants(ctx, player, args.planet, true)
+    return not ctx:flag(player, USED) and args.player ~= player and args.hits > 0 and ctx:count(player, args.planet, "ground_force") > 0
+     
   end,
+  helps = function(ctx, player, _, args) return wants(ctx, player, args.planet, true) end,
   apply = function(ctx, player, _, args)
     args.hits = args.hits - 1
     ctx:set_flag(player, USED, "game")
@@ -164,12 +170,38 @@ hook {
 -- "When you would place a PDS on a planet, you may place 1 mech and 1 infantry on that planet
 -- instead." Default policy: Awaken whenever a sleeper is there; the Hecatoncheires on a planet
 -- where another player has ground forces (a ground combat follows), when a mech is left.
+-- Units Awaken places on a planet another player controls where no other player has ground forces
+-- take it at once (before Space Cannon Offense): the Titans gain control and that player's
+-- structures there are destroyed, as when control is established after an invasion.
 local function sleepers(ctx, player, sys)
   local out = {}
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     for _, t in ipairs(ctx:entities { kind = "token", owner = player, type = "sleeper", location = planet }) do out[#out + 1] = t end
   end
   return out
+end
+
+-- the Titans gain control of `planet` from `from`: its card exhausted, the structures of other
+-- players there destroyed (invasion.lua's establish control), invasion.planet_gained opened
+local function gain(ctx, player, from, planet)
+  ctx:set_owner(planet, player)
+  ctx:set_flag(planet, "exhausted", "game")
+  if ctx:tracing() then
+    ctx:event("planet_gained:" .. ctx:name(player) .. ":" .. ctx:name(planet),
+      ctx:name(player) .. " gains control of " .. lib.place(ctx, planet) .. " (Awaken; its card exhausted)")
+  end
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player then
+      for _, u in ipairs(ctx:units(q, planet, "structure")) do
+        if ctx:tracing() then
+          ctx:event("structure_destroyed:" .. ctx:name(q) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
+            ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. lib.place(ctx, planet) .. " is destroyed")
+        end
+        ctx:destroy(u, "tactical_action.unit_destroyed")
+      end
+    end
+  end
+  ctx:open("invasion.planet_gained", { player = player, planet = planet, from = from })
 end
 
 local function contested(ctx, player, planet)
@@ -188,15 +220,22 @@ hook {
   condition = function(ctx, player, _, args)
     if args.player ~= player then return false end
     local mech = ctx:record("mech", "unit")
-    if ctx:count(player, nil, "type:mech") >= (mech.reinforcements or 4) then return false end
+    return ctx:count(player, nil, "type:mech") < (mech.reinforcements or 4) and #sleepers(ctx, player, args.system) > 0
+  end,
+  helps = function(ctx, player, _, args)
     for _, t in ipairs(sleepers(ctx, player, args.system)) do
       if contested(ctx, player, ctx:location(t)) then return true end
     end
     return false
   end,
   apply = function(ctx, player, _, args)
+    -- on the contested planets; on every sleeper's planet when none is (use = "always")
+    local all = true
     for _, t in ipairs(sleepers(ctx, player, args.system)) do
-      if contested(ctx, player, ctx:location(t)) then ctx:set_flag(t, "hecatoncheires", "action") end
+      if contested(ctx, player, ctx:location(t)) then all = false end
+    end
+    for _, t in ipairs(sleepers(ctx, player, args.system)) do
+      if all or contested(ctx, player, ctx:location(t)) then ctx:set_flag(t, "hecatoncheires", "action") end
     end
   end,
 }
@@ -223,6 +262,8 @@ hook {
           if ctx:tracing() then ctx:event("awaken:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet), ctx:name(player) .. " places a " .. ctx:type(u) .. " on " .. ctx:name(planet) .. " (Awaken)") end
         end
         coalesce(ctx, player, planet)
+        local from = ctx:owner(planet)
+        if from ~= nil and from ~= player and not contested(ctx, player, planet) then gain(ctx, player, from, planet) end
       end
     end
   end,

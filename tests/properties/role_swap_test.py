@@ -23,8 +23,9 @@ policies. Each battle is solved with `simulate --exact` (then mirrored to 1e-9);
 mode refuses or takes too long, by Monte Carlo (fixed seed), a difference within 4.5 standard
 errors. EXCEPTIONS lists the battles a rule makes asymmetric: they are run and shown, not judged.
 KNOWN_BUGS lists asymmetries no rule explains, each with its diagnosis: each must still fail (once
-one passes, the test fails until it leaves the list). The Mentak battles fail until hit
-assignment is simultaneous (the attacker's losses now land before the defender assigns).
+one passes, the test fails until it leaves the list). The Mentak battles mirror because hit
+assignment is simultaneous (ctx:assign_hits_each): they failed while the attacker's losses landed
+before the defender assigned.
 
   tests/properties/role_swap_test.py RULEBENCH ROOT [--only FACTION ...] [-v]
 """
@@ -85,18 +86,8 @@ EXCEPTIONS = {
 
 # Asymmetries that are bugs, not rules: judged strictly the other way round (each must still
 # fail; once it passes, remove it here), so that the list stays true.
-KNOWN_BUGS = {
-    ("creuss", "ground_mirror"): "Icarus Drive: its text says 'after any player activates a system', but "
-                                 "the hook's condition (creuss.lua, icarus_drive: args.player == player) "
-                                 "allows it only in the Creuss player's own action, where the default "
-                                 "policy then removes the mech from the board before it can land",
-    ("creuss", "ground_plain"): "Icarus Drive: as above (the condition holds a policy's judgement)",
-}
+KNOWN_BUGS = {}
 
-# Mirrored only once hit assignment is simultaneous (the lead's fix of ctx:assign_hits,
-# space_combat.lua and invasion.lua): kept judged, so they fail until then.
-KNOWN_FAILING_UNTIL_SIMULTANEOUS_HITS = {("mentak", "space_mirror"), ("mentak", "space_plain"),
-                                         ("mentak", "ground_mirror"), ("mentak", "ground_plain")}
 
 
 def factions(root):
@@ -266,10 +257,8 @@ def main():
                     exceptions_seen.append(key)
                     print(f"asymmetric by rule  {label}: {EXCEPTIONS[key]} [{what}]")
                     continue
-                known = " (known: hit assignment is not simultaneous yet)" \
-                    if key in KNOWN_FAILING_UNTIL_SIMULTANEOUS_HITS else ""
                 failures.append(label)
-                print(f"FAIL  {label}{known} ({method}): {what}")
+                print(f"FAIL  {label} ({method}): {what}")
                 if args.verbose:
                     print(text_a + ("" if text_b is None else "--- swapped:\n" + text_b))
     seconds = time.monotonic() - start

@@ -212,28 +212,39 @@ hook {
 }
 
 -- Icarus Drive (mech): "After any player activates a system, you may remove this unit from the game
--- board to place or move a Creuss wormhole token into this system." (the mech's system) Default
--- policy: in the Creuss player's own action, with the mech in the active system and no alpha or
--- beta wormhole there: the alpha token, which links the system to the alpha systems (and, with
--- Quantum Entanglement, to the beta ones).
+-- board to place or move a Creuss wormhole token into this system" (the mech's system). Legal
+-- after any player's activation, with the mech on the board; the token placed is the alpha one,
+-- which links that system to the alpha systems (and, with Quantum Entanglement, to the beta ones).
+-- Default policy (helps): in the Creuss player's own action, with the mech on a planet of the
+-- active system (not in its space area, where it would be committed to an invasion) and no alpha
+-- or beta wormhole there.
+local function mech_system(ctx, source)
+  local at = ctx:location(source)
+  return ctx:kind(at) == "planet" and ctx:location(at) or at
+end
+
 hook {
   id = "icarus_drive",
   window = "tactical_action.activation",
   source = "unit/creuss_mech",
   optional = true,
-  condition = function(ctx, player, source, args)
-    local at = ctx:location(source)
-    local sys = ctx:kind(at) == "planet" and ctx:location(at) or at
-    local w = wormholes(ctx, args.system)
-    return args.player == player and sys == args.system and not (w.alpha or w.beta)
+  condition = function(ctx, _, source)
+    local sys = mech_system(ctx, source)
+    return sys ~= nil and ctx:kind(sys) == "system"
   end,
-  apply = function(ctx, player, source, args)
+  helps = function(ctx, player, source, args)
+    local w = wormholes(ctx, args.system)
+    return args.player == player and ctx:kind(ctx:location(source)) == "planet"
+      and mech_system(ctx, source) == args.system and not (w.alpha or w.beta)
+  end,
+  apply = function(ctx, player, source)
+    local sys = mech_system(ctx, source)
     ctx:move(source, "reinforcements")
     for _, attr in ipairs(WORMHOLE_ATTRS) do
-      if not ctx:get(args.system, attr) then ctx:set(args.system, attr, "alpha"); break end
+      if not ctx:get(sys, attr) then ctx:set(sys, attr, "alpha"); break end
     end
-    link_all(ctx, args.system, systems_with(ctx, { alpha = true }))
-    if ctx:tracing() then ctx:event("icarus_drive:" .. ctx:name(player) .. ":" .. ctx:name(args.system), ctx:name(player) .. " places an alpha wormhole token in " .. ctx:name(args.system) .. " (Icarus Drive)") end
+    link_all(ctx, sys, systems_with(ctx, { alpha = true }))
+    if ctx:tracing() then ctx:event("icarus_drive:" .. ctx:name(player) .. ":" .. ctx:name(sys), ctx:name(player) .. " places an alpha wormhole token in " .. ctx:name(sys) .. " (Icarus Drive)") end
   end,
 }
 

@@ -35,6 +35,7 @@ std::vector<double> binomial(int n, double p) {
 // The probability that the invader ends with ground forces on the planet, from (a invading
 // infantry, d defending infantry, m the mech's hit points: 2 undamaged, 1 damaged, 0 dead).
 struct GroundChain {
+  bool mech_first = false;  // the defender's hit_order loses the mech first, without sustaining
   std::array<std::array<std::array<double, 3>, 4>, 4> memo{};
   std::array<std::array<std::array<bool, 3>, 4>, 4> known{};
 
@@ -61,6 +62,7 @@ struct GroundChain {
       for (std::size_t j = 0; j < on_attacker.size(); ++j) {
         const double p = on_defender[i] * on_attacker[j];
         int h = static_cast<int>(i), dd = d, mm = m;
+        if (mech_first && mm > 0 && h > 0) mm = 0, --h;  // the mech is lost first
         if (mm == 2 && h > 0) mm = 1, --h;  // Sustain Damage first
         const int k = std::min(h, dd);      // then infantry, then the mech
         dd -= k, h -= k;
@@ -130,4 +132,20 @@ TEST_CASE("exact mode: the ground combat and the bombardment before it equal the
   };
   CHECK(std::abs(control("content/ti4-base/scenarios/invasion_ground_combat.toml") - ground) < 1e-9);
   CHECK(std::abs(control("content/ti4-base/scenarios/invasion_bombardment.toml") - bombarded) < 1e-9);
+}
+
+// Ground combat losses follow the player's hit_order: the defender loses its mech first and
+// never sustains (the C++ rounds of ctx:exchange_fire and the exact mode both take the order).
+TEST_CASE("exact mode: ground combat losses follow the defender's hit_order (the mech first)",
+          "[ti4][exact][invasion][exact_mode]") {
+  GroundChain chain;
+  chain.mech_first = true;
+  const double exact = chain.win(3, 2, 2);
+  GroundChain plain;
+  REQUIRE(std::abs(exact - plain.win(3, 2, 2)) > 0.01);  // the order matters here
+  const double got = rb::testing::exact_report("tests/fixtures/ground/mech_first.toml")
+                         .at("planet_1_controlled")
+                         .get<double>();
+  INFO("exact mode " << got << ", chain " << exact);
+  CHECK(std::abs(got - exact) < 1e-9);
 }

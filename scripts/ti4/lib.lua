@@ -370,4 +370,17 @@ function lib.reroll_or_destroy(ctx, player, pool, how, chosen, tag)
   end
 end
 
+-- The scripted move (a player's `moves` in the scenario) of the n-th ship of type `t` in the
+-- system named `from`: the n-th entry naming that type and start system, and its number; nil: none.
+function lib.scripted_move(moves, t, from, n)
+  local seen = 0
+  for i, m in ipairs(moves or {}) do
+    if m.unit == t and m.from == from then
+      seen = seen + 1
+      if seen == n then return m, i end
+    end
+  end
+  return nil
+end
+
 return lib

@@ -58,15 +58,7 @@ end
 -- entry naming its type and start system goes to the n-th such ship. nil: none.
 local function scripted_move(ctx, player, policy)
   local u = ctx:role("moving_ship")
-  local t, from, n = ctx:type(u), ctx:name(ctx:location(u)), ctx:counter(u, "move_ordinal")
-  local seen = 0
-  for i, m in ipairs(policy.moves) do
-    if m.unit == t and m.from == from then
-      seen = seen + 1
-      if seen == n then return m, i end
-    end
-  end
-  return nil
+  return lib.scripted_move(policy.moves, ctx:type(u), ctx:name(ctx:location(u)), ctx:counter(u, "move_ordinal"))
 end
 
 -- which path a ship takes: the scenario's scripted moves when it lists any (unlisted ships stay),

@@ -822,18 +822,6 @@ function M.check_capacity(ctx, _, player, sys) lib.check_capacity(ctx, player, s
 
 -- ------------------------------------------------------------------ 2. Movement
 
--- The scripted move (the scenario's `moves`) of the n-th ship of type `t` in the system named
--- `from`, and its number; nil: none (as policies.lua's scripted_move reads them).
-local function scripted_move_of(st, t, from, n)
-  local seen = 0
-  for i, m in ipairs(st.scripted_moves or {}) do
-    if m.unit == t and m.from == from then
-      seen = seen + 1
-      if seen == n then return m, i end
-    end
-  end
-  return nil
-end
 
 function M.movement(ctx, st)
   local p, active = st.player, st.system
@@ -925,7 +913,7 @@ function M.movement(ctx, st)
     if #options == 0 then
       -- a scripted move for this ship is an error: the rules forbid it (its system holds the
       -- player's command token, no path fits its move value), not something to drop
-      local m, i = scripted_move_of(st, t, ctx:name(sys), n)
+      local m, i = lib.scripted_move(st.scripted_moves, t, ctx:name(sys), n)
       if m then
         ctx:reject(m.at or "players", "scripted move " .. i .. " (" .. t .. " from " .. ctx:name(sys) .. "): the " .. t .. " cannot move to "
           .. ctx:name(active) .. ": " .. (passage(ctx, st, sys).can_leave and ("no path fits its move value (" .. move .. ")")

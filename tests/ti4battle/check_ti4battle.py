@@ -90,6 +90,11 @@ def check(case, d):
         rows.append((what, v, lo, hi, lo <= v <= hi))
 
     got = outcomes(case["count"], d)
+    if case.get("stated"):  # a stated difference: against the independent exact value
+        for k, e in case["independent"].items():
+            tol = 1e-4 + (slack(e) if mc else 0.0)
+            rows.append((k + " (independent)", got[k], e - tol, e + tol, abs(got[k] - e) <= tol))
+        return rows
     for k in OUTCOMES:
         if k in case.get("expect", {}):
             expect(k, got[k], case["expect"][k])
@@ -113,6 +118,13 @@ def main():
     listing = os.path.join(root, "tests", "ti4battle", "pending.toml" if args.pending else "expected.toml")
     with open(listing, "rb") as f:
         cases = tomllib.load(f).get("case", [])
+    if not args.pending:
+        # a stated difference (pending.toml, deliberate = true) with the value computed
+        # independently of Rulebench (`independent`): Rulebench must give that value
+        with open(os.path.join(root, "tests", "ti4battle", "pending.toml"), "rb") as f:
+            for case in tomllib.load(f).get("case", []):
+                if case.get("deliberate") and "independent" in case:
+                    cases.append(dict(case, stated=True))
     passed = failed = 0
     start = time.monotonic()
     for case in cases:
@@ -124,7 +136,8 @@ def main():
         rows = check(case, d) if d else []
         ok = d is not None and all(r[4] for r in rows)
         method = "exact" if case["method"] == "exact" else f"mc {case['runs']}"
-        print(f"{'ok  ' if ok else 'FAIL'}  {case['id']:<40} {method:<9} {took:6.1f} s   ({case['source']})")
+        stated = "  [a stated difference: the independent value]" if case.get("stated") else ""
+        print(f"{'ok  ' if ok else 'FAIL'}  {case['id']:<40} {method:<9} {took:6.1f} s   ({case['source']}){stated}")
         if err:
             for line in err:
                 print(f"      {line}")

@@ -9,8 +9,6 @@
 -- active system (policy.use = { minister_of_peace = "always" }: whenever it may be played).
 -- Test: tests/cards/minister_of_peace.toml
 
-local lib = require "lib"  -- scripts/ti4/lib.lua
-
 -- whether `who` (nil: anyone but the active player) has units in the system or on its planets
 local function units_in(ctx, sys, who, active)
   local places = ctx:entities { kind = "planet", location = sys }

@@ -99,7 +99,7 @@ hook {
   optional = true,
   condition = function(ctx, player, _, args)
     return not ctx:flag(player, USED) and args.player ~= player and args.hits > 0 and ctx:count(player, args.planet, "ground_force") > 0
-     
+
   end,
   helps = function(ctx, player, _, args) return wants(ctx, player, args.planet, true) end,
   apply = function(ctx, player, _, args)

@@ -225,7 +225,8 @@ std::vector<std::pair<std::string, std::string>> string_pairs(const TomlFile& f,
 
 Ruleset load_ruleset(const fs::path& dir) {
   const fs::path file = dir / "ruleset.toml";
-  if (!fs::exists(file))
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
     throw ContentError(file.string(), 0, "no ruleset here (expected a ruleset.toml)");
   require_inside(dir, file, "ruleset");
   TomlFile f(file.string());
@@ -338,7 +339,8 @@ Ruleset load_ruleset(const fs::path& dir) {
   };
   for (auto& [name, path] : string_pairs(f, t, "procedures")) {
     const int line = f.line_of(*f.table(t, "procedures"), name);
-    if (!fs::exists(dir / path)) f.fail(line, "procedure file '" + path + "' does not exist");
+    std::error_code ec;
+    if (!fs::exists(dir / path, ec)) f.fail(line, "procedure file '" + path + "' does not exist");
     r.procedures.emplace_back(name, ruleset_file(path, line));
   }
   for (auto& [kind, key] : string_pairs(f, t, "scenario_lists")) {
@@ -422,11 +424,12 @@ std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::s
       f.fail(f.line_of(t, key), "'" + entry + "' must be a path inside the pack");
     if (std::string why = outside_reason(dir, p, "pack"); !why.empty())
       f.fail(f.line_of(t, key), why);
-    if (fs::is_directory(p)) {
+    std::error_code ec;  // (a name the file system refuses: "does not exist" below)
+    if (fs::is_directory(p, ec)) {
       // sorted; a file in it that links out of the pack is an error naming the link
       const auto found = files_inside(dir, p, ext, "pack", Walk::recursive);
       out.insert(out.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(p)) {
+    } else if (fs::is_regular_file(p, ec)) {
       out.push_back(p);
     } else {
       f.fail(f.line_of(t, key),
@@ -438,7 +441,9 @@ std::vector<fs::path> list_files(const TomlFile& f, const toml::table& t, std::s
 
 PackInfo read_pack(const fs::path& dir) {
   const fs::path file = dir / "pack.toml";
-  if (!fs::exists(file)) throw ContentError(file.string(), 0, "not a pack (expected a pack.toml)");
+  std::error_code ec;  // (a name the file system refuses, too long: not a pack either)
+  if (!fs::is_regular_file(file, ec))
+    throw ContentError(file.string(), 0, "not a pack (expected a pack.toml)");
   require_inside(dir, file, "pack");
   TomlFile f(file.string());
   const toml::table& t = f.root();
@@ -939,7 +944,8 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request) {
   if (ruleset_id.empty() && !wanted.empty()) ruleset_id = available.at(wanted.front()).ruleset;
   if (ruleset_id.empty()) throw UsageError("no ruleset: name one, or a pack");
   const fs::path ruleset_dir = request.root / "scripts" / ruleset_id;
-  if (!fs::is_directory(ruleset_dir))
+  std::error_code dir_ec;  // (a ruleset name the file system refuses: no such ruleset)
+  if (!fs::is_directory(ruleset_dir, dir_ec))
     throw ContentError(
         "", 0,
         "no ruleset '" + ruleset_id + "' (expected " + ruleset_dir.string() + "/ruleset.toml)");

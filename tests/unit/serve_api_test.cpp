@@ -272,6 +272,17 @@ TEST_CASE("serve: a bad scenario is a 400 with the command line's message", "[se
       CHECK(contains(error_of(r), "scenario:3: unknown unit 'crusier' (did you mean 'cruiser'?)"));
     }
   }
+  SECTION("a number no double holds is a 400, not a 500 (fuzz_serve found it)") {
+    const auto r = api.post("/api/simulate", R"({"scenario": "x", "runs": 1e400})");
+    CHECK(r.status == 400);
+    CHECK(contains(error_of(r), "number out of range"));
+  }
+  SECTION("a pack path longer than the file system takes is not a pack (fuzz_scenario)") {
+    const std::string bad =
+        "ruleset = \"ti4\"\npacks = [\"./" + std::string(5000, 'k') + "\"]\n[attacker]\n";
+    const auto r = post(api, "/api/check", {{"scenario", bad}});
+    CHECK(r.status == 400);
+  }
   SECTION("a TOML syntax error") {
     const auto r = post(api, "/api/parse", {{"toml", "ruleset = \"ti4\"\n[attacker\n"}});
     CHECK(r.status == 400);

@@ -162,6 +162,9 @@ json parse_body(std::string_view body) {
   } catch (const json::parse_error& e) {
     // the parser's message quotes the last token it read, which can be long
     throw RequestError(400, "the request body is not JSON: " + excerpt(e.what()));
+  } catch (const json::out_of_range& e) {
+    // a number no double holds (1e400)
+    throw RequestError(400, "the request body holds a number out of range: " + excerpt(e.what()));
   }
 }
 

@@ -392,9 +392,10 @@ Ruleset load_ruleset(const fs::path& dir) {
       // conditional = { key = { metric = "...", given = "..." } }
       if (const toml::table* c = f.table(rt, "conditional"))
         for (auto&& [key, v] : *c) {
-          const std::string where = "report." + std::string(k.str()) + ".conditional." +
-                                    std::string(key.str());
-          if (!v.is_table()) f.fail(v, where + " must be a table: { metric = \"...\", given = \"...\" }");
+          const std::string where =
+              "report." + std::string(k.str()) + ".conditional." + std::string(key.str());
+          if (!v.is_table())
+            f.fail(v, where + " must be a table: { metric = \"...\", given = \"...\" }");
           const toml::table& ct = *v.as_table();
           f.expect_keys(ct, {"metric", "given"}, where);
           auto metric = f.string(ct, "metric"), given = f.string(ct, "given");

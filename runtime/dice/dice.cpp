@@ -130,9 +130,12 @@ int DiceStream::roll_exact(const DieType& type) {
   thread_local std::vector<double> p;
   first.clear(), p.clear();
   const auto same = [&](int a, int b) {
-    return type.numeric() ? type.values[static_cast<std::size_t>(a)] == type.values[static_cast<std::size_t>(b)] &&
-                                type.labels[static_cast<std::size_t>(a)] == type.labels[static_cast<std::size_t>(b)]
-                          : type.faces[static_cast<std::size_t>(a)] == type.faces[static_cast<std::size_t>(b)];
+    return type.numeric()
+               ? type.values[static_cast<std::size_t>(a)] ==
+                         type.values[static_cast<std::size_t>(b)] &&
+                     type.labels[static_cast<std::size_t>(a)] ==
+                         type.labels[static_cast<std::size_t>(b)]
+               : type.faces[static_cast<std::size_t>(a)] == type.faces[static_cast<std::size_t>(b)];
   };
   for (int f = 0; f < type.sides; ++f) {
     std::size_t k = 0;

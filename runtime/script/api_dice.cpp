@@ -135,9 +135,9 @@ nlohmann::json die_modifiers(Engine::Impl& I, const Die& d) {
   return out;
 }
 
-// A die's event: "attacker's cruiser rolls 10 (combat, hits on 6 = 7 - 1: +1 Morale Boost): hit", with
-// its fields (player, unit, die, purpose, face, value, threshold, hit, modifiers). A numeric die
-// is shown by its value (the d10's 0 face reads 10); the key keeps the face's label.
+// A die's event: "attacker's cruiser rolls 10 (combat, hits on 6 = 7 - 1: +1 Morale Boost): hit",
+// with its fields (player, unit, die, purpose, face, value, threshold, hit, modifiers). A numeric
+// die is shown by its value (the d10's 0 face reads 10); the key keeps the face's label.
 void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   const DieType& t = I.die_type(d.type);
   const std::string player = I.name_of(d.player),

@@ -136,8 +136,9 @@ outcome = "draw"
   const Run r = rulebench(d, "test answer.toml");
   INFO(r.out);
   CHECK(r.code == 1);
-  CHECK(has(r.out, "scripted answer 'perhaps' for use:morale_boost (attacker) is not one of the "
-                   "options: yes, no"));
+  CHECK(has(r.out,
+            "scripted answer 'perhaps' for use:morale_boost (attacker) is not one of the "
+            "options: yes, no"));
   CHECK(!has(r.out, "stack traceback"));
 }
 
@@ -295,9 +296,10 @@ TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules
   CHECK(has(r.out, "declares no [[counts]]"));
 }
 
-TEST_CASE("cli: a rules test with too few forced dice names the die past them and shows the trace "
-          "up to it, with no Lua traceback",
-          "[cli][rules_test]") {
+TEST_CASE(
+    "cli: a rules test with too few forced dice names the die past them and shows the trace "
+    "up to it, with no Lua traceback",
+    "[cli][rules_test]") {
   const fs::path d = scratch("too_few_dice");
   // Anti-Fighter Barrage (a destroyer's 2 dice each) comes first: dice 1-2 are the attacker's,
   // dice 3-4 the defender's, so die 4 is one too many
@@ -314,10 +316,12 @@ outcome = "attacker_win"
   Run r = rulebench(d, "test few.toml");
   INFO(r.out);
   CHECK(r.code == 1);
-  CHECK(has(r.out, "FAIL  space-combat/3: three forced dice for a run that rolls more  (few.toml)"));
-  CHECK(has(r.out, "dice: the test forces 3 result(s), and the run rolls more: die 4 is defender's "
-                   "destroyer, anti_fighter_barrage roll (a d10) (rolled in procedure "
-                   "'space_combat': "));
+  CHECK(
+      has(r.out, "FAIL  space-combat/3: three forced dice for a run that rolls more  (few.toml)"));
+  CHECK(has(r.out,
+            "dice: the test forces 3 result(s), and the run rolls more: die 4 is defender's "
+            "destroyer, anti_fighter_barrage roll (a d10) (rolled in procedure "
+            "'space_combat': "));
   CHECK_FALSE(has(r.out, "stack traceback"));
   // the trace up to it: the three forced dice, not the fourth
   CHECK(has(r.out, "      | "));

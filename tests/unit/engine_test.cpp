@@ -237,8 +237,8 @@ TEST_CASE("engine: an optional hook's helps reaches the policy; the condition st
   }
   SECTION("an error in helps names the hook") {
     MiniTable failing({"probes"}, "probe = 'helps_fails'\n[attacker]\nunits={cruiser=1}\n");
-    CHECK_THROWS_WITH(run_probe(failing, options),
-                      Catch::Contains("hook 'probes:hint_fails'") &&
-                          Catch::Contains("helps") && Catch::Contains("helps was asked"));
+    CHECK_THROWS_WITH(run_probe(failing, options), Catch::Contains("hook 'probes:hint_fails'") &&
+                                                       Catch::Contains("helps") &&
+                                                       Catch::Contains("helps was asked"));
   }
 }

@@ -63,8 +63,8 @@ struct GroundChain {
         const double p = on_defender[i] * on_attacker[j];
         int h = static_cast<int>(i), dd = d, mm = m;
         if (mech_first && mm > 0 && h > 0) mm = 0, --h;  // the mech is lost first
-        if (mm == 2 && h > 0) mm = 1, --h;  // Sustain Damage first
-        const int k = std::min(h, dd);      // then infantry, then the mech
+        if (mm == 2 && h > 0) mm = 1, --h;               // Sustain Damage first
+        const int k = std::min(h, dd);                   // then infantry, then the mech
         dd -= k, h -= k;
         if (h > 0) mm = 0;
         const int na = std::max(0, a - static_cast<int>(j));
@@ -130,8 +130,10 @@ TEST_CASE("exact mode: the ground combat and the bombardment before it equal the
   const auto control = [](const char* scenario) {
     return rb::testing::exact_report(scenario).at("planet_1_controlled").get<double>();
   };
-  CHECK(std::abs(control("content/ti4-base/scenarios/invasion_ground_combat.toml") - ground) < 1e-9);
-  CHECK(std::abs(control("content/ti4-base/scenarios/invasion_bombardment.toml") - bombarded) < 1e-9);
+  CHECK(std::abs(control("content/ti4-base/scenarios/invasion_ground_combat.toml") - ground) <
+        1e-9);
+  CHECK(std::abs(control("content/ti4-base/scenarios/invasion_bombardment.toml") - bombarded) <
+        1e-9);
 }
 
 // Ground combat losses follow the player's hit_order: the defender loses its mech first and

@@ -856,7 +856,8 @@ void print_trace_tail(const std::string& narrative, std::size_t lines = 15) {
   }
   if (all.empty()) return;
   const std::size_t from = all.size() > lines ? all.size() - lines : 0;
-  std::cout << "      trace, " << (from ? "its last " + std::to_string(lines) + " lines" : "all of it")
+  std::cout << "      trace, "
+            << (from ? "its last " + std::to_string(lines) + " lines" : "all of it")
             << (from ? " (-v shows all " + std::to_string(all.size()) + ")" : "") << ":\n";
   for (std::size_t i = from; i < all.size(); ++i) std::cout << "      | " << all[i] << "\n";
 }

@@ -641,6 +641,7 @@ function renderResult(result, state) {
     : `${result.runs} runs, seed ${result.seed}` + (result.interrupted ? " \u2014 cancelled: the runs done so far" : "");
   box.append(el("p", { id: "result-head", "data-runs": String(result.runs || 0), "data-method": result.method || "montecarlo", text: head }));
   if (result.warning) box.append(el("p", { class: "message error", text: result.warning }));
+  if (result.exact_stopped) box.append(el("p", { class: "message", id: "exact-stopped", text: result.exact_stopped }));
   const bars = el("div", { class: "bars", id: "outcomes" });
   def.outcomes.forEach((o, i) => bars.append(...barRow(o, o, result[o], result.ci95[o], i)));
   def.probabilities.forEach(({ key, metric }, i) => {
@@ -717,7 +718,8 @@ async function follow(id, kind, done) {
     }
     if (job.state !== "running") {
       $("progress-bar").style.width = job.state === "done" ? "100%" : $("progress-bar").style.width;
-      $("progress-text").textContent = page.exact ? `${kind}: exact, done in ${job.seconds.toFixed(2)} s`
+      const exact = page.exact && !(job.result && job.result.exact_stopped);
+      $("progress-text").textContent = exact ? `${kind}: exact, done in ${job.seconds.toFixed(2)} s`
         : `${kind}: ${job.state === "done" ? "done" : "cancelled"}, ${job.done} ${kind === "compare" ? "pairs" : "runs"} in ${job.seconds.toFixed(1)} s`;
       done(job.result);
       break;
@@ -733,6 +735,9 @@ function seedOf(id) {
   return $(id).value.trim();
 }
 
+// The exact mode's time bound on the page: past it the server answers by Monte Carlo.
+const EXACT_SECONDS = 5;
+
 // The run mode (Monte Carlo or exact) applies to Run and to Compare.
 function exactMode() {
   return document.querySelector('input[name="mode"]:checked').value === "exact";
@@ -743,7 +748,8 @@ async function run() {
   const body = { scenario: scenarioToml(), seed: seedOf("seed") };
   page.exact = exactMode();
   const precision = $("precision").value.trim();
-  if (page.exact) body.exact = true;
+  // the exact answer when it comes within its bound, else Monte Carlo (the result says so)
+  if (page.exact) Object.assign(body, { exact: true, fallback: true, max_seconds: EXACT_SECONDS });
   else if (precision !== "") body.precision = Number(precision);
   else body.runs = Number($("runs").value);
   try {
@@ -796,6 +802,7 @@ function renderComparison(r) {
   const box = $("compare-result");
   box.replaceChildren();
   box.append(el("p", { id: "compare-summary", text: `${r.summary || ""}` }));
+  if (r.exact_stopped) box.append(el("p", { class: "message", id: "exact-stopped", text: r.exact_stopped }));
   if (r.method === "exact") {
     box.append(el("p", { class: "muted", id: "compare-method", "data-method": "exact",
       text: `A: as written; B: ${describeChanges(r.changes)}. Exact: every way each arm can go, no interval.` }));
@@ -842,7 +849,7 @@ async function compare() {
   }
   page.exact = exactMode();
   const body = { scenario: scenarioToml(), seed: seedOf("seed") };
-  if (page.exact) body.exact = true;
+  if (page.exact) Object.assign(body, { exact: true, fallback: true, max_seconds: EXACT_SECONDS });
   else body.runs = Number($("compare-runs").value);
   body[$("compare-how").value] = [spec];
   try {

@@ -231,10 +231,10 @@ Ruleset load_ruleset(const fs::path& dir) {
   require_inside(dir, file, "ruleset");
   TomlFile f(file.string());
   const toml::table& t = f.root();
-  f.expect_keys(t,
-                {"id", "name", "base_pack", "kinds", "unit_kind", "scopes", "attributes", "dice",
-                 "windows", "decisions", "procedures", "setup", "policies", "report",
-                 "scenario_lists", "purposes", "roles", "round_windows", "counts"},
+  f.expect_keys(t, {"id",         "name",       "base_pack",     "kinds",   "unit_kind",
+                    "scopes",     "attributes", "dice",          "windows", "decisions",
+                    "procedures", "setup",      "policies",      "report",  "scenario_lists",
+                    "purposes",   "roles",      "round_windows", "counts",  "interchangeable"},
                 "ruleset.toml");
   Ruleset r;
   r.dir = dir;
@@ -251,6 +251,11 @@ Ruleset load_ruleset(const fs::path& dir) {
   if (std::find(r.kinds.begin(), r.kinds.end(), "player") == r.kinds.end())
     r.kinds.insert(r.kinds.begin(), "player");
   r.scopes = f.strings(t, "scopes");
+  r.interchangeable = f.strings(t, "interchangeable");
+  for (const std::string& k : r.interchangeable)
+    if (std::find(r.kinds.begin(), r.kinds.end(), k) == r.kinds.end())
+      f.fail(*t.get("interchangeable"),
+             "interchangeable names '" + k + "', which is not one of the declared kinds");
   r.purposes = f.strings(t, "purposes");
   r.roles = f.strings(t, "roles");
   if (const toml::table* attrs = f.table(t, "attributes")) {

@@ -89,6 +89,9 @@ struct Ruleset {
   std::vector<std::string> kinds;
   std::string unit_kind = "unit";  // the kind that rolls, takes hits and is counted (ctx:count)
   std::vector<std::string> scopes;
+  // kinds whose alike entities the exact mode may exchange (State::canonicalise): the ruleset
+  // promises that no attribute or counter value holds the number of such an entity
+  std::vector<std::string> interchangeable;
   std::vector<std::string> purposes;  // what rolls are for (a modifier's `purpose`)
   std::vector<std::string> roles;     // roles a modifier's `role` may name
   std::vector<AttributeDef> attributes;

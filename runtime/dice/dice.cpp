@@ -63,6 +63,12 @@ namespace {
 }
 }  // namespace
 
+void ExactPath::grow() {
+  if (entries_.size() < kMaxDraws) return;
+  overflowed_ = true;
+  throw ScriptError("one run of a step drew more than " + std::to_string(kMaxDraws) + " dice");
+}
+
 std::uint32_t ExactPath::draw(std::uint32_t bound) {
   if (closed_) closed_draw();
   if (bound == 0) bound = 1;
@@ -71,6 +77,7 @@ std::uint32_t ExactPath::draw(std::uint32_t bound) {
     if (e.bound != bound || e.weights != kUniform) mismatch_ = true;
     return e.value % bound;
   }
+  grow();
   entries_.push_back({bound, 0, kUniform});
   ++pos_;
   return 0;
@@ -88,6 +95,7 @@ std::uint32_t ExactPath::choose(const double* probs, std::uint32_t n) {
   std::uint32_t first = 0;
   while (first < n && !(probs[first] > 0)) ++first;
   if (first == n) throw ScriptError("a draw with no outcome of positive probability");
+  grow();
   entries_.push_back({n, first, static_cast<std::uint32_t>(weights_.size())});
   weights_.insert(weights_.end(), probs, probs + n);
   ++pos_;

@@ -61,7 +61,10 @@ struct Die {
 // on its hits, a distribution the runtime computed).
 class ExactPath {
  public:
-  void clear() { entries_.clear(), weights_.clear(), pos_ = 0, mismatch_ = false, closed_ = false; }
+  void clear() {
+    entries_.clear(), weights_.clear(), pos_ = 0, mismatch_ = false, closed_ = false;
+    overflowed_ = false;
+  }
   // From now on a draw is an error (the exact mode has explored the run: nothing may roll after).
   void close() { clear(), closed_ = true; }
   void rewind() { pos_ = 0, mismatch_ = false; }
@@ -74,6 +77,10 @@ class ExactPath {
   double probability() const;
   std::size_t size() const { return entries_.size(); }
   std::size_t used() const { return pos_; }
+  // Draws one run of a step may make: past them a draw raises ScriptError and overflowed() is
+  // true (a loop inside one step that nothing ends would otherwise grow the path forever).
+  static constexpr std::size_t kMaxDraws = 100'000;
+  bool overflowed() const { return overflowed_; }
   // A replayed draw was asked with another bound or other probabilities: the step did not
   // draw the same way from the same state (it is not a function of its state and its dice).
   bool mismatch() const { return mismatch_; }
@@ -87,7 +94,8 @@ class ExactPath {
   std::vector<Entry> entries_;
   std::vector<double> weights_;
   std::size_t pos_ = 0;
-  bool mismatch_ = false, closed_ = false;
+  bool mismatch_ = false, closed_ = false, overflowed_ = false;
+  void grow();  // before a new draw: the kMaxDraws bound
 };
 
 // What a strict run that rolls past its forced results raises (rules tests look for it, to

@@ -47,12 +47,13 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       ExactWrites w = node.writes;
       for (const auto& [m, value] : leaf.sets) w.set(m, value);
       if (leaf.outcome >= 0) w.outcome = leaf.outcome, w.outcome_name = leaf.outcome_name;
+      work.canonicalise(o.interchangeable);
       const std::size_t before = chain.size();
       const std::uint32_t to = chain.node(leaf.next_step, work, w);
       if (chain.size() > o.max_states)
         throw ExactLimit("the exact mode's chain passed " + std::to_string(o.max_states) +
                          " states (--max-states)");
-      if (chain.bytes() > o.max_bytes)
+      if (chain.bytes() + (o.other_bytes ? *o.other_bytes : 0) > o.max_bytes)
         throw ExactLimit("the exact mode's states took more than " +
                          std::to_string(o.max_bytes >> 20) + " MiB (" +
                          std::to_string(chain.size()) +

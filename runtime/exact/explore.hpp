@@ -37,6 +37,11 @@ struct ExploreOptions {
   double prune = 1e-16;                          // nodes less likely than this are not expanded
   // set from another thread (a server's cancel): the exploration stops at its next step run
   const std::atomic<bool>* stop = nullptr;
+  // kinds whose alike entities are exchanged in every node's state (State::canonicalise), so
+  // that runs which differ only in which alike unit took the hit meet in one node
+  std::vector<Sym> interchangeable;
+  // what the steps keep besides the chain (their own caches), counted against max_bytes
+  const std::size_t* other_bytes = nullptr;
 };
 
 struct ExploreStats {

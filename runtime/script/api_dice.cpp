@@ -981,6 +981,9 @@ void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
       made->ends.push_back(std::move(e.state));
       made->rounds.push_back(e.rounds);
     }
+    X.fire_bytes += made->start.bytes() + sizeof(*made) +
+                    (sizeof(double) * 2 + sizeof(State)) * made->ends.size();
+    for (const State& e : made->ends) X.fire_bytes += e.bytes();
     fire = made.get();
     X.fires.emplace(key, std::move(made));
   }

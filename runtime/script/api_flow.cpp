@@ -687,11 +687,23 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   eo.max_leaves = X.options.max_step_runs;
   eo.prune = X.options.prune;
   eo.stop = X.options.stop;
+  eo.other_bytes = &X.fire_bytes;
+  for (const std::string& k : I.rules.interchangeable) eo.interchangeable.push_back(sym(k));
   ExploreStats stats;
   explore(
       chain, n, eo,
       [&](int step, ExactPath& path, State& state) {
-        ExactLeaf leaf = run_exact_step(L, I, list, step, path, state);
+        ExactLeaf leaf;
+        try {
+          leaf = run_exact_step(L, I, list, step, path, state);
+        } catch (...) {  // (a Lua error too: it unwinds as a C++ exception, thrown again)
+          if (path.overflowed())
+            throw ExactLimit("one run of step " + std::to_string(step + 1) + " drew more than " +
+                             std::to_string(ExactPath::kMaxDraws) +
+                             " dice: rounds that loop inside one step never end when every "
+                             "die misses (make each round a step that returns \"again\")");
+          throw;
+        }
         if (list == 0 && X.done) throw ExactDone{};
         return leaf;
       },

@@ -785,8 +785,13 @@ void Engine::Impl::push_ctx() {
 }
 
 Pool& Engine::Impl::new_pool() {
-  if (pools_used == kMaxRunPools)
+  if (pools_used == kMaxRunPools) {
+    if (exact && exact->limit.empty())  // (a run of one step: Engine::run_exact says what it is)
+      exact->limit = "one run of a step rolled more than " + std::to_string(kMaxRunPools) +
+                     " pools of dice: rounds that loop inside one step never end when every die "
+                     "misses (make each round a step that returns \"again\")";
     luaL_error(L, "more than %d pools of dice in one run", static_cast<int>(kMaxRunPools));
+  }
   if (pools_used == pools.size()) {
     pools.push_back(std::make_unique<Pool>());
     pool_depth.push_back(0), pool_window.push_back(0);
@@ -1032,6 +1037,10 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
            [&] { return "procedure '" + std::string(procedure) + "' (exact mode)"; });
   } catch (const Error&) {
     if (!I.exact->limit.empty()) throw ExactLimit(I.exact->limit);
+    // past the deadline (the watchdog's signal, or a call gate that saw the time first)
+    if (const std::int64_t d = I.deadline.load(); I.signalled.load() || (d != 0 && now_ns() > d))
+      throw ExactLimit("the exact mode ran past its time limit of " +
+                       fmt::format("{:g}", o.seconds) + " s");
     throw;
   }
   if (lua_gettop(L) != 0) lua_settop(L, 0);

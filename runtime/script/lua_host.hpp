@@ -178,6 +178,7 @@ struct Engine::Impl {
       std::vector<double> rounds;
     };
     std::unordered_multimap<std::uint64_t, std::unique_ptr<Fire>> fires;
+    std::size_t fire_bytes = 0;  // what `fires` holds (counted against the byte bound)
   };
   std::unique_ptr<Exact> exact;
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added

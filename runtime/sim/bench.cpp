@@ -15,7 +15,7 @@
 
 namespace rb {
 
-std::vector<BenchCase> bench_cases(const fs::path& root) {
+std::vector<BenchCase> bench_cases(const fs::path& root, const std::vector<std::string>& only) {
   std::vector<BenchCase> out;
   std::error_code ec;
   for (const auto& pack : fs::directory_iterator(root / "content", ec)) {
@@ -40,7 +40,19 @@ std::vector<BenchCase> bench_cases(const fs::path& root) {
   std::sort(out.begin(), out.end(), [](const BenchCase& a, const BenchCase& b) {
     return std::tie(a.name, a.file) < std::tie(b.name, b.file);
   });
-  return out;
+  if (only.empty()) return out;
+  std::vector<BenchCase> picked;
+  for (const std::string& name : only) {
+    bool found = false;
+    for (const BenchCase& c : out)
+      if (c.name == name) picked.push_back(c), found = true;
+    if (!found) {
+      std::string names;
+      for (const BenchCase& c : out) names += (names.empty() ? "" : ", ") + c.name;
+      throw UsageError("no bench case '" + name + "' (the cases: " + names + ")");
+    }
+  }
+  return picked;
 }
 
 namespace {
@@ -61,7 +73,7 @@ std::string rate_text(double r) {
 std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench) {
   SessionOptions so = options;
   so.all_packs = true;  // every pack of the ruleset: all hooks live
-  const std::vector<BenchCase> cases = bench_cases(so.root);
+  const std::vector<BenchCase> cases = bench_cases(so.root, bench.only);
   if (cases.empty()) throw UsageError("no bench cases: no content/*/scenarios/bench_*.toml");
   std::vector<BenchResult> out;
   // house rules are left out: a pack that changes or removes another pack's records (the
@@ -198,10 +210,11 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
   return out.str();
 }
 
-std::vector<ExactBenchResult> run_exact_bench(const SessionOptions& options, double seconds) {
+std::vector<ExactBenchResult> run_exact_bench(const SessionOptions& options, double seconds,
+                                              const std::vector<std::string>& only) {
   SessionOptions so = options;
   so.all_packs = true;
-  const std::vector<BenchCase> cases = bench_cases(so.root);
+  const std::vector<BenchCase> cases = bench_cases(so.root, only);
   if (cases.empty()) throw UsageError("no bench cases: no content/*/scenarios/bench_*.toml");
   {
     const Session all = open_session(read_scenario(so.root / cases.front().file), so);

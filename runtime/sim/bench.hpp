@@ -23,17 +23,19 @@ struct BenchCase {
   std::string description;                              // "3 destroyers vs 2 cruisers"
   double target = 0;                                    // combats/s to reach, one thread (0: none)
   std::vector<std::pair<std::string, double>> anchors;  // other tools' combats/s, by name
-  double exact_target = 0;  // ms (bench --exact; 0: none)
+  double exact_target = 0;                              // ms (bench --exact; 0: none)
   std::vector<std::pair<std::string, double>> exact_anchors;  // other tools' exact times, ms
 };
-// Every content/*/scenarios/bench_*.toml under root, sorted by name.
-std::vector<BenchCase> bench_cases(const fs::path& root);
+// Every content/*/scenarios/bench_*.toml under root, sorted by name; with `only`, those cases
+// (by name: "a"), and a UsageError naming the cases there are for a name none has.
+std::vector<BenchCase> bench_cases(const fs::path& root, const std::vector<std::string>& only = {});
 
 struct BenchOptions {
   std::uint64_t runs = 0;  // per case; 0: calibrated so the whole bench takes about `seconds`
   double seconds = 10;
   int threads = 1;
   std::uint64_t seed = 1;
+  std::vector<std::string> only;  // case names (empty: every case)
 };
 
 struct BenchResult {
@@ -58,7 +60,8 @@ struct ExactBenchResult {
   std::string stopped;    // the limit that stopped it ("" when it finished)
   int repeats = 0;
 };
-std::vector<ExactBenchResult> run_exact_bench(const SessionOptions& options, double seconds);
+std::vector<ExactBenchResult> run_exact_bench(const SessionOptions& options, double seconds,
+                                              const std::vector<std::string>& only = {});
 nlohmann::json exact_bench_json(const std::vector<ExactBenchResult>& results);
 std::string format_exact_bench(const std::vector<ExactBenchResult>& results);
 nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOptions& bench);

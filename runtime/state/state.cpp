@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
 namespace rb {
@@ -177,6 +178,49 @@ bool State::operator==(const State& o) const {
   return same_bytes(entities, o.entities) && same_bytes(counters, o.counters) &&
          same_bytes(links, o.links) && same_bytes(modifiers, o.modifiers) && roles == o.roles &&
          turn_order == o.turn_order && board == o.board;
+}
+
+void State::canonicalise(std::span<const Sym> kinds) {
+  if (kinds.empty()) return;
+  const std::size_t n = entities.size();
+  thread_local std::vector<char> pinned;
+  thread_local std::vector<EntityId> ids;
+  thread_local std::vector<std::pair<EntityId, std::array<std::int32_t, kMaxAttributes>>> values;
+  pinned.assign(n, 0);
+  auto pin = [&](EntityId e) {
+    if (valid(e)) pinned[static_cast<std::size_t>(e)] = 1;
+  };
+  for (const Entity& e : entities) pin(e.owner), pin(e.location);
+  for (const Counter& c : counters) pin(c.target);
+  for (const Link& l : links) pin(l.a), pin(l.b);
+  for (const ActiveModifier& m : modifiers) pin(m.player);
+  for (const auto& r : roles) pin(r.second);
+  for (EntityId e : turn_order) pin(e);
+  for (const Board::Cell& c : board.cells()) pin(c.entity);
+  ids.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (!pinned[i] && std::find(kinds.begin(), kinds.end(), entities[i].kind) != kinds.end())
+      ids.push_back(static_cast<EntityId>(i));
+  auto group = [&](EntityId i) {
+    const Entity& e = at(i);
+    return std::tie(e.kind, e.type, e.record, e.owner);
+  };
+  // alike entities together, each group in the order of its numbers
+  std::stable_sort(ids.begin(), ids.end(),
+                   [&](EntityId a, EntityId b) { return group(a) < group(b); });
+  for (std::size_t lo = 0; lo < ids.size();) {
+    std::size_t hi = lo + 1;
+    while (hi < ids.size() && group(ids[hi]) == group(ids[lo])) ++hi;
+    if (hi - lo > 1) {
+      values.clear();
+      for (std::size_t k = lo; k < hi; ++k)
+        values.emplace_back(at(ids[k]).location, at(ids[k]).attr);
+      std::sort(values.begin(), values.end());
+      for (std::size_t k = lo; k < hi; ++k)
+        at(ids[k]).location = values[k - lo].first, at(ids[k]).attr = values[k - lo].second;
+    }
+    lo = hi;
+  }
 }
 
 std::uint64_t State::hash() const {

@@ -116,6 +116,14 @@ class State {
   // The player rank used to order hooks: the active player first, then in turn order.
   int turn_rank(EntityId player, EntityId active) const;
 
+  // The exact mode's canonical form: among the entities of `kinds` that nothing refers to (no
+  // entity's owner or location, counter, link, modifier, role, turn order or board cell names
+  // them), those of one kind, type, record and owner are exchanged so that their locations and
+  // attributes come in sorted order. Two states that differ only in which of such alike entities
+  // holds which value become equal. Sound only where no value (an attribute, a counter's value)
+  // holds such an entity's number: the ruleset says so (ruleset.toml `interchangeable`).
+  void canonicalise(std::span<const Sym> kinds);
+
   // Two states are equal when every entity, counter, link, modifier, role, the turn order and
   // the board are (in the same order: a state is compared as stored). hash() agrees with ==.
   bool operator==(const State& o) const;

@@ -340,6 +340,9 @@ local function ground_combat(ctx, st, planet, a, d, resume)
       round, begun = math.min(round + 1, ROUND_CAP), begun + 1
       ctx:set_counter(planet, "round", round, "combat")
       ctx:add_metric("ground_rounds", 1)
+      -- the next round is the step's next run (a trace fights them all in this call): the exact
+      -- mode's chain and the step memo meet again at the state a round leaves
+      if not tracing then return "again" end
     end
   end
   if st.hooked["invasion.end_of_ground_round"] == nil then st.hooked["invasion.end_of_ground_round"] = ctx:hooked("invasion.end_of_ground_round") end

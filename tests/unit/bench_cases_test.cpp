@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "base/error.hpp"
 #include "sim/bench.hpp"
 
 using namespace rb;
@@ -35,4 +36,18 @@ TEST_CASE("bench: a case's target and anchors come from its [bench] table", "[be
   // the runtime's table: the ruleset's setup never sees it
   const Scenario s = read_scenario(default_root() / a->file);
   CHECK_FALSE(s.table.contains("bench"));
+}
+
+TEST_CASE("bench: cases chosen by name run in the order given; an unknown name is refused",
+          "[bench]") {
+  const auto picked = bench_cases(default_root(), {"c", "a"});
+  REQUIRE(picked.size() == 2);
+  CHECK(picked[0].name == "c");
+  CHECK(picked[1].name == "a");
+  try {
+    bench_cases(default_root(), {"zz"});
+    FAIL("an unknown case was accepted");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find("no bench case 'zz' (the cases: a, b, c") == 0);
+  }
 }

@@ -49,3 +49,57 @@ TEST_CASE("exact mode: a step whose dice branch past the limit stops with the re
   CHECK_THROWS_WITH(table.engine.run_exact(s.procedure, table.start, o),
                     Catch::Contains("branches into more than 50 ways from one state"));
 }
+
+TEST_CASE("exact mode: a loop inside one step that every miss prolongs stops at its time limit",
+          "[exact][exact_mode][limits]") {
+  // issue 27: a landing whose ground combat rounds looped inside one step grew to 5.5 GB, and
+  // --max-states did not stop it (the chain never grew: one step never ended)
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  so.search = {fs::path(RB_SOURCE_DIR) / "tests" / "fixtures" / "hostile-ti4"};
+  const Session s = open_session(
+      scenario_from_table(rb::testing::scenario("ruleset = \"ti4\"\nprocedure = \"space_combat\"\n"
+                                                "packs = [\"reroll_until_hit\"]\n"
+                                                "[attacker]\nunits = { cruiser = 2 }\n"
+                                                "[defender]\nunits = { cruiser = 2 }\n"),
+                          "until_hit.toml", RB_SOURCE_DIR),
+      so);
+  // every way that rolls k misses first ends, so the step's leaves never run out: its memory is
+  // bounded (the draws of a leaf, the chain) and its time limit stops it, as what it is
+  ExactRunOptions o;
+  o.max_states = 1000;
+  o.seconds = 1;
+  try {
+    Simulation(s).exact(o);
+    FAIL("no limit was reached");
+  } catch (const ExactLimit& e) {
+    CHECK(rb::testing::contains(e.what(), "the exact mode ran past its time limit of 1 s"));
+  }
+  // a Monte Carlo run of it ends
+  Table table(s);
+  State state = table.start;
+  RunResult result;
+  CHECK_NOTHROW(table.engine.run(s.procedure, state, RunOptions{}, result));
+}
+
+TEST_CASE("exact mode: a step that rolls forever stops at the bound on one run's pools",
+          "[exact][exact_mode][limits]") {
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  so.search = {fs::path(RB_SOURCE_DIR) / "tests" / "fixtures" / "hostile-ti4"};
+  const Session s = open_session(
+      scenario_from_table(rb::testing::scenario("ruleset = \"ti4\"\nprocedure = \"space_combat\"\n"
+                                                "packs = [\"roll_forever\"]\n"
+                                                "[attacker]\nunits = { cruiser = 2 }\n"
+                                                "[defender]\nunits = { cruiser = 2 }\n"),
+                          "forever.toml", RB_SOURCE_DIR),
+      so);
+  try {
+    Simulation(s).exact(ExactRunOptions{});
+    FAIL("no limit was reached");
+  } catch (const ExactLimit& e) {
+    // (each roll of two alike dice is one draw: the pools run out first)
+    CHECK(rb::testing::contains(e.what(), "rolled more than 100000 pools of dice"));
+    CHECK(rb::testing::contains(e.what(), "make each round a step that returns \"again\""));
+  }
+}

@@ -688,6 +688,36 @@ TEST_CASE("serve: exact's errors: runs with exact, a state budget without it, a 
   CHECK(contains(error_of(r), "the exact mode stopped: the exact mode's chain passed 5 states"));
 }
 
+TEST_CASE("serve: exact with fallback: past its bound the job answers by Monte Carlo, saying so",
+          "[serve]") {
+  serve::Api api(repo_options());
+  const std::string bench_a = read(repo() / "content/ti4-base/scenarios/bench_a.toml");
+  auto r = post(api, "/api/simulate", {{"scenario", bench_a}, {"fallback", true}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "fallback: a bound of the exact mode; give exact = true too"));
+  r = post(api, "/api/simulate", {{"scenario", bench_a}, {"exact", true}, {"max_seconds", 0}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "max_seconds: 0 is not a number from 0.01 to 120"));
+  r = post(api, "/api/simulate",
+           {{"scenario", bench_a},
+            {"exact", true},
+            {"max_states", 5},
+            {"fallback", true},
+            {"wait", true}});
+  REQUIRE(r.status == 200);
+  const json& got = r.body["result"];
+  CHECK_FALSE(got.contains("method"));  // (Monte Carlo)
+  CHECK(got["runs"] == 100000);
+  CHECK(contains(got["exact_stopped"].get<std::string>(),
+                 "the exact mode stopped: the exact mode's chain passed 5 states"));
+  // within its bounds the answer is exact, and says nothing of a fallback
+  r = post(api, "/api/simulate",
+           {{"scenario", bench_a}, {"exact", true}, {"fallback", true}, {"wait", true}});
+  REQUIRE(r.status == 200);
+  CHECK(r.body["result"]["method"] == "exact");
+  CHECK_FALSE(r.body["result"].contains("exact_stopped"));
+}
+
 TEST_CASE("serve: an exact exploration is cancelled at its next step run", "[serve]") {
   serve::Api api(repo_options());
   // a Red Alert combat phase: tens of seconds of exploration

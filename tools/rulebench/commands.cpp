@@ -673,6 +673,7 @@ int simulate(const Common& c, const SimulateArgs& a) {
     ExactRunOptions eo;
     eo.max_states = a.max_states;
     eo.max_bytes = a.max_memory << 20;
+    eo.seconds = a.max_seconds;
     nlohmann::json report;
     try {
       report = sim.exact(eo);
@@ -760,6 +761,7 @@ int compare(const Common& c, const CompareArgs& a) {
     ExactRunOptions eo;
     eo.max_states = a.max_states;
     eo.max_bytes = a.max_memory << 20;
+    eo.seconds = a.max_seconds;
     nlohmann::json report;
     try {
       report = exact_comparison(as_written, changed, a.changes, eo);
@@ -796,7 +798,7 @@ int compare(const Common& c, const CompareArgs& a) {
 
 int bench(const Common& c, const BenchArgs& a) {
   if (a.exact) {
-    const auto results = run_exact_bench(c.session(), a.seconds);
+    const auto results = run_exact_bench(c.session(), a.seconds, a.cases);
     if (a.json)
       std::cout << exact_bench_json(results).dump() << "\n";
     else
@@ -808,6 +810,7 @@ int bench(const Common& c, const BenchArgs& a) {
   o.seconds = a.seconds;
   o.seed = a.seed;
   o.threads = std::max(1, a.threads);
+  o.only = a.cases;
   const auto results = run_bench(c.session(), o);
   if (a.json)
     std::cout << bench_json(results, o).dump() << "\n";

@@ -54,6 +54,7 @@ struct SimulateArgs {
   bool exact = false;                  // the exact mode (Engine::run_exact) instead of Monte Carlo
   std::size_t max_states = 1'000'000;  // the exact mode's limit
   std::size_t max_memory = 2048;       // the exact mode's chain, in MiB
+  double max_seconds = 120;            // the exact mode's time limit
   Changes changes;  // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);
@@ -67,6 +68,7 @@ struct CompareArgs {
   bool exact = false;  // both arms in the exact mode
   std::size_t max_states = 1'000'000;
   std::size_t max_memory = 2048;  // MiB, each arm
+  double max_seconds = 120;       // each arm
   Changes changes;                // arm B: the scenario with these; arm A: as written
 };
 int compare(const Common& c, const CompareArgs& a);
@@ -77,7 +79,8 @@ struct BenchArgs {
   std::uint64_t seed = 1;
   int threads = 1;
   bool json = false;
-  bool exact = false;  // time the exact mode instead
+  bool exact = false;              // time the exact mode instead
+  std::vector<std::string> cases;  // case names (empty: every case)
 };
 int bench(const Common& c, const BenchArgs& a);
 // rules tests; json: one JSON object instead of the lines; junit: also a JUnit XML file

@@ -154,6 +154,11 @@ int main(int argc, char** argv) {
                    "the most MiB the exact mode's states may take (default 2048)")
       ->check(whole(1, 1 << 20))
       ->needs(exact_flag);
+  simulate
+      ->add_option("--max-seconds", sim.max_seconds,
+                   "the exact mode's time limit; past it, it stops and says so (default 120)")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->needs(exact_flag);
   simulate->add_flag("--no-memo", sim.no_memo,
                      "run every step of every run (the step memo replays steps; same numbers)");
   simulate->add_option("--with", sim.changes.with,
@@ -193,6 +198,11 @@ int main(int argc, char** argv) {
                    "the most MiB the exact mode's states may take in each arm (default 2048)")
       ->check(whole(1, 1 << 20))
       ->needs(cmp_exact);
+  compare
+      ->add_option("--max-seconds", cmp.max_seconds,
+                   "the exact mode's time limit in each arm (default 120)")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->needs(cmp_exact);
 
   cli::BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench",
@@ -212,6 +222,8 @@ int main(int argc, char** argv) {
   bench->add_flag("--exact", bench_args.exact,
                   "time the exact mode on each case (the median of several explorations)");
   bench->add_flag("--json", bench_args.json, "print one JSON object");
+  bench->add_option("cases", bench_args.cases,
+                    "the cases to run, by name (bench a b c); default: every case");
 
   std::vector<std::string> test_paths;
   bool test_verbose = false;

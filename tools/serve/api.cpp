@@ -703,13 +703,13 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   if (simulate)
     expect_keys(request,
                 {"scenario", "runs", "precision", "max_runs", "seed", "threads", "with", "without",
-                 "wait", "exact", "max_states"},
+                 "wait", "exact", "max_states", "max_seconds", "fallback"},
                 "simulate");
   else
-    expect_keys(
-        request,
-        {"scenario", "runs", "seed", "threads", "with", "without", "wait", "exact", "max_states"},
-        "compare");
+    expect_keys(request,
+                {"scenario", "runs", "seed", "threads", "with", "without", "wait", "exact",
+                 "max_states", "max_seconds", "fallback"},
+                "compare");
   const std::uint64_t cap = options_.max_runs;
   const auto runs_range = [&](const char* key) {
     if (request.contains(key) && request[key].is_number_unsigned() &&
@@ -741,8 +741,10 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     if (!request["exact"].is_boolean()) throw RequestError(400, "exact: true or false");
     exact = request["exact"].get<bool>();
   }
-  if (!exact && request.contains("max_states") && !request["max_states"].is_null())
-    throw RequestError(400, "max_states: the exact mode's state budget; give exact = true too");
+  for (const char* key : {"max_states", "max_seconds", "fallback"})
+    if (!exact && request.contains(key) && !request[key].is_null())
+      throw RequestError(400,
+                         std::string(key) + ": a bound of the exact mode; give exact = true too");
   if (exact)
     for (const char* key : {"runs", "precision", "max_runs"})
       if (request.contains(key) && !request[key].is_null())
@@ -751,6 +753,20 @@ Reply Api::start_run(const std::string& kind, const json& request) {
                                     "followed once); drop it or drop exact");
   const std::uint64_t max_states =
       whole(request, "max_states", ExactRunOptions{}.max_states, 1, ExactRunOptions{}.max_states);
+  double max_seconds = kExactSeconds;
+  if (request.contains("max_seconds") && !request["max_seconds"].is_null()) {
+    const json& m = request["max_seconds"];
+    if (!m.is_number() || !(m.get<double>() >= 0.01 && m.get<double>() <= kExactSeconds))
+      throw RequestError(400, "max_seconds: " + describe(m) +
+                                  fmt::format(" is not a number from 0.01 to {:g}", kExactSeconds));
+    max_seconds = m.get<double>();
+  }
+  // when the exact mode stops at a bound: Monte Carlo instead, to the precision below, saying so
+  bool fallback = false;
+  if (request.contains("fallback") && !request["fallback"].is_null()) {
+    if (!request["fallback"].is_boolean()) throw RequestError(400, "fallback: true or false");
+    fallback = request["fallback"].get<bool>();
+  }
   bool wait = false;
   if (request.contains("wait")) {
     if (!request["wait"].is_boolean()) throw RequestError(400, "wait: true or false");
@@ -804,27 +820,34 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     slot.to_job();
     // started under the lock: no other request sees the job before its thread is set
     job->thread = std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs,
-                               changes, exact, max_states] {
+                               changes, exact, max_states, max_seconds, fallback] {
       try {
+        std::string exact_stopped;  // why the exact mode handed over to Monte Carlo
         if (exact) {
           // one exploration: done is 0 then 1; a cancel stops it at its next step run
           ExactRunOptions eo;
           eo.max_states = static_cast<std::size_t>(max_states);
-          eo.seconds = kExactSeconds;
+          eo.seconds = max_seconds;
           eo.stop = &job->stop;
           try {
             json report =
                 simulate ? Simulation(*a).exact(eo) : exact_comparison(*a, *b, changes, eo);
             job->done = 1;
             job->finish("done", std::move(report));
+            return;
           } catch (const ExactLimit& e) {
-            job->fail(422, job->stop.load()
-                               ? std::string("the exact mode was cancelled: an exploration has no "
-                                             "partial result")
-                               : std::string("the exact mode stopped: ") + e.what() +
-                                     "; use Monte Carlo instead");
+            if (job->stop.load()) {
+              job->fail(422, "the exact mode was cancelled: an exploration has no partial result");
+              return;
+            }
+            if (!fallback) {
+              job->fail(422, std::string("the exact mode stopped: ") + e.what() +
+                                 "; use Monte Carlo instead");
+              return;
+            }
+            exact_stopped = std::string("the exact mode stopped: ") + e.what() +
+                            "; these are Monte Carlo estimates";
           }
-          return;
         }
         auto progress = [&job = *job](std::uint64_t done, std::uint64_t planned) {
           job.done = done;
@@ -852,6 +875,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
                   "the cap (max_runs {})",
                   precision, widest, t.runs, max_runs);
           }
+          if (!exact_stopped.empty()) report["exact_stopped"] = exact_stopped;
           job->done = t.runs;
           job->finish(stopped ? "cancelled" : "done", std::move(report));
         } else {
@@ -866,6 +890,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
           json report = cmp.report(t, seed, changes);
           const bool stopped = job->stop.load();
           if (stopped) report["interrupted"] = true;
+          if (!exact_stopped.empty()) report["exact_stopped"] = exact_stopped;
           job->done = t.runs;
           job->finish(stopped ? "cancelled" : "done", std::move(report));
         }

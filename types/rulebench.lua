@@ -1901,6 +1901,14 @@ function Ctx:spiral_index(hex, centre) end
 ---@return HexCoord[], HexCoord[]
 function Ctx:hex_line(a, b) end
 
+---Whether the exact segment between two hex centres is clear: obstructs(e, ...) names what the entity on a hex it meets obstructs as (nil: nothing; e nil: off the board); a hex passed through blocks, hexes only touched block with obstructions on both sides. false, what, hex (passed through) or false, what, hex, what2, hex2 (touched on each side).
+---@param a Hex
+---@param b Hex
+---@param obstructs fun(e: Entity?, ...): any
+---@param ... any
+---@return boolean, any, HexCoord?, any, HexCoord?
+function Ctx:hex_sight(a, b, obstructs, ...) end
+
 ---A rectangular board's column and row to a hex.
 ---@param col integer
 ---@param row integer

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace rb {
 
@@ -156,6 +159,93 @@ void line(Hex a, Hex b, int side, std::vector<Hex>& out) {
     const double fs = a.s() + (static_cast<double>(b.s()) - a.s()) * t + ns;
     out.push_back(cube_round(fq, fr, fs));
   }
+}
+
+SegmentWalk::SegmentWalk(Hex a, Hex b)
+    : a_(a),
+      dq_(static_cast<std::int64_t>(b.q) - a.q),
+      dr_(static_cast<std::int64_t>(b.r) - a.r),
+      du_(dq_ - dr_),
+      dv_(dq_ + 2 * dr_),
+      dw_(-2 * dq_ - dr_),
+      au_(std::abs(du_)),
+      av_(std::abs(dv_)),
+      aw_(std::abs(dw_)) {}
+
+void SegmentWalk::emit(std::int64_t q, std::int64_t r, bool touched) {
+  const Hex h{static_cast<std::int32_t>(a_.q + q), static_cast<std::int32_t>(a_.r + r)};
+  const Meet m = !touched ? Meet::through : (dq_ * r - dr_ * q > 0 ? Meet::left : Meet::right);
+  pending_[static_cast<std::size_t>(pending_n_++)] = {h, m};
+}
+
+// One step of the walk: into the next hex, noting the hexes touched on the way.
+void SegmentWalk::step() {
+  pending_n_ = pending_i_ = 0;
+  // a guard (the bound is loose): every step gets nearer b
+  if (++steps_ > 2 * (au_ + av_ + aw_) + 2)
+    throw std::logic_error("SegmentWalk: the walk from a to b went astray");
+  // the neighbour across each difference's bound, the way it changes
+  const std::int64_t uq = du_ > 0 ? 1 : -1, ur = du_ > 0 ? -1 : 1;
+  const std::int64_t vq = 0, vr = dv_ > 0 ? 1 : -1;
+  const std::int64_t wq = dw_ > 0 ? -1 : 1, wr = 0;
+  const std::int64_t cu = cq_ - cr_, cv = cq_ + 2 * cr_, cw = -2 * cq_ - cr_;
+  // where each difference reaches its bound: t = n / d (d = 0: it never does)
+  const std::int64_t nu = 1 + (du_ > 0 ? cu : -cu);
+  const std::int64_t nv = 1 + (dv_ > 0 ? cv : -cv);
+  const std::int64_t nw = 1 + (dw_ > 0 ? cw : -cw);
+  std::int64_t bn = 0, bd = 0;  // the first bound reached (bd = 0: none yet)
+  if (au_ != 0) bn = nu, bd = au_;
+  if (av_ != 0 && (bd == 0 || nv * bd < bn * av_)) bn = nv, bd = av_;
+  if (aw_ != 0 && (bd == 0 || nw * bd < bn * aw_)) bn = nw, bd = aw_;
+  const bool tu = au_ != 0 && nu * bd == bn * au_;
+  const bool tv = av_ != 0 && nv * bd == bn * av_;
+  const bool tw = aw_ != 0 && nw * bd == bn * aw_;
+  // at a corner: p and o, the two hexes past it, and the third difference's change
+  std::int64_t pq = 0, pr = 0, oq = 0, orr = 0, third = 0, pt = 0, ot = 0;
+  bool corner = true;
+  if (tu && tv) {
+    pq = cq_ + uq, pr = cr_ + ur, oq = cq_ + vq, orr = cr_ + vr, third = dw_;
+    pt = -2 * pq - pr, ot = -2 * oq - orr;
+  } else if (tu && tw) {
+    pq = cq_ + uq, pr = cr_ + ur, oq = cq_ + wq, orr = cr_ + wr, third = dv_;
+    pt = pq + 2 * pr, ot = oq + 2 * orr;
+  } else if (tv && tw) {
+    pq = cq_ + vq, pr = cr_ + vr, oq = cq_ + wq, orr = cr_ + wr, third = du_;
+    pt = pq - pr, ot = oq - orr;
+  } else {
+    corner = false;
+  }
+  if (!corner) {
+    // across one edge into the next hex
+    if (tu)
+      cq_ += uq, cr_ += ur;
+    else if (tv)
+      cq_ += vq, cr_ += vr;
+    else
+      cq_ += wq, cr_ += wr;
+  } else if (third == 0) {
+    // along the edge between p and o, to the corner of the hex beyond both
+    emit(oq, orr, true);
+    emit(pq, pr, true);
+    const std::int64_t nq = pq + oq - cq_, nr = pr + orr - cr_;
+    cq_ = nq, cr_ = nr;
+  } else {
+    // through the corner into the hex on the side the third difference moves to; the other is
+    // touched at the corner only
+    if ((pt > ot) != (third > 0)) std::swap(pq, oq), std::swap(pr, orr);
+    emit(oq, orr, true);
+    cq_ = pq, cr_ = pr;
+  }
+  if (cq_ != dq_ || cr_ != dr_) emit(cq_, cr_, false);
+}
+
+bool SegmentWalk::next(Hex& h, Meet& meet) {
+  while (pending_i_ == pending_n_) {
+    if (cq_ == dq_ && cr_ == dr_) return false;
+    step();
+  }
+  std::tie(h, meet) = pending_[static_cast<std::size_t>(pending_i_++)];
+  return true;
 }
 
 }  // namespace rb

@@ -21,15 +21,18 @@
 //
 // Lines. line() samples the straight segment between two hex centres at distance(a, b) + 1
 // evenly spaced points and rounds each to its hex, after moving both ends by a tiny nudge that
-// is parallel to no hex edge (Red Blob Games' hex guide). A segment that runs along hex edges
-// passes exactly between two hexes at some points; nudging one way yields the hexes on one
-// side, the opposite nudge those on the other. For any other segment both lines are the same.
+// is parallel to no hex edge (Red Blob Games' hex guide). Where a sample lands exactly between
+// two hexes, nudging one way yields the hex on one side, the opposite nudge the other: a segment
+// that runs along hex edges (one line has the hexes on one side, the other those on the other),
+// and also one that crosses an edge at its middle (the segment passes through both hexes, each
+// line has only one). SegmentWalk gives every hex the segment meets, and how, exactly.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rb {
@@ -83,5 +86,36 @@ void to_offset(Hex h, OffsetLayout layout, std::int32_t& col, std::int32_t& row)
 // The hexes of the line from a to b, both ends included, nudged one way (side +1) or the other
 // (side -1), appended to `out`. distance(a, b) + 1 hexes, each adjacent to the one before.
 void line(Hex a, Hex b, int side, std::vector<Hex>& out);
+
+// How the exact segment between two hex centres meets a hex: through some of its inside, or
+// only along an edge or at a corner, the hex lying to one side. `left`: for the hex's offset
+// (q, r) from the start and the segment's (dq, dr), dq * r - dr * q > 0; `right`: < 0.
+enum class Meet : std::uint8_t { through, left, right };
+
+// The hexes the straight segment between the centres of a and b meets, a and b left out, from a
+// to b: each hex it passes through, and each it only touches. Whole numbers only, no allocation.
+// In cube coordinates (x, y, z) = (q, r, -q-r) a hex's area is where u = x-y, v = y-z and
+// w = z-x are each within 1 of its centre's. The walk goes hex to hex, leaving each where the
+// first of u, v, w reaches its bound (across that edge). Where two reach it together the segment
+// meets a corner: it goes on into one of the two hexes past the corner and only touches the
+// other; or, when the third difference does not change along the segment, it runs along the edge
+// between those two (both touched) to the corner of the hex beyond them. Per step the touched
+// hexes come first, then the hex passed through.
+class SegmentWalk {
+ public:
+  SegmentWalk(Hex a, Hex b);
+  // The next hex and how the segment meets it; false when the walk has reached b.
+  bool next(Hex& h, Meet& meet);
+
+ private:
+  void step();
+  void emit(std::int64_t q, std::int64_t r, bool touched);
+  Hex a_;
+  std::int64_t dq_, dr_, du_, dv_, dw_, au_, av_, aw_;
+  std::int64_t cq_ = 0, cr_ = 0;  // the hex the walk is in, relative to a
+  std::int64_t steps_ = 0;
+  std::array<std::pair<Hex, Meet>, 3> pending_{};
+  int pending_n_ = 0, pending_i_ = 0;
+};
 
 }  // namespace rb

@@ -226,9 +226,12 @@ int l_spiral_index(lua_State* L) {
   lua_pushinteger(L, spiral_index(c, h, s.board.spiral));
   return 1;
 }
-// ctx:hex_line(a, b) -> two lists of hexes from a to b, both ends included: the line nudged one
-// way and the other. They differ only where the line runs along hex edges (one list has the
-// hexes on one side, the other those on the other side).
+// ctx:hex_line(a, b) -> two lists of hexes from a to b, both ends included: the line sampled
+// once per hex step, nudged one way and the other. They differ where a sample lands exactly
+// between two hexes: a line along hex edges (one list has the hexes on one side, the other
+// those on the other side), and also a line that crosses an edge at its middle (the segment
+// passes through both hexes, each list has only one). For every hex the segment meets, see
+// ctx:hex_sight.
 int l_hex_line(lua_State* L) {
   const Hex a = check_hex(L, 2), b = check_hex(L, 3);
   if (distance(a, b) > kMaxRadius)
@@ -242,6 +245,64 @@ int l_hex_line(lua_State* L) {
   push_hexes(L, I.scratch_hexes);
   push_hexes(L, I.scratch_hexes2);
   return 2;
+}
+
+// ctx:hex_sight(a, b, obstructs, ...) -> true, or false and what blocks: whether the straight
+// segment between the centres of hexes a and b is clear (SegmentWalk, board/hex.hpp: every hex
+// it passes through or only touches, a and b left out). Only a hex that holds an entity, or is
+// off the board, can obstruct: obstructs(e, ...) is called for it (e: the entity there, nil off
+// the board; the call's own `...` passed on) and returns what obstructs there, or nil. A hex
+// passed through that obstructs blocks: false, what, its hex. Hexes only touched (along an
+// edge, at a corner) block only when there are obstructions on both sides of the segment:
+// false, what, hex (the first on the left), what2, hex2 (the first on the right); once a side
+// has one, the hexes touched on that side are not asked about. No table is made unless blocked.
+int l_hex_sight(lua_State* L) {
+  const Hex a = check_hex(L, 2), b = check_hex(L, 3);
+  luaL_checktype(L, 4, LUA_TFUNCTION);
+  const int top = lua_gettop(L);
+  luaL_checkstack(L, top + 4, "hex_sight");
+  lua_pushnil(L);  // top + 1: what obstructs on the left
+  lua_pushnil(L);  // top + 2: on the right
+  Hex where[2]{};
+  SegmentWalk walk(a, b);
+  Hex h;
+  Meet meet = Meet::through;
+  while (walk.next(h, meet)) {
+    const int side = meet == Meet::left ? 0 : 1;
+    if (meet != Meet::through && !lua_isnil(L, top + 1 + side)) continue;
+    const Board& board = st(L).board;  // (obstructs may change the state)
+    const EntityId e = board.at(h);
+    if (e < 0 && board.contains(h)) continue;  // an empty hex on the board
+    lua_pushvalue(L, 4);
+    if (e >= 0)
+      lua_pushinteger(L, e);
+    else
+      lua_pushnil(L);
+    for (int i = 5; i <= top; ++i) lua_pushvalue(L, i);
+    lua_call(L, top - 3, 1);
+    if (!lua_toboolean(L, -1)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (meet == Meet::through) {
+      lua_pushboolean(L, 0);
+      lua_insert(L, -2);
+      push_hex(L, h);
+      return 3;
+    }
+    lua_replace(L, top + 1 + side);
+    where[side] = h;
+  }
+  if (lua_isnil(L, top + 1) || lua_isnil(L, top + 2)) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  lua_pushvalue(L, top + 1);
+  push_hex(L, where[0]);
+  lua_pushvalue(L, top + 2);
+  push_hex(L, where[1]);
+  return 5;
 }
 
 OffsetLayout check_layout(lua_State* L, int idx) {
@@ -284,6 +345,7 @@ void register_board_api(lua_State* L) {
                                  {"hex_spiral", guarded<l_hex_spiral>},
                                  {"spiral_index", guarded<l_spiral_index>},
                                  {"hex_line", guarded<l_hex_line>},
+                                 {"hex_sight", guarded<l_hex_sight>},
                                  {"offset_hex", guarded<l_offset_hex>},
                                  {"hex_offset", guarded<l_hex_offset>},
                                  {nullptr, nullptr}};

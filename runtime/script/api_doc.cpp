@@ -172,6 +172,12 @@ constexpr ApiFunction kFunctions[] = {
     {"ctx", "spiral_index", "hex: Hex, centre: Hex?", "integer", "A hex's index in spiral order."},
     {"ctx", "hex_line", "a: Hex, b: Hex", "HexCoord[], HexCoord[]",
      "Two lists of hexes from a to b, the line nudged one way and the other."},
+    {"ctx", "hex_sight", "a: Hex, b: Hex, obstructs: fun(e: Entity?, ...): any, ...: any",
+     "boolean, any, HexCoord?, any, HexCoord?",
+     "Whether the exact segment between two hex centres is clear: obstructs(e, ...) names what "
+     "the entity on a hex it meets obstructs as (nil: nothing; e nil: off the board); a hex "
+     "passed through blocks, hexes only touched block with obstructions on both sides. false, "
+     "what, hex (passed through) or false, what, hex, what2, hex2 (touched on each side)."},
     {"ctx", "offset_hex",
      "col: integer, row: integer, layout: \"odd_r\"|\"even_r\"|\"odd_q\"|\"even_q\"", "HexCoord",
      "A rectangular board's column and row to a hex."},

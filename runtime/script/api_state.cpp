@@ -394,8 +394,10 @@ Filter read_filter(lua_State* L, int first) {
 int l_units(lua_State* L) {
   const State& s = st(L);
   const Filter f = read_filter(L, 2);
-  lua_newtable(L);
-  int n = 0;
+  int n = 0;  // counted first: the table is made at its size (no rehash as it grows)
+  for (const Entity& e : s.entities) n += f.matches(e) ? 1 : 0;
+  lua_createtable(L, n, 0);
+  n = 0;
   for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
     if (f.matches(s.entities[static_cast<std::size_t>(e)]))
       lua_pushinteger(L, e), lua_rawseti(L, -2, ++n);

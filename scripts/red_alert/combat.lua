@@ -8,16 +8,14 @@ local lib = require "lib"
 
 local M = {}
 
-local function tr(ctx, key, text)
-  if ctx:tracing() then ctx:event(key, text) end
-end
-
 local function name(ctx, e) return ctx:name(e) end
 
 local function figures_left(ctx, u) return ctx:get(u, "figures") end
 
 local function eliminate(ctx, u)
-  tr(ctx, "eliminated:" .. name(ctx, u), name(ctx, u) .. " loses its last figure: eliminated")
+  if ctx:tracing() then
+    ctx:event("eliminated:" .. name(ctx, u), name(ctx, u) .. " loses its last figure: eliminated")
+  end
   ctx:place(u, nil)
   ctx:destroy(u, "unit_combat.unit_eliminated")
 end
@@ -25,13 +23,17 @@ end
 local function gain_stars(ctx, player, n, why)
   if n <= 0 then return 0 end
   ctx:add_counter(player, "stars", n)
-  tr(ctx, "stars:" .. name(ctx, player) .. ":" .. n, name(ctx, player) .. " collects " .. n .. " star token(s) (" .. why .. ")")
+  if ctx:tracing() then
+    ctx:event("stars:" .. name(ctx, player) .. ":" .. n, name(ctx, player) .. " collects " .. n .. " star token(s) (" .. why .. ")")
+  end
   return n
 end
 
 local function pay(ctx, player, n, key, what)
   ctx:add_counter(player, "stars", -n)
-  tr(ctx, "spend:" .. name(ctx, player) .. ":" .. key .. ":" .. n, name(ctx, player) .. " spends " .. n .. " stars: " .. what)
+  if ctx:tracing() then
+    ctx:event("spend:" .. name(ctx, player) .. ":" .. key .. ":" .. n, name(ctx, player) .. " spends " .. n .. " stars: " .. what)
+  end
 end
 
 -- Hits a flagship takes: cap fighters absorb first; each hit left must be confirmed by
@@ -44,7 +46,9 @@ local function hit_flagship(ctx, u, hits, attacker, roller)
   if absorbed > 0 then
     ctx:set(u, "cap_fighters", caps - absorbed)
     lost = absorbed
-    tr(ctx, "cap_fighters:" .. name(ctx, u) .. ":" .. absorbed, name(ctx, u) .. " loses " .. absorbed .. " cap fighter(s)")
+    if ctx:tracing() then
+      ctx:event("cap_fighters:" .. name(ctx, u) .. ":" .. absorbed, name(ctx, u) .. " loses " .. absorbed .. " cap fighter(s)")
+    end
   end
   local excess = hits - absorbed
   if excess <= 0 or figures_left(ctx, u) <= 0 then return lost end
@@ -61,8 +65,10 @@ local function hit_flagship(ctx, u, hits, attacker, roller)
   local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = attacker })
   local ignore = lib.setting(ctx, "confirm_blast_ignores") and lib.ignored_blasts(ctx, attacker, u) or 0
   local confirmed = pool:count("square") + math.max(0, pool:count("blast") - ignore)
-  tr(ctx, "confirm:" .. name(ctx, u) .. ":" .. n .. ":" .. confirmed,
-    name(ctx, u) .. ": " .. n .. " hit(s) to confirm, " .. confirmed .. " confirmed")
+  if ctx:tracing() then
+    ctx:event("confirm:" .. name(ctx, u) .. ":" .. n .. ":" .. confirmed,
+      name(ctx, u) .. ": " .. n .. " hit(s) to confirm, " .. confirmed .. " confirmed")
+  end
   if confirmed > 0 then
     local k = math.min(confirmed, figures_left(ctx, u))
     ctx:set(u, "figures", figures_left(ctx, u) - k)
@@ -81,7 +87,9 @@ function M.take_hits(ctx, u, hits, attacker, roller)
   else
     lost = math.min(hits, figures_left(ctx, u))
     ctx:set(u, "figures", figures_left(ctx, u) - lost)
-    tr(ctx, "figures_lost:" .. name(ctx, u) .. ":" .. lost, name(ctx, u) .. " loses " .. lost .. " figure(s) (" .. hits .. " hit(s))")
+    if ctx:tracing() then
+      ctx:event("figures_lost:" .. name(ctx, u) .. ":" .. lost, name(ctx, u) .. " loses " .. lost .. " figure(s) (" .. hits .. " hit(s))")
+    end
   end
   if figures_left(ctx, u) <= 0 then
     eliminate(ctx, u)
@@ -158,8 +166,10 @@ function M.retire(ctx, u, steps)
         if r[1] > 0 and not gone then
           local pool = ctx:roll(r[2], "battle", r[1], { purpose = "retire", unit = u })
           local hits = pool:count(symbol)
-          tr(ctx, "retire_roll:" .. name(ctx, u) .. ":" .. r[1] .. ":" .. hits,
-            name(ctx, r[2]) .. " rolls " .. r[1] .. " die/dice as " .. name(ctx, u) .. " retires " .. r[3] .. ": " .. hits .. " hit(s)")
+          if ctx:tracing() then
+            ctx:event("retire_roll:" .. name(ctx, u) .. ":" .. r[1] .. ":" .. hits,
+              name(ctx, r[2]) .. " rolls " .. r[1] .. " die/dice as " .. name(ctx, u) .. " retires " .. r[3] .. ": " .. hits .. " hit(s)")
+          end
           local l, g = M.take_hits(ctx, u, hits, nil, r[2])
           lost, gone = lost + l, g
         end
@@ -169,13 +179,17 @@ function M.retire(ctx, u, steps)
     end
     if not gone then
       lib.put(ctx, u, choice.hexes[#choice.hexes])
-      tr(ctx, "retire:" .. name(ctx, u) .. ":" .. moved .. ":" .. choice.id,
-        name(ctx, u) .. " retires " .. moved .. " hex(es) (" .. choice.id .. ") to " .. lib.hex_text(ctx, ctx:hex(u)))
+      if ctx:tracing() then
+        ctx:event("retire:" .. name(ctx, u) .. ":" .. moved .. ":" .. choice.id,
+          name(ctx, u) .. " retires " .. moved .. " hex(es) (" .. choice.id .. ") to " .. lib.hex_text(ctx, ctx:hex(u)))
+      end
     end
   end
   local short = steps - best
   if short > 0 and not gone then
-    tr(ctx, "retire_blocked:" .. name(ctx, u) .. ":" .. short, name(ctx, u) .. " cannot retire " .. short .. " hex(es): " .. short .. " hit(s)")
+    if ctx:tracing() then
+      ctx:event("retire_blocked:" .. name(ctx, u) .. ":" .. short, name(ctx, u) .. " cannot retire " .. short .. " hex(es): " .. short .. " hit(s)")
+    end
     local l, g = M.take_hits(ctx, u, short, nil, owner)
     lost, gone = lost + l, g
   end
@@ -202,7 +216,9 @@ local function red_alerts(ctx, t, alerts, scored)
     local o = ctx:decide(owner, "unit_combat.voluntary_retire",
       { { id = "stay", alerts = alerts }, { id = "retire", alerts = alerts } })
     if o.id ~= "retire" then
-      tr(ctx, "red_alert:" .. name(ctx, t) .. ":no_hits", name(ctx, t) .. ": " .. alerts .. " red alert(s) and no hit: it stays")
+      if ctx:tracing() then
+        ctx:event("red_alert:" .. name(ctx, t) .. ":no_hits", name(ctx, t) .. ": " .. alerts .. " red alert(s) and no hit: it stays")
+      end
       return 0, 0, false
     end
     voluntary = true
@@ -212,19 +228,27 @@ local function red_alerts(ctx, t, alerts, scored)
     if ctx:get(t, "engineering") and ctx:counter(owner, "stars") >= 2 then options[#options + 1] = { id = "repair" } end
     local o = #options > 1 and ctx:decide(owner, "unit_combat.red_alert", options) or options[1]
     if o.id == "disregard" then
-      tr(ctx, "red_alert:" .. name(ctx, t) .. ":disregard", name(ctx, t) .. " disregards the red alert")
+      if ctx:tracing() then
+        ctx:event("red_alert:" .. name(ctx, t) .. ":disregard", name(ctx, t) .. " disregards the red alert")
+      end
       return 0, 0, false
     elseif o.id == "repair" then
       pay(ctx, owner, 2, "repair", "engineering repairs the red alert on " .. name(ctx, t))
-      tr(ctx, "red_alert:" .. name(ctx, t) .. ":repair", name(ctx, t) .. ": engineering repairs the red alert")
+      if ctx:tracing() then
+        ctx:event("red_alert:" .. name(ctx, t) .. ":repair", name(ctx, t) .. ": engineering repairs the red alert")
+      end
       return 0, 0, false
     end
   end
-  tr(ctx, "red_alert:" .. name(ctx, t) .. ":retire:" .. alerts, name(ctx, t) .. " must retire " .. 2 * alerts .. " hexes (" .. alerts .. " red alert(s)" .. (voluntary and ", taken voluntarily" or "") .. ")")
+  if ctx:tracing() then
+    ctx:event("red_alert:" .. name(ctx, t) .. ":retire:" .. alerts, name(ctx, t) .. " must retire " .. 2 * alerts .. " hexes (" .. alerts .. " red alert(s)" .. (voluntary and ", taken voluntarily" or "") .. ")")
+  end
   local moved, lost, gone = M.retire(ctx, t, 2 * alerts)
   if not gone and alerts >= 2 and (not voluntary or lib.setting(ctx, "voluntary_marker")) and not ctx:get(t, "marker") then
     ctx:set(t, "marker", true)
-    tr(ctx, "marker:" .. name(ctx, t), name(ctx, t) .. " gets a red alert marker")
+    if ctx:tracing() then
+      ctx:event("marker:" .. name(ctx, t), name(ctx, t) .. " gets a red alert marker")
+    end
   end
   return moved, lost, gone, voluntary
 end
@@ -232,7 +256,8 @@ end
 -- ----------------------------------------------------------------- the combat
 
 -- One unit combat of `u` against `t`. opts: battle_back (this is a battle back), bonus (a
--- bonus combat). Returns a result table: combat (it happened), hits, lost (target figures),
+-- bonus combat), checked (t's option from lib.targets, in this same state: its checks are not
+-- made again). Returns a result table: combat (it happened), hits, lost (target figures),
 -- eliminated, retired (hexes), stars, attacker_lost, battle_back, pursuit.
 function M.unit_combat(ctx, u, t, opts)
   opts = opts or {}
@@ -243,24 +268,38 @@ function M.unit_combat(ctx, u, t, opts)
   -- 1. Announce unit combat: one target; a unit combats once per turn.
   if not opts.battle_back and not opts.bonus then
     if ctx:flag(u, "combatted") then
-      tr(ctx, "no_combat:" .. name(ctx, u) .. ":already", name(ctx, u) .. " has already combatted this turn")
+      if ctx:tracing() then
+        ctx:event("no_combat:" .. name(ctx, u) .. ":already", name(ctx, u) .. " has already combatted this turn")
+      end
       return res
     end
   end
   -- 2-4. Range (close quarters when adjacent), line of sight, dice reductions.
-  local why, dice, ranged, distance = lib.check(ctx, u, t)
+  -- (opts.checked: the target option lib.targets made for t, in this same state)
+  local why, dice, ranged, distance
+  if opts.checked then
+    dice, ranged, distance = opts.checked.dice, opts.checked.ranged, opts.checked.distance
+  else
+    why, dice, ranged, distance = lib.check(ctx, u, t)
+  end
   if why then
-    tr(ctx, "no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t), name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": " .. why)
+    if ctx:tracing() then
+      ctx:event("no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t), name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": " .. why)
+    end
     return res
   end
   local kind = opts.battle_back and "battle_back" or (opts.bonus and "bonus" or "combat")
-  tr(ctx, "announce:" .. kind .. ":" .. name(ctx, u) .. ":" .. name(ctx, t),
-    name(ctx, u) .. (opts.battle_back and " battles back against " or " combats ") .. name(ctx, t) ..
-    (ranged and (" (ranged, " .. distance .. " hexes)") or " (close quarters)"))
+  if ctx:tracing() then
+    ctx:event("announce:" .. kind .. ":" .. name(ctx, u) .. ":" .. name(ctx, t),
+      name(ctx, u) .. (opts.battle_back and " battles back against " or " combats ") .. name(ctx, t) ..
+      (ranged and (" (ranged, " .. distance .. " hexes)") or " (close quarters)"))
+  end
   local args = { attacker = u, target = t, player = ap, opponent = tp, ranged = ranged, distance = distance,
     battle_back = opts.battle_back == true, bonus = opts.bonus == true, dice = dice }
   ctx:open("unit_combat.announce", args)
-  tr(ctx, "dice_after_reductions:" .. dice, "battle dice after range and reductions: " .. dice)
+  if ctx:tracing() then
+    ctx:event("dice_after_reductions:" .. dice, "battle dice after range and reductions: " .. dice)
+  end
 
   -- 5. Command and combat card adjustments.
   args.dice = dice
@@ -269,8 +308,10 @@ function M.unit_combat(ctx, u, t, opts)
   -- No battle dice left after the reductions and the cards: there is nothing to roll, so no
   -- combat takes place (the unit has not combatted, and there is no battle back).
   if dice == 0 then
-    tr(ctx, "no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t) .. ":no_dice",
-      name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": no battle dice left after the reductions and cards")
+    if ctx:tracing() then
+      ctx:event("no_combat:" .. name(ctx, u) .. ":" .. name(ctx, t) .. ":no_dice",
+        name(ctx, u) .. " cannot combat " .. name(ctx, t) .. ": no battle dice left after the reductions and cards")
+    end
     ctx:end_scope("combat")
     return res
   end
@@ -278,7 +319,9 @@ function M.unit_combat(ctx, u, t, opts)
   res.combat = true
 
   -- 6. Resolve battle.
-  tr(ctx, "roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
+  if ctx:tracing() then
+    ctx:event("roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
+  end
   local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u })
   args.pool = pool
   ctx:open("unit_combat.after_roll", args)
@@ -289,11 +332,15 @@ function M.unit_combat(ctx, u, t, opts)
   local scored = pool:count(symbol) + blasts
   local alerts = pool:count("red_alert")
   if scored > 0 and alerts > 0 and ctx:get(t, "marker") then
-    tr(ctx, "marker_hits:" .. name(ctx, t) .. ":" .. alerts, name(ctx, t) .. " has a red alert marker: " .. alerts .. " red alert(s) count as hits")
+    if ctx:tracing() then
+      ctx:event("marker_hits:" .. name(ctx, t) .. ":" .. alerts, name(ctx, t) .. " has a red alert marker: " .. alerts .. " red alert(s) count as hits")
+    end
     scored, alerts = scored + alerts, 0
   end
   res.hits = scored
-  tr(ctx, "hits:" .. name(ctx, t) .. ":" .. scored, name(ctx, u) .. " scores " .. scored .. " hit(s) on " .. name(ctx, t))
+  if ctx:tracing() then
+    ctx:event("hits:" .. name(ctx, t) .. ":" .. scored, name(ctx, u) .. " scores " .. scored .. " hit(s) on " .. name(ctx, t))
+  end
   local hex_before = ctx:hex(t)
   res.lost, res.eliminated = M.take_hits(ctx, t, scored, u, ap)
   args.hits, args.lost, args.eliminated = scored, res.lost, res.eliminated
@@ -321,11 +368,13 @@ function M.unit_combat(ctx, u, t, opts)
   -- would have no battle dice after the reductions.
   if not opts.battle_back and not vacated and lib.alive(ctx, t) and lib.alive(ctx, u)
       and ctx:counter(tp, "stars") >= 2 then
-    local other = false
+    local other, adjacent = false, nil
     if ranged then
-      for _, v in ipairs(lib.adjacent_enemies(ctx, t)) do if v ~= u then other = true end end
+      local near = lib.adjacent_enemies(ctx, t)
+      for _, v in ipairs(near) do if v ~= u then other = true end end
+      adjacent = #near > 0
     end
-    local why_not, back_dice = lib.check(ctx, t, u)
+    local why_not, back_dice = lib.check(ctx, t, u, adjacent)
     if not other and not why_not and back_dice > 0 then
       if ctx:decide(tp, "unit_combat.battle_back", { { id = "yes" }, { id = "no" } }).id == "yes" then
         pay(ctx, tp, 2, "battle_back", name(ctx, t) .. " battles back")
@@ -350,10 +399,14 @@ function M.unit_combat(ctx, u, t, opts)
       ctx:set_flag(u, "pursued", "turn")
       lib.put(ctx, u, hex_before)
       res.pursuit = true
-      tr(ctx, "pursuit:" .. name(ctx, u), name(ctx, u) .. " pursuit moves onto " .. lib.hex_text(ctx, hex_before))
+      if ctx:tracing() then
+        ctx:event("pursuit:" .. name(ctx, u), name(ctx, u) .. " pursuit moves onto " .. lib.hex_text(ctx, hex_before))
+      end
       local f = lib.feature_at(ctx, hex_before)
       if f and ctx:get(f, "no_combat_on_entry") and ctx:get(u, "class") ~= "fighter" then
-        tr(ctx, "no_bonus:" .. name(ctx, u), name(ctx, u) .. " entered " .. ctx:type(f) .. ": no bonus combat")
+        if ctx:tracing() then
+          ctx:event("no_bonus:" .. name(ctx, u), name(ctx, u) .. " entered " .. ctx:type(f) .. ": no bonus combat")
+        end
       else
         local targets = lib.targets(ctx, u)
         if #targets > 0 then
@@ -361,7 +414,7 @@ function M.unit_combat(ctx, u, t, opts)
           local o = ctx:decide(ap, "unit_combat.bonus_target", targets)
           if o.id ~= "no_combat" then
             res.bonus = true
-            local b = M.unit_combat(ctx, u, o.entity, { bonus = true })
+            local b = M.unit_combat(ctx, u, o.entity, { bonus = true, checked = o })
             res.bonus_result = b
           end
         end
@@ -380,13 +433,15 @@ function M.order(ctx, u, target)
   if target == nil then
     local options = lib.targets(ctx, u)
     if #options == 0 then
-      tr(ctx, "no_target:" .. name(ctx, u), name(ctx, u) .. " has no target in range and sight")
+      if ctx:tracing() then
+        ctx:event("no_target:" .. name(ctx, u), name(ctx, u) .. " has no target in range and sight")
+      end
       return nil
     end
     options[#options + 1] = { id = "no_combat" }
     local o = ctx:decide(ctx:owner(u), "unit_combat.target", options)
     if o.id == "no_combat" then return nil end
-    target = o.entity
+    return M.unit_combat(ctx, u, o.entity, { checked = o })
   end
   return M.unit_combat(ctx, u, target, {})
 end

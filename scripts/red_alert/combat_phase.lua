@@ -19,18 +19,19 @@ local M = {}
 
 local function figures(ctx, u) return ctx:get(u, "figures") + ctx:get(u, "cap_fighters") end
 
-local function ordered(ctx, ap)
-  local out = {}
+-- the ordered unit whose order comes first among those not yet resolved, or nil
+local function next_ordered(ctx, ap)
+  local first, first_order
   for _, u in ipairs(ctx:units(ap, nil)) do
-    if ctx:counter(u, "order") > 0 then out[#out + 1] = u end
+    local o = ctx:counter(u, "order")
+    if o > 0 and (not first or o < first_order) and not ctx:flag(u, "order_done") then first, first_order = u, o end
   end
-  table.sort(out, function(a, b) return ctx:counter(a, "order") < ctx:counter(b, "order") end)
-  return out
+  return first
 end
 
 function M.start(ctx)
   local ap = ctx:role("active_player")
-  if #ordered(ctx, ap) == 0 then error("the combat_phase procedure needs [combat] order") end
+  if not next_ordered(ctx, ap) then error("the combat_phase procedure needs [combat] order") end
   ctx:open("combat_phase.start", { player = ap })
   -- Phase 2, Order Units: remove red alert markers for stars
   for _, u in ipairs(ctx:units(ap, nil)) do
@@ -49,24 +50,21 @@ function M.start(ctx)
 end
 
 function M.order_next(ctx)
-  local ap = ctx:role("active_player")
-  for _, u in ipairs(ordered(ctx, ap)) do
-    if not ctx:flag(u, "order_done") then
-      ctx:set_flag(u, "order_done", "turn")
-      local t = ctx:counter(u, "order_target")
-      local target = t > 0 and t - 1 or nil
-      if target and not lib.alive(ctx, target) then target = nil end
-      local r = combat.order(ctx, u, target)
-      if r and r.combat then
-        ctx:add_metric("combats", 1)
-        if r.battle_back then ctx:add_metric("battle_backs", 1) end
-        if r.pursuit then ctx:add_metric("pursuits", 1) end
-        ctx:add_metric("retire_hexes", r.retired)
-        ctx:add_metric("stars", r.stars + (r.bonus_result and r.bonus_result.stars or 0))
-      end
-      return "again"
-    end
+  local u = next_ordered(ctx, ctx:role("active_player"))
+  if not u then return end
+  ctx:set_flag(u, "order_done", "turn")
+  local t = ctx:counter(u, "order_target")
+  local target = t > 0 and t - 1 or nil
+  if target and not lib.alive(ctx, target) then target = nil end
+  local r = combat.order(ctx, u, target)
+  if r and r.combat then
+    ctx:add_metric("combats", 1)
+    if r.battle_back then ctx:add_metric("battle_backs", 1) end
+    if r.pursuit then ctx:add_metric("pursuits", 1) end
+    ctx:add_metric("retire_hexes", r.retired)
+    ctx:add_metric("stars", r.stars + (r.bonus_result and r.bonus_result.stars or 0))
   end
+  return "again"
 end
 
 function M.finish(ctx)

@@ -89,14 +89,13 @@ local function group_at(ctx, h)
   return 0
 end
 
--- Whether hex h (not an end of the line) obstructs a line between two hexes whose features'
--- groups are ga and gb: off the battlefield (a half-hex), a unit (friend or foe), or a feature
--- that blocks sight (a group's hexes not between two units on that same group).
-function M.obstructs(ctx, h, ga, gb)
-  if not ctx:on_board(h) then return "half_hex" end
-  local e = ctx:at_hex(h)
-  if not e then return nil end
-  if ctx:kind(e) == "unit" or ctx:units(nil, e)[1] then return "unit" end
+-- What the entity e on a hex (nil: a hex off the battlefield, a half-hex) obstructs as on a line
+-- between two hexes whose features' groups are ga and gb, or nil: a half-hex, a unit (friend or
+-- foe, on the board or on a feature), or a feature that blocks sight (a group's hexes not
+-- between two units on that same group). (ctx:hex_sight's obstructs: e first.)
+local function obstruction(e, ctx, ga, gb)
+  if not e then return "half_hex" end
+  if ctx:kind(e) == "unit" or ctx:count(nil, e) > 0 then return "unit" end
   if ctx:get(e, "blocks_sight") then
     if ctx:get(e, "group_sight") and ga ~= 0 and ga == gb and ctx:get(e, "group") == ga then return nil end
     return ctx:type(e)
@@ -104,113 +103,29 @@ function M.obstructs(ctx, h, ga, gb)
   return nil
 end
 
+-- Whether hex h (not an end of the line) obstructs a line between two hexes whose features'
+-- groups are ga and gb, and as what (nil: it does not).
+function M.obstructs(ctx, h, ga, gb)
+  if not ctx:on_board(h) then return "half_hex" end
+  local e = ctx:at_hex(h)
+  if not e then return nil end
+  return obstruction(e, ctx, ga, gb)
+end
+
 -- Line of sight from hex (or unit) a to hex (or unit) b (3. Check Line of Sight): the exact
--- centre-to-centre segment. A hex it passes through (any part of its inside) blocks when it
--- holds an obstruction. A hex it only touches, along an edge or at a corner, is on one side of
--- the line, and such obstructions block only when there are some on both sides ("If the
--- imaginary line runs along the edge of one or more hexes that contain obstructions, line of
--- sight is not blocked unless the obstructions are on both sides of the line"). The end hexes
--- never block. Returns true, or false and what blocks.
---
--- How: in cube coordinates (x, y, z) = (q, r, -q-r) a hex's area is where the differences
--- u = x-y, v = y-z and w = z-x are each within 1 of its centre's. The walk goes hex to hex,
--- leaving each where the first of u, v, w reaches its bound (across that edge). Where two
--- reach it together the segment meets a corner: it goes on into one of the two hexes past the
--- corner and only touches the other; or, when the third difference does not change along the
--- segment, it runs along the edge between those two (both touched) to the corner of the hex
--- beyond them. Whole numbers only (fractions compared crosswise), and no table per hex.
--- (probe: one table per line, the hex handed to the ctx calls, filled again for each)
-local function obstruction(ctx, probe, aq, ar, q, r, ga, gb)
-  probe[1], probe[2] = aq + q, ar + r
-  return M.obstructs(ctx, probe, ga, gb)
-end
-
-local function blocked_at(ctx, why, aq, ar, q, r)
-  if not ctx:tracing() then return "no line of sight" end
-  return why .. " at " .. M.hex_text(ctx, { aq + q, ar + r })
-end
-
+-- centre-to-centre segment (ctx:hex_sight). A hex it passes through (any part of its inside)
+-- blocks when it holds an obstruction. A hex it only touches, along an edge or at a corner, is
+-- on one side of the line, and such obstructions block only when there are some on both sides
+-- ("If the imaginary line runs along the edge of one or more hexes that contain obstructions,
+-- line of sight is not blocked unless the obstructions are on both sides of the line"). The end
+-- hexes never block. Returns true, or false and what blocks.
 function M.line_of_sight(ctx, a, b)
-  local ha = math.type(a) == "integer" and ctx:hex(a) or a
-  local hb = math.type(b) == "integer" and ctx:hex(b) or b
-  local aq, ar = ha[1], ha[2]
-  local dq, dr = hb[1] - aq, hb[2] - ar
-  local du, dv, dw = dq - dr, dq + 2 * dr, -2 * dq - dr  -- u, v, w of the segment b - a
-  -- the neighbour across each difference's bound, the way it changes
-  local uq, ur = du > 0 and 1 or -1, du > 0 and -1 or 1
-  local vq, vr = 0, dv > 0 and 1 or -1
-  local wq, wr = dw > 0 and -1 or 1, 0
-  local au, av, aw = math.abs(du), math.abs(dv), math.abs(dw)
-  local ga, gb = group_at(ctx, a), group_at(ctx, b)
-  local probe = { 0, 0 }
-  -- the first obstruction touched on each side of the line (left: 1, right: 2)
-  local w1, q1, r1, w2, q2, r2
-  local cq, cr = 0, 0  -- the hex the walk is in, relative to a
-  local steps = 0
-  while cq ~= dq or cr ~= dr do
-    steps = steps + 1
-    if steps > 2 * (au + av + aw) + 2 then error("line of sight: the walk from a to b went astray") end
-    local cu, cv, cw = cq - cr, cq + 2 * cr, -2 * cq - cr
-    -- where each difference reaches its bound: t = n / d (d = 0: it never does)
-    local nu = 1 + (du > 0 and cu or -cu)
-    local nv = 1 + (dv > 0 and cv or -cv)
-    local nw = 1 + (dw > 0 and cw or -cw)
-    local bn, bd
-    if au ~= 0 then bn, bd = nu, au end
-    if av ~= 0 and (not bn or nv * bd < bn * av) then bn, bd = nv, av end
-    if aw ~= 0 and (not bn or nw * bd < bn * aw) then bn, bd = nw, aw end
-    local tu = au ~= 0 and nu * bd == bn * au
-    local tv = av ~= 0 and nv * bd == bn * av
-    local tw = aw ~= 0 and nw * bd == bn * aw
-    local pq, pr, oq, orr, third, pt, ot
-    if tu and tv then
-      pq, pr, oq, orr, third = cq + uq, cr + ur, cq + vq, cr + vr, dw
-      pt, ot = -2 * pq - pr, -2 * oq - orr
-    elseif tu and tw then
-      pq, pr, oq, orr, third = cq + uq, cr + ur, cq + wq, cr + wr, dv
-      pt, ot = pq + 2 * pr, oq + 2 * orr
-    elseif tv and tw then
-      pq, pr, oq, orr, third = cq + vq, cr + vr, cq + wq, cr + wr, du
-      pt, ot = pq - pr, oq - orr
-    end
-    local touched_q, touched_r, touched2
-    if not pq then
-      -- across one edge into the next hex
-      if tu then cq, cr = cq + uq, cr + ur
-      elseif tv then cq, cr = cq + vq, cr + vr
-      else cq, cr = cq + wq, cr + wr end
-    elseif third == 0 then
-      -- along the edge between p and o, to the corner of the hex beyond both
-      touched_q, touched_r, touched2 = pq, pr, true
-      cq, cr = pq + oq - cq, pr + orr - cr
-    else
-      -- through the corner into the hex on the side the third difference moves to; the other
-      -- is touched at the corner only
-      if (pt > ot) ~= (third > 0) then pq, pr, oq, orr = oq, orr, pq, pr end
-      cq, cr = pq, pr
-    end
-    -- the hexes only touched: o, and along an edge p too
-    for k = 1, touched2 and 2 or (pq and 1 or 0) do
-      local q, r
-      if k == 1 then q, r = oq, orr else q, r = touched_q, touched_r end
-      local left = dq * r - dr * q > 0
-      if (left and not w1) or (not left and not w2) then
-        local why = obstruction(ctx, probe, aq, ar, q, r, ga, gb)
-        if why then
-          if left then w1, q1, r1 = why, q, r else w2, q2, r2 = why, q, r end
-        end
-      end
-    end
-    -- the hex passed through (not the target's)
-    if cq ~= dq or cr ~= dr then
-      local why = obstruction(ctx, probe, aq, ar, cq, cr, ga, gb)
-      if why then return false, blocked_at(ctx, why, aq, ar, cq, cr) end
-    end
-  end
-  if not (w1 and w2) then return true end
+  local seen, what, at, what2, at2 = ctx:hex_sight(a, b, obstruction, ctx, group_at(ctx, a), group_at(ctx, b))
+  if seen then return true end
   if not ctx:tracing() then return false, "no line of sight" end
-  return false, blocked_at(ctx, w1, aq, ar, q1, r1) .. " on one side of the line and " ..
-    blocked_at(ctx, w2, aq, ar, q2, r2) .. " on the other"
+  local why = what .. " at " .. M.hex_text(ctx, at)
+  if not what2 then return false, why end
+  return false, why .. " on one side of the line and " .. what2 .. " at " .. M.hex_text(ctx, at2) .. " on the other"
 end
 
 -- The battle dice of `u` at a distance before reductions (0: out of range). A flagship adds

@@ -18,6 +18,15 @@ std::vector<Hex> line_of(Hex a, Hex b, int side) {
   return out;
 }
 
+std::vector<std::pair<Hex, Meet>> walk_of(Hex a, Hex b) {
+  std::vector<std::pair<Hex, Meet>> out;
+  SegmentWalk w(a, b);
+  Hex h;
+  Meet m = Meet::through;
+  while (w.next(h, m)) out.emplace_back(h, m);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("hex: distances", "[board]") {
@@ -385,6 +394,37 @@ TEST_CASE("galaxy: a map places a system tile once; numbers it cannot read are e
                               "scenario.toml:1: map: '-0' at position 2 is not a tile number"));
 }
 
+TEST_CASE("hex: the segment walk meets every hex the segment does, and says how", "[board]") {
+  using M = std::vector<std::pair<Hex, Meet>>;
+  // along a direction: through each hex between, nothing touched; the ends left out
+  CHECK(walk_of({0, 0}, {3, 0}) == M{{{1, 0}, Meet::through}, {{2, 0}, Meet::through}});
+  CHECK(walk_of({0, 0}, {1, 0}).empty());
+  CHECK(walk_of({2, 2}, {2, 2}).empty());
+  // along the edge between two hexes (a diagonal): both only touched, one on each side
+  // (dq * r - dr * q > 0: left); hex_line's two lines have one each
+  CHECK(walk_of({0, 0}, {1, 1}) == M{{{1, 0}, Meet::right}, {{0, 1}, Meet::left}});
+  CHECK(walk_of({1, 1}, {0, 0}) == M{{{0, 1}, Meet::right}, {{1, 0}, Meet::left}});
+  CHECK(walk_of({0, 0}, {2, -1}) == M{{{1, 0}, Meet::left}, {{1, -1}, Meet::right}});
+  // through two corners: on into one hex past each, the other touched at the corner only
+  CHECK(walk_of({0, 0}, {5, -1}) == M{{{1, 0}, Meet::through},
+                                      {{2, -1}, Meet::right},
+                                      {{2, 0}, Meet::through},
+                                      {{3, -1}, Meet::through},
+                                      {{3, 0}, Meet::left},
+                                      {{4, -1}, Meet::through}});
+  // a walk and its reverse meet the same hexes
+  for (const Hex b : {Hex{5, -1}, Hex{4, 2}, Hex{-3, 5}, Hex{6, -3}, Hex{-2, -2}}) {
+    std::vector<Hex> there, back;
+    for (const auto& [h, m] : walk_of({0, 0}, b)) there.push_back(h);
+    for (const auto& [h, m] : walk_of(b, {0, 0})) back.push_back(h);
+    std::sort(there.begin(), there.end(),
+              [](Hex x, Hex y) { return x.q != y.q ? x.q < y.q : x.r < y.r; });
+    std::sort(back.begin(), back.end(),
+              [](Hex x, Hex y) { return x.q != y.q ? x.q < y.q : x.r < y.r; });
+    CHECK(there == back);
+  }
+}
+
 TEST_CASE("galaxy: the board through ctx (a hook of the fixture pack reads it)",
           "[board][galaxy]") {
   // Lodor (26) at [-2, 1] in the Learn to Play map: six hex neighbours and 39 by its alpha
@@ -408,6 +448,16 @@ TEST_CASE("galaxy: the board through ctx (a hook of the fixture pack reads it)",
   CHECK(r.metric("north_r") == -1);
   CHECK(r.metric("line_a_r") == 0);
   CHECK(r.metric("line_b_r") == -1);
+  // ctx:hex_sight: a system obstructs
+  CHECK(r.metric("sight_blocked") == 1);
+  CHECK(r.metric("sight_what") == 1);
+  CHECK(r.metric("sight_at_r") == -1);
+  CHECK(r.metric("sight_sides") == 1);
+  CHECK(r.metric("sight_left_q") == 0);
+  CHECK(r.metric("sight_right_q") == 1);
+  CHECK(r.metric("sight_one_side") == 1);
+  CHECK(r.metric("sight_clear") == 1);
+  CHECK(r.metric("sight_off_board") == 1);
 }
 
 TEST_CASE("red alert: a column past 32 bits is an error at the scenario's line, named whole",

@@ -6,7 +6,9 @@
 // under each policy, a custom hit order, upgrades, the nebula's declared modifier, a declared
 // modifier whose source is lost during the rounds, one that lasts until the end of the round,
 // directed hits (the L1Z1X flagship: a modifier's hits_to, doing in C++ what the hooks it
-// replaces do in the procedure's rounds), and held cards whose hooks make some rounds the
+// replaces do in the procedure's rounds), modifiers that cancel hits with Sustain Damage and
+// repair (Non-Euclidean Shielding, Duranium Armor, the Arc Secundus), a hook that requires
+// trade goods (Munitions Reserves), and held cards whose hooks make some rounds the
 // procedure's.
 #include <catch2/catch.hpp>
 
@@ -113,6 +115,33 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "[defender]\nunits={dreadnought=1,destroyer=1,fighter=6}\npolicy={sustain='last'}\n",
       "ruleset='ti4'\n[attacker]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=2,cruiser=2}\n"
       "[defender]\nunits={war_sun=1,carrier=2,fighter=8}\npolicy={sustain='never'}\n",
+      // modifiers doing hooks' work in the C++ rounds: Non-Euclidean Shielding (sustain_cancels),
+      // Duranium Armor (repair after hits, sustained_flag), the Arc Secundus (repair at the start
+      // of a round); bench (h), then sustain policies, hit orders and damaged units
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\n"
+      "units={flagship=1,dreadnought=2,cruiser=2,destroyer=1}\n"
+      "technologies=['non_euclidean_shielding','duranium_armor']\n"
+      "[defender]\nfaction='sardakk_norr'\nunits={flagship=1,dreadnought=2,cruiser=2,destroyer=1}"
+      "\ntechnologies=['duranium_armor']\n",
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1,dreadnought=3,cruiser=2}\n"
+      "damaged={flagship=1,dreadnought=1}\n"
+      "technologies=['non_euclidean_shielding','duranium_armor']\n"
+      "policy={sustain='last',hit_order=['dreadnought','cruiser','flagship']}\n"
+      "[defender]\nunits={war_sun=1,dreadnought=3,destroyer=3}\ndamaged={dreadnought=2}\n"
+      "technologies=['duranium_armor']\npolicy={hit_order=['dreadnought','destroyer','war_sun']}\n",
+      "ruleset='ti4'\n[attacker]\nunits={dreadnought=4,carrier=1,fighter=3}\n"
+      "technologies=['duranium_armor']\npolicy={sustain='never'}\n"
+      "[defender]\nfaction='letnev'\nunits={flagship=1,dreadnought=2,destroyer=2,fighter=2}\n"
+      "technologies=['non_euclidean_shielding']\n",
+      // Munitions Reserves (requires 2 trade goods): round 1 is the procedure's, later ones C++
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1,dreadnought=2,cruiser=3}\n"
+      "trade_goods=3\ntechnologies=['non_euclidean_shielding','duranium_armor']\n"
+      "[defender]\nunits={dreadnought=3,cruiser=3,destroyer=2}\n",
+      // directed hits against hits a Sustain Damage cancels: those rounds are the procedure's
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1,dreadnought=3,cruiser=2}\n"
+      "technologies=['non_euclidean_shielding','duranium_armor']\n"
+      "[defender]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=2,cruiser=2,fighter=3}\n"
+      "technologies=['duranium_armor']\n",
       // systems to retreat to, and nobody will announce (retreat policy never): C++ rounds
       "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,carrier=1,fighter=4}\n"
       "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\n"

@@ -236,3 +236,108 @@ TEST_CASE("exchange_fire: under the step memo each round of a ground combat is a
   // 4 300 (a new path of rounds in one of them)
   CHECK(m.steps_run_late < 2500);
 }
+
+namespace {
+
+// One run of a scenario with forced dice and no trace (the C++ rounds run when nothing can
+// intervene): its outcome, its rounds and the state it leaves.
+struct Pinned {
+  std::string outcome;
+  double rounds;
+  State end;
+};
+Pinned run_forced(const std::string& scenario_text, const std::vector<int>& dice, bool cpp) {
+  const fs::path dir = fs::temp_directory_path() / "rulebench-exchange-fire";
+  fs::create_directories(dir);
+  const fs::path file = dir / "pinned.toml";
+  {
+    std::ofstream out(file);
+    out << scenario_text;
+  }
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  const Session session = open_session(read_scenario(file), so);
+  EngineOptions eo;
+  eo.exchange_fire = cpp;
+  Table table(session, eo);
+  RunOptions o;
+  for (int d : dice) {
+    DiceStream::Forced f;
+    f.value = d;
+    o.forced.push_back(f);
+  }
+  o.strict_dice = true;
+  Pinned p{"", 0, table.start};
+  RunResult r;
+  table.engine.run(session.procedure, p.end, o, r);
+  p.outcome = r.outcome_name;
+  p.rounds = r.metric("rounds");
+  return p;
+}
+
+}  // namespace
+
+// The rules tests of the abilities these modifiers replace in the C++ rounds, with their fixed
+// dice: a rules test traces, so its rounds are the procedure's; here nothing traces, so the
+// rounds after the first are C++, and they must give the same outcome, rounds and end state.
+TEST_CASE("exchange_fire: declared modifiers give the hooks' fixed-dice outcomes",
+          "[exchange_fire]") {
+  struct Case {
+    const char* rule;
+    const char* scenario;
+    std::vector<int> dice;
+    const char* outcome;
+    double rounds;
+  };
+  const Case cases[] = {
+      // content/ti4-base/tests/factions/letnev.toml
+      {"Non-Euclidean Shielding: each Sustain Damage cancels 2 hits",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={dreadnought=2}\n"
+       "technologies=['non_euclidean_shielding']\n[defender]\nunits={cruiser=3}\n",
+       {1, 1, 7, 7, 7, 5, 5, 1, 1, 1, 5, 1, 1},
+       "attacker_win",
+       3},
+      {"Non-Euclidean Shielding under sustain last",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={dreadnought=2,cruiser=1}\n"
+       "technologies=['non_euclidean_shielding']\npolicy={sustain='last'}\n"
+       "[defender]\nunits={cruiser=3}\n",
+       {1, 1, 1, 7, 7, 7, 5, 5, 1, 1, 1, 5, 1, 1},
+       "attacker_win",
+       3},
+      {"Arc Secundus: repaired at the start of every round",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1}\ndamaged={flagship=1}\n"
+       "[defender]\nunits={cruiser=1}\n",
+       {1, 1, 7, 1, 1, 7, 5, 1, 1},
+       "attacker_win",
+       3},
+      {"Arc Secundus: not repaired after the last round (it ends damaged)",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1}\n"
+       "[defender]\nunits={cruiser=1}\n",
+       {5, 1, 7},
+       "attacker_win",
+       1},
+      // content/ti4-base/tests/cards/duranium_armor.toml
+      {"Duranium Armor: not the unit that sustained this round",
+       "ruleset='ti4'\n[attacker]\nunits={dreadnought=1}\ntechnologies=['duranium_armor']\n"
+       "[defender]\nunits={cruiser=2}\n",
+       {1, 7, 1, 1, 7, 1},
+       "defender_win",
+       2},
+      {"Duranium Armor: repairs a unit that came in damaged",
+       "ruleset='ti4'\n[attacker]\nunits={dreadnought=1}\ndamaged={dreadnought=1}\n"
+       "technologies=['duranium_armor']\n[defender]\nunits={cruiser=2}\n",
+       {1, 1, 1, 5, 7, 1, 5, 1},
+       "attacker_win",
+       3},
+  };
+  for (const Case& c : cases) {
+    INFO(c.rule);
+    const Pinned cpp = run_forced(c.scenario, c.dice, true);
+    const Pinned lua = run_forced(c.scenario, c.dice, false);
+    CHECK(cpp.outcome == c.outcome);
+    CHECK(cpp.rounds == c.rounds);
+    CHECK(lua.outcome == c.outcome);
+    CHECK(lua.rounds == c.rounds);
+    CHECK(cpp.end == lua.end);
+  }
+}

@@ -533,10 +533,11 @@ void repair_after_hits(const Env& env, State& s, const Exchange& x, EntityId pla
         continue;
       bool sustained = false;
       for (int f : side.flagging)
-        sustained = sustained || s.counter(e, mods[static_cast<std::size_t>(f)].sustained_flag) != 0;
+        sustained =
+            sustained || s.counter(e, mods[static_cast<std::size_t>(f)].sustained_flag) != 0;
       if (sustained) continue;
-      const std::size_t rank = static_cast<std::size_t>(
-          std::find(order.begin(), order.end(), u.type) - order.begin());
+      const std::size_t rank =
+          static_cast<std::size_t>(std::find(order.begin(), order.end(), u.type) - order.begin());
       if (best == kNoEntity || rank > best_rank) best = e, best_rank = rank;
     }
     if (best != kNoEntity) repair_unit(s, x, best, side);

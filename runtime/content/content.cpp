@@ -782,8 +782,9 @@ class PackLoader {
     }
     m.sustain_cancels = bounded("sustain_cancels", 0, kModifierDiceMax);
     if (m.sustain_cancels == 1)
-      f.fail(f.line_of(t, "sustain_cancels"),
-             where + ": 'sustain_cancels' is 1, what Sustain Damage always cancels: give 2 or more");
+      f.fail(
+          f.line_of(t, "sustain_cancels"),
+          where + ": 'sustain_cancels' is 1, what Sustain Damage always cancels: give 2 or more");
     if (auto r = f.string(t, "repair")) {
       static const std::vector<std::string> repairs = {"after_hits", "start_of_round"};
       if (*r == "after_hits")

@@ -112,6 +112,9 @@ constexpr KeySpec kBench[] = {
     {"anchors", "array", "Other tools' speeds: [{ name, rate }]."},
     {"exact_target", "number", "The exact mode's target time (ms)."},
     {"exact_anchors", "array", "Other tools' exact times: [{ name, ms }]."},
+    {"baseline", "string",
+     "A scenario (relative to this file) of the same battle without abilities: bench runs it "
+     "too and prints how many times slower the case is."},
 };
 
 }  // namespace

@@ -77,10 +77,10 @@ void EventBus::liveness(const State& state, std::size_t records, std::vector<std
   live.assign(windows_.size(), 0);
   for (const HookDef& h : hooks_)
     if (h.source < 0 || held[static_cast<std::size_t>(h.source)])
-      live[static_cast<std::size_t>(h.window)] |=
-          h.replaced_by >= 0                  ? 1
-          : h.requires_counter != kNoSym ? 1 | kLiveGuarded
-                                         : 1 | kLiveUnreplaced;
+      live[static_cast<std::size_t>(h.window)] |= h.replaced_by >= 0 ? 1
+                                                  : h.requires_counter != kNoSym
+                                                      ? 1 | kLiveGuarded
+                                                      : 1 | kLiveUnreplaced;
 }
 
 bool EventBus::guarded_can_run(const State& state, int window,
@@ -90,7 +90,8 @@ bool EventBus::guarded_can_run(const State& state, int window,
     if (h.replaced_by >= 0 || h.requires_counter == kNoSym || h.source < 0) continue;
     if (!held.empty() && !held[static_cast<std::size_t>(h.source)]) continue;
     for (const Entity& e : state.entities)
-      if (e.record == h.source && e.location != kReinforcements && h.requirement_met(state, e.owner))
+      if (e.record == h.source && e.location != kReinforcements &&
+          h.requirement_met(state, e.owner))
         return true;
   }
   return false;

@@ -23,8 +23,9 @@ struct BenchCase {
   std::string description;                              // "3 destroyers vs 2 cruisers"
   double target = 0;                                    // combats/s to reach, one thread (0: none)
   std::vector<std::pair<std::string, double>> anchors;  // other tools' combats/s, by name
-  double exact_target = 0;  // ms (bench --exact; 0: none)
+  double exact_target = 0;                              // ms (bench --exact; 0: none)
   std::vector<std::pair<std::string, double>> exact_anchors;  // other tools' exact times, ms
+  std::string baseline;  // the same battle without abilities, relative to the root ("": none)
 };
 // Every content/*/scenarios/bench_*.toml under root, sorted by name.
 std::vector<BenchCase> bench_cases(const fs::path& root);
@@ -41,6 +42,7 @@ struct BenchResult {
   std::uint64_t runs = 0;
   double seconds = 0;                 // wall time of the simulation loop
   double rate = 0;                    // combats per second
+  double baseline_rate = 0;           // the baseline's combats per second (0: no baseline)
   std::vector<std::string> left_out;  // packs not loaded: house rules that change base records
   std::vector<std::string> packs;     // loaded, in load order
   // records a loaded pack overrides or removes ("base:unit/cruiser (changed by house-rules-

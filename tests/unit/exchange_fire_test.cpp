@@ -121,7 +121,7 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "ruleset='ti4'\n[attacker]\nfaction='letnev'\n"
       "units={flagship=1,dreadnought=2,cruiser=2,destroyer=1}\n"
       "technologies=['non_euclidean_shielding','duranium_armor']\n"
-      "[defender]\nfaction='sardakk_norr'\nunits={flagship=1,dreadnought=2,cruiser=2,destroyer=1}"
+      "[defender]\nfaction='sardakk_norr'\nunits={flagship=1,dreadnought=3,cruiser=2,destroyer=1}"
       "\ntechnologies=['duranium_armor']\n",
       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1,dreadnought=3,cruiser=2}\n"
       "damaged={flagship=1,dreadnought=1}\n"

@@ -255,6 +255,15 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
   return hits;
 }
 
+bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec) {
+  const auto& mods = env.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi)
+    if (mods[mi].round_effect() &&
+        modifier_live(env, s, static_cast<int>(mi), mods[mi], player, spec.purpose))
+      return true;
+  return false;
+}
+
 bool directs_hits(const Env& env, const State& s, EntityId player, EntityId location,
                   const RollSpec& spec) {
   bool any = false;
@@ -271,7 +280,8 @@ bool directs_hits(const Env& env, const State& s, EntityId player, EntityId loca
 // ---------------------------------------------------------------- the casualty queue
 
 void Casualties::build(const Env& env, const State& s, EntityId player, EntityId location,
-                       const CasualtySpec& spec, std::span<const Sym> order) {
+                       const CasualtySpec& spec, std::span<const Sym> order,
+                       std::span<const int> cancelling) {
   units_.clear();
   spec_ = &spec;
   location_ = location;
@@ -291,8 +301,13 @@ void Casualties::build(const Env& env, const State& s, EntityId player, EntityId
         break;
       }
     auto attr = [&](int slot) { return slot >= 0 && u.attr[static_cast<std::size_t>(slot)] != 0; };
+    int cancels = 1;
+    for (int k : cancelling) {
+      const ModifierDef& m = env.content->modifiers[static_cast<std::size_t>(k)];
+      if (m.sustain_cancels > cancels && modifier_fits_unit(s, m, u)) cancels = m.sustain_cancels;
+    }
     units_.push_back({e, u.type, r, true, attr(spec.damaged), attr(spec.can_sustain),
-                      attr(spec.sustain_first), 0});
+                      attr(spec.sustain_first), 0, cancels});
   }
   // by rank, units of a rank in entity order: the first unit of a rank is the one the policy's
   // ties go to
@@ -386,7 +401,7 @@ int Casualties::policy_target(Sustain mode, bool& sustain) const {
 int Casualties::room(Sustain mode) const {
   int n = 0;
   for (const Unit& u : units_)
-    if (u.alive) n += 1 + (mode != Sustain::never && u.can && !u.damaged ? 1 : 0);
+    if (u.alive) n += 1 + (mode != Sustain::never && u.can && !u.damaged ? u.cancels : 0);
   return n;
 }
 
@@ -414,6 +429,7 @@ int assign_by_policy(State& s, Casualties& q, int hits, Sustain mode, std::vecto
     if (target < 0) break;
     q.take(s, target, sustain);
     if (sustain) {
+      hits -= q.cancels(target) - 1;  // the hits it cancels besides this one (the loop's --hits)
       if (sustaining) sustaining->push_back(q.entity(target));
     } else {
       lost.push_back(q.entity(target));
@@ -447,6 +463,98 @@ bool side_fires(const State& s, EntityId location, Side& side) {
   return side.fire_alive < side.fire.size();
 }
 
+// The side's live modifiers with a round effect; a change in those that cancel hits makes its
+// casualty queues stale (they know what each unit's Sustain Damage cancels).
+void side_effects(const Env& env, const State& s, const Exchange& x, EntityId player, Side& side) {
+  const std::size_t cancelling = side.cancelling.size();
+  const bool had = side.effects;
+  side.cancelling.clear(), side.repair_after.clear(), side.repair_start.clear();
+  side.flagging.clear();
+  side.effects = false;
+  const auto& mods = env.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi) {
+    const ModifierDef& m = mods[mi];
+    if (!m.round_effect() ||
+        !modifier_live(env, s, static_cast<int>(mi), m, player, x.roll->purpose))
+      continue;
+    side.effects = true;
+    const int k = static_cast<int>(mi);
+    if (m.sustain_cancels > 1) side.cancelling.push_back(k);
+    if (m.repair == ModifierDef::Repair::after_hits) side.repair_after.push_back(k);
+    if (m.repair == ModifierDef::Repair::start_of_round) side.repair_start.push_back(k);
+    if (m.sustained_flag != kNoSym) side.flagging.push_back(k);
+  }
+  if (had || side.cancelling.size() != cancelling) side.queue_stale = side.directed_stale = true;
+}
+
+// Repairs `e` (its damaged attribute cleared): the side's queues and, when damage is read by its
+// roll, its rollers are stale.
+void repair_unit(State& s, const Exchange& x, EntityId e, Side& side) {
+  const int damaged = x.hits->damaged;
+  s.at(e).attr[static_cast<std::size_t>(damaged)] = 0;
+  side.queue_stale = side.directed_stale = true;
+  if (damaged == x.roll->value || damaged == x.roll->count || damaged == x.roll->eligible)
+    side.stale = true;
+}
+
+// repair = start_of_round: every damaged unit of `player` at the location that a live modifier
+// of it applies to.
+void repair_at_start(const Env& env, State& s, const Exchange& x, EntityId player, Side& side) {
+  const int damaged = x.hits->damaged;
+  if (damaged < 0) return;
+  for (int k : side.repair_start) {
+    const ModifierDef& m = env.content->modifiers[static_cast<std::size_t>(k)];
+    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+      const Entity& u = s.entities[static_cast<std::size_t>(e)];
+      if (u.owner == player && u.location == x.location && u.kind == env.unit_kind &&
+          u.attr[static_cast<std::size_t>(damaged)] != 0 && modifier_fits_unit(s, m, u))
+        repair_unit(s, x, e, side);
+    }
+  }
+}
+
+// repair = after_hits: for each live modifier, one damaged unit of `player` at the location that
+// it applies to and that did not use Sustain Damage this round (no flag of the side's
+// sustained_flag modifiers): the one its hit order loses last (the highest rank; among equals,
+// the first entity).
+void repair_after_hits(const Env& env, State& s, const Exchange& x, EntityId player,
+                       std::span<const Sym> order, Side& side) {
+  const int damaged = x.hits->damaged;
+  if (damaged < 0) return;
+  const auto& mods = env.content->modifiers;
+  for (int k : side.repair_after) {
+    const ModifierDef& m = mods[static_cast<std::size_t>(k)];
+    EntityId best = kNoEntity;
+    std::size_t best_rank = 0;
+    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+      const Entity& u = s.entities[static_cast<std::size_t>(e)];
+      if (u.owner != player || u.location != x.location || u.kind != env.unit_kind ||
+          u.attr[static_cast<std::size_t>(damaged)] == 0 || !modifier_fits_unit(s, m, u))
+        continue;
+      bool sustained = false;
+      for (int f : side.flagging)
+        sustained =
+            sustained || s.counter(e, mods[static_cast<std::size_t>(f)].sustained_flag) != 0;
+      if (sustained) continue;
+      const std::size_t rank =
+          static_cast<std::size_t>(std::find(order.begin(), order.end(), u.type) - order.begin());
+      if (best == kNoEntity || rank > best_rank) best = e, best_rank = rank;
+    }
+    if (best != kNoEntity) repair_unit(s, x, best, side);
+  }
+}
+
+// The side's units that sustained in this assignment get the round flags of its sustained_flag
+// modifiers that apply to them.
+void flag_sustained(const Env& env, State& s, const Exchange& x, const Side& side,
+                    std::span<const EntityId> sustained) {
+  for (int k : side.flagging) {
+    const ModifierDef& m = env.content->modifiers[static_cast<std::size_t>(k)];
+    for (EntityId e : sustained)
+      if (modifier_fits_unit(s, m, s.at(e))) s.set_counter(e, m.sustained_flag, 1, x.round_scope);
+  }
+}
+
 // The side's rollers for this round: built again when stale, else the same less those lost.
 void side_rollers(const Env& env, const State& s, const Exchange& x, EntityId player, Side& side,
                   ExchangeScratch& scratch) {
@@ -454,6 +562,7 @@ void side_rollers(const Env& env, const State& s, const Exchange& x, EntityId pl
     side.total = rollers(env, s, player, x.location, *x.roll, "ctx:exchange_fire", side.rollers,
                          scratch.live);
     side.stale = false;
+    side_effects(env, s, x, player, side);
   } else {
     std::int64_t total = 0;
     std::erase_if(side.rollers,
@@ -473,6 +582,8 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
                 Sustain mode, ExchangeHost& host, ExchangeScratch& scratch) {
   std::vector<EntityId>& lost = scratch.lost;
   lost.clear();
+  std::vector<EntityId>* sustained = side.flagging.empty() ? nullptr : &scratch.sustained;
+  if (sustained) sustained->clear();
   int destroyed = 0;
   if (directed > 0 && directing >= 0) {
     if (side.directed_by != directing || side.directed_from != x.hits) {
@@ -483,26 +594,28 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
       side.directed_stale = true;
     }
     if (side.directed_stale) {
-      side.directed_queue.build(env, s, player, x.location, side.directed_spec, order);
+      side.directed_queue.build(env, s, player, x.location, side.directed_spec, order,
+                                side.cancelling);
       side.directed_stale = false;
     }
     const int n = std::min({directed, hits, side.directed_queue.room(mode)});
     if (n > 0) {
       side.directed_queue.begin_assignment();
-      destroyed += assign_by_policy(s, side.directed_queue, n, mode, lost, nullptr);
+      destroyed += assign_by_policy(s, side.directed_queue, n, mode, lost, sustained);
       hits -= n;
       side.queue_stale = true;
     }
   }
   if (hits > 0) {
     if (side.queue_stale) {
-      side.queue.build(env, s, player, x.location, *x.hits, order);
+      side.queue.build(env, s, player, x.location, *x.hits, order, side.cancelling);
       side.queue_stale = false;
     }
     side.queue.begin_assignment();
-    destroyed += assign_by_policy(s, side.queue, hits, mode, lost, nullptr);
+    destroyed += assign_by_policy(s, side.queue, hits, mode, lost, sustained);
     side.directed_stale = true;
   }
+  if (sustained && !sustained->empty()) flag_sustained(env, s, x, side, *sustained);
   const int damaged = x.hits->damaged;
   (void)destroyed;
   bool changes = damaged >= 0 && (damaged == x.roll->value || damaged == x.roll->count ||
@@ -542,6 +655,25 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     side_rollers(env, s, x, x.d, d, scratch);
     // the exact mode draws a roll's number of hits, not which dice hit
     if (dice.exact() && (a.directing >= 0 || d.directing >= 0)) return ExchangeResult::handed_back;
+    if (a.effects || d.effects) {
+      // modifiers that do hooks' work in these rounds (sustain_cancels, repair): not in the
+      // exact mode's draws, and not where directed hits meet hits a Sustain Damage cancels
+      if (dice.exact()) return ExchangeResult::handed_back;
+      if ((a.directing >= 0 && !d.cancelling.empty()) ||
+          (d.directing >= 0 && !a.cancelling.empty()))
+        return ExchangeResult::handed_back;
+      // the start of a round after the first (the first round's start is the caller's: the
+      // counter is 1 there); without a counter these rounds cannot tell, and hand it back
+      if (!x.once && (!a.repair_start.empty() || !d.repair_start.empty())) {
+        if (x.counter == kNoSym) return ExchangeResult::handed_back;
+        if (s.counter(x.location, x.counter) > 1) {
+          repair_at_start(env, s, x, x.a, a);
+          repair_at_start(env, s, x, x.d, d);
+          if (a.stale) side_rollers(env, s, x, x.a, a, scratch);
+          if (d.stale) side_rollers(env, s, x, x.d, d, scratch);
+        }
+      }
+    }
     int directed_a = 0, directed_d = 0;
     const int by_a = a.directing, by_d = d.directing;
     const int hits_a = roll_hits(env, dice, laws, *x.roll, a.rollers, a.total, scratch.distribution,
@@ -555,6 +687,11 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     if (hits_a > 0)
       changed |= side_takes(env, s, x, x.d, x.order_d, d, hits_a, directed_a, by_a, x.sustain_d,
                             host, scratch);
+    // after hits are assigned (a repair of one's own units: the order of the sides is moot)
+    if (!x.once) {
+      if (!a.repair_after.empty()) repair_after_hits(env, s, x, x.a, x.order_a, a);
+      if (!d.repair_after.empty()) repair_after_hits(env, s, x, x.d, x.order_d, d);
+    }
     if (changed) a.stale = d.stale = true;
     const bool ongoing = side_fires(s, x.location, a) && side_fires(s, x.location, d);
     if (!ongoing || x.once) return ongoing ? ExchangeResult::ongoing : ExchangeResult::over;

@@ -105,6 +105,10 @@ int directing(const Env& env, std::span<const Roller> units);
 bool directs_hits(const Env& env, const State& s, EntityId player, EntityId location,
                   const RollSpec& spec);
 
+// Whether a live modifier of `player` does something in the runtime's rounds besides change
+// rolls (sustain_cancels, repair, sustained_flag), for rolls of `spec`'s purpose.
+bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec);
+
 // A side's units that can take hits, ranked once by a hit order: the queue hit assignment takes
 // its casualties from (see ctx:assign_hits in scripts/README.md for the policy). Built from the
 // state once; then it follows its own changes (a unit sustains, a unit is lost), so it stays true
@@ -112,8 +116,11 @@ bool directs_hits(const Env& env, const State& s, EntityId player, EntityId loca
 // one ctx:exchange_fire.
 class Casualties {
  public:
+  // `cancelling`: live modifiers of the player with sustain_cancels (its units that fit one
+  // cancel that many hits when they sustain; else 1)
   void build(const Env& env, const State& s, EntityId player, EntityId location,
-             const CasualtySpec& spec, std::span<const Sym> order);
+             const CasualtySpec& spec, std::span<const Sym> order,
+             std::span<const int> cancelling = {});
   // A new assignment begins: "sustained in this assignment" starts empty again.
   void begin_assignment() { ++assignment_; }
 
@@ -122,8 +129,11 @@ class Casualties {
   int next_sustain(Sym type) const;  // sustains next (the lowest-ranked undamaged that can)
   // The policy's target for one hit; `sustain` says whether it sustains. -1: nothing left.
   int policy_target(Sustain mode, bool& sustain) const;
-  // How many hits the units left can take under `mode` (one each, two if they can sustain).
+  // How many hits the units left can take under `mode` (one each, and what a Sustain Damage
+  // cancels if they can sustain).
   int room(Sustain mode) const;
+  // The hits a Sustain Damage of the unit at `i` cancels (1, or a modifier's sustain_cancels).
+  int cancels(int i) const { return units_[static_cast<std::size_t>(i)].cancels; }
   // The unit at `i` sustains (damaged set) or is lost (off the board: kReinforcements).
   void take(State& s, int i, bool sustain);
 
@@ -144,6 +154,7 @@ class Casualties {
     int rank;
     bool alive, damaged, can, first;
     std::uint64_t sustained_in = 0;  // the assignment it last sustained in
+    int cancels = 1;                 // hits one Sustain Damage of it cancels
   };
   bool sustained_now(const Unit& u) const { return u.sustained_in == assignment_; }
   int first_alive() const;
@@ -161,8 +172,9 @@ class Casualties {
   mutable std::size_t alive_ = 0, sustain_ = 0, first_ = 0;
 };
 
-// Assigns `hits` to the queue by the policy: units sustain or are lost (take). Lost units are
-// appended to `lost`, units that sustained to `sustaining`. Returns the units lost.
+// Assigns `hits` to the queue by the policy: units sustain or are lost (take); a Sustain Damage
+// cancels the unit's cancels() hits, as many as are left. Lost units are appended to `lost`,
+// units that sustained to `sustaining`. Returns the units lost.
 int assign_by_policy(State& s, Casualties& q, int hits, Sustain mode, std::vector<EntityId>& lost,
                      std::vector<EntityId>* sustaining);
 
@@ -208,10 +220,14 @@ struct ExchangeScratch {
     bool queue_stale = true, directed_stale = true;
     std::vector<EntityId> fire;  // units that count as firing (the roll's eligible units)
     std::size_t fire_alive = 0;  // cursor: units before it are lost
+    // the side's live modifiers with a round effect (built with the rollers): sustain_cancels,
+    // repair after hits, repair at the start of a round, a flag on units that sustain
+    std::vector<int> cancelling, repair_after, repair_start, flagging;
+    bool effects = false;  // any of them
   };
   Side side[2];
   std::vector<int> live;
-  std::vector<EntityId> lost;
+  std::vector<EntityId> lost, sustained;
   std::vector<double> distribution;
   std::vector<std::int32_t> modifier_records;  // records whose loss changes a modifier
 };

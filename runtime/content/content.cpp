@@ -785,8 +785,27 @@ class PackLoader {
         for (const toml::node& h : *r->as_array())
           m.replaces_hooks.emplace_back(h.as_string()->get());
     }
-    if (m.delta == 0 && m.dice == 0 && !t.get("hits_to"))
-      f.fail(t, "modifier '" + m.id + "' changes nothing: give 'delta', 'dice' or 'hits_to'");
+    m.sustain_cancels = bounded("sustain_cancels", 0, kModifierDiceMax);
+    if (m.sustain_cancels == 1)
+      f.fail(
+          f.line_of(t, "sustain_cancels"),
+          where + ": 'sustain_cancels' is 1, what Sustain Damage always cancels: give 2 or more");
+    if (auto r = f.string(t, "repair")) {
+      static const std::vector<std::string> repairs = {"after_hits", "start_of_round"};
+      if (*r == "after_hits")
+        m.repair = ModifierDef::Repair::after_hits;
+      else if (*r == "start_of_round")
+        m.repair = ModifierDef::Repair::start_of_round;
+      else
+        f.fail(f.line_of(t, "repair"), where + ": unknown repair '" + *r + "'" +
+                                           did_you_mean(*r, repairs) +
+                                           "; one of: after_hits, start_of_round");
+    }
+    if (auto flag = f.string(t, "sustained_flag")) m.sustained_flag = sym(*flag);
+    if (m.delta == 0 && m.dice == 0 && !t.get("hits_to") && !m.round_effect())
+      f.fail(t, "modifier '" + m.id +
+                    "' changes nothing: give 'delta', 'dice', 'hits_to', 'sustain_cancels', "
+                    "'repair' or 'sustained_flag'");
     c_.modifiers.push_back(std::move(m));
     if (auto u = f.string(t, "present"))
       pending_present_.push_back({*u, c_.ruleset.unit_kind, f.path(), f.line_of(t, "present"),

@@ -157,6 +157,21 @@ struct ModifierDef {
   std::vector<Sym> hits_to;
   // hooks of its pack whose work it does in rounds the runtime runs itself (ctx:exchange_fire)
   std::vector<std::string> replaces_hooks;
+  // What it does in those rounds to the units it applies to, besides their rolls:
+  // a unit that uses Sustain Damage cancels this many hits (0: not changed; sustain_cancels)
+  std::int32_t sustain_cancels = 0;
+  // repair: none; after_hits (once both sides have taken their hits, one damaged unit that did
+  // not use Sustain Damage this round, the one its hit order loses last); start_of_round (at the
+  // start of each round after the first, every damaged unit it applies to)
+  enum class Repair : std::uint8_t { none, after_hits, start_of_round };
+  Repair repair = Repair::none;
+  // the round flag a unit it applies to gets when it uses Sustain Damage in those rounds (what
+  // the hooks it replaces set); repair = after_hits skips units that have it (sustained_flag)
+  Sym sustained_flag = kNoSym;
+  // whether it does anything in those rounds but change rolls
+  bool round_effect() const {
+    return sustain_cancels != 0 || repair != Repair::none || sustained_flag != kNoSym;
+  }
 };
 
 // A declarative hook effect.

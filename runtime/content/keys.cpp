@@ -34,6 +34,16 @@ constexpr KeySpec kModifier[] = {
      "Hits of these dice go first to the opponent's units of these types, if able."},
     {"replaces_hooks", "strings",
      "Hooks of this pack whose work it does in the rounds ctx:exchange_fire runs."},
+    {"sustain_cancels", "integer",
+     "In those rounds, each Sustain Damage of a unit it applies to cancels this many hits (2 to "
+     "100)."},
+    {"repair", "string",
+     "In those rounds: after_hits (one damaged unit that did not sustain this round, the last "
+     "in its hit order) or start_of_round (every damaged unit it applies to, rounds after the "
+     "first)."},
+    {"sustained_flag", "string",
+     "In those rounds, the round flag a unit it applies to gets when it uses Sustain Damage; "
+     "repair = after_hits skips units with it."},
     {"name", "string",
      "What the trace calls it (\"Morale Boost\"; omit: its text before a colon, else its id)."},
     {"text", "string", "What it says, for people."},
@@ -102,6 +112,9 @@ constexpr KeySpec kBench[] = {
     {"anchors", "array", "Other tools' speeds: [{ name, rate }]."},
     {"exact_target", "number", "The exact mode's target time (ms)."},
     {"exact_anchors", "array", "Other tools' exact times: [{ name, ms }]."},
+    {"baseline", "string",
+     "A scenario (relative to this file) of the same battle without abilities: bench runs it "
+     "too and prints how many times slower the case is."},
 };
 
 }  // namespace

@@ -77,7 +77,24 @@ void EventBus::liveness(const State& state, std::size_t records, std::vector<std
   live.assign(windows_.size(), 0);
   for (const HookDef& h : hooks_)
     if (h.source < 0 || held[static_cast<std::size_t>(h.source)])
-      live[static_cast<std::size_t>(h.window)] |= h.replaced_by < 0 ? 1 | kLiveUnreplaced : 1;
+      live[static_cast<std::size_t>(h.window)] |= h.replaced_by >= 0 ? 1
+                                                  : h.requires_counter != kNoSym
+                                                      ? 1 | kLiveGuarded
+                                                      : 1 | kLiveUnreplaced;
+}
+
+bool EventBus::guarded_can_run(const State& state, int window,
+                               const std::vector<std::uint8_t>& held) const {
+  for (int hi : by_window_[static_cast<std::size_t>(window)]) {
+    const HookDef& h = hooks_[static_cast<std::size_t>(hi)];
+    if (h.replaced_by >= 0 || h.requires_counter == kNoSym || h.source < 0) continue;
+    if (!held.empty() && !held[static_cast<std::size_t>(h.source)]) continue;
+    for (const Entity& e : state.entities)
+      if (e.record == h.source && e.location != kReinforcements &&
+          h.requirement_met(state, e.owner))
+        return true;
+  }
+  return false;
 }
 
 void EventBus::collect(const State& state, std::span<const int> windows, EntityId active,
@@ -96,6 +113,7 @@ void EventBus::collect(const State& state, std::span<const int> windows, EntityI
       for (EntityId e = 0; e < static_cast<EntityId>(state.entities.size()); ++e) {
         const Entity& ent = state.entities[static_cast<std::size_t>(e)];
         if (ent.record != h.source || ent.location == kReinforcements) continue;
+        if (!h.requirement_met(state, ent.owner)) continue;  // requires: it cannot run now
         out.push_back({hi, ent.owner, e, state.turn_rank(ent.owner, active)});
       }
     }

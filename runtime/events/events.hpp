@@ -44,6 +44,13 @@ struct HookDef {
   // a declared modifier that does this hook's work in rounds the runtime runs itself
   // (ctx:exchange_fire), -1: none; such rounds need not hand this hook's window back
   int replaced_by = -1;
+  // requires: the hook runs only while its owner's counter (or flag) `requires_counter` is at
+  // least `requires_at_least` (kNoSym: always); checked before its condition
+  Sym requires_counter = kNoSym;
+  std::int32_t requires_at_least = 1;
+  bool requirement_met(const State& s, EntityId player) const {
+    return requires_counter == kNoSym || s.counter(player, requires_counter) >= requires_at_least;
+  }
 };
 
 // One hook about to run for one player.
@@ -91,9 +98,14 @@ class EventBus {
   // may have a hook to run (live[w] != 0), and which may have one that no declared modifier
   // replaces in the runtime's own rounds (live[w] & kLiveUnreplaced). Cheap: one pass over
   // entities and hooks.
-  static constexpr std::uint8_t kLiveUnreplaced = 2;
+  // A live hook that no modifier replaces but that `requires` a counter of its owner sets
+  // kLiveGuarded instead: whether it can run now is guarded_can_run's.
+  static constexpr std::uint8_t kLiveUnreplaced = 2, kLiveGuarded = 4;
   void liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
                 std::vector<std::uint8_t>& live) const;
+  // Whether a hook of the window with a `requires`, not replaced, has an owner holding its
+  // source who meets the requirement now.
+  bool guarded_can_run(const State& state, int window, const std::vector<std::uint8_t>& held) const;
   // Whether some hook's source is this record: an entity of it leaving the board can make a
   // window dead, so liveness must be computed again (it is a function of the state).
   bool is_source(std::int32_t record) const {

@@ -1074,12 +1074,15 @@ int l_exchange_fire(lua_State* L) {
     ExchangeHost host(I, x);
     if (I.dice.exact() && !x.once) {
       // the exact mode's chain knows how many hits each side takes, not which dice made them:
-      // every live hook runs in the procedure's rounds, and directed hits (hits_to) too
+      // every live hook runs in the procedure's rounds, and directed hits (hits_to) and the
+      // other round effects of modifiers (sustain_cancels, repair) too
       for (int w : x.windows)
         if (I.window_live(w)) return hand_back();
       const combat::Env env = combat_env(I);
       if (combat::directs_hits(env, s, a, location, *x.roll) ||
-          combat::directs_hits(env, s, d, location, *x.roll))
+          combat::directs_hits(env, s, d, location, *x.roll) ||
+          combat::has_round_effects(env, s, a, *x.roll) ||
+          combat::has_round_effects(env, s, d, *x.roll))
         return hand_back();
       exact_exchange(I, s, ex, x);
       lua_pushboolean(L, 0);  // every end of the chain is the end of the combat

@@ -227,6 +227,10 @@ constexpr ApiField kHookFields[] = {
      "is false unless the scenario says use = \"always\"."},
     {"apply", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?)", false,
      "What it does."},
+    {"requires", "{counter: string, at_least: integer?}", true,
+     "A counter (or flag) its owner must have at least this much of (default 1), checked "
+     "before the condition: while it is short the hook does not run, and rounds the runtime "
+     "runs itself need not hand its window back."},
     {"text", "string", true, "What the card says, for people."},
 };
 

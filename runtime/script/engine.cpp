@@ -482,6 +482,35 @@ HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int li
     h.limit = sym(limit);
   }
   h.use_key = sym("used:" + h.id);
+  lua_getfield(L, 1, "requires");
+  if (!lua_isnil(L, -1)) {
+    const int t = lua_gettop(L);
+    auto bad = [&](const std::string& why) {
+      throw ContentError(file, line,
+                         "hook '" + h.id + "': 'requires' " + why +
+                             " (requires = { counter = \"trade_goods\", at_least = 2 })");
+    };
+    if (!lua_istable(L, t)) bad("must be a table");
+    if (h.source < 0) bad("needs a source: the counter is its owner's, and a rule has none");
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+      lua_pop(L, 1);
+      const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+      if (std::string_view(k) != "counter" && std::string_view(k) != "at_least")
+        bad("has an unknown key '" + std::string(k) + "' (keys: counter, at_least)");
+    }
+    lua_getfield(L, t, "counter");
+    if (lua_type(L, -1) != LUA_TSTRING) bad("needs 'counter', a string");
+    h.requires_counter = sym(lua_tostring(L, -1));
+    lua_getfield(L, t, "at_least");
+    if (!lua_isnil(L, -1)) {
+      if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > INT32_MAX)
+        bad("'at_least' must be a whole number from 1");
+      h.requires_at_least = static_cast<std::int32_t>(lua_tointeger(L, -1));
+    }
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
   lua_getfield(L, 1, "condition");
   if (!lua_isnil(L, -1)) {
     if (!lua_isfunction(L, -1))

@@ -223,9 +223,12 @@ struct Engine::Impl {
     return live[static_cast<std::size_t>(w)] != 0;
   }
   // ... with a hook that no declared modifier replaces in the runtime's own rounds
+  // (a hook that `requires` a counter its owner is short of cannot run)
   bool window_live_unreplaced(int w) {
     ensure_liveness();
-    return (live[static_cast<std::size_t>(w)] & EventBus::kLiveUnreplaced) != 0;
+    const std::uint8_t v = live[static_cast<std::size_t>(w)];
+    if (v & EventBus::kLiveUnreplaced) return true;
+    return (v & EventBus::kLiveGuarded) && bus.guarded_can_run(*state, w, held);
   }
 
   // Sym of short (interned, anchored) Lua strings by their address: a direct-mapped cache

@@ -33,6 +33,8 @@ std::vector<BenchCase> bench_cases(const fs::path& root, const std::vector<std::
       c.anchors = sc.anchors;
       c.exact_target = sc.exact_target;
       c.exact_anchors = sc.exact_anchors;
+      if (!sc.bench_baseline.empty())
+        c.baseline = fs::relative(sc.bench_baseline, root, ec).generic_string();
       out.push_back(std::move(c));
     }
   }
@@ -114,6 +116,14 @@ std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOpt
         r.changed_records.push_back(rec.id + (rec.removed ? " (removed by " : " (changed by ") +
                                     rec.changed_by + ")");
     r.report = sim.report(t, bench.seed);
+    if (!c.baseline.empty()) {  // the same fleets without abilities, as many runs
+      const Session base = open_session(read_scenario(so.root / c.baseline), so);
+      const Simulation base_sim(base);
+      double secs = 0;
+      o.loop_seconds = &secs;
+      const Tally bt = base_sim.run(o);
+      r.baseline_rate = secs > 0 ? static_cast<double>(bt.runs) / secs : 0;
+    }
     out.push_back(std::move(r));
   }
   return out;
@@ -140,6 +150,10 @@ nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOp
     c["anchors"] = json::object();
     for (const auto& [name, rate] : r.bench.anchors) c["anchors"][name] = rate;
     c["of_target"] = r.bench.target > 0 ? json(r.rate / r.bench.target) : json(nullptr);
+    if (!r.bench.baseline.empty() && r.baseline_rate > 0 && r.rate > 0)
+      c["baseline"] = {{"scenario", r.bench.baseline},
+                       {"combats_per_second", r.baseline_rate},
+                       {"slowdown", r.baseline_rate / r.rate}};
     c["result"] = r.report;
     cases.push_back(c);
   }
@@ -180,6 +194,12 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
   out << "\n";
   for (const BenchResult& r : results)
     out << fmt::format("  ({}) {}\n", r.bench.name, r.bench.description);
+  // the cases with a baseline: the same battle without abilities
+  for (const BenchResult& r : results)
+    if (r.baseline_rate > 0 && r.rate > 0)
+      out << fmt::format("  ({}) {:.2f}x the time of the same fleets without abilities ({}: {})\n",
+                         r.bench.name, r.baseline_rate / r.rate, r.bench.baseline,
+                         rate_text(r.baseline_rate));
   // the anchors: a row per tool, a column per case that has any (from the cases' [bench])
   std::vector<const BenchCase*> anchored;
   std::vector<std::string> tools;

@@ -25,6 +25,7 @@ struct BenchCase {
   std::vector<std::pair<std::string, double>> anchors;  // other tools' combats/s, by name
   double exact_target = 0;                              // ms (bench --exact; 0: none)
   std::vector<std::pair<std::string, double>> exact_anchors;  // other tools' exact times, ms
+  std::string baseline;  // the same battle without abilities, relative to the root ("": none)
 };
 // Every content/*/scenarios/bench_*.toml under root, sorted by name; with `only`, those cases
 // (by name: "a"), and a UsageError naming the cases there are for a name none has.
@@ -43,6 +44,7 @@ struct BenchResult {
   std::uint64_t runs = 0;
   double seconds = 0;                 // wall time of the simulation loop
   double rate = 0;                    // combats per second
+  double baseline_rate = 0;           // the baseline's combats per second (0: no baseline)
   std::vector<std::string> left_out;  // packs not loaded: house rules that change base records
   std::vector<std::string> packs;     // loaded, in load order
   // records a loaded pack overrides or removes ("base:unit/cruiser (changed by house-rules-

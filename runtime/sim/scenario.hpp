@@ -30,6 +30,7 @@ struct Scenario {
   std::vector<std::pair<std::string, double>> anchors;  // other tools' combats/s, by name
   double exact_target = 0;  // milliseconds the exact mode may take (bench --exact)
   std::vector<std::pair<std::string, double>> exact_anchors;  // other tools' exact times, ms
+  fs::path bench_baseline;  // the same battle without abilities (empty: none)
 };
 
 // The form a pack folder named in a scenario or on the command line is kept in: absolute, so

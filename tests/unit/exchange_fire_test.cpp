@@ -6,7 +6,9 @@
 // under each policy, a custom hit order, upgrades, the nebula's declared modifier, a declared
 // modifier whose source is lost during the rounds, one that lasts until the end of the round,
 // directed hits (the L1Z1X flagship: a modifier's hits_to, doing in C++ what the hooks it
-// replaces do in the procedure's rounds), and held cards whose hooks make some rounds the
+// replaces do in the procedure's rounds), modifiers that cancel hits with Sustain Damage and
+// repair (Non-Euclidean Shielding, Duranium Armor, the Arc Secundus), a hook that requires
+// trade goods (Munitions Reserves), and held cards whose hooks make some rounds the
 // procedure's.
 #include <catch2/catch.hpp>
 
@@ -113,6 +115,33 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "[defender]\nunits={dreadnought=1,destroyer=1,fighter=6}\npolicy={sustain='last'}\n",
       "ruleset='ti4'\n[attacker]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=2,cruiser=2}\n"
       "[defender]\nunits={war_sun=1,carrier=2,fighter=8}\npolicy={sustain='never'}\n",
+      // modifiers doing hooks' work in the C++ rounds: Non-Euclidean Shielding (sustain_cancels),
+      // Duranium Armor (repair after hits, sustained_flag), the Arc Secundus (repair at the start
+      // of a round); bench (h), then sustain policies, hit orders and damaged units
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\n"
+      "units={flagship=1,dreadnought=2,cruiser=2,destroyer=1}\n"
+      "technologies=['non_euclidean_shielding','duranium_armor']\n"
+      "[defender]\nfaction='sardakk_norr'\nunits={flagship=1,dreadnought=3,cruiser=2,destroyer=1}"
+      "\ntechnologies=['duranium_armor']\n",
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1,dreadnought=3,cruiser=2}\n"
+      "damaged={flagship=1,dreadnought=1}\n"
+      "technologies=['non_euclidean_shielding','duranium_armor']\n"
+      "policy={sustain='last',hit_order=['dreadnought','cruiser','flagship']}\n"
+      "[defender]\nunits={war_sun=1,dreadnought=3,destroyer=3}\ndamaged={dreadnought=2}\n"
+      "technologies=['duranium_armor']\npolicy={hit_order=['dreadnought','destroyer','war_sun']}\n",
+      "ruleset='ti4'\n[attacker]\nunits={dreadnought=4,carrier=1,fighter=3}\n"
+      "technologies=['duranium_armor']\npolicy={sustain='never'}\n"
+      "[defender]\nfaction='letnev'\nunits={flagship=1,dreadnought=2,destroyer=2,fighter=2}\n"
+      "technologies=['non_euclidean_shielding']\n",
+      // Munitions Reserves (requires 2 trade goods): round 1 is the procedure's, later ones C++
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1,dreadnought=2,cruiser=3}\n"
+      "trade_goods=3\ntechnologies=['non_euclidean_shielding','duranium_armor']\n"
+      "[defender]\nunits={dreadnought=3,cruiser=3,destroyer=2}\n",
+      // directed hits against hits a Sustain Damage cancels: those rounds are the procedure's
+      "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1,dreadnought=3,cruiser=2}\n"
+      "technologies=['non_euclidean_shielding','duranium_armor']\n"
+      "[defender]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=2,cruiser=2,fighter=3}\n"
+      "technologies=['duranium_armor']\n",
       // systems to retreat to, and nobody will announce (retreat policy never): C++ rounds
       "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,carrier=1,fighter=4}\n"
       "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\n"
@@ -206,4 +235,109 @@ TEST_CASE("exchange_fire: under the step memo each round of a ground combat is a
   // in the second 10 000 runs about 1 100 steps are run; one step for both combats ran about
   // 4 300 (a new path of rounds in one of them)
   CHECK(m.steps_run_late < 2500);
+}
+
+namespace {
+
+// One run of a scenario with forced dice and no trace (the C++ rounds run when nothing can
+// intervene): its outcome, its rounds and the state it leaves.
+struct Pinned {
+  std::string outcome;
+  double rounds;
+  State end;
+};
+Pinned run_forced(const std::string& scenario_text, const std::vector<int>& dice, bool cpp) {
+  const fs::path dir = fs::temp_directory_path() / "rulebench-exchange-fire";
+  fs::create_directories(dir);
+  const fs::path file = dir / "pinned.toml";
+  {
+    std::ofstream out(file);
+    out << scenario_text;
+  }
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  const Session session = open_session(read_scenario(file), so);
+  EngineOptions eo;
+  eo.exchange_fire = cpp;
+  Table table(session, eo);
+  RunOptions o;
+  for (int d : dice) {
+    DiceStream::Forced f;
+    f.value = d;
+    o.forced.push_back(f);
+  }
+  o.strict_dice = true;
+  Pinned p{"", 0, table.start};
+  RunResult r;
+  table.engine.run(session.procedure, p.end, o, r);
+  p.outcome = r.outcome_name;
+  p.rounds = r.metric("rounds");
+  return p;
+}
+
+}  // namespace
+
+// The rules tests of the abilities these modifiers replace in the C++ rounds, with their fixed
+// dice: a rules test traces, so its rounds are the procedure's; here nothing traces, so the
+// rounds after the first are C++, and they must give the same outcome, rounds and end state.
+TEST_CASE("exchange_fire: declared modifiers give the hooks' fixed-dice outcomes",
+          "[exchange_fire]") {
+  struct Case {
+    const char* rule;
+    const char* scenario;
+    std::vector<int> dice;
+    const char* outcome;
+    double rounds;
+  };
+  const Case cases[] = {
+      // content/ti4-base/tests/factions/letnev.toml
+      {"Non-Euclidean Shielding: each Sustain Damage cancels 2 hits",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={dreadnought=2}\n"
+       "technologies=['non_euclidean_shielding']\n[defender]\nunits={cruiser=3}\n",
+       {1, 1, 7, 7, 7, 5, 5, 1, 1, 1, 5, 1, 1},
+       "attacker_win",
+       3},
+      {"Non-Euclidean Shielding under sustain last",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={dreadnought=2,cruiser=1}\n"
+       "technologies=['non_euclidean_shielding']\npolicy={sustain='last'}\n"
+       "[defender]\nunits={cruiser=3}\n",
+       {1, 1, 1, 7, 7, 7, 5, 5, 1, 1, 1, 5, 1, 1},
+       "attacker_win",
+       3},
+      {"Arc Secundus: repaired at the start of every round",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1}\ndamaged={flagship=1}\n"
+       "[defender]\nunits={cruiser=1}\n",
+       {1, 1, 7, 1, 1, 7, 5, 1, 1},
+       "attacker_win",
+       3},
+      {"Arc Secundus: not repaired after the last round (it ends damaged)",
+       "ruleset='ti4'\n[attacker]\nfaction='letnev'\nunits={flagship=1}\n"
+       "[defender]\nunits={cruiser=1}\n",
+       {5, 1, 7},
+       "attacker_win",
+       1},
+      // content/ti4-base/tests/cards/duranium_armor.toml
+      {"Duranium Armor: not the unit that sustained this round",
+       "ruleset='ti4'\n[attacker]\nunits={dreadnought=1}\ntechnologies=['duranium_armor']\n"
+       "[defender]\nunits={cruiser=2}\n",
+       {1, 7, 1, 1, 7, 1},
+       "defender_win",
+       2},
+      {"Duranium Armor: repairs a unit that came in damaged",
+       "ruleset='ti4'\n[attacker]\nunits={dreadnought=1}\ndamaged={dreadnought=1}\n"
+       "technologies=['duranium_armor']\n[defender]\nunits={cruiser=2}\n",
+       {1, 1, 1, 5, 7, 1, 5, 1},
+       "attacker_win",
+       3},
+  };
+  for (const Case& c : cases) {
+    INFO(c.rule);
+    const Pinned cpp = run_forced(c.scenario, c.dice, true);
+    const Pinned lua = run_forced(c.scenario, c.dice, false);
+    CHECK(cpp.outcome == c.outcome);
+    CHECK(cpp.rounds == c.rounds);
+    CHECK(lua.outcome == c.outcome);
+    CHECK(lua.rounds == c.rounds);
+    CHECK(cpp.end == lua.end);
+  }
 }

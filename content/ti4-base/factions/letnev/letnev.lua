@@ -22,6 +22,9 @@ hook {
   source = "faction/letnev",
   optional = true,
   limit = "round",
+  -- (the condition, declared: rounds the runtime runs itself need not stop for this hook while
+  -- the player has fewer than 2 trade goods)
+  requires = { counter = "trade_goods", at_least = 2 },
   condition = function(ctx, player) return ctx:counter(player, "trade_goods") >= 2 end,
   apply = function(ctx, player)
     ctx:set_counter(player, "trade_goods", ctx:counter(player, "trade_goods") - 2, "game")
@@ -33,6 +36,7 @@ hook {
   id = "munitions_reserves_reroll",
   window = "space_combat.after_roll",
   source = "faction/letnev",
+  requires = { counter = FLAG },  -- only in a round Munitions Reserves paid for
   condition = function(ctx, player, _, args) return args.player == player and ctx:flag(player, FLAG) end,
   apply = function(_, _, _, args) reroll_misses(args.pool) end,
 }

@@ -33,8 +33,13 @@ std::vector<BenchCase> bench_cases(const fs::path& root, const std::vector<std::
       c.anchors = sc.anchors;
       c.exact_target = sc.exact_target;
       c.exact_anchors = sc.exact_anchors;
-      if (!sc.bench_baseline.empty())
+      if (!sc.bench_baseline.empty()) {
+        if (!fs::is_regular_file(sc.bench_baseline, ec))
+          throw ContentError(file.string(), 0,
+                             "[bench] baseline '" + sc.bench_baseline.filename().string() +
+                                 "': no such scenario file next to this one");
         c.baseline = fs::relative(sc.bench_baseline, root, ec).generic_string();
+      }
       out.push_back(std::move(c));
     }
   }

@@ -15,6 +15,22 @@ Session session_of(const char* scenario) {
   so.root = RB_SOURCE_DIR;
   return open_session(read_scenario(fs::path(RB_SOURCE_DIR) / scenario), so);
 }
+
+// 2 cruisers against 2, with one of the hostile packs of tests/fixtures/hostile-ti4.
+Session hostile_session(const std::string& pack) {
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  so.search = {fs::path(RB_SOURCE_DIR) / "tests" / "fixtures" / "hostile-ti4"};
+  return open_session(
+      scenario_from_table(rb::testing::scenario("ruleset = \"ti4\"\nprocedure = \"space_combat\"\n"
+                                                "packs = [\"" +
+                                                pack +
+                                                "\"]\n"
+                                                "[attacker]\nunits = { cruiser = 2 }\n"
+                                                "[defender]\nunits = { cruiser = 2 }\n"),
+                          pack + ".toml", RB_SOURCE_DIR),
+      so);
+}
 }  // namespace
 
 TEST_CASE("exact mode: past --max-states it stops and says so", "[exact][exact_mode][limits]") {
@@ -54,16 +70,7 @@ TEST_CASE("exact mode: a loop inside one step that every miss prolongs stops at 
           "[exact][exact_mode][limits]") {
   // issue 27: a landing whose ground combat rounds looped inside one step grew to 5.5 GB, and
   // --max-states did not stop it (the chain never grew: one step never ended)
-  SessionOptions so;
-  so.root = RB_SOURCE_DIR;
-  so.search = {fs::path(RB_SOURCE_DIR) / "tests" / "fixtures" / "hostile-ti4"};
-  const Session s = open_session(
-      scenario_from_table(rb::testing::scenario("ruleset = \"ti4\"\nprocedure = \"space_combat\"\n"
-                                                "packs = [\"reroll_until_hit\"]\n"
-                                                "[attacker]\nunits = { cruiser = 2 }\n"
-                                                "[defender]\nunits = { cruiser = 2 }\n"),
-                          "until_hit.toml", RB_SOURCE_DIR),
-      so);
+  const Session s = hostile_session("reroll_until_hit");
   // every way that rolls k misses first ends, so the step's leaves never run out: its memory is
   // bounded (the draws of a leaf, the chain) and its time limit stops it, as what it is
   ExactRunOptions o;
@@ -84,16 +91,7 @@ TEST_CASE("exact mode: a loop inside one step that every miss prolongs stops at 
 
 TEST_CASE("exact mode: a step that rolls forever stops at the bound on one run's pools",
           "[exact][exact_mode][limits]") {
-  SessionOptions so;
-  so.root = RB_SOURCE_DIR;
-  so.search = {fs::path(RB_SOURCE_DIR) / "tests" / "fixtures" / "hostile-ti4"};
-  const Session s = open_session(
-      scenario_from_table(rb::testing::scenario("ruleset = \"ti4\"\nprocedure = \"space_combat\"\n"
-                                                "packs = [\"roll_forever\"]\n"
-                                                "[attacker]\nunits = { cruiser = 2 }\n"
-                                                "[defender]\nunits = { cruiser = 2 }\n"),
-                          "forever.toml", RB_SOURCE_DIR),
-      so);
+  const Session s = hostile_session("roll_forever");
   try {
     Simulation(s).exact(ExactRunOptions{});
     FAIL("no limit was reached");

@@ -221,3 +221,14 @@ TEST_CASE("dice: a replayed draw asked with another bound marks the step memo's 
   CHECK(key.size() == 2);
   s.stop_tape();
 }
+
+TEST_CASE("dice: one run of a step draws at most ExactPath::kMaxDraws times", "[dice][exact]") {
+  // issue 27: a step whose loop every miss prolongs drew forever on its first way
+  ExactPath path;
+  for (std::size_t i = 0; i < ExactPath::kMaxDraws; ++i) path.draw(2);
+  CHECK_FALSE(path.overflowed());
+  CHECK_THROWS_WITH(path.draw(2), Catch::Contains("drew more than 100000 dice"));
+  CHECK(path.overflowed());
+  path.clear();
+  CHECK_FALSE(path.overflowed());
+}

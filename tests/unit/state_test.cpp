@@ -139,3 +139,41 @@ TEST_CASE("state: links are found in either direction and by kind", "[state]") {
   CHECK_FALSE(s.linked(2, 1, sym("wormhole")));
   CHECK_FALSE(s.linked(1, 3));
 }
+
+TEST_CASE("state: canonicalise exchanges alike units nothing refers to, and only those",
+          "[state][exact]") {
+  // two dreadnoughts of one player, one damaged (attr[1]); which one is damaged is all two runs
+  // differ in: both become the same state
+  auto with_damaged = [](int which) {
+    State s;
+    Entity player;
+    player.kind = sym("player");
+    const EntityId a = s.add(player);
+    s.at(a).owner = a;
+    s.turn_order = {a};
+    Entity dread;
+    dread.kind = sym("unit");
+    dread.type = sym("dreadnought");
+    dread.owner = a;
+    const EntityId d1 = s.add(dread), d2 = s.add(dread);
+    s.at(which == 1 ? d1 : d2).attr[1] = 1;
+    return s;
+  };
+  const std::vector<Sym> units{sym("unit")};
+  State one = with_damaged(1), two = with_damaged(2);
+  REQUIRE_FALSE(one == two);
+  one.canonicalise(units), two.canonicalise(units);
+  CHECK(one == two);
+  CHECK(one.hash() == two.hash());
+  // a kind not named stays as it is
+  State three = with_damaged(2);
+  three.canonicalise(std::vector<Sym>{sym("system")});
+  CHECK(three == with_damaged(2));
+  // a unit a counter names keeps its number and its values
+  // (the first dreadnought, damaged, would sort after the undamaged one)
+  State four = with_damaged(1);
+  four.add_counter(1, sym("sustained_this_round"), 1, sym("round"));
+  four.canonicalise(units);
+  CHECK(four.at(1).attr[1] == 1);
+  CHECK(four.at(2).attr[1] == 0);
+}

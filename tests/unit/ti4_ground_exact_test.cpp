@@ -151,3 +151,19 @@ TEST_CASE("exact mode: ground combat losses follow the defender's hit_order (the
   INFO("exact mode " << got << ", chain " << exact);
   CHECK(std::abs(got - exact) < 1e-9);
 }
+
+TEST_CASE("exact mode: a ground combat whose rounds run in Lua (a live hook) equals the chain",
+          "[ti4][exact][invasion][exact_mode]") {
+  // issue 27: with a hook on a ground combat window the rounds looped inside one step, and the
+  // exact mode never ended (the way where every die misses); now each round is a step
+  const fs::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  so.search = {root / "tests" / "fixtures" / "ground"};
+  const Session session =
+      open_session(read_scenario(root / "tests/fixtures/ground/invasion_idle_hook.toml"), so);
+  ExactRunOptions o;
+  o.seconds = 30;
+  const nlohmann::json r = Simulation(session).exact(o);
+  CHECK(std::abs(r.at("planet_1_controlled").get<double>() - GroundChain{}.win(3, 2, 2)) < 1e-9);
+}

@@ -186,6 +186,26 @@ void State::canonicalise(std::span<const Sym> kinds) {
   thread_local std::vector<char> pinned;
   thread_local std::vector<EntityId> ids;
   thread_local std::vector<std::pair<EntityId, std::array<std::int32_t, kMaxAttributes>>> values;
+  auto group = [&](EntityId i) {
+    const Entity& e = at(i);
+    return std::tie(e.kind, e.type, e.record, e.owner);
+  };
+  auto content = [&](EntityId i) { return std::tie(at(i).location, at(i).attr); };
+  auto by_group = [&] {  // alike entities together, each group in the order of its numbers
+    std::stable_sort(ids.begin(), ids.end(),
+                     [&](EntityId a, EntityId b) { return group(a) < group(b); });
+  };
+  ids.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::find(kinds.begin(), kinds.end(), entities[i].kind) != kinds.end())
+      ids.push_back(static_cast<EntityId>(i));
+  by_group();
+  // the common case: every group already in order (so is every part of it): nothing to exchange,
+  // and no need to find what refers to what
+  bool sorted = true;
+  for (std::size_t k = 1; k < ids.size() && sorted; ++k)
+    sorted = group(ids[k]) != group(ids[k - 1]) || !(content(ids[k]) < content(ids[k - 1]));
+  if (sorted) return;
   pinned.assign(n, 0);
   auto pin = [&](EntityId e) {
     if (valid(e)) pinned[static_cast<std::size_t>(e)] = 1;
@@ -197,17 +217,7 @@ void State::canonicalise(std::span<const Sym> kinds) {
   for (const auto& r : roles) pin(r.second);
   for (EntityId e : turn_order) pin(e);
   for (const Board::Cell& c : board.cells()) pin(c.entity);
-  ids.clear();
-  for (std::size_t i = 0; i < n; ++i)
-    if (!pinned[i] && std::find(kinds.begin(), kinds.end(), entities[i].kind) != kinds.end())
-      ids.push_back(static_cast<EntityId>(i));
-  auto group = [&](EntityId i) {
-    const Entity& e = at(i);
-    return std::tie(e.kind, e.type, e.record, e.owner);
-  };
-  // alike entities together, each group in the order of its numbers
-  std::stable_sort(ids.begin(), ids.end(),
-                   [&](EntityId a, EntityId b) { return group(a) < group(b); });
+  std::erase_if(ids, [&](EntityId e) { return pinned[static_cast<std::size_t>(e)] != 0; });
   for (std::size_t lo = 0; lo < ids.size();) {
     std::size_t hi = lo + 1;
     while (hi < ids.size() && group(ids[hi]) == group(ids[lo])) ++hi;

@@ -1074,10 +1074,12 @@ int l_exchange_fire(lua_State* L) {
     ExchangeHost host(I, x);
     if (I.dice.exact() && !x.once) {
       // the exact mode's chain knows how many hits each side takes, not which dice made them:
-      // every live hook runs in the procedure's rounds, and directed hits (hits_to) and the
-      // other round effects of modifiers (sustain_cancels, repair) too
+      // every hook that can run runs in the procedure's rounds, and directed hits (hits_to) and
+      // the other round effects of modifiers (sustain_cancels, repair) too. A hook a declared
+      // modifier replaces is done by the chain's rollers; one that `requires` a counter its
+      // owner is short of cannot run (no hook runs in the chain, so the counter stays short)
       for (int w : x.windows)
-        if (I.window_live(w)) return hand_back();
+        if (I.window_live_unreplaced(w)) return hand_back();
       const combat::Env env = combat_env(I);
       if (combat::directs_hits(env, s, a, location, *x.roll) ||
           combat::directs_hits(env, s, d, location, *x.roll) ||

@@ -258,3 +258,19 @@ TEST_CASE("exact mode: the Letnev flagship with Munitions Reserves equals the Ma
   CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
   CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
 }
+
+TEST_CASE(
+    "exact mode: a hook that requires a counter its owner is short of keeps the rounds in "
+    "the chain (Letnev with no trade goods against Jol-Nar)",
+    "[ti4][exact][factions][exact_mode]") {
+  std::map<std::array<int, 4>, Outcome> memo;
+  const Outcome exact = solve({2, 2}, {2, 2}, 0, -1, memo);
+  const nlohmann::json r =
+      rb::testing::exact_report("tests/fixtures/exact/letnev_without_trade_goods.toml");
+  CHECK(std::abs(r.at("attacker_win").get<double>() - exact.attacker) < 1e-9);
+  CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
+  CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
+  // Munitions Reserves cannot run: the rounds are the chain's (28 step runs), not a step run per
+  // way the dice fell (567 when its window was taken as live)
+  CHECK(r.at("step_runs").get<std::uint64_t>() < 100);
+}

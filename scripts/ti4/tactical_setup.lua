@@ -1,7 +1,7 @@
 -- Builds a TI4 tactical action state from a scenario (procedure = "tactical_action"); called by
 -- setup.lua, whose helpers it gets in `h`. Every key is checked; a value the rules forbid (a
 -- system that already holds the active player's command token, an empty tactic pool) is rejected
--- with its line. The format is in README.md, "The tactical action":
+-- with its line. The format is in docs/ti4.md, "The tactical action":
 --
 --   procedure = "tactical_action"
 --   active_player = "xxcha"          -- a player's name

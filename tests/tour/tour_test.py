@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""The README's "A modder's tour", run step by step in a fresh copy of the repository.
+"""The README's quick starts and the modder's tour (docs/modding.md), run step by step.
 
 Usage: tour_test.py RULEBENCH_EXE SOURCE_DIR
 
-The tour is the section of README.md headed "## A modder's tour". Its fenced blocks, in order:
+Each section below is run in its own fresh copy of the repository's scripts/ and content/ (the
+working folder of its commands). Its fenced blocks, in order:
 - a ```toml or ```lua block whose first line is a comment naming a path (# content/x/y.toml):
   a file the reader writes; when the path is already a file of the repository (step 2 shows the
   real Morale Boost), every line of the block, comments aside, must be in that file;
-- a ```sh block: each `rulebench ...` line is run in the copy and must succeed;
+- a ```sh block: each `rulebench ...` line is run in the copy and must succeed (`rulebench serve`
+  is not run: it waits for a browser; the browser test covers the page); `tools/...` lines are
+  the set-up, not run here;
 - a plain ``` block right after a ```sh block: what those commands print; each of its lines
   must be (part of) a line of their output, spaces compared loosely.
 Prints one line per step and closes with "N passed, N failed".
@@ -55,12 +58,34 @@ def blocks(text):
     return out
 
 
+# (file, heading) of each section the test runs
+SECTIONS = [
+    ("README.md", "## Quick start: a player"),
+    ("README.md", "## Quick start: a modder"),
+    ("README.md", "## Quick start: a designer"),
+    ("docs/modding.md", "## A modder's tour"),
+]
+
+
+def section(source, name, heading):
+    text = open(os.path.join(source, name), encoding="utf-8").read()
+    start = text.index(heading)
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else len(text)]
+
+
 def main():
     exe, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    readme = open(os.path.join(source, "README.md"), encoding="utf-8").read()
-    start = readme.index("## A modder's tour")
-    end = readme.find("\n## ", start + 1)
-    tour = readme[start:end if end > 0 else len(readme)]
+    passed = failed = 0
+    for name, heading in SECTIONS:
+        print(f"-- {name}: {heading.lstrip('# ')}")
+        p, f = run_section(exe, source, section(source, name, heading))
+        passed, failed = passed + p, failed + f
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+def run_section(exe, source, tour):
     work = tempfile.mkdtemp(prefix="rulebench-tour-")
     passed = failed = 0
     try:
@@ -97,6 +122,8 @@ def main():
                     if not line:
                         continue
                     words = shlex.split(line)
+                    if words[0].startswith("tools/") or words[:2] == ["rulebench", "serve"]:
+                        continue
                     if words[0] != "rulebench":
                         problems.append(f"not a rulebench command: {line}")
                         continue
@@ -129,8 +156,7 @@ def main():
                 print(f"ok    {step}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    return passed, failed
 
 
 if __name__ == "__main__":

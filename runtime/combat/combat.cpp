@@ -656,9 +656,10 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     // the exact mode draws a roll's number of hits, not which dice hit
     if (dice.exact() && (a.directing >= 0 || d.directing >= 0)) return ExchangeResult::handed_back;
     if (a.effects || d.effects) {
-      // modifiers that do hooks' work in these rounds (sustain_cancels, repair): not in the
-      // exact mode's draws, and not where directed hits meet hits a Sustain Damage cancels
-      if (dice.exact()) return ExchangeResult::handed_back;
+      // modifiers that do hooks' work in these rounds (sustain_cancels, repair): in the exact
+      // mode one round a call (its losses depend on more than the hits taken so far), and not
+      // where directed hits meet hits a Sustain Damage cancels
+      if (dice.exact() && !x.one_round) return ExchangeResult::handed_back;
       if ((a.directing >= 0 && !d.cancelling.empty()) ||
           (d.directing >= 0 && !a.cancelling.empty()))
         return ExchangeResult::handed_back;

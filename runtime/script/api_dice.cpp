@@ -1082,13 +1082,20 @@ int l_exchange_fire(lua_State* L) {
         if (I.window_live_unreplaced(w)) return hand_back();
       const combat::Env env = combat_env(I);
       if (combat::directs_hits(env, s, a, location, *x.roll) ||
-          combat::directs_hits(env, s, d, location, *x.roll) ||
-          combat::has_round_effects(env, s, a, *x.roll) ||
-          combat::has_round_effects(env, s, d, *x.roll))
+          combat::directs_hits(env, s, d, location, *x.roll))
         return hand_back();
-      exact_exchange(I, s, ex, x);
-      lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
-      return 1;
+      if (!combat::has_round_effects(env, s, a, *x.roll) &&
+          !combat::has_round_effects(env, s, d, *x.roll)) {
+        exact_exchange(I, s, ex, x);
+        lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
+        return 1;
+      }
+      // a modifier's round effect (sustain_cancels, repair) makes a side's losses depend on
+      // more than the hits it has taken so far, which is all the chain knows: one round in C++
+      // instead, each side's hits one draw, and the step returns "again" so that the rounds
+      // meet at the states they leave
+      if (!x.again) return hand_back();
+      ex.one_round = true;
     }
     try {
       result = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, s, ex, host,

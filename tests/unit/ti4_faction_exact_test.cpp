@@ -274,3 +274,53 @@ TEST_CASE(
   // way the dice fell (567 when its window was taken as live)
   CHECK(r.at("step_runs").get<std::uint64_t>() < 100);
 }
+
+// ---------------------------------------------------------------- Non-Euclidean Shielding
+
+// A Letnev dreadnought (5, Sustain Damage) with Non-Euclidean Shielding attacks cruisers (7):
+// when it sustains, 1 more hit is cancelled, so while healthy it takes 2 hits of a round as
+// damage and is destroyed by 3; damaged, by 1. The state: cruisers left, the dreadnought healthy.
+namespace {
+
+Outcome solve_shielding(int cruisers, bool healthy, std::map<std::array<int, 2>, Outcome>& memo) {
+  Outcome o;
+  if (cruisers == 0) {
+    o.attacker = 1;
+    return o;
+  }
+  if (auto it = memo.find({cruisers, healthy ? 1 : 0}); it != memo.end()) return it->second;
+  const std::vector<double> attacker = hits_of({hit_chance(5, 0)});
+  const std::vector<double> defender =
+      hits_of(std::vector<double>(static_cast<std::size_t>(cruisers), hit_chance(7, 0)));
+  const double stay = attacker[0] * defender[0];
+  for (std::size_t i = 0; i < attacker.size(); ++i)
+    for (std::size_t j = 0; j < defender.size(); ++j) {
+      if (i == 0 && j == 0) continue;
+      const double q = attacker[i] * defender[j] / (1 - stay);
+      const int left = cruisers - static_cast<int>(i);
+      const bool destroyed = healthy ? j >= 3 : j >= 1;
+      if (destroyed) {
+        (left == 0 ? o.draw : o.defender) += q;
+        continue;
+      }
+      const Outcome n = solve_shielding(left, healthy && j == 0, memo);
+      o.attacker += q * n.attacker, o.draw += q * n.draw, o.defender += q * n.defender;
+    }
+  memo[{cruisers, healthy ? 1 : 0}] = o;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "exact mode: Non-Euclidean Shielding (a sustain that cancels 2 hits) equals the Markov "
+    "chain, one round a step in C++",
+    "[ti4][exact][factions][exact_mode]") {
+  std::map<std::array<int, 2>, Outcome> memo;
+  const Outcome exact = solve_shielding(3, true, memo);
+  const nlohmann::json r =
+      rb::testing::exact_report("tests/fixtures/exact/non_euclidean_shielding.toml");
+  CHECK(std::abs(r.at("attacker_win").get<double>() - exact.attacker) < 1e-9);
+  CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
+  CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
+}

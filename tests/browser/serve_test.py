@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import threading
 import time
 
@@ -231,6 +232,40 @@ def main():
         want_means = {k: f"{cli_json[k]:.4f}" for k in means}
         check(means == want_means, f"{what}: the means read {means}, simulate says {want_means}")
 
+    def ti4battle_link():
+        """Pastes a ti4battle.com link (Emergency Repairs, tests/ti4battle/scenarios/
+        emergency_repairs.toml) with one parameter the format does not know: the page sets up
+        the same battle, names that parameter, and gives the hand-written scenario's numbers."""
+        link = ("https://ti4battle.com/?attacker-unit-dreadnought=2&attacker-effect-Emergency%20Repairs=1"
+                "&defender-unit-dreadnought=2&defender-effect-Not%20A%20Card=1")
+        imports = driver.execute_script("return document.body.dataset.imports || '0'")
+        type_into("#import-url", link)
+        click("#import-link")
+        wait.until(lambda d: d.execute_script("return document.body.dataset.imports || '0'") != imports)
+        unknown = [e.text for e in all_css("#import-unknown li.import-unknown")]
+        check(len(unknown) == 1 and unknown[0].startswith("defender-effect-Not A Card=1"),
+              f"ti4battle link: the parameter not understood is named on the page ({unknown})")
+        written = page_toml("ti4battle.toml")
+        with open(written, "rb") as f:
+            on_page = tomllib.load(f)
+        with open(os.path.join(args.root, "tests/ti4battle/scenarios/emergency_repairs.toml"), "rb") as f:
+            by_hand = tomllib.load(f)
+        check(on_page.get("attacker", {}).get("cards") == ["emergency_repairs"]
+              and on_page.get("attacker", {}).get("units") == by_hand["attacker"]["units"]
+              and on_page.get("defender", {}).get("units") == by_hand["defender"]["units"],
+              f"ti4battle link: the page holds the battle of emergency_repairs.toml ({on_page})")
+        runs, seed = 3000, 5
+        result = run_on_page(runs, seed)
+        r = cli(args, "simulate", os.path.join(args.root, "tests/ti4battle/scenarios/emergency_repairs.toml"),
+                "--runs", str(runs), "--seed", str(seed), "--json")
+        want = report_of(r.stdout) if r.returncode == 0 else None
+        same = result is not None and want is not None and all(
+            result[k] == want[k] for k in ("attacker_win", "draw", "defender_win"))
+        check(same, "ti4battle link: the page's numbers are the hand-written scenario's "
+              + (f"{[result.get(k) for k in ('attacker_win', 'draw', 'defender_win')]} against "
+                 f"{[want.get(k) for k in ('attacker_win', 'draw', 'defender_win')]}" if result and want
+                 else message() or r.stderr[:200]))
+
     try:
         driver.get(url + "?ruleset=ti4")
         wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
@@ -422,6 +457,9 @@ def main():
                     check(result is not None and result == report_of(r.stdout),
                           "one format: the tactical action (no form: TOML only) runs on the page "
                           "with simulate's numbers")
+
+        # --- a ti4battle.com link pasted: the hand-written scenario's battle and numbers
+        ti4battle_link()
     except Exception as e:  # a check that could not even run is a failure, with what it saw
         check(False, f"{type(e).__name__}: {e}")
         try:

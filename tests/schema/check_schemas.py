@@ -6,7 +6,7 @@ Usage: check_schemas.py RULEBENCH_EXE SOURCE_DIR
 - every schema is a valid draft-7 schema;
 - every shipped pack.toml, data file (the pack's `data` list), rules test and scenario follows
   the schema .taplo.toml gives it (the TOML read with Python's tomllib, as taplo would);
-- the --json output of simulate (Monte Carlo and exact), compare, bench and every
+- the --json output of simulate (Monte Carlo and exact), compare, bench, import and every
   line of trace --json follows its schema in schemas/output/.
 Closes with "N passed, N failed" (one count per file or output checked).
 """
@@ -97,6 +97,11 @@ outputs = [
     ("compare.schema.json", ["compare", demo, "--with", "attacker:morale_boost", "--runs", "2000", "--json"]),
     ("compare.schema.json", ["compare", attack, "--with", "attacker:tokens.focus=0", "--runs", "2000", "--json"]),
     ("bench.schema.json", ["bench", "--runs", "50", "--json"]),
+    # a ti4battle.com link (and one with a parameter not understood): POST /api/import's reply too
+    ("import.schema.json", ["import", "--json", "https://ti4battle.com/?attacker-unit-dreadnought=2"
+                            "&attacker-effect-Duranium%20Armor=1&defender-faction=Sardakk+N%27orr&defender-unit-cruiser=3"]),
+    ("import.schema.json", ["import", "--json", "https://ti4battle.com/?place=Ground&attacker-unit-infantry=3"
+                            "&defender-unit-infantry=2&defender-unit-pds=1&attacker-effect-Nonsense=1"]),
 ]
 for schema_id, args in outputs:
     out = run(args)

@@ -73,6 +73,16 @@ struct CompareArgs {
 };
 int compare(const Common& c, const CompareArgs& a);
 
+// rulebench import URL: the scenario of another tool's link (import.cpp, sim/link_import)
+struct ImportArgs {
+  std::string url;
+  std::string output;   // "" or "-": stdout
+  bool strict = false;  // a parameter not understood is an error (exit 1, nothing written)
+  bool json = false;    // POST /api/import's reply: {format, place, procedure, scenario, setup,
+                        // notes, unknown}
+};
+int import_link(const Common& c, const ImportArgs& a);
+
 struct BenchArgs {
   std::uint64_t runs = 0;  // per scenario; 0: about `seconds` in all
   double seconds = 10;

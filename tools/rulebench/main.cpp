@@ -257,6 +257,18 @@ int main(int argc, char** argv) {
   types->add_flag("--check", types_check,
                   "write nothing; exit 1 naming each generated file that is not current");
 
+  cli::ImportArgs import_args;
+  auto* import_cmd = app.add_subcommand(
+      "import",
+      "a battle from another tool's link (a pack's import format: ti4battle.com) as a scenario");
+  import_cmd->add_option("url", import_args.url, "the link, quoted")->required();
+  import_cmd->add_option("-o,--output", import_args.output,
+                         "write the scenario TOML to FILE (default: stdout)");
+  import_cmd->add_flag("--strict", import_args.strict,
+                       "a parameter not understood is an error (exit 1), not a warning");
+  import_cmd->add_flag("--json", import_args.json,
+                       "print {format, place, procedure, scenario, notes, unknown}");
+
   serve::ServeOptions serve_options;
   std::vector<std::string> serve_packs;
   auto* serve = app.add_subcommand(
@@ -329,6 +341,7 @@ int main(int argc, char** argv) {
     if (*bench) return cli::bench(common, bench_args);
     if (*test) return cli::test(common, test_paths, test_verbose, test_json, test_junit);
     if (*make) return cli::new_pack(common, new_args);
+    if (*import_cmd) return cli::import_link(common, import_args);
     if (*types) return cli::write_types(common, types_ruleset, types_dir, types_check);
     if (*serve) {
       const SessionOptions so = common.session();

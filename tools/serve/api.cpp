@@ -20,6 +20,7 @@
 #include "exact/explore.hpp"
 #include "form.hpp"
 #include "sim/compare.hpp"
+#include "sim/link_import.hpp"
 #include "sim/simulate.hpp"
 #include "toml_json.hpp"
 
@@ -906,6 +907,35 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   return {202, json{{"job", job->id}, {"state", "running"}, {"planned", job->planned.load()}}};
 }
 
+namespace {
+
+// POST /api/import {url}: another tool's link as a scenario (sim/link_import): its TOML, the
+// setup (the scenario as JSON, as /api/parse gives it) and the parameters not understood.
+Reply import_reply(const json& request, const ApiOptions& options) {
+  expect_keys(request, {"url"}, "import");
+  if (!request.contains("url") || !request["url"].is_string())
+    throw RequestError(400, "import: url, the link, is required (a string)");
+  const std::string url = request["url"].get<std::string>();
+  if (url.size() > kMaxLinkBytes)
+    throw RequestError(413, fmt::format("url: {} bytes; at most {}", url.size(), kMaxLinkBytes));
+  ImportOptions o;
+  o.root = options.root;
+  o.search = options.pack_dirs;
+  const ImportResult r = import_link(url, o);
+  json unknown = json::array();
+  for (const auto& p : r.problems)
+    unknown.push_back({{"param", p.param}, {"value", p.value}, {"why", p.why}});
+  return {200, json{{"format", r.format},
+                    {"place", r.place},
+                    {"procedure", r.procedure},
+                    {"scenario", r.toml},
+                    {"setup", toml_to_json(r.scenario)},
+                    {"notes", r.notes},
+                    {"unknown", unknown}}};
+}
+
+}  // namespace
+
 Reply Api::post(std::string_view path, std::string_view body) {
   try {
     const json request = parse_body(body);
@@ -914,6 +944,7 @@ Reply Api::post(std::string_view path, std::string_view body) {
     if (path == "/api/trace") return trace_reply(request);
     if (path == "/api/simulate") return start_run("simulate", request);
     if (path == "/api/compare") return start_run("compare", request);
+    if (path == "/api/import") return import_reply(request, options_);
     return error_reply(404, "no API path " + excerpt(path) + " to POST to");
   } catch (const std::exception& e) {
     return error_reply(status_of(e), e.what());

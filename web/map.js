@@ -341,12 +341,15 @@
     const setup = (info && info.setup) || map.rb.getSetup();
     const def = rs && rs.reports && rs.reports[setup.procedure];
     if (!def || !def.conditional) return;
+    // a numbered metric (planet_3_...) that the result names for none (no third planet) is left out
+    const labels = result.labels || {};
+    const named = def.conditional.some((c) => labels[c.metric]);
     for (const c of def.conditional) {
-      if (typeof result[c.key] !== "number") continue;
+      if (typeof result[c.key] !== "number" || (named && !labels[c.metric])) continue;
       const given = (def.probabilities || []).find((p) => p.metric === c.given);
       const pg = given ? result[given.key] : undefined;
       if (typeof pg === "number" && pg <= 0) continue;  // the condition never held: no answer
-      const what = result.labels && result.labels[c.metric] ? result.labels[c.metric] : "";
+      const what = labels[c.metric] || "";
       const ci = result.ci95 && result.ci95[c.key];
       const text = `P(${words(c.metric.replace(/_and_.*$/, ""))}${what ? ` (${what})` : ""} | ${words(c.given)}) = ` +
         `${(100 * result[c.key]).toFixed(2)}%` + (ci ? ` [${(100 * ci[0]).toFixed(2)} .. ${(100 * ci[1]).toFixed(2)}]` : "") +

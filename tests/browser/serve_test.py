@@ -179,7 +179,8 @@ def tactical_map(check, driver, wait, args):
     wait.until(lambda d: data("boards") != boards and all_css("#map svg .hex"))
     with open(os.path.join(args.root, "content/ti4-base/maps.toml"), "rb") as f:
         text = tomllib.load(f)["map"]["learn_to_play_6p"]["text"]
-    systems = [t for t in text.split() if t != "-1"]
+    # the centre (18, or {N} first) and the ring tiles, -1 being no tile
+    systems = ([] if text.startswith("{") else ["18"]) + [t.strip("{}") for t in text.split() if t != "-1"]
     hexes = all_css("#map svg .hex")
     check(len(hexes) == len(systems), f"map: {len(hexes)} hexes drawn for the {len(systems)} systems of the map string")
     labels = sorted(h.get_attribute("data-label") for h in hexes)
@@ -219,14 +220,15 @@ def tactical_map(check, driver, wait, args):
     answers, boards = data("mapAnswers"), data("boards")
     driver.find_element(By.CSS_SELECTOR, "#map-activate").click()
     wait.until(lambda d: data("boards") != boards)
-    answer(answers)
+    third = answer(answers)
     toml = driver.find_element(By.CSS_SELECTOR, "#toml").get_attribute("value")
     check("activate = 19" in toml, "map: a click on Activate writes activate = 19")
     active = all_css("#map .hex.active")
     check(len(active) == 1 and active[0].get_attribute("data-label") == "19", "map: the mark moves to 19")
     result = json.loads(driver.find_element(By.CSS_SELECTOR, "#result-json").get_attribute("textContent"))
-    check(result.get("no_combat") == 1.0 and not all_css("#map-answer .conditional"),
-          "map: in its own system Sol fights nobody (no combat, so no conditional answer)")
+    shown = [e.text for e in all_css("#map-answer .conditional")]
+    check(result.get("no_combat") == 1.0 and third.get(key) == 1.0 and len(shown) == 1 and "(wellon)" in shown[0],
+          f"map: in its own system Sol fights nobody and holds Wellon, its one planet: {shown}")
 
 
 def main():

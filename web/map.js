@@ -27,7 +27,14 @@
     selected: null,  // the selected hex: {q, r}
     serial: 0,       // the newest board request; older replies are dropped
     timer: null,
+    pending: null,   // a setup whose board is still to be asked for
+    form: {},        // the place form's choices: player, unit, count
   };
+
+  // body data-map-busy: "1" while a board is still to come (tests wait for "0")
+  function busy() {
+    document.body.dataset.mapBusy = map.pending || map.fetching ? "1" : "0";
+  }
 
   // window.rb, or the same calls made on app.js's own functions (a page from before window.rb)
   function rbOf() {
@@ -233,12 +240,18 @@
     if (map.config.systems) {
       const who = html("select", { id: "map-player" });
       for (const p of map.board.players) who.append(html("option", { value: p, text: p }));
-      const count = html("input", { id: "map-count", type: "number", min: 1, max: 99, value: 1 });
+      const count = html("input", { id: "map-count", type: "number", min: 1, max: 99, value: map.form.count || 1 });
       const unitKind = (map.rb.ruleset() || {}).unit_kind || "unit";
       const unit = html("select", { id: "map-unit" });
       const units = (map.rb.records() || []).filter((r) => r.kind === unitKind && !r.attributes.replaces)
         .sort((a, b) => a.title.localeCompare(b.title));
       for (const u of units) unit.append(html("option", { value: u.name, text: u.title }));
+      // the choices survive a redraw (a board that arrives while they are being made)
+      if (map.board.players.includes(map.form.player)) who.value = map.form.player;
+      if (units.some((u) => u.name === map.form.unit)) unit.value = map.form.unit;
+      who.addEventListener("change", () => { map.form.player = who.value; });
+      unit.addEventListener("change", () => { map.form.unit = unit.value; });
+      count.addEventListener("input", () => { map.form.count = count.value; });
       const place = html("button", { type: "button", id: "map-place", text: "Place" });
       place.addEventListener("click", () => placeUnits(h, who.value, unit.value, Number(count.value)));
       row.append(html("label", { text: "Place " }, count), unit, html("label", { text: " of " }, who), place);
@@ -289,12 +302,36 @@
 
   // ------------------------------------------------------------------ the board, from the server
 
+  // The board of a changed setup is asked for once the page's answer to it has come (or after
+  // WAIT_MS): the server runs a few requests at once (serve --jobs), and the answer comes first.
+  const WAIT_MS = 1500;
   function load(setup) {
     clearTimeout(map.timer);
-    map.timer = setTimeout(() => fetchBoard(setup), 120);
+    map.pending = setup;
+    busy();
+    map.timer = setTimeout(flush, WAIT_MS);
+  }
+
+  function flush() {
+    clearTimeout(map.timer);
+    const setup = map.pending;
+    map.pending = null;
+    if (setup) fetchBoard(setup);
+    busy();
   }
 
   async function fetchBoard(setup) {
+    map.fetching = (map.fetching || 0) + 1;
+    busy();
+    try {
+      await fetchBoardNow(setup);
+    } finally {
+      map.fetching--;
+      busy();
+    }
+  }
+
+  async function fetchBoardNow(setup) {
     const section = document.getElementById("map-section");
     const rs = map.rb.ruleset();
     map.config = (rs && rs.form && rs.form.map) || {};
@@ -335,6 +372,7 @@
   // ------------------------------------------------------------------ the conditional answers
 
   function showAnswer(result, info) {
+    flush();
     const box = document.getElementById("map-answer");
     box.replaceChildren();
     const rs = map.rb.ruleset();
@@ -374,7 +412,7 @@
       html("p", { id: "map-moves", class: "muted" }),
       html("div", { id: "map-panel" }),
       html("div", { id: "map-answer" }));
-    document.getElementById("map-seed").addEventListener("change", () => load(map.rb.getSetup()));
+    document.getElementById("map-seed").addEventListener("change", () => fetchBoard(map.rb.getSetup()));
     map.rb.onChange(load);
     map.rb.onResult(showAnswer);
   }

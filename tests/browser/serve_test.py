@@ -152,16 +152,25 @@ def tactical_map(check, driver, wait, args):
     def data(name):
         return driver.execute_script(f"return document.body.dataset.{name} || '0'")
 
+    def settled():
+        wait.until(lambda d: data("mapBusy") == "0")
+
     def answer(before):
-        """Waits for a new answer drawn by the map (Run pressed when the page has one to press)."""
+        """Waits for a new answer drawn by the map (Run pressed when the page has one to press)
+        and for the board; returns the map's answers and the result they were read from, read
+        together (a page that answers in stages draws both at once)."""
         deadline = time.time() + 5
         while time.time() < deadline and data("mapAnswers") == before:
             time.sleep(0.1)
-        if data("mapAnswers") == before and all_css("#run"):
+        if data("mapAnswers") == before and all_css("#run") and all_css("#run")[0].is_displayed():
             driver.find_element(By.CSS_SELECTOR, "#run").click()
         wait.until(lambda d: data("mapAnswers") != before)
-        return {e.get_attribute("data-key"): float(e.get_attribute("data-value"))
-                for e in all_css("#map-answer .conditional")}
+        settled()
+        shown, result = driver.execute_script(
+            "return [[...document.querySelectorAll('#map-answer .conditional')].map("
+            "e => [e.dataset.key, Number(e.dataset.value)]), "
+            "document.getElementById('result-json').textContent]")
+        return dict(shown), json.loads(result)
 
     loads = data("loads")
     Select(driver.find_element(By.CSS_SELECTOR, "#ruleset")).select_by_value("ti4")
@@ -171,9 +180,8 @@ def tactical_map(check, driver, wait, args):
                              for o in Select(d.find_element(By.CSS_SELECTOR, "#example")).options))
     example = Select(driver.find_element(By.CSS_SELECTOR, "#example"))
     example.select_by_visible_text(next(o.text for o in example.options if "learn_to_play_action.toml" in o.text))
-    if all_css("#runs"):  # a page with a runs box: a short run for each answer
-        driver.find_element(By.CSS_SELECTOR, "#runs").clear()
-        driver.find_element(By.CSS_SELECTOR, "#runs").send_keys("3000")
+    # a short run for each answer Run gives (a page that answers by itself chooses its own)
+    driver.execute_script("const r = document.getElementById('runs'); if (r) r.value = '3000'")
     boards, answers = data("boards"), data("mapAnswers")
     driver.find_element(By.CSS_SELECTOR, "#load-example").click()
     wait.until(lambda d: data("boards") != boards and all_css("#map svg .hex"))
@@ -189,9 +197,8 @@ def tactical_map(check, driver, wait, args):
     check(len(active) == 1 and active[0].get_attribute("data-label") == "38", "map: the active system (38) is marked")
     moves = sorted(m.get_attribute("data-unit") for m in all_css("#map path.move"))
     check(moves == ["carrier", "dreadnought"], f"map: the run's moves are drawn as arrows ({moves})")
-    first = answer(answers)
+    first, result = answer(answers)
     key = "planet_1_controlled_if_space_combat_won"
-    result = json.loads(driver.find_element(By.CSS_SELECTOR, "#result-json").get_attribute("textContent"))
     check(key in first and abs(first[key] - result[key]) < 1e-12,
           f"map: the answer P(abyz controlled | space combat won) is the result's {result.get(key)}")
 
@@ -208,7 +215,7 @@ def tactical_map(check, driver, wait, args):
     count.send_keys("3")
     answers = data("mapAnswers")
     driver.find_element(By.CSS_SELECTOR, "#map-place").click()
-    second = answer(answers)
+    second, _ = answer(answers)
     toml = driver.find_element(By.CSS_SELECTOR, "#toml").get_attribute("value")
     check("infantry = 5" in toml, "map: placing 3 infantry at 19 writes infantry = 5 in its system")
     check(key in second and second[key] > first[key],
@@ -220,12 +227,11 @@ def tactical_map(check, driver, wait, args):
     answers, boards = data("mapAnswers"), data("boards")
     driver.find_element(By.CSS_SELECTOR, "#map-activate").click()
     wait.until(lambda d: data("boards") != boards)
-    third = answer(answers)
+    third, result = answer(answers)
     toml = driver.find_element(By.CSS_SELECTOR, "#toml").get_attribute("value")
     check("activate = 19" in toml, "map: a click on Activate writes activate = 19")
     active = all_css("#map .hex.active")
     check(len(active) == 1 and active[0].get_attribute("data-label") == "19", "map: the mark moves to 19")
-    result = json.loads(driver.find_element(By.CSS_SELECTOR, "#result-json").get_attribute("textContent"))
     shown = [e.text for e in all_css("#map-answer .conditional")]
     check(result.get("no_combat") == 1.0 and third.get(key) == 1.0 and len(shown) == 1 and "(wellon)" in shown[0],
           f"map: in its own system Sol fights nobody and holds Wellon, its one planet: {shown}")

@@ -965,7 +965,8 @@ TEST_CASE("serve: board gives every hex of the map with its system, contents and
   CHECK(inside["fria/\"sol\""]["contents"][0]["name"] == "space_dock");
   // 19 (Wellon): Sol's fleet, the two infantry as one item of count 2
   std::map<std::string, int> at_wellon;
-  for (const json& c : by_tile(19)["entity"]["contents"])
+  const json wellon = by_tile(19);
+  for (const json& c : wellon["entity"]["contents"])
     if (c["kind"] == "unit") at_wellon[c["name"]] = c["count"];
   CHECK(at_wellon == std::map<std::string, int>{{"carrier", 1}, {"dreadnought", 1}, {"infantry", 2}});
   // the active system is 38's hex
@@ -1017,8 +1018,7 @@ TEST_CASE("serve: board refuses bad input with a 400 naming what is wrong", "[se
   off_map.replace(off_map.find("activate = 38"), 13, "activate = 99");
   r = post(api, "/api/board", {{"scenario", off_map}});
   CHECK(r.status == 400);
-  CHECK(contains(error_of(r), "scenario:12"));
-  CHECK(contains(error_of(r), "tile 99 is not on the map"));
+  CHECK(contains(error_of(r), "scenario:13: tile 99 is not on the map"));
   // a game without a board: no hexes, not an error
   r = post(api, "/api/board", {{"scenario", kCruisers}});
   CHECK(r.status == 200);

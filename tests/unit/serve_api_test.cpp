@@ -968,7 +968,8 @@ TEST_CASE("serve: board gives every hex of the map with its system, contents and
   const json wellon = by_tile(19);
   for (const json& c : wellon["entity"]["contents"])
     if (c["kind"] == "unit") at_wellon[c["name"]] = c["count"];
-  CHECK(at_wellon == std::map<std::string, int>{{"carrier", 1}, {"dreadnought", 1}, {"infantry", 2}});
+  CHECK(at_wellon ==
+        std::map<std::string, int>{{"carrier", 1}, {"dreadnought", 1}, {"infantry", 2}});
   // the active system is 38's hex
   CHECK(r.body["roles"]["active_system"]["q"] == abyz_fria["q"]);
   CHECK(r.body["roles"]["active_system"]["r"] == abyz_fria["r"]);

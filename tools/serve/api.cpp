@@ -234,7 +234,6 @@ json report_json(const ReportDef& r) {
           {"ci95", r.ci95}};
 }
 
-
 // The board of a state as the page draws it (POST /api/board): each hex with the entity placed
 // there and what is inside it, every attribute by the ruleset's name. Nothing here names a game.
 class BoardWriter {

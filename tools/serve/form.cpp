@@ -101,7 +101,8 @@ class FormReader {
     };
     if (auto label = f_.string(t, "label")) attribute(*label, "label"), out["label"] = *label;
     out["marks"] = json::array();
-    for (const std::string& m : f_.strings(t, "marks")) attribute(m, "marks"), out["marks"].push_back(m);
+    for (const std::string& m : f_.strings(t, "marks"))
+      attribute(m, "marks"), out["marks"].push_back(m);
     // the scenario's keys a click writes: the active hex's name, and the list of tables that
     // name a hex (by `hex = [q, r]`, or by the label attribute) and hold `units` by player
     for (const char* key : {"activate", "systems"})

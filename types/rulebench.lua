@@ -1800,10 +1800,11 @@ function Ctx:decide(player, decision, options) end
 ---@return boolean
 function Ctx:by_policy(player, decision) end
 
----A trace event of your own (key matched by rules tests, text for people).
+---A trace event of your own (key matched by rules tests, text for people); fields, for programs: player and unit by name, path as places with their hexes (a move).
 ---@param key string
 ---@param text? string
-function Ctx:event(key, text) end
+---@param fields? {player: Entity?, unit: Entity?, path: Entity[]?}
+function Ctx:event(key, text, fields) end
 
 ---Whether the run is traced: build event texts only then.
 ---@return boolean

@@ -139,8 +139,10 @@ constexpr ApiFunction kFunctions[] = {
     {"ctx", "by_policy", "player: Entity, decision: Decision|string", "boolean",
      "Whether that decision would now go to the policy (no scripted answer waits, no person is "
      "asked)."},
-    {"ctx", "event", "key: string, text: string?", "",
-     "A trace event of your own (key matched by rules tests, text for people)."},
+    {"ctx", "event",
+     "key: string, text: string?, fields: {player: Entity?, unit: Entity?, path: Entity[]?}?", "",
+     "A trace event of your own (key matched by rules tests, text for people); fields, for "
+     "programs: player and unit by name, path as places with their hexes (a move)."},
     {"ctx", "tracing", "", "boolean", "Whether the run is traced: build event texts only then."},
     {"ctx", "result", "outcome: Outcome", "", "The run's outcome (one of the report's outcomes)."},
     {"ctx", "metric", "name: string, value: number", "", "A number the simulation summarises."},

@@ -484,10 +484,84 @@ int l_by_policy(lua_State* L) {
 }
 
 // ctx:event(key, text): a trace event of the procedure's own ("retreat:attacker:home")
+// ctx:event(key, text?, fields?): a note of the script's own. fields, for programs reading the
+// trace (trace --json, serve's /api/board): player and unit (entities, written by name) and path
+// (a list of entities, each written as {name, q, r}, q and r null off the board). Another key is
+// an error, checked when not tracing too, so a typo shows in every run.
 int l_event(lua_State* L) {
   Engine::Impl& I = impl(L);
-  if (I.tracing())
-    I.trace->add(EventKind::note, luaL_checkstring(L, 2), luaL_optstring(L, 3, lua_tostring(L, 2)));
+  const char* key = luaL_checkstring(L, 2);
+  const char* text = luaL_optstring(L, 3, key);
+  if (lua_isnoneornil(L, 4)) {
+    if (I.tracing()) I.trace->add(EventKind::note, key, text);
+    return 0;
+  }
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (!I.state) return luaL_error(L, "ctx:event: fields need a game state (a run or a setup)");
+  // checked first, while only C values live (a Lua error is a longjmp: it runs no destructor)
+  const auto entity = [](lua_State* L, const char* field) {
+    int ok = 0;
+    const lua_Integer e = lua_tointegerx(L, -1, &ok);
+    if (!ok || e < 0 || e > INT32_MAX || !impl(L).state->valid(static_cast<EntityId>(e)))
+      luaL_error(L, "ctx:event: fields.%s: expected an entity, got %s", field,
+                 ok ? lua_tostring(L, -1) : luaL_typename(L, -1));
+  };
+  const char* bad = nullptr;
+  lua_pushnil(L);
+  while (!bad && lua_next(L, 4)) {
+    const char* k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+    if (std::strcmp(k, "player") == 0 || std::strcmp(k, "unit") == 0) {
+      entity(L, k);
+    } else if (std::strcmp(k, "path") == 0) {
+      if (!lua_istable(L, -1))
+        return luaL_error(L, "ctx:event: fields.path: expected a list of entities, got %s",
+                          luaL_typename(L, -1));
+      const lua_Integer n = luaL_len(L, -1);
+      if (n > 1000) return luaL_error(L, "ctx:event: fields.path holds %I places; at most 1000", n);
+      for (lua_Integer i = 1; i <= n; ++i) {
+        lua_geti(L, -1, i);
+        entity(L, "path");
+        lua_pop(L, 1);
+      }
+    } else {
+      bad = k;
+      break;
+    }
+    lua_pop(L, 1);
+  }
+  if (bad) {
+    {
+      const std::vector<std::string> known{"player", "unit", "path"};
+      push_error(L, std::string("ctx:event: unknown field '") + bad + "'" +
+                        did_you_mean(bad, known) + "; the fields are player, unit and path");
+    }
+    return lua_error(L);
+  }
+  if (!I.tracing()) return 0;
+  const State& s = *I.state;
+  const auto name_of = [&](EntityId e) { return std::string(sym_name(s.at(e).type)); };
+  nlohmann::json fields = nlohmann::json::object();
+  lua_pushnil(L);
+  while (lua_next(L, 4)) {
+    const std::string k = lua_tostring(L, -2);
+    if (k == "path") {
+      nlohmann::json path = nlohmann::json::array();
+      const lua_Integer n = luaL_len(L, -1);
+      for (lua_Integer i = 1; i <= n; ++i) {
+        lua_geti(L, -1, i);
+        const auto e = static_cast<EntityId>(lua_tointeger(L, -1));
+        lua_pop(L, 1);
+        nlohmann::json place = {{"name", name_of(e)}, {"q", nullptr}, {"r", nullptr}};
+        if (const std::optional<Hex> h = s.hex_of(e)) place["q"] = h->q, place["r"] = h->r;
+        path.push_back(std::move(place));
+      }
+      fields[k] = std::move(path);
+    } else {
+      fields[k] = name_of(static_cast<EntityId>(lua_tointeger(L, -1)));
+    }
+    lua_pop(L, 1);
+  }
+  I.trace->add(EventKind::note, key, text, std::move(fields));
   return 0;
 }
 int l_tracing(lua_State* L) {

@@ -940,7 +940,8 @@ function M.movement(ctx, st)
     left[#left + 1] = sys
     if ctx:tracing() then
       ctx:event("move:" .. ctx:name(p) .. ":" .. t .. ":" .. pth.label,
-        ctx:name(p) .. "'s " .. t .. " moves " .. lib.path_text(ctx, pth.systems) .. (#cargo > 0 and (" carrying " .. #cargo) or ""))
+        ctx:name(p) .. "'s " .. t .. " moves " .. lib.path_text(ctx, pth.systems) .. (#cargo > 0 and (" carrying " .. #cargo) or ""),
+        { player = p, unit = u, path = pth.systems })  -- the path, for programs (serve draws it)
     end
     local args
     if st.ship_moves_hooked then

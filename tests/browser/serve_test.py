@@ -138,6 +138,106 @@ def cli(args, *argv):
     return r
 
 
+def tactical_map(check, driver, wait, args):
+    """map: the Learn to Play tactical example drawn as a hex map (web/map.js): every system of
+    its map string is a hex, the active system is marked, the traced run's moves are arrows; a
+    click places units and activates a system, and the answer (the report's conditional
+    probability, P(planet | space combat won)) follows."""
+    import tomllib
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    def all_css(selector):
+        return driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def data(name):
+        return driver.execute_script(f"return document.body.dataset.{name} || '0'")
+
+    def settled():
+        wait.until(lambda d: data("mapBusy") == "0")
+
+    def answer(before):
+        """Waits for a new answer drawn by the map (Run pressed when the page has one to press)
+        and for the board; returns the map's answers and the result they were read from, read
+        together (a page that answers in stages draws both at once)."""
+        deadline = time.time() + 5
+        while time.time() < deadline and data("mapAnswers") == before:
+            time.sleep(0.1)
+        if data("mapAnswers") == before and all_css("#run") and all_css("#run")[0].is_displayed():
+            driver.find_element(By.CSS_SELECTOR, "#run").click()
+        wait.until(lambda d: data("mapAnswers") != before)
+        settled()
+        shown, result = driver.execute_script(
+            "return [[...document.querySelectorAll('#map-answer .conditional')].map("
+            "e => [e.dataset.key, Number(e.dataset.value)]), "
+            "document.getElementById('result-json').textContent]")
+        return dict(shown), json.loads(result)
+
+    loads = data("loads")
+    Select(driver.find_element(By.CSS_SELECTOR, "#ruleset")).select_by_value("ti4")
+    wait.until(lambda d: data("loads") != loads or
+               Select(d.find_element(By.CSS_SELECTOR, "#ruleset")).first_selected_option.get_attribute("value") == "ti4")
+    wait.until(lambda d: any("learn_to_play_action.toml" in o.text
+                             for o in Select(d.find_element(By.CSS_SELECTOR, "#example")).options))
+    example = Select(driver.find_element(By.CSS_SELECTOR, "#example"))
+    example.select_by_visible_text(next(o.text for o in example.options if "learn_to_play_action.toml" in o.text))
+    # a short run for each answer Run gives (a page that answers by itself chooses its own)
+    driver.execute_script("const r = document.getElementById('runs'); if (r) r.value = '3000'")
+    boards, answers = data("boards"), data("mapAnswers")
+    driver.find_element(By.CSS_SELECTOR, "#load-example").click()
+    wait.until(lambda d: data("boards") != boards and all_css("#map svg .hex"))
+    with open(os.path.join(args.root, "content/ti4-base/maps.toml"), "rb") as f:
+        text = tomllib.load(f)["map"]["learn_to_play_6p"]["text"]
+    # the centre (18, or {N} first) and the ring tiles, -1 being no tile
+    systems = ([] if text.startswith("{") else ["18"]) + [t.strip("{}") for t in text.split() if t != "-1"]
+    hexes = all_css("#map svg .hex")
+    check(len(hexes) == len(systems), f"map: {len(hexes)} hexes drawn for the {len(systems)} systems of the map string")
+    labels = sorted(h.get_attribute("data-label") for h in hexes)
+    check(all(f"{t}" in labels for t in systems if t != "0"), "map: every tile number of the map string labels a hex")
+    active = all_css("#map .hex.active")
+    check(len(active) == 1 and active[0].get_attribute("data-label") == "38", "map: the active system (38) is marked")
+    moves = sorted(m.get_attribute("data-unit") for m in all_css("#map path.move"))
+    check(moves == ["carrier", "dreadnought"], f"map: the run's moves are drawn as arrows ({moves})")
+    first, result = answer(answers)
+    key = "planet_1_controlled_if_space_combat_won"
+    check(key in first and abs(first[key] - result[key]) < 1e-12,
+          f"map: the answer P(abyz controlled | space combat won) is the result's {result.get(key)}")
+
+    def hex_labelled(label):
+        return next(h for h in all_css("#map svg .hex") if h.get_attribute("data-label") == label)
+
+    # three more Sol infantry at Wellon (19): the carrier takes four, the answer changes
+    hex_labelled("19").click()
+    wait.until(lambda d: all_css("#map-place"))
+    Select(driver.find_element(By.CSS_SELECTOR, "#map-player")).select_by_value("sol")
+    Select(driver.find_element(By.CSS_SELECTOR, "#map-unit")).select_by_value("infantry")
+    count = driver.find_element(By.CSS_SELECTOR, "#map-count")
+    count.clear()
+    count.send_keys("3")
+    answers = data("mapAnswers")
+    driver.find_element(By.CSS_SELECTOR, "#map-place").click()
+    second, _ = answer(answers)
+    toml = driver.find_element(By.CSS_SELECTOR, "#toml").get_attribute("value")
+    check("infantry = 5" in toml, "map: placing 3 infantry at 19 writes infantry = 5 in its system")
+    check(key in second and second[key] > first[key],
+          f"map: with more infantry the answer rises ({first.get(key)} -> {second.get(key)})")
+
+    # activate Wellon (19) itself: the TOML says so, the mark moves, no combat follows
+    hex_labelled("19").click()
+    wait.until(lambda d: all_css("#map-activate"))
+    answers, boards = data("mapAnswers"), data("boards")
+    driver.find_element(By.CSS_SELECTOR, "#map-activate").click()
+    wait.until(lambda d: data("boards") != boards)
+    third, result = answer(answers)
+    toml = driver.find_element(By.CSS_SELECTOR, "#toml").get_attribute("value")
+    check("activate = 19" in toml, "map: a click on Activate writes activate = 19")
+    active = all_css("#map .hex.active")
+    check(len(active) == 1 and active[0].get_attribute("data-label") == "19", "map: the mark moves to 19")
+    shown = [e.text for e in all_css("#map-answer .conditional")]
+    check(result.get("no_combat") == 1.0 and third.get(key) == 1.0 and len(shown) == 1 and "(wellon)" in shown[0],
+          f"map: in its own system Sol fights nobody and holds Wellon, its one planet: {shown}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rulebench", required=True)
@@ -460,6 +560,9 @@ def main():
 
         # --- a ti4battle.com link pasted: the hand-written scenario's battle and numbers
         ti4battle_link()
+
+        # --- the tactical action on the hex map (web/map.js)
+        tactical_map(check, driver, wait, args)
     except Exception as e:  # a check that could not even run is a failure, with what it saw
         check(False, f"{type(e).__name__}: {e}")
         try:

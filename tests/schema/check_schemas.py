@@ -7,7 +7,8 @@ Usage: check_schemas.py RULEBENCH_EXE SOURCE_DIR
 - every shipped pack.toml, data file (the pack's `data` list), rules test and scenario follows
   the schema .taplo.toml gives it (the TOML read with Python's tomllib, as taplo would);
 - the --json output of simulate (Monte Carlo and exact), compare, bench, import and every
-  line of trace --json follows its schema in schemas/output/.
+  line of trace --json follows its schema in schemas/output/, and so does the reply of
+  `rulebench serve`'s POST /api/board.
 Closes with "N passed, N failed" (one count per file or output checked).
 """
 import glob
@@ -119,5 +120,42 @@ for scenario in (demo, ltp, engagement, attack):
         errors += [f"line {n}: {'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(json.loads(line))]
     report("trace --json " + os.path.relpath(scenario, source), errors)
 
+
+
+def serve_replies():
+    """The replies of `rulebench serve` that have a schema: POST /api/board (the Learn to Play
+    tactical action's galaxy, with a seed: its moves too)."""
+    import http.client
+    import json as js
+    server = subprocess.Popen([exe, "--root", source, "serve", "--port", "0", "--jobs", "1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        address = None
+        for line in server.stdout:
+            if line.startswith("rulebench serve: http://"):
+                address = line.split()[2][len("http://"):].rstrip("/")
+                break
+        if address is None:
+            report("serve", ["rulebench serve did not print its address"])
+            return
+        host, port = address.rsplit(":", 1)
+        with open(ltp, encoding="utf-8") as f:
+            scenario = f.read()
+        for body in ({"scenario": scenario}, {"scenario": scenario, "seed": 1}):
+            c = http.client.HTTPConnection(host, int(port), timeout=120)
+            c.request("POST", "/api/board", js.dumps(body), {"Content-Type": "application/json"})
+            r = c.getresponse()
+            reply = js.loads(r.read())
+            name = "POST /api/board learn_to_play_action.toml" + (" seed 1" if "seed" in body else "")
+            if r.status != 200:
+                report(name, [f"status {r.status}: {reply.get('error')}"])
+            else:
+                validate(name, "board.schema.json", reply)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+serve_replies()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed or not passed else 0)

@@ -87,6 +87,38 @@ TEST_CASE("engine: strict forced dice that run out stop the run with a script er
   }
 }
 
+TEST_CASE("engine: ctx:event's fields name the player and unit and place the path on the board",
+          "[engine][trace]") {
+  MiniTable table({"probes"}, "probe = 'event_fields'\n[attacker]\nunits = { cruiser = 1 }\n");
+  Trace trace;
+  trace.enabled = true;
+  RunOptions options;
+  options.trace = &trace;
+  run_probe(table, options);
+  const TraceEvent* move = nullptr;
+  for (const auto& e : trace.events)
+    if (e.key == "move:fields") move = &e;
+  REQUIRE(move);
+  CHECK(move->text == "a move");
+  CHECK(move->fields["player"] == "attacker");
+  CHECK(move->fields["unit"] == "cruiser");
+  CHECK(move->fields["path"] == nlohmann::json::parse(R"([{"name": "arena", "q": 2, "r": -1},
+                                                         {"name": "attacker", "q": null, "r": null}])"));
+}
+
+TEST_CASE("engine: an unknown field of ctx:event is a script error naming the fields",
+          "[engine][trace]") {
+  MiniTable table({"probes"}, "probe = 'event_bad_field'\n");
+  try {
+    run_probe(table);  // not traced: the fields are checked all the same
+    FAIL("an unknown field of ctx:event was accepted");
+  } catch (const ScriptError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("ctx:event: unknown field 'plyer'") &&
+                             Catch::Contains("did you mean 'player'") &&
+                             Catch::Contains("hook 'probes:event_bad_field'"));
+  }
+}
+
 TEST_CASE("engine: a held card's modifier and its once-per-round hook apply each round",
           "[engine][events]") {
   MiniTable table({"mini-cards"},

@@ -14,6 +14,8 @@
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -918,4 +920,123 @@ TEST_CASE("serve: a request's line and headers are bounded in bytes, not only it
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   CHECK(sent < (16u << 20));  // what the kernel's buffers took besides
   ::close(fd);
+}
+
+// POST /api/board: the Learn to Play tactical action's galaxy as the page draws it
+TEST_CASE("serve: board gives every hex of the map with its system, contents and the roles",
+          "[serve][board]") {
+  serve::Api api(repo_options());
+  const std::string ltp = read(repo() / "content/ti4-base/scenarios/learn_to_play_action.toml");
+  const auto r = post(api, "/api/board", {{"scenario", ltp}});
+  REQUIRE(r.status == 200);
+  CHECK(r.body["orientation"] == "flat");
+  CHECK(r.body["players"] == json::array({"sol", "letnev"}));
+  CHECK_FALSE(r.body.contains("moves"));  // no seed: no run
+  // every tile of the map string (-1: no tile) is a hex with a system on it
+  TomlFile maps((repo() / "content/ti4-base/maps.toml").string());
+  std::istringstream text(
+      maps.root()["map"]["learn_to_play_6p"]["text"].value<std::string>().value());
+  // the centre (18 unless the string starts with {N}, the centre's tile) and the rings' tiles
+  std::size_t tiles = text.peek() == '{' ? 0 : 1;
+  for (std::string t; text >> t;) tiles += t != "-1";
+  REQUIRE(r.body["hexes"].size() == tiles);
+  const auto by_tile = [&](int tile) {
+    for (const json& h : r.body["hexes"])
+      if (h["entity"].is_object() && h["entity"]["attributes"].value("tile", 0) == tile) return h;
+    return json();
+  };
+  for (const json& h : r.body["hexes"]) CHECK(h["entity"]["kind"] == "system");
+  CHECK(by_tile(18)["q"] == 0);  // Mecatol Rex in the centre
+  CHECK(by_tile(18)["r"] == 0);
+  // 38 (Abyz / Fria): the Letnev destroyer in space, the planets with owners and ground forces
+  const json abyz_fria = by_tile(38);
+  REQUIRE(abyz_fria.is_object());
+  CHECK(abyz_fria["entity"]["title"].get<std::string>().find("Abyz") != std::string::npos);
+  std::map<std::string, json> inside;
+  for (const json& c : abyz_fria["entity"]["contents"])
+    inside[c["name"].get<std::string>() + "/" + c["owner"].dump()] = c;
+  CHECK(inside["destroyer/\"letnev\""]["count"] == 1);
+  const json& abyz = inside["abyz/\"letnev\""];
+  REQUIRE(abyz.is_object());
+  CHECK(abyz["kind"] == "planet");
+  std::map<std::string, int> on_abyz;
+  for (const json& u : abyz["contents"]) on_abyz[u["name"]] = u["count"];
+  CHECK(on_abyz == std::map<std::string, int>{{"infantry", 1}, {"pds", 1}});
+  CHECK(inside["fria/\"sol\""]["contents"][0]["name"] == "space_dock");
+  // 19 (Wellon): Sol's fleet, the two infantry as one item of count 2
+  std::map<std::string, int> at_wellon;
+  const json wellon = by_tile(19);
+  for (const json& c : wellon["entity"]["contents"])
+    if (c["kind"] == "unit") at_wellon[c["name"]] = c["count"];
+  CHECK(at_wellon ==
+        std::map<std::string, int>{{"carrier", 1}, {"dreadnought", 1}, {"infantry", 2}});
+  // the active system is 38's hex
+  CHECK(r.body["roles"]["active_system"]["q"] == abyz_fria["q"]);
+  CHECK(r.body["roles"]["active_system"]["r"] == abyz_fria["r"]);
+  CHECK(r.body["roles"]["active_player"]["name"] == "sol");
+}
+
+TEST_CASE("serve: board with a seed gives the moves the run made, as paths of hexes",
+          "[serve][board]") {
+  serve::Api api(repo_options());
+  const std::string ltp = read(repo() / "content/ti4-base/scenarios/learn_to_play_action.toml");
+  const auto r = post(api, "/api/board", {{"scenario", ltp}, {"seed", 1}});
+  REQUIRE(r.status == 200);
+  CHECK(r.body["seed"] == 1);
+  CHECK_FALSE(r.body["outcome"].get<std::string>().empty());
+  const json& moves = r.body["moves"];
+  REQUIRE(moves.size() == 2);  // the carrier and the dreadnought, from Wellon (19) into 38
+  std::set<std::string> units;
+  for (const json& m : moves) {
+    CHECK(m["player"] == "sol");
+    units.insert(m["unit"].get<std::string>());
+    REQUIRE(m["path"].size() == 2);
+    CHECK(m["path"][0]["name"] == "tile_19");
+    CHECK(m["path"][1]["q"] == r.body["roles"]["active_system"]["q"]);
+    CHECK(m["path"][1]["r"] == r.body["roles"]["active_system"]["r"]);
+    CHECK(m["key"].get<std::string>().starts_with("move:sol:"));
+  }
+  CHECK(units == std::set<std::string>{"carrier", "dreadnought"});
+}
+
+TEST_CASE("serve: board refuses bad input with a 400 naming what is wrong", "[serve][board]") {
+  serve::Api api(repo_options());
+  const std::string ltp = read(repo() / "content/ti4-base/scenarios/learn_to_play_action.toml");
+  auto r = post(api, "/api/board", json::object());
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "scenario: the scenario's TOML text is required"));
+  r = post(api, "/api/board", {{"scenario", ltp}, {"seeds", 1}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "board: unknown key 'seeds' (did you mean 'seed'?)"));
+  r = post(api, "/api/board", {{"scenario", ltp}, {"seed", "one"}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "seed: 'one' is not a whole number"));
+  r = api.post("/api/board", "{\"scenario\": ");
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "the request body is not JSON"));
+  // a system the map does not have: the setup's message, with its line
+  std::string off_map = ltp;
+  off_map.replace(off_map.find("activate = 38"), 13, "activate = 99");
+  r = post(api, "/api/board", {{"scenario", off_map}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "scenario:13: tile 99 is not on the map"));
+  // a game without a board: no hexes, not an error
+  r = post(api, "/api/board", {{"scenario", kCruisers}});
+  CHECK(r.status == 200);
+  CHECK(r.body["hexes"].empty());
+}
+
+TEST_CASE("serve: rulesets lists each report's conditional probabilities", "[serve][board]") {
+  serve::Api api(repo_options());
+  const auto r = api.get("/api/rulesets", {});
+  REQUIRE(r.status == 200);
+  json ti4;
+  for (const json& rs : r.body["rulesets"])
+    if (rs["id"] == "ti4") ti4 = rs;
+  const json& conditional = ti4["reports"]["tactical_action"]["conditional"];
+  REQUIRE(conditional.size() == 3);
+  CHECK(conditional[0] == json{{"key", "planet_1_controlled_if_space_combat_won"},
+                               {"metric", "planet_1_controlled_and_won"},
+                               {"given", "space_combat_won"}});
+  CHECK(ti4["reports"]["space_combat"]["conditional"].empty());
 }

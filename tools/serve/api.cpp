@@ -221,16 +221,95 @@ json report_json(const ReportDef& r) {
     for (const auto& [key, metric] : v) a.push_back({{"key", key}, {"metric", metric}});
     return a;
   };
+  json conditional = json::array();  // P(metric | given): the key its value has in a result
+  for (const auto& c : r.conditional)
+    conditional.push_back({{"key", c.key}, {"metric", c.metric}, {"given", c.given}});
   return {{"outcomes", r.outcomes},
           {"means", pairs(r.means)},
           {"probabilities", pairs(r.probabilities)},
           {"distributions", pairs(r.distributions)},
+          {"conditional", conditional},
           {"survivors", r.survivors},
           {"survivor_kind", r.survivor_kind},
           {"sides", r.sides},
           {"ci95", r.ci95}};
 }
 
+// The board of a state as the page draws it (POST /api/board): each hex with the entity placed
+// there and what is inside it, every attribute by the ruleset's name. Nothing here names a game.
+class BoardWriter {
+ public:
+  BoardWriter(const State& s, const Content& c) : s_(s), c_(c) {
+    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e)
+      if (s.valid(s.at(e).location)) inside_[s.at(e).location].push_back(e);
+  }
+
+  std::string name(EntityId e) const {
+    return s_.valid(e) ? std::string(sym_name(s_.at(e).type)) : std::string();
+  }
+
+  // id, kind, name, record, title (the record's `name` text), owner, attributes and contents
+  json entity(EntityId e, int depth = 0) const {
+    const Entity& x = s_.at(e);
+    json j = {{"id", e}, {"kind", std::string(sym_name(x.kind))}, {"name", name(e)}};
+    const Record* rec = x.record >= 0 && static_cast<std::size_t>(x.record) < c_.records.size()
+                            ? &c_.records[static_cast<std::size_t>(x.record)]
+                            : nullptr;
+    j["record"] = rec ? json(rec->id) : json(nullptr);
+    if (rec)
+      if (auto t = rec->text.find("name"); t != rec->text.end()) j["title"] = t->second;
+    j["owner"] = s_.valid(x.owner) && x.owner != e ? json(name(x.owner)) : json(nullptr);
+    j["attributes"] = attributes(x, rec);
+    j["contents"] = contents(e, depth);
+    return j;
+  }
+
+ private:
+  // The attributes its record sets, and any other that is not 0
+  json attributes(const Entity& x, const Record* rec) const {
+    json a = json::object();
+    for (const AttributeDef& d : c_.ruleset.attributes) {
+      const auto slot = static_cast<std::size_t>(d.slot);
+      const std::int32_t v = x.attr[slot];
+      if (!(rec && rec->has[slot]) && v == 0) continue;
+      if (d.type == AttrType::integer)
+        a[d.name] = v;
+      else if (d.type == AttrType::boolean)
+        a[d.name] = v != 0;
+      else
+        a[d.name] = std::string(sym_name(static_cast<Sym>(v)));
+    }
+    return a;
+  }
+
+  // What is inside an entity (located in it), alike ones (same kind, name, owner and attributes,
+  // nothing inside them) as one item with a count, in the order of the first of each.
+  json contents(EntityId e, int depth) const {
+    json out = json::array();
+    auto it = inside_.find(e);
+    if (it == inside_.end() || depth >= 8) return out;
+    for (const EntityId c : it->second) {
+      json item = entity(c, depth + 1);
+      bool merged = false;
+      if (item["contents"].empty())
+        for (json& o : out)
+          if (o["contents"].empty() && o["kind"] == item["kind"] && o["name"] == item["name"] &&
+              o["owner"] == item["owner"] && o["attributes"] == item["attributes"]) {
+            o["count"] = o["count"].get<int>() + 1;
+            merged = true;
+            break;
+          }
+      if (merged) continue;
+      item["count"] = 1;
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+
+  const State& s_;
+  const Content& c_;
+  std::map<EntityId, std::vector<EntityId>> inside_;
+};
 }  // namespace
 
 std::string Reply::text() const {
@@ -699,6 +778,71 @@ Reply Api::trace_reply(const json& request) {
   return {200, body};
 }
 
+Reply Api::board_reply(const json& request) {
+  expect_keys(request, {"scenario", "seed", "with", "without"}, "board");
+  const bool traced = request.contains("seed") && !request["seed"].is_null();
+  const std::uint64_t seed =
+      whole(request, "seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  Slot slot(*this);
+  const Session session = prepare(request, true);
+  Table table(session);
+  const State& start = table.start;
+  const BoardWriter w(start, *session.content);
+  json hexes = json::array();
+  for (const Board::Cell& cell : start.board.cells())
+    hexes.push_back({{"q", cell.hex.q},
+                     {"r", cell.hex.r},
+                     {"entity", start.valid(cell.entity) ? w.entity(cell.entity) : json(nullptr)}});
+  json roles = json::object();
+  for (const auto& [role, e] : start.roles) {
+    if (!start.valid(e)) continue;
+    json r = {{"id", e}, {"name", w.name(e)}, {"q", nullptr}, {"r", nullptr}};
+    if (const auto h = start.hex_of(e)) r["q"] = h->q, r["r"] = h->r;
+    roles[std::string(sym_name(role))] = r;
+  }
+  json players = json::array();
+  for (const EntityId p : start.turn_order) players.push_back(w.name(p));
+  json body = {{"ruleset", session.content->ruleset.id},
+               {"procedure", session.procedure},
+               {"orientation", start.board.orientation == Orientation::pointy ? "pointy" : "flat"},
+               {"hexes", hexes},
+               {"roles", roles},
+               {"players", players}};
+  if (!traced) return {200, body};
+  // one run with the seed: the moves it made (trace events whose fields carry a path)
+  Trace t;
+  t.enabled = true;
+  RunOptions run;
+  run.seed = seed;
+  run.trace = &t;
+  RunResult result;
+  State state = start;
+  std::string error;
+  try {
+    table.engine.run(session.procedure, state, run, result);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  json moves = json::array();
+  const std::size_t n = std::min(t.events.size(), options_.max_trace_events);
+  for (std::size_t seq = 0; seq < n; ++seq) {
+    const TraceEvent& e = t.events[seq];
+    if (!e.fields.contains("path")) continue;
+    json m = {{"seq", seq}, {"key", e.key}, {"text", e.text}, {"path", e.fields["path"]}};
+    for (const char* k : {"player", "unit"}) m[k] = e.fields.value(k, json(nullptr));
+    moves.push_back(std::move(m));
+  }
+  body["seed"] = seed;
+  body["outcome"] = result.outcome_name;
+  body["moves"] = moves;
+  if (!error.empty()) {
+    body["error"] = error;
+    body["status"] = 422;
+    return {422, body};
+  }
+  return {200, body};
+}
+
 Reply Api::start_run(const std::string& kind, const json& request) {
   const bool simulate = kind == "simulate";
   if (simulate)
@@ -942,6 +1086,7 @@ Reply Api::post(std::string_view path, std::string_view body) {
     if (path == "/api/parse") return parse_reply(request);
     if (path == "/api/check") return check_reply(request);
     if (path == "/api/trace") return trace_reply(request);
+    if (path == "/api/board") return board_reply(request);
     if (path == "/api/simulate") return start_run("simulate", request);
     if (path == "/api/compare") return start_run("compare", request);
     if (path == "/api/import") return import_reply(request, options_);

@@ -18,6 +18,11 @@
 //   GET    /api/jobs/ID                      progress (done, planned), then result or error
 //   DELETE /api/jobs/ID                      cancel: the runs done so far are the result
 //   POST   /api/trace     {scenario, seed, with, without}   one run, narrated
+//   POST   /api/board     {scenario, seed, with, without}   the hex board after the setup: each
+//                                            hex with its entity and what is inside it (by
+//                                            kind, name, owner, count and the ruleset's
+//                                            attributes), the roles and players; with a seed,
+//                                            the moves one run made (trace events with a path)
 //
 // Errors are {"error": message} with a 4xx status: 400 a bad request, scenario or pack (the
 // message the command line prints, the scenario's file being "scenario"), 404 an unknown path or
@@ -97,6 +102,7 @@ class Api {
   Reply parse_reply(const nlohmann::json& request) const;
   Reply check_reply(const nlohmann::json& request);
   Reply trace_reply(const nlohmann::json& request);
+  Reply board_reply(const nlohmann::json& request);
   Reply start_run(const std::string& kind, const nlohmann::json& request);
   Reply job_reply(std::uint64_t id, bool cancel);
   Reply jobs_reply();

@@ -53,7 +53,7 @@ class FormReader {
 
   json read() {
     const toml::table& root = f_.root();
-    f_.expect_keys(root, {"procedure", "group"}, "form.toml");
+    f_.expect_keys(root, {"procedure", "group", "map"}, "form.toml");
     const toml::table* groups = f_.table(root, "group");
     json out = {{"procedures", json::object()}, {"groups", json::object()}};
     if (groups)
@@ -78,6 +78,42 @@ class FormReader {
         const toml::table* t = v.as_table();
         if (!t) f_.fail(v, "procedure." + p + " is a table: [procedure." + p + "]");
         out["procedures"][p] = read_procedure(p, *t);
+      }
+    if (const toml::table* map = f_.table(root, "map")) out["map"] = read_map(*map);
+    return out;
+  }
+
+  // [map]: what the page's hex map draws on a hex (web/map.js), by the ruleset's names: label, an
+  // attribute of the hex's entity shown as its number; marks, attributes shown as words (when not
+  // "none"); places, a kind of entity inside a hex listed by name with its owner and units;
+  // tokens, a kind of entity inside a hex shown by owner. Units are the ruleset's unit kind.
+  json read_map(const toml::table& t) {
+    f_.expect_keys(t, {"label", "marks", "places", "tokens", "activate", "systems"}, "map");
+    json out = json::object();
+    const auto attribute = [&](const std::string& name, std::string_view key) {
+      if (!r_.attribute(name)) {
+        std::vector<std::string> names;
+        for (const auto& a : r_.attributes) names.push_back(a.name);
+        f_.fail(*t.get(key), "map." + std::string(key) + ": '" + name +
+                                 "' is not an attribute of ruleset '" + r_.id + "'" +
+                                 did_you_mean(name, names));
+      }
+    };
+    if (auto label = f_.string(t, "label")) attribute(*label, "label"), out["label"] = *label;
+    out["marks"] = json::array();
+    for (const std::string& m : f_.strings(t, "marks"))
+      attribute(m, "marks"), out["marks"].push_back(m);
+    // the scenario's keys a click writes: the active hex's name, and the list of tables that
+    // name a hex (by `hex = [q, r]`, or by the label attribute) and hold `units` by player
+    for (const char* key : {"activate", "systems"})
+      if (auto k = f_.string(t, key)) out[key] = *k;
+    for (const char* key : {"places", "tokens"})
+      if (auto kind = f_.string(t, key)) {
+        if (!r_.has_kind(*kind))
+          f_.fail(*t.get(key), "map." + std::string(key) + ": '" + *kind +
+                                   "' is not a kind of ruleset '" + r_.id + "'" +
+                                   did_you_mean(*kind, r_.kinds));
+        out[key] = *kind;
       }
     return out;
   }

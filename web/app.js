@@ -3,6 +3,21 @@
 // from the ruleset's report definition. The scenario is kept as a JSON object, written as TOML
 // (the format of a scenario file) and sent as that TOML text to the API, so the page and
 // `rulebench simulate` run the same scenario.
+//
+// The page's API, for the other scripts of the page (the map, the link import): window.rb.
+// A "setup" is the scenario the form builds: the JSON of its TOML (ruleset, procedure, packs,
+// one table per side, the other tables), the same object /api/parse returns for a scenario file.
+//   rb.getSetup()        a copy of the setup now on the page
+//   rb.setSetup(setup)   a Promise: puts that setup on the page (its ruleset, procedure and packs
+//                        follow it), redraws the form and recomputes; resolves when it is drawn
+//   rb.onChange(fn)      fn(setup) after every change of the setup (a click, setSetup, a loaded TOML)
+//   rb.onResult(fn)      fn(result, info) for every answer drawn; info = { method: "exact" |
+//                        "montecarlo", final: true when no narrower answer follows, setup }
+//   rb.recompute()       answers the setup now on the page (a stale answer in progress is cancelled)
+//   rb.toToml(setup)     the setup as scenario TOML text (what the API's `scenario` takes)
+//   rb.records()         the records of the loaded packs (GET /api/records' `records`)
+//   rb.ruleset()         the chosen ruleset (GET /api/rulesets' entry: form, reports, procedures)
+//   rb.api(method, path, body)  a call to the server's API; rejects with the server's error text
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -203,6 +218,7 @@ function el(tag, attrs = {}, ...children) {
 function changed() {
   renderForm();
   writeToml();
+  setupChanged();
 }
 
 // One field, editing `table` (a side's table, the scenario, or a row) at field.key; `where` is
@@ -483,6 +499,7 @@ async function loadToml(text) {
   }
   await chooseRuleset(rs.id, s.procedure || rs.procedures[0], s);
   writeToml();
+  setupChanged();
   // the same check as the command line's: the ruleset's setup reads every key
   try {
     await api("POST", "/api/check", { scenario: scenarioToml() });
@@ -670,6 +687,7 @@ function renderResult(result, state) {
   $("result-json").textContent = JSON.stringify(result, null, 1);
   $("results-section").hidden = false;
   document.body.dataset.results = String(Number(document.body.dataset.results || 0) + 1);
+  emit("result", result, { method: result.method || "montecarlo", final: state ? state.final !== false : true, setup: window.rb.getSetup() });
 }
 
 // The results of another ruleset or procedure would be misread: they go when it changes.
@@ -936,5 +954,41 @@ async function start() {
   await chooseRuleset(first.id);
   document.body.dataset.ready = "1";
 }
+
+// ------------------------------------------------------------------ the page's API (see the top)
+
+const listeners = { change: [], result: [] };
+
+function emit(kind, ...args) {
+  for (const fn of listeners[kind]) {
+    try {
+      fn(...args);
+    } catch (e) {
+      console.error(e);  // one listener's error does not stop the page or the others
+    }
+  }
+}
+
+function setupChanged() {
+  emit("change", window.rb.getSetup());
+}
+
+window.rb = {
+  getSetup: () => JSON.parse(JSON.stringify(page.scenario)),
+  setSetup: async (setup) => {
+    const s = JSON.parse(JSON.stringify(setup));
+    const rs = page.rulesets.find((r) => r.id === s.ruleset);
+    if (!rs) throw new Error(`setup: no ruleset '${s.ruleset}'; the rulesets: ${page.rulesets.map((r) => r.id).join(", ")}`);
+    await chooseRuleset(rs.id, s.procedure || rs.procedures[0], s);
+    setupChanged();
+  },
+  onChange: (fn) => listeners.change.push(fn),
+  onResult: (fn) => listeners.result.push(fn),
+  recompute: () => run(),
+  toToml: (setup) => toToml(setup, formSides()),
+  records: () => page.records,
+  ruleset: () => page.ruleset,
+  api,
+};
 
 start();

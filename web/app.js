@@ -192,6 +192,57 @@ function options(field, table) {
   return list;
 }
 
+// The record a counts row of type `name` shows (form.toml's shown_as and upgrade): the record
+// that stands in for the type on this side (a faction's unit), then its upgrade while the side
+// holds it. Returns { record, upgrade (the record the toggle adds, or null), held }.
+function shownRecord(field, table, name) {
+  let record = recordByName(field.kind, name);
+  const sameOf = (same) => (same ? getPath(table, same) : undefined);
+  const sa = field.shown_as;
+  if (sa) {
+    const want = sameOf(sa.same);
+    const own = want !== undefined && page.records.find((r) => r.kind === field.kind &&
+      r.attributes[sa.by] === name && (!sa.same || r.attributes[sa.same] === want));
+    if (own) record = own;
+  }
+  const u = field.upgrade;
+  let upgrade = null, held = false;
+  if (u) {
+    const want = sameOf(u.same);
+    const all = page.records.filter((r) => r.kind === u.kind && r.attributes[u.by] === name);
+    upgrade = (u.same && want !== undefined && all.find((r) => r.attributes[u.same] === want)) ||
+      all.find((r) => !u.same || r.attributes[u.same] === undefined) || null;
+    const list = getPath(table, u.key);
+    held = !!upgrade && Array.isArray(list) && list.includes(upgrade.name);
+    if (held) record = recordByName(field.kind, upgrade.attributes[u.to]) || record;
+  }
+  return { record, upgrade, held };
+}
+
+// Does a record pass a field's where and unless?
+function fits(field, r) {
+  return !!r && (field.where || []).every((a) => truthy(r.attributes[a])) &&
+    (field.unless || []).every((a) => !truthy(r.attributes[a]));
+}
+
+// The stats line of a counts row (form.toml's stats): "combat 5×2 · SD · AFB 9×2".
+function statsOf(field, r) {
+  const parts = [];
+  for (const s of field.stats || []) {
+    const a = r ? r.attributes : {};
+    if (s.flag) {
+      if (truthy(a[s.flag])) parts.push(el("span", { class: "stat", title: s.title, "data-stat": s.label }, s.label));
+      continue;
+    }
+    const v = a[s.value];
+    if (v === undefined || v === 0 && s.label !== "combat" && !s.dice) continue;
+    const dice = s.dice ? a[s.dice] : undefined;
+    const text = `${s.label} ${v}` + (Number.isInteger(dice) && dice > 1 ? `\u00d7${dice}` : "");
+    parts.push(el("span", { class: "stat", title: s.title, "data-stat": s.label }, text));
+  }
+  return parts;
+}
+
 function title(r) {
   return r.title && r.title !== r.name ? `${r.title} (${r.name})` : r.name;
 }
@@ -291,14 +342,32 @@ function renderField(field, table, where, group) {
         ];
       };
       for (const name of names) {
-        const r = recordByName(field.kind, name);
+        const { record: r, upgrade, held } = shownRecord(field, table, name);
         const n = Number.isInteger(counts[name]) ? counts[name] : 0;
-        const row = el("tr", { class: n ? "" : "zero" }, el("td", { class: "name", text: r ? title(r) : name }),
-          ...counter(field, name, field.max));
+        const label = el("td", { class: "name", "data-record": r ? r.name : name },
+          el("span", { class: "unit-name", text: r ? r.title || r.name : name }));
+        const stats = statsOf(field, r);
+        if (stats.length) label.append(el("span", { class: "stats" }, ...stats));
+        const row = el("tr", { class: n ? "" : "zero", "data-row": name }, label, ...counter(field, name, field.max));
         for (const b of besides) {
-          const ok = options(b, table).some((x) => x.name === name);
-          row.append(el("td", { class: "muted", text: ok ? b.label : "" }));
+          // beside counters follow the record shown: a faction's unit may sustain where the generic one cannot
+          const ok = fits(b, r);
+          row.append(el("td", { class: "muted beside", text: ok ? b.label : "" }));
           if (ok) row.append(...counter(b, name, Math.min(b.max, n)));
+          else row.append(el("td"), el("td"), el("td"));
+        }
+        if (field.upgrade) {
+          const u = field.upgrade;
+          const up = upgrade ? recordByName(field.kind, upgrade.attributes[u.to]) : null;
+          row.append(el("td", { class: "upgrade" }, upgrade ? el("label", { title: up ? `${title(upgrade)}: ${up.title || up.name}` : title(upgrade) },
+            el("input", { type: "checkbox", "data-path": where ? `${where}.${u.key}` : u.key, "data-upgrade": upgrade.name, checked: held,
+              onchange: (e) => {
+                const cur = getPath(table, u.key);
+                const list = Array.isArray(cur) ? cur.filter((x) => x !== upgrade.name) : [];
+                if (e.target.checked) list.push(upgrade.name);
+                setPath(table, u.key, list.length ? list : undefined);
+                changed();
+              } }), " " + u.label) : null));
         }
         tbl.append(row);
       }
@@ -499,7 +568,6 @@ async function loadToml(text) {
   }
   await chooseRuleset(rs.id, s.procedure || rs.procedures[0], s);
   writeToml();
-  setupChanged();
   // the same check as the command line's: the ruleset's setup reads every key
   try {
     await api("POST", "/api/check", { scenario: scenarioToml() });
@@ -523,6 +591,8 @@ function renderPacks() {
   for (const p of packsOfRuleset()) {
     const base = p.id === page.ruleset.base_pack;
     const loaded = page.loadedPacks.includes(p.id);
+    // a test-only pack (pack.toml) is not offered; shown only while a loaded scenario names it
+    if (p.test_only && !chosen.has(p.id) && !loaded) continue;
     const input = el("input", { type: "checkbox", "data-pack": p.id, checked: base || chosen.has(p.id) || loaded,
       disabled: base || (loaded && !chosen.has(p.id)), onchange: async (e) => {
         const next = new Set(page.scenario.packs || []);
@@ -560,6 +630,7 @@ async function reloadRecords() {
   renderForm();
   renderCompareChoices();
   writeToml();
+  setupChanged();
   document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
 }
 
@@ -580,7 +651,9 @@ async function chooseRuleset(id, procedure, scenario) {
     // no storage: the choice is not remembered
   }
   page.procedure = procedure && page.ruleset.procedures.includes(procedure) ? procedure : page.ruleset.procedures[0];
-  page.scenario = scenario || { ruleset: id, procedure: page.procedure };
+  // a new scenario starts with the packs that say default_on (pack.toml)
+  const defaults = page.packs.filter((p) => p.ruleset === id && p.default_on && !p.test_only).map((p) => p.id).sort();
+  page.scenario = scenario || { ruleset: id, procedure: page.procedure, ...(defaults.length ? { packs: defaults } : {}) };
   $("ruleset").value = id;
   const procSel = $("procedure");
   procSel.replaceChildren();
@@ -692,6 +765,7 @@ function renderResult(result, state) {
 
 // The results of another ruleset or procedure would be misread: they go when it changes.
 function clearResults() {
+  renderAnswer(null);
   $("results-section").hidden = true;
   $("results").replaceChildren();
   $("compare-result").replaceChildren();
@@ -785,6 +859,139 @@ async function cancel() {
   } catch (e) {
     showMessage(e.message);
   }
+}
+
+// ------------------------------------------------------------------ the answer while you click
+
+// Every change of the setup asks for an answer at once (no Run button): the exact one when it
+// comes within LIVE_EXACT_SECONDS, else Monte Carlo in growing stages on the same seed (each stage
+// repeats the runs of the one before and adds more, so its intervals narrow), each stage drawn
+// when it ends. A newer change makes the answer in progress stale: its job is cancelled (DELETE),
+// not queued behind the new one.
+const LIVE_EXACT_SECONDS = 0.1;
+const LIVE_STAGES = [2000, 10000, 50000, 200000];
+const live = { serial: 0, job: null, timer: null, started: 0 };
+
+function scheduleAnswer() {
+  clearTimeout(live.timer);
+  live.serial++;  // what is in progress is stale from now on
+  cancelLive();
+  live.timer = setTimeout(answer, 25);  // changes made together (a loaded setup) ask once
+}
+
+function cancelLive() {
+  const id = live.job;
+  live.job = null;
+  if (id !== null) api("DELETE", `/api/jobs/${id}`).catch(() => {});
+}
+
+function liveStatus(text, state) {
+  const s = $("answer-status");
+  s.textContent = text;
+  document.body.dataset.answer = state;  // computing, exact, montecarlo, final, error, none
+}
+
+async function answer() {
+  const serial = live.serial;
+  const stale = () => serial !== live.serial;
+  if (!currentForm() && !page.scenario.procedure) return;
+  const scenario = scenarioToml();
+  const seed = "1";  // one seed: a shared link gives the same numbers
+  live.started = performance.now();
+  liveStatus("computing\u2026", "computing");
+  let r;
+  try {
+    r = await api("POST", "/api/simulate", { scenario, seed, exact: true, max_seconds: LIVE_EXACT_SECONDS, wait: true });
+  } catch (e) {
+    if (stale()) return;
+    renderAnswer(null);
+    liveStatus(e.message, "error");
+    return;
+  }
+  if (stale()) return;
+  if (r.state === "done") {
+    drawAnswer(r.result, { final: true, stage: 0 });
+    return;
+  }
+  if (!/exact mode stopped/.test(r.error || "")) {
+    renderAnswer(null);
+    liveStatus(r.error || "no answer", "error");
+    return;
+  }
+  // Monte Carlo, in stages: the exact answer takes longer than the bound
+  for (let i = 0; i < LIVE_STAGES.length; i++) {
+    let job;
+    try {
+      job = await api("POST", "/api/simulate", { scenario, seed, runs: LIVE_STAGES[i] });
+    } catch (e) {
+      if (!stale()) liveStatus(e.message, "error");
+      return;
+    }
+    if (stale()) {
+      api("DELETE", `/api/jobs/${job.job}`).catch(() => {});
+      return;
+    }
+    live.job = job.job;
+    let done;
+    for (;;) {
+      await new Promise((res) => setTimeout(res, i === 0 ? 30 : 100));
+      if (stale()) return;  // cancelLive has sent the DELETE
+      try {
+        done = await api("GET", `/api/jobs/${job.job}`);
+      } catch (e) {
+        if (!stale()) liveStatus(e.message, "error");
+        return;
+      }
+      if (stale()) return;
+      if (done.state !== "running") break;
+    }
+    live.job = null;
+    if (done.state !== "done") {
+      liveStatus(done.error || done.state, "error");
+      return;
+    }
+    drawAnswer(done.result, { final: i === LIVE_STAGES.length - 1, stage: i + 1 });
+  }
+}
+
+function drawAnswer(result, info) {
+  const ms = performance.now() - live.started;
+  renderResult(result, { final: info.final });
+  renderAnswer(result);
+  const widest = Math.max(0, ...Object.values(result.ci95 || {}).map((ci) => (Array.isArray(ci) && ci.length === 2 && ci[1] <= 1 ? (ci[1] - ci[0]) / 2 : 0)));
+  if (result.method === "exact")
+    liveStatus(`exact \u00b7 ${Math.round(ms)} ms`, "final");
+  else
+    liveStatus(`Monte Carlo (the exact answer takes over ${1000 * LIVE_EXACT_SECONDS} ms) \u00b7 ${result.runs.toLocaleString("en")} runs \u00b7 \u00b1${(100 * widest).toFixed(1)} pts` +
+      (info.final ? "" : " \u00b7 narrowing\u2026"), info.final ? "final" : "montecarlo");
+  document.body.dataset.answerMs = String(Math.round(ms));
+  document.body.dataset.answers = String(Number(document.body.dataset.answers || 0) + 1);
+}
+
+// The answer bar: the report's outcomes as one stacked bar (else its probabilities, else its means).
+function renderAnswer(result) {
+  const box = $("answer-bar");
+  box.replaceChildren();
+  if (!result) return;
+  const def = page.ruleset.reports[page.procedure] || { outcomes: [], probabilities: [], means: [] };
+  if (def.outcomes.length) {
+    const bar = el("div", { class: "stack" });
+    const legend = el("div", { class: "legend" });
+    def.outcomes.forEach((o, i) => {
+      const p = result[o] || 0;
+      bar.append(el("div", { class: "seg", style: `width:${100 * p}%; background:${colour(i)}`, title: `${o}: ${pct(p)}` }));
+      legend.append(el("span", { class: "item" }, el("i", { style: `background:${colour(i)}` }),
+        el("span", { text: o.replace(/_/g, " ") + " " }), el("b", { class: "num", "data-answer": o, text: pct(p) })));
+    });
+    box.append(bar, legend);
+    return;
+  }
+  const legend = el("div", { class: "legend" });
+  for (const { key } of def.probabilities.slice(0, 4))
+    legend.append(el("span", { class: "item" }, el("span", { text: key.replace(/_/g, " ") + " " }), el("b", { class: "num", "data-answer": key, text: pct(result[key] || 0) })));
+  for (const { key } of def.means.slice(0, 3))
+    legend.append(el("span", { class: "item" }, el("span", { text: key.replace(/_/g, " ") + " " }), el("b", { class: "num", "data-answer": key, text: (result[key] || 0).toFixed(2) })));
+  box.append(legend);
 }
 
 // ------------------------------------------------------------------ compare
@@ -950,7 +1157,8 @@ async function start() {
   });
   // the ruleset of ?ruleset=ID, else the one chosen last time here, else the first with a form
   const asked = new URLSearchParams(location.search).get("ruleset") || localStorage.getItem("rulebench.ruleset");
-  const first = page.rulesets.find((r) => r.id === asked) || page.rulesets.find((r) => r.form) || page.rulesets[0];
+  const first = page.rulesets.find((r) => r.id === asked) || page.rulesets.find((r) => r.form && r.form.opens_first) ||
+    page.rulesets.find((r) => r.form) || page.rulesets[0];
   await chooseRuleset(first.id);
   document.body.dataset.ready = "1";
 }
@@ -970,6 +1178,7 @@ function emit(kind, ...args) {
 }
 
 function setupChanged() {
+  scheduleAnswer();
   emit("change", window.rb.getSetup());
 }
 
@@ -980,11 +1189,10 @@ window.rb = {
     const rs = page.rulesets.find((r) => r.id === s.ruleset);
     if (!rs) throw new Error(`setup: no ruleset '${s.ruleset}'; the rulesets: ${page.rulesets.map((r) => r.id).join(", ")}`);
     await chooseRuleset(rs.id, s.procedure || rs.procedures[0], s);
-    setupChanged();
   },
   onChange: (fn) => listeners.change.push(fn),
   onResult: (fn) => listeners.result.push(fn),
-  recompute: () => run(),
+  recompute: () => scheduleAnswer(),
   toToml: (setup) => toToml(setup, formSides()),
   records: () => page.records,
   ruleset: () => page.ruleset,

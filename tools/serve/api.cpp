@@ -484,6 +484,8 @@ Reply Api::packs_reply() const {
                     {"optional_depends", f.strings(t, "optional_depends")},
                     {"conflicts", f.strings(t, "conflicts")},
                     {"origin", in_content ? "content" : "homebrew"},
+                    {"test_only", f.boolean(t, "test_only").value_or(false)},
+                    {"default_on", f.boolean(t, "default_on").value_or(false)},
                     {"folder", dir.filename().string()}});
   }
   return {200, json{{"packs", list}}};

@@ -759,7 +759,8 @@ function renderResult(result, state) {
   if (charts.children.length) box.append(charts);
   $("result-json").textContent = JSON.stringify(result, null, 1);
   $("results-section").hidden = false;
-  document.body.dataset.results = String(Number(document.body.dataset.results || 0) + 1);
+  // the answers while you click are counted in data-answers, the runs of Run in data-results
+  if (!state || !state.live) document.body.dataset.results = String(Number(document.body.dataset.results || 0) + 1);
   emit("result", result, { method: result.method || "montecarlo", final: state ? state.final !== false : true, setup: window.rb.getSetup() });
 }
 
@@ -837,6 +838,10 @@ function exactMode() {
 
 async function run() {
   clearMessage();
+  // a run asked for by Run replaces the answer in progress
+  clearTimeout(live.timer);
+  live.serial++;
+  cancelLive();
   const body = { scenario: scenarioToml(), seed: seedOf("seed") };
   page.exact = exactMode();
   const precision = $("precision").value.trim();
@@ -875,6 +880,7 @@ const live = { serial: 0, job: null, timer: null, started: 0 };
 function scheduleAnswer() {
   clearTimeout(live.timer);
   live.serial++;  // what is in progress is stale from now on
+  live.started = performance.now();  // the answer's time counts from the change
   cancelLive();
   live.timer = setTimeout(answer, 25);  // changes made together (a loaded setup) ask once
 }
@@ -888,7 +894,7 @@ function cancelLive() {
 function liveStatus(text, state) {
   const s = $("answer-status");
   s.textContent = text;
-  document.body.dataset.answer = state;  // computing, exact, montecarlo, final, error, none
+  document.body.dataset.answerState = state;  // computing, exact, montecarlo, final, error, none
 }
 
 async function answer() {
@@ -897,7 +903,6 @@ async function answer() {
   if (!currentForm() && !page.scenario.procedure) return;
   const scenario = scenarioToml();
   const seed = "1";  // one seed: a shared link gives the same numbers
-  live.started = performance.now();
   liveStatus("computing\u2026", "computing");
   let r;
   try {
@@ -955,8 +960,10 @@ async function answer() {
 }
 
 function drawAnswer(result, info) {
-  const ms = performance.now() - live.started;
-  renderResult(result, { final: info.final });
+  const now = performance.now();
+  const ms = now - live.started;
+  document.body.dataset.answerAt = String(now);  // for the browser test's timings
+  renderResult(result, { final: info.final, live: true });
   renderAnswer(result);
   const widest = Math.max(0, ...Object.values(result.ci95 || {}).map((ci) => (Array.isArray(ci) && ci.length === 2 && ci[1] <= 1 ? (ci[1] - ci[0]) / 2 : 0)));
   if (result.method === "exact")
@@ -1009,7 +1016,7 @@ function renderCompareChoices() {
   }
   const packs = el("optgroup", { label: "packs" });
   for (const p of packsOfRuleset())
-    if (p.id !== page.ruleset.base_pack) packs.append(el("option", { value: "pack:" + p.id, text: p.id + (p.origin === "homebrew" ? " (homebrew)" : "") }));
+    if (p.id !== page.ruleset.base_pack && !p.test_only) packs.append(el("option", { value: "pack:" + p.id, text: p.id + (p.origin === "homebrew" ? " (homebrew)" : "") }));
   what.append(packs);
 }
 
@@ -1150,17 +1157,128 @@ async function start() {
   $("compare").addEventListener("click", compare);
   $("trace").addEventListener("click", trace);
   $("copy-toml").addEventListener("click", copyToml);
+  $("copy-link").addEventListener("click", copyLink);
   $("load-toml").addEventListener("click", () => loadToml($("toml").value));
   $("toml").addEventListener("input", () => {
     page.tomlEdited = true;
     $("toml-note").textContent = "edited: press Load scenario TOML to use it";
   });
+  // the setup the address holds (a shared link), else
   // the ruleset of ?ruleset=ID, else the one chosen last time here, else the first with a form
+  let shared = null;
+  try {
+    shared = paramsSetup(location.search);
+  } catch (e) {
+    showMessage(`the address holds a setup that cannot be read: ${e.message}`);
+  }
+  if (shared && page.rulesets.some((r) => r.id === shared.ruleset)) {
+    await window.rb.setSetup(shared);
+    document.body.dataset.ready = "1";
+    return;
+  }
   const asked = new URLSearchParams(location.search).get("ruleset") || localStorage.getItem("rulebench.ruleset");
   const first = page.rulesets.find((r) => r.id === asked) || page.rulesets.find((r) => r.form && r.form.opens_first) ||
     page.rulesets.find((r) => r.form) || page.rulesets[0];
   await chooseRuleset(first.id);
   document.body.dataset.ready = "1";
+}
+
+// ------------------------------------------------------------------ the setup in the URL
+
+// The whole setup lives in the page's address, as readable query parameters: one per value, its
+// dotted path as the name (attacker.units.cruiser=2, system.anomaly=nebula); a list of values
+// repeats its name with [] (attacker.technologies[]=dreadnought_ii); a list of tables numbers its
+// rows (system.adjacent.0.id=a). A string that would read as a number or true/false is written in
+// JSON quotes ("1"); anything else (a list of lists) as json:<JSON>. An address with ruleset and
+// procedure restores its setup; ?ruleset=ID alone only chooses the ruleset.
+function scalarParam(v) {
+  if (typeof v === "string")
+    return /^(-?\d+(\.\d+)?|true|false|".*"|json:.*)$/.test(v) || v === "" ? JSON.stringify(v) : v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return "json:" + JSON.stringify(v);
+}
+
+function setupParams(setup) {
+  const q = new URLSearchParams();
+  const walk = (v, path) => {
+    if (isTable(v)) {
+      for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+    } else if (isTableArray(v)) {
+      v.forEach((row, i) => walk(row, `${path}.${i}`));
+    } else if (Array.isArray(v) && v.every((x) => !isTable(x) && !Array.isArray(x))) {
+      if (v.length === 0) q.append(path, "json:[]");
+      for (const x of v) q.append(path + "[]", scalarParam(x));
+    } else {
+      q.append(path, scalarParam(v));
+    }
+  };
+  walk(setup, "");
+  return q;
+}
+
+function readParam(s) {
+  if (s === "true") return true;
+  if (s === "false") return false;
+  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s);
+  if (s.startsWith("json:")) return JSON.parse(s.slice(5));
+  if (/^".*"$/.test(s)) return JSON.parse(s);
+  return s;
+}
+
+// The setup an address holds, or null when it holds none.
+function paramsSetup(search) {
+  const q = new URLSearchParams(search);
+  if (!q.get("ruleset") || !q.get("procedure")) return null;
+  const setup = {};
+  for (const [name, raw] of q) {
+    const list = name.endsWith("[]");
+    const keys = (list ? name.slice(0, -2) : name).split(".");
+    let o = setup;
+    keys.forEach((k, i) => {
+      const last = i === keys.length - 1;
+      const nextIsRow = !last && /^\d+$/.test(keys[i + 1]);
+      if (last) {
+        const v = readParam(raw);
+        if (list) (Array.isArray(o[k]) ? o[k] : (o[k] = [])).push(v);
+        else o[k] = v;
+      } else {
+        if (o[k] === undefined || o[k] === null || typeof o[k] !== "object") o[k] = nextIsRow ? [] : {};
+        o = o[k];
+      }
+    });
+  }
+  // rows were filled by index: no holes
+  const compact = (v) => {
+    if (Array.isArray(v)) return v.filter((x) => x !== undefined).map(compact);
+    if (isTable(v)) for (const k of Object.keys(v)) v[k] = compact(v[k]);
+    return v;
+  };
+  return compact(setup);
+}
+
+function shareUrl() {
+  return location.origin + location.pathname + "?" + setupParams(page.scenario).toString();
+}
+
+function writeUrl() {
+  try {
+    history.replaceState(null, "", shareUrl());
+  } catch (e) {
+    // an address too long for this browser: the page keeps working, the link is not updated
+  }
+}
+
+async function copyLink() {
+  const url = shareUrl();
+  $("share-url").value = url;
+  try {
+    await navigator.clipboard.writeText(url);
+    $("share-note").textContent = "link copied";
+  } catch (e) {
+    $("share-url").hidden = false;
+    $("share-url").select();
+    $("share-note").textContent = "selected: press Ctrl-C to copy";
+  }
 }
 
 // ------------------------------------------------------------------ the page's API (see the top)
@@ -1178,6 +1296,7 @@ function emit(kind, ...args) {
 }
 
 function setupChanged() {
+  writeUrl();
   scheduleAnswer();
   emit("change", window.rb.getSetup());
 }

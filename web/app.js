@@ -744,7 +744,7 @@ function renderResult(result, state) {
     for (const { key } of def.means) {
       const ci = result.ci95[key];
       t.append(el("tr", {}, el("td", { text: key }),
-        el("td", { class: "num mean", "data-key": key, text: result[key].toFixed(4) }),
+        el("td", { class: "num mean", "data-key": key, text: typeof result[key] === "number" ? result[key].toFixed(4) : "" }),
         el("td", { class: "muted num", text: ci ? `[${ci[0].toFixed(4)} .. ${ci[1].toFixed(4)}]` : "" })));
     }
     box.append(t);
@@ -874,7 +874,7 @@ async function cancel() {
 // when it ends. A newer change makes the answer in progress stale: its job is cancelled (DELETE),
 // not queued behind the new one.
 const LIVE_EXACT_SECONDS = 0.1;
-const LIVE_STAGES = [2000, 10000, 50000, 200000];
+const LIVE_STAGES = [2000, 10000, 50000];  // the last: every 95% interval within about ±0.45 pts
 const live = { serial: 0, job: null, timer: null, started: 0 };
 
 function scheduleAnswer() {
@@ -897,6 +897,18 @@ function liveStatus(text, state) {
   document.body.dataset.answerState = state;  // computing, exact, montecarlo, final, error, none
 }
 
+// The server runs --jobs at once: a stale answer still ending its chunk may hold a place (429).
+async function postSimulate(body, stale) {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await api("POST", "/api/simulate", body);
+    } catch (e) {
+      if (e.status !== 429 || tries >= 40 || stale()) throw e;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+}
+
 async function answer() {
   const serial = live.serial;
   const stale = () => serial !== live.serial;
@@ -906,7 +918,7 @@ async function answer() {
   liveStatus("computing\u2026", "computing");
   let r;
   try {
-    r = await api("POST", "/api/simulate", { scenario, seed, exact: true, max_seconds: LIVE_EXACT_SECONDS, wait: true });
+    r = await postSimulate({ scenario, seed, exact: true, max_seconds: LIVE_EXACT_SECONDS, wait: true }, stale);
   } catch (e) {
     if (stale()) return;
     renderAnswer(null);
@@ -927,7 +939,7 @@ async function answer() {
   for (let i = 0; i < LIVE_STAGES.length; i++) {
     let job;
     try {
-      job = await api("POST", "/api/simulate", { scenario, seed, runs: LIVE_STAGES[i] });
+      job = await postSimulate({ scenario, seed, runs: LIVE_STAGES[i] }, stale);
     } catch (e) {
       if (!stale()) liveStatus(e.message, "error");
       return;

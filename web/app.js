@@ -751,6 +751,7 @@ function renderResult(result, state) {
   }
   const charts = el("div", { class: "charts" });
   for (const { key } of def.distributions) if (Array.isArray(result[key])) charts.append(chart(key, result[key], key));
+  if (def.survivors && result[def.survivors]) box.append(survivorsPicture(result[def.survivors], def));
   if (def.survivors && result[def.survivors]) {
     for (const [side, types] of Object.entries(result[def.survivors]))
       for (const [type, dist] of Object.entries(types))
@@ -762,6 +763,43 @@ function renderResult(result, state) {
   // the answers while you click are counted in data-answers, the runs of Run in data-results
   if (!state || !state.live) document.body.dataset.results = String(Number(document.body.dataset.results || 0) + 1);
   emit("result", result, { method: result.method || "montecarlo", final: state ? state.final !== false : true, setup: window.rb.getSetup() });
+}
+
+// What each side keeps, from the survivors the result has (per unit type, the probability of
+// keeping 0, 1, 2 ...): a row per side, a bar per type whose width is the expected number kept
+// (the sum of k times its probability) out of the number that began. The result holds each type
+// on its own, not the combinations: the expected numbers add up across types, the chances do not.
+function survivorsPicture(survivors, def) {
+  const box = el("div", { class: "kept", id: "kept" });
+  const sides = def.sides && def.sides.length ? def.sides : Object.keys(survivors);
+  sides.forEach((side, s) => {
+    const types = survivors[side];
+    if (!types) return;
+    let kept = 0, began = 0;
+    const row = el("div", { class: "kept-row", "data-side": side });
+    const bars = el("div", { class: "kept-bars" });
+    for (const [type, dist] of Object.entries(types)) {
+      const mean = dist.reduce((a, p, k) => a + k * p, 0);
+      const n = dist.length - 1;
+      kept += mean;
+      began += n;
+      // named as the side's row shows it (a faction's unit, its upgrade)
+      const form = currentForm();
+      const field = form && form.side_group && (page.ruleset.form.groups[form.side_group] || [])
+        .find((f) => f.type === "counts" && !f.beside && f.kind === (def.survivor_kind || "unit"));
+      const r = field && isTable(page.scenario[side]) ? shownRecord(field, page.scenario[side], type).record
+        : recordByName(def.survivor_kind || "unit", type);
+      const name = r ? r.title || r.name : type;
+      bars.append(el("div", { class: "kept-type", title: `${name}: ${mean.toFixed(2)} of ${n} kept on average; ` +
+          dist.map((p, k) => `${k}: ${pct(p)}`).join(", ") },
+        el("span", { class: "kept-name", text: `${name} ${mean.toFixed(2)}/${n}` }),
+        el("span", { class: "kept-track" }, el("span", { class: "kept-fill", style: `width:${n ? (100 * mean) / n : 0}%; background:${colour(s * 2)}` }))));
+    }
+    row.append(el("div", { class: "kept-head" }, el("b", { text: side }),
+      el("span", { class: "muted", "data-kept": side, text: ` keeps ${kept.toFixed(2)} of ${began} units on average` })), bars);
+    box.append(row);
+  });
+  return box;
 }
 
 // The results of another ruleset or procedure would be misread: they go when it changes.

@@ -3,6 +3,21 @@
 // from the ruleset's report definition. The scenario is kept as a JSON object, written as TOML
 // (the format of a scenario file) and sent as that TOML text to the API, so the page and
 // `rulebench simulate` run the same scenario.
+//
+// The page's API, for the other scripts of the page (the map, the link import): window.rb.
+// A "setup" is the scenario the form builds: the JSON of its TOML (ruleset, procedure, packs,
+// one table per side, the other tables), the same object /api/parse returns for a scenario file.
+//   rb.getSetup()        a copy of the setup now on the page
+//   rb.setSetup(setup)   a Promise: puts that setup on the page (its ruleset, procedure and packs
+//                        follow it), redraws the form and recomputes; resolves when it is drawn
+//   rb.onChange(fn)      fn(setup) after every change of the setup (a click, setSetup, a loaded TOML)
+//   rb.onResult(fn)      fn(result, info) for every answer drawn; info = { method: "exact" |
+//                        "montecarlo", final: true when no narrower answer follows, setup }
+//   rb.recompute()       answers the setup now on the page (a stale answer in progress is cancelled)
+//   rb.toToml(setup)     the setup as scenario TOML text (what the API's `scenario` takes)
+//   rb.records()         the records of the loaded packs (GET /api/records' `records`)
+//   rb.ruleset()         the chosen ruleset (GET /api/rulesets' entry: form, reports, procedures)
+//   rb.api(method, path, body)  a call to the server's API; rejects with the server's error text
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -177,6 +192,57 @@ function options(field, table) {
   return list;
 }
 
+// The record a counts row of type `name` shows (form.toml's shown_as and upgrade): the record
+// that stands in for the type on this side (a faction's unit), then its upgrade while the side
+// holds it. Returns { record, upgrade (the record the toggle adds, or null), held }.
+function shownRecord(field, table, name) {
+  let record = recordByName(field.kind, name);
+  const sameOf = (same) => (same ? getPath(table, same) : undefined);
+  const sa = field.shown_as;
+  if (sa) {
+    const want = sameOf(sa.same);
+    const own = want !== undefined && page.records.find((r) => r.kind === field.kind &&
+      r.attributes[sa.by] === name && (!sa.same || r.attributes[sa.same] === want));
+    if (own) record = own;
+  }
+  const u = field.upgrade;
+  let upgrade = null, held = false;
+  if (u) {
+    const want = sameOf(u.same);
+    const all = page.records.filter((r) => r.kind === u.kind && r.attributes[u.by] === name);
+    upgrade = (u.same && want !== undefined && all.find((r) => r.attributes[u.same] === want)) ||
+      all.find((r) => !u.same || r.attributes[u.same] === undefined) || null;
+    const list = getPath(table, u.key);
+    held = !!upgrade && Array.isArray(list) && list.includes(upgrade.name);
+    if (held) record = recordByName(field.kind, upgrade.attributes[u.to]) || record;
+  }
+  return { record, upgrade, held };
+}
+
+// Does a record pass a field's where and unless?
+function fits(field, r) {
+  return !!r && (field.where || []).every((a) => truthy(r.attributes[a])) &&
+    (field.unless || []).every((a) => !truthy(r.attributes[a]));
+}
+
+// The stats line of a counts row (form.toml's stats): "combat 5×2 · SD · AFB 9×2".
+function statsOf(field, r) {
+  const parts = [];
+  for (const s of field.stats || []) {
+    const a = r ? r.attributes : {};
+    if (s.flag) {
+      if (truthy(a[s.flag])) parts.push(el("span", { class: "stat", title: s.title, "data-stat": s.label }, s.label));
+      continue;
+    }
+    const v = a[s.value];
+    if (v === undefined || v === 0 && s.label !== "combat" && !s.dice) continue;
+    const dice = s.dice ? a[s.dice] : undefined;
+    const text = `${s.label} ${v}` + (Number.isInteger(dice) && dice > 1 ? `\u00d7${dice}` : "");
+    parts.push(el("span", { class: "stat", title: s.title, "data-stat": s.label }, text));
+  }
+  return parts;
+}
+
 function title(r) {
   return r.title && r.title !== r.name ? `${r.title} (${r.name})` : r.name;
 }
@@ -203,6 +269,7 @@ function el(tag, attrs = {}, ...children) {
 function changed() {
   renderForm();
   writeToml();
+  setupChanged();
 }
 
 // One field, editing `table` (a side's table, the scenario, or a row) at field.key; `where` is
@@ -275,14 +342,32 @@ function renderField(field, table, where, group) {
         ];
       };
       for (const name of names) {
-        const r = recordByName(field.kind, name);
+        const { record: r, upgrade, held } = shownRecord(field, table, name);
         const n = Number.isInteger(counts[name]) ? counts[name] : 0;
-        const row = el("tr", { class: n ? "" : "zero" }, el("td", { class: "name", text: r ? title(r) : name }),
-          ...counter(field, name, field.max));
+        const label = el("td", { class: "name", "data-record": r ? r.name : name },
+          el("span", { class: "unit-name", text: r ? r.title || r.name : name }));
+        const stats = statsOf(field, r);
+        if (stats.length) label.append(el("span", { class: "stats" }, ...stats));
+        const row = el("tr", { class: n ? "" : "zero", "data-row": name }, label, ...counter(field, name, field.max));
         for (const b of besides) {
-          const ok = options(b, table).some((x) => x.name === name);
-          row.append(el("td", { class: "muted", text: ok ? b.label : "" }));
+          // beside counters follow the record shown: a faction's unit may sustain where the generic one cannot
+          const ok = fits(b, r);
+          row.append(el("td", { class: "muted beside", text: ok ? b.label : "" }));
           if (ok) row.append(...counter(b, name, Math.min(b.max, n)));
+          else row.append(el("td"), el("td"), el("td"));
+        }
+        if (field.upgrade) {
+          const u = field.upgrade;
+          const up = upgrade ? recordByName(field.kind, upgrade.attributes[u.to]) : null;
+          row.append(el("td", { class: "upgrade" }, upgrade ? el("label", { title: up ? `${title(upgrade)}: ${up.title || up.name}` : title(upgrade) },
+            el("input", { type: "checkbox", "data-path": where ? `${where}.${u.key}` : u.key, "data-upgrade": upgrade.name, checked: held,
+              onchange: (e) => {
+                const cur = getPath(table, u.key);
+                const list = Array.isArray(cur) ? cur.filter((x) => x !== upgrade.name) : [];
+                if (e.target.checked) list.push(upgrade.name);
+                setPath(table, u.key, list.length ? list : undefined);
+                changed();
+              } }), " " + u.label) : null));
         }
         tbl.append(row);
       }
@@ -506,6 +591,8 @@ function renderPacks() {
   for (const p of packsOfRuleset()) {
     const base = p.id === page.ruleset.base_pack;
     const loaded = page.loadedPacks.includes(p.id);
+    // a test-only pack (pack.toml) is not offered; shown only while a loaded scenario names it
+    if (p.test_only && !chosen.has(p.id) && !loaded) continue;
     const input = el("input", { type: "checkbox", "data-pack": p.id, checked: base || chosen.has(p.id) || loaded,
       disabled: base || (loaded && !chosen.has(p.id)), onchange: async (e) => {
         const next = new Set(page.scenario.packs || []);
@@ -543,6 +630,7 @@ async function reloadRecords() {
   renderForm();
   renderCompareChoices();
   writeToml();
+  setupChanged();
   document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
 }
 
@@ -563,7 +651,9 @@ async function chooseRuleset(id, procedure, scenario) {
     // no storage: the choice is not remembered
   }
   page.procedure = procedure && page.ruleset.procedures.includes(procedure) ? procedure : page.ruleset.procedures[0];
-  page.scenario = scenario || { ruleset: id, procedure: page.procedure };
+  // a new scenario starts with the packs that say default_on (pack.toml)
+  const defaults = page.packs.filter((p) => p.ruleset === id && p.default_on && !p.test_only).map((p) => p.id).sort();
+  page.scenario = scenario || { ruleset: id, procedure: page.procedure, ...(defaults.length ? { packs: defaults } : {}) };
   $("ruleset").value = id;
   const procSel = $("procedure");
   procSel.replaceChildren();
@@ -654,13 +744,14 @@ function renderResult(result, state) {
     for (const { key } of def.means) {
       const ci = result.ci95[key];
       t.append(el("tr", {}, el("td", { text: key }),
-        el("td", { class: "num mean", "data-key": key, text: result[key].toFixed(4) }),
+        el("td", { class: "num mean", "data-key": key, text: typeof result[key] === "number" ? result[key].toFixed(4) : "" }),
         el("td", { class: "muted num", text: ci ? `[${ci[0].toFixed(4)} .. ${ci[1].toFixed(4)}]` : "" })));
     }
     box.append(t);
   }
   const charts = el("div", { class: "charts" });
   for (const { key } of def.distributions) if (Array.isArray(result[key])) charts.append(chart(key, result[key], key));
+  if (def.survivors && result[def.survivors]) box.append(survivorsPicture(result[def.survivors], def));
   if (def.survivors && result[def.survivors]) {
     for (const [side, types] of Object.entries(result[def.survivors]))
       for (const [type, dist] of Object.entries(types))
@@ -669,11 +760,51 @@ function renderResult(result, state) {
   if (charts.children.length) box.append(charts);
   $("result-json").textContent = JSON.stringify(result, null, 1);
   $("results-section").hidden = false;
-  document.body.dataset.results = String(Number(document.body.dataset.results || 0) + 1);
+  // the answers while you click are counted in data-answers, the runs of Run in data-results
+  if (!state || !state.live) document.body.dataset.results = String(Number(document.body.dataset.results || 0) + 1);
+  emit("result", result, { method: result.method || "montecarlo", final: state ? state.final !== false : true, setup: window.rb.getSetup() });
+}
+
+// What each side keeps, from the survivors the result has (per unit type, the probability of
+// keeping 0, 1, 2 ...): a row per side, a bar per type whose width is the expected number kept
+// (the sum of k times its probability) out of the number that began. The result holds each type
+// on its own, not the combinations: the expected numbers add up across types, the chances do not.
+function survivorsPicture(survivors, def) {
+  const box = el("div", { class: "kept", id: "kept" });
+  const sides = def.sides && def.sides.length ? def.sides : Object.keys(survivors);
+  sides.forEach((side, s) => {
+    const types = survivors[side];
+    if (!types) return;
+    let kept = 0, began = 0;
+    const row = el("div", { class: "kept-row", "data-side": side });
+    const bars = el("div", { class: "kept-bars" });
+    for (const [type, dist] of Object.entries(types)) {
+      const mean = dist.reduce((a, p, k) => a + k * p, 0);
+      const n = dist.length - 1;
+      kept += mean;
+      began += n;
+      // named as the side's row shows it (a faction's unit, its upgrade)
+      const form = currentForm();
+      const field = form && form.side_group && (page.ruleset.form.groups[form.side_group] || [])
+        .find((f) => f.type === "counts" && !f.beside && f.kind === (def.survivor_kind || "unit"));
+      const r = field && isTable(page.scenario[side]) ? shownRecord(field, page.scenario[side], type).record
+        : recordByName(def.survivor_kind || "unit", type);
+      const name = r ? r.title || r.name : type;
+      bars.append(el("div", { class: "kept-type", title: `${name}: ${mean.toFixed(2)} of ${n} kept on average; ` +
+          dist.map((p, k) => `${k}: ${pct(p)}`).join(", ") },
+        el("span", { class: "kept-name", text: `${name} ${mean.toFixed(2)}/${n}` }),
+        el("span", { class: "kept-track" }, el("span", { class: "kept-fill", style: `width:${n ? (100 * mean) / n : 0}%; background:${colour(s * 2)}` }))));
+    }
+    row.append(el("div", { class: "kept-head" }, el("b", { text: side }),
+      el("span", { class: "muted", "data-kept": side, text: ` keeps ${kept.toFixed(2)} of ${began} units on average` })), bars);
+    box.append(row);
+  });
+  return box;
 }
 
 // The results of another ruleset or procedure would be misread: they go when it changes.
 function clearResults() {
+  renderAnswer(null);
   $("results-section").hidden = true;
   $("results").replaceChildren();
   $("compare-result").replaceChildren();
@@ -745,6 +876,10 @@ function exactMode() {
 
 async function run() {
   clearMessage();
+  // a run asked for by Run replaces the answer in progress
+  clearTimeout(live.timer);
+  live.serial++;
+  cancelLive();
   const body = { scenario: scenarioToml(), seed: seedOf("seed") };
   page.exact = exactMode();
   const precision = $("precision").value.trim();
@@ -769,6 +904,153 @@ async function cancel() {
   }
 }
 
+// ------------------------------------------------------------------ the answer while you click
+
+// Every change of the setup asks for an answer at once (no Run button): the exact one when it
+// comes within LIVE_EXACT_SECONDS, else Monte Carlo in growing stages on the same seed (each stage
+// repeats the runs of the one before and adds more, so its intervals narrow), each stage drawn
+// when it ends. A newer change makes the answer in progress stale: its job is cancelled (DELETE),
+// not queued behind the new one.
+const LIVE_EXACT_SECONDS = 0.1;
+const LIVE_STAGES = [2000, 10000, 50000];  // the last: every 95% interval within about ±0.45 pts
+const live = { serial: 0, job: null, timer: null, started: 0 };
+
+function scheduleAnswer() {
+  clearTimeout(live.timer);
+  live.serial++;  // what is in progress is stale from now on
+  live.started = performance.now();  // the answer's time counts from the change
+  cancelLive();
+  live.timer = setTimeout(answer, 25);  // changes made together (a loaded setup) ask once
+}
+
+function cancelLive() {
+  const id = live.job;
+  live.job = null;
+  if (id !== null) api("DELETE", `/api/jobs/${id}`).catch(() => {});
+}
+
+function liveStatus(text, state) {
+  const s = $("answer-status");
+  s.textContent = text;
+  document.body.dataset.answerState = state;  // computing, exact, montecarlo, final, error, none
+}
+
+// The server runs --jobs at once: a stale answer still ending its chunk may hold a place (429).
+async function postSimulate(body, stale) {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await api("POST", "/api/simulate", body);
+    } catch (e) {
+      if (e.status !== 429 || tries >= 40 || stale()) throw e;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+}
+
+async function answer() {
+  const serial = live.serial;
+  const stale = () => serial !== live.serial;
+  if (!currentForm() && !page.scenario.procedure) return;
+  const scenario = scenarioToml();
+  const seed = "1";  // one seed: a shared link gives the same numbers
+  liveStatus("computing\u2026", "computing");
+  let r;
+  try {
+    r = await postSimulate({ scenario, seed, exact: true, max_seconds: LIVE_EXACT_SECONDS, wait: true }, stale);
+  } catch (e) {
+    if (stale()) return;
+    renderAnswer(null);
+    liveStatus(e.message, "error");
+    return;
+  }
+  if (stale()) return;
+  if (r.state === "done") {
+    drawAnswer(r.result, { final: true, stage: 0 });
+    return;
+  }
+  if (!/exact mode stopped/.test(r.error || "")) {
+    renderAnswer(null);
+    liveStatus(r.error || "no answer", "error");
+    return;
+  }
+  // Monte Carlo, in stages: the exact answer takes longer than the bound
+  for (let i = 0; i < LIVE_STAGES.length; i++) {
+    let job;
+    try {
+      job = await postSimulate({ scenario, seed, runs: LIVE_STAGES[i] }, stale);
+    } catch (e) {
+      if (!stale()) liveStatus(e.message, "error");
+      return;
+    }
+    if (stale()) {
+      api("DELETE", `/api/jobs/${job.job}`).catch(() => {});
+      return;
+    }
+    live.job = job.job;
+    let done;
+    for (;;) {
+      await new Promise((res) => setTimeout(res, i === 0 ? 30 : 100));
+      if (stale()) return;  // cancelLive has sent the DELETE
+      try {
+        done = await api("GET", `/api/jobs/${job.job}`);
+      } catch (e) {
+        if (!stale()) liveStatus(e.message, "error");
+        return;
+      }
+      if (stale()) return;
+      if (done.state !== "running") break;
+    }
+    live.job = null;
+    if (done.state !== "done") {
+      liveStatus(done.error || done.state, "error");
+      return;
+    }
+    drawAnswer(done.result, { final: i === LIVE_STAGES.length - 1, stage: i + 1 });
+  }
+}
+
+function drawAnswer(result, info) {
+  const now = performance.now();
+  const ms = now - live.started;
+  document.body.dataset.answerAt = String(now);  // for the browser test's timings
+  renderResult(result, { final: info.final, live: true });
+  renderAnswer(result);
+  const widest = Math.max(0, ...Object.values(result.ci95 || {}).map((ci) => (Array.isArray(ci) && ci.length === 2 && ci[1] <= 1 ? (ci[1] - ci[0]) / 2 : 0)));
+  if (result.method === "exact")
+    liveStatus(`exact \u00b7 ${Math.round(ms)} ms`, "final");
+  else
+    liveStatus(`Monte Carlo (the exact answer takes over ${1000 * LIVE_EXACT_SECONDS} ms) \u00b7 ${result.runs.toLocaleString("en")} runs \u00b7 \u00b1${(100 * widest).toFixed(1)} pts` +
+      (info.final ? "" : " \u00b7 narrowing\u2026"), info.final ? "final" : "montecarlo");
+  document.body.dataset.answerMs = String(Math.round(ms));
+  document.body.dataset.answers = String(Number(document.body.dataset.answers || 0) + 1);
+}
+
+// The answer bar: the report's outcomes as one stacked bar (else its probabilities, else its means).
+function renderAnswer(result) {
+  const box = $("answer-bar");
+  box.replaceChildren();
+  if (!result) return;
+  const def = page.ruleset.reports[page.procedure] || { outcomes: [], probabilities: [], means: [] };
+  if (def.outcomes.length) {
+    const bar = el("div", { class: "stack" });
+    const legend = el("div", { class: "legend" });
+    def.outcomes.forEach((o, i) => {
+      const p = result[o] || 0;
+      bar.append(el("div", { class: "seg", style: `width:${100 * p}%; background:${colour(i)}`, title: `${o}: ${pct(p)}` }));
+      legend.append(el("span", { class: "item" }, el("i", { style: `background:${colour(i)}` }),
+        el("span", { text: o.replace(/_/g, " ") + " " }), el("b", { class: "num", "data-answer": o, text: pct(p) })));
+    });
+    box.append(bar, legend);
+    return;
+  }
+  const legend = el("div", { class: "legend" });
+  for (const { key } of def.probabilities.slice(0, 4))
+    legend.append(el("span", { class: "item" }, el("span", { text: key.replace(/_/g, " ") + " " }), el("b", { class: "num", "data-answer": key, text: pct(result[key] || 0) })));
+  for (const { key } of def.means.slice(0, 3))
+    legend.append(el("span", { class: "item" }, el("span", { text: key.replace(/_/g, " ") + " " }), el("b", { class: "num", "data-answer": key, text: (result[key] || 0).toFixed(2) })));
+  box.append(legend);
+}
+
 // ------------------------------------------------------------------ compare
 
 function renderCompareChoices() {
@@ -784,7 +1066,7 @@ function renderCompareChoices() {
   }
   const packs = el("optgroup", { label: "packs" });
   for (const p of packsOfRuleset())
-    if (p.id !== page.ruleset.base_pack) packs.append(el("option", { value: "pack:" + p.id, text: p.id + (p.origin === "homebrew" ? " (homebrew)" : "") }));
+    if (p.id !== page.ruleset.base_pack && !p.test_only) packs.append(el("option", { value: "pack:" + p.id, text: p.id + (p.origin === "homebrew" ? " (homebrew)" : "") }));
   what.append(packs);
 }
 
@@ -925,16 +1207,165 @@ async function start() {
   $("compare").addEventListener("click", compare);
   $("trace").addEventListener("click", trace);
   $("copy-toml").addEventListener("click", copyToml);
+  $("copy-link").addEventListener("click", copyLink);
   $("load-toml").addEventListener("click", () => loadToml($("toml").value));
   $("toml").addEventListener("input", () => {
     page.tomlEdited = true;
     $("toml-note").textContent = "edited: press Load scenario TOML to use it";
   });
+  // the setup the address holds (a shared link), else
   // the ruleset of ?ruleset=ID, else the one chosen last time here, else the first with a form
+  let shared = null;
+  try {
+    shared = paramsSetup(location.search);
+  } catch (e) {
+    showMessage(`the address holds a setup that cannot be read: ${e.message}`);
+  }
+  if (shared && page.rulesets.some((r) => r.id === shared.ruleset)) {
+    await window.rb.setSetup(shared);
+    document.body.dataset.ready = "1";
+    return;
+  }
   const asked = new URLSearchParams(location.search).get("ruleset") || localStorage.getItem("rulebench.ruleset");
-  const first = page.rulesets.find((r) => r.id === asked) || page.rulesets.find((r) => r.form) || page.rulesets[0];
+  const first = page.rulesets.find((r) => r.id === asked) || page.rulesets.find((r) => r.form && r.form.opens_first) ||
+    page.rulesets.find((r) => r.form) || page.rulesets[0];
   await chooseRuleset(first.id);
   document.body.dataset.ready = "1";
 }
+
+// ------------------------------------------------------------------ the setup in the URL
+
+// The whole setup lives in the page's address, as readable query parameters: one per value, its
+// dotted path as the name (attacker.units.cruiser=2, system.anomaly=nebula); a list of values
+// repeats its name with [] (attacker.technologies[]=dreadnought_ii); a list of tables numbers its
+// rows (system.adjacent.0.id=a). A string that would read as a number or true/false is written in
+// JSON quotes ("1"); anything else (a list of lists) as json:<JSON>. An address with ruleset and
+// procedure restores its setup; ?ruleset=ID alone only chooses the ruleset.
+function scalarParam(v) {
+  if (typeof v === "string")
+    return /^(-?\d+(\.\d+)?|true|false|".*"|json:.*)$/.test(v) || v === "" ? JSON.stringify(v) : v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return "json:" + JSON.stringify(v);
+}
+
+function setupParams(setup) {
+  const q = new URLSearchParams();
+  const walk = (v, path) => {
+    if (isTable(v)) {
+      for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+    } else if (isTableArray(v)) {
+      v.forEach((row, i) => walk(row, `${path}.${i}`));
+    } else if (Array.isArray(v) && v.every((x) => !isTable(x) && !Array.isArray(x))) {
+      if (v.length === 0) q.append(path, "json:[]");
+      for (const x of v) q.append(path + "[]", scalarParam(x));
+    } else {
+      q.append(path, scalarParam(v));
+    }
+  };
+  walk(setup, "");
+  return q;
+}
+
+function readParam(s) {
+  if (s === "true") return true;
+  if (s === "false") return false;
+  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s);
+  if (s.startsWith("json:")) return JSON.parse(s.slice(5));
+  if (/^".*"$/.test(s)) return JSON.parse(s);
+  return s;
+}
+
+// The setup an address holds, or null when it holds none.
+function paramsSetup(search) {
+  const q = new URLSearchParams(search);
+  if (!q.get("ruleset") || !q.get("procedure")) return null;
+  const setup = {};
+  for (const [name, raw] of q) {
+    const list = name.endsWith("[]");
+    const keys = (list ? name.slice(0, -2) : name).split(".");
+    let o = setup;
+    keys.forEach((k, i) => {
+      const last = i === keys.length - 1;
+      const nextIsRow = !last && /^\d+$/.test(keys[i + 1]);
+      if (last) {
+        const v = readParam(raw);
+        if (list) (Array.isArray(o[k]) ? o[k] : (o[k] = [])).push(v);
+        else o[k] = v;
+      } else {
+        if (o[k] === undefined || o[k] === null || typeof o[k] !== "object") o[k] = nextIsRow ? [] : {};
+        o = o[k];
+      }
+    });
+  }
+  // rows were filled by index: no holes
+  const compact = (v) => {
+    if (Array.isArray(v)) return v.filter((x) => x !== undefined).map(compact);
+    if (isTable(v)) for (const k of Object.keys(v)) v[k] = compact(v[k]);
+    return v;
+  };
+  return compact(setup);
+}
+
+function shareUrl() {
+  return location.origin + location.pathname + "?" + setupParams(page.scenario).toString();
+}
+
+function writeUrl() {
+  try {
+    history.replaceState(null, "", shareUrl());
+  } catch (e) {
+    // an address too long for this browser: the page keeps working, the link is not updated
+  }
+}
+
+async function copyLink() {
+  const url = shareUrl();
+  $("share-url").value = url;
+  try {
+    await navigator.clipboard.writeText(url);
+    $("share-note").textContent = "link copied";
+  } catch (e) {
+    $("share-url").hidden = false;
+    $("share-url").select();
+    $("share-note").textContent = "selected: press Ctrl-C to copy";
+  }
+}
+
+// ------------------------------------------------------------------ the page's API (see the top)
+
+const listeners = { change: [], result: [] };
+
+function emit(kind, ...args) {
+  for (const fn of listeners[kind]) {
+    try {
+      fn(...args);
+    } catch (e) {
+      console.error(e);  // one listener's error does not stop the page or the others
+    }
+  }
+}
+
+function setupChanged() {
+  writeUrl();
+  scheduleAnswer();
+  emit("change", window.rb.getSetup());
+}
+
+window.rb = {
+  getSetup: () => JSON.parse(JSON.stringify(page.scenario)),
+  setSetup: async (setup) => {
+    const s = JSON.parse(JSON.stringify(setup));
+    const rs = page.rulesets.find((r) => r.id === s.ruleset);
+    if (!rs) throw new Error(`setup: no ruleset '${s.ruleset}'; the rulesets: ${page.rulesets.map((r) => r.id).join(", ")}`);
+    await chooseRuleset(rs.id, s.procedure || rs.procedures[0], s);
+  },
+  onChange: (fn) => listeners.change.push(fn),
+  onResult: (fn) => listeners.result.push(fn),
+  recompute: () => scheduleAnswer(),
+  toToml: (setup) => toToml(setup, formSides()),
+  records: () => page.records,
+  ruleset: () => page.ruleset,
+  api,
+};
 
 start();

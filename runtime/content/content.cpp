@@ -503,6 +503,11 @@ PackInfo read_pack(const fs::path& dir) {
       f.fail(f.line_of(t, "tests"), why);
   } else if (fs::is_directory(dir / "tests"))
     p.tests = dir / "tests";
+  p.test_only = f.boolean(t, "test_only").value_or(false);
+  p.default_on = f.boolean(t, "default_on").value_or(false);
+  if (p.test_only && p.default_on)
+    f.fail(f.line_of(t, "default_on"),
+           "default_on: a test_only pack is not offered on the page, so it cannot start chosen");
   return p;
 }
 

@@ -216,6 +216,8 @@ struct PackInfo {
   std::vector<fs::path> data;     // TOML files, in load order
   std::vector<fs::path> scripts;  // Lua files, in load order
   fs::path tests;                 // rules tests folder ("" if none)
+  bool test_only = false;         // for rules tests only: the page does not offer it
+  bool default_on = false;        // the page starts with it chosen
 };
 
 struct Content {

@@ -18,6 +18,10 @@ constexpr KeySpec kPack[] = {
     {"scripts", "string_array", "Lua files or folders, in load order."},
     {"tests", "string", "The rules tests' folder (default tests/)."},
     {"description", "string", "A longer description."},
+    {"test_only", "boolean",
+     "Made for rules tests only: the page of rulebench serve does not offer it (a test or a "
+     "scenario may still name it)."},
+    {"default_on", "boolean", "The page of rulebench serve starts with it chosen."},
 };
 constexpr KeySpec kModifier[] = {
     {"id", "string", "The modifier's id, unique in its pack."},

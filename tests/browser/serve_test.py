@@ -3,6 +3,14 @@
 Debian's python3-selenium and chromium-driver).
 
 It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serve), then:
+  player    what a TI4 player does first (issue 28): the page opens on TI4 with Prophecy of Kings
+            on and the test-only pack not offered; a faction battle set by clicks shows the
+            faction's units by name with their combat values, and its answer comes WITHOUT Run;
+            the share link, opened in a new tab, gives the same setup and the same numbers; at
+            390 px wide nothing scrolls sideways; the times from page load to the first answer
+            and from a click to the updated answer are printed (a base battle, a faction battle,
+            a ground combat: the invasion example), and `--docs DIR` saves page-1280.png and
+            page-390.png there;
   battle    builds a TI4 space combat by clicking (+ buttons), runs it, reads the numbers off the
             page and checks them against `rulebench simulate --json` on the scenario TOML the page
             shows (same seed), and against the exact values of the Markov chain
@@ -244,6 +252,7 @@ def main():
     parser.add_argument("--root", required=True)
     parser.add_argument("--packs", required=True)
     parser.add_argument("--screenshot")
+    parser.add_argument("--docs", help="a folder for page-1280.png and page-390.png")
     args = parser.parse_args()
     args.root = os.path.abspath(args.root)
     args.packs = os.path.abspath(args.packs)
@@ -288,6 +297,8 @@ def main():
     def click(selector, times=1):
         for _ in range(times):  # the form is drawn anew after each change: find it each time
             wait.until(lambda d: all_css(selector))
+            # in the middle of the view: not under the answer bar, which stays at the top
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", css(selector))
             css(selector).click()
 
     def type_into(selector, text):
@@ -366,9 +377,144 @@ def main():
                  f"{[want.get(k) for k in ('attacker_win', 'draw', 'defender_win')]}" if result and want
                  else message() or r.stderr[:200]))
 
+    def answers():
+        return int(driver.execute_script("return document.body.dataset.answers || '0'"))
+
+    def answer_after(n):
+        """Waits for the answer after the n-th (a final one, or an error) and returns its figures."""
+        wait.until(lambda d: answers() > n and d.execute_script("return document.body.dataset.answerState") == "final"
+                   or d.execute_script("return document.body.dataset.answerState") == "error")
+        return {e.get_attribute("data-answer"): e.text for e in all_css("#answer-bar [data-answer]")}
+
+    def timed_click(selector):
+        """Clicks and returns (ms to the first answer drawn, ms to the final one, its status)."""
+        n = answers()
+        wait.until(lambda d: all_css(selector))
+        t0 = driver.execute_script("const t = performance.now(); document.querySelector(arguments[0]).click(); return t",
+                                   selector)
+        wait.until(lambda d: answers() > n)
+        first = float(driver.execute_script("return document.body.dataset.answerAt")) - t0
+        answer_after(n)
+        final = float(driver.execute_script("return document.body.dataset.answerAt")) - t0
+        return first, final, css("#answer-status").text
+
+    def choose(selector, value):
+        e = css(selector)
+        Select(e).select_by_value(value)
+
+    timings = []
     try:
+        # --- player: what a TI4 player does first (issue 28), on a page opened with no address
+        driver.get(url)
+        wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+        check(Select(css("#ruleset")).first_selected_option.get_attribute("value") == "ti4",
+              "player: the page opens on TI4 (form.toml opens_first)")
+        check(css('[data-pack="ti4-pok"]').is_selected(), "player: Prophecy of Kings is on (pack.toml default_on)")
+        check(not all_css('[data-pack="ti4-test-kit"]'),
+              "player: the test-only pack is not offered (pack.toml test_only)")
+        check(not any(o.get_attribute("value") == "ti4-test-kit" for o in Select(css("#compare-what")).options),
+              "player: nor among what Compare can add")
+        load_ms = driver.execute_script("return Number(document.body.dataset.answerAt || 0)")
+        wait.until(lambda d: answers() >= 1)
+        load_ms = float(driver.execute_script("return document.body.dataset.answerAt"))
+        timings.append(("page load to the first answer (the empty setup)", load_ms, load_ms, ""))
+        # a base battle: 2 cruisers against a dreadnought, answered as the clicks come
+        click('[data-path="attacker.units.cruiser"][data-op="+"]')
+        click('[data-path="defender.units.dreadnought"][data-op="+"]')
+        timings.append(("base battle: a click (the 2nd cruiser)",
+                        *timed_click('[data-path="attacker.units.cruiser"][data-op="+"]')))
+        check(not driver.execute_script("return document.getElementById('more-runs').open"),
+              "player: no Run button in view (a longer run is folded away)")
+        base = answer_after(0)
+        exact = {"attacker_win": "44.85%", "draw": "14.09%", "defender_win": "41.06%"}
+        check(base == exact, f"player: the answer came without Run: {base} (the Markov chain's {exact})")
+        # a faction battle: Letnev's 2 dreadnoughts, a carrier, 2 fighters and Non-Euclidean
+        # Shielding against Sardakk N'orr's 3 cruisers, flagship and 2 fighters, in a nebula
+        for side in ("attacker", "defender"):
+            for unit in ("cruiser", "dreadnought"):
+                while css(f'[data-path="{side}.units.{unit}"][data-count]').text != "0":
+                    click(f'[data-path="{side}.units.{unit}"][data-op="-"]')
+        choose('select[data-path="attacker.faction"]', "letnev")
+        wait.until(lambda d: all_css('[data-row="flagship"] [data-record="letnev_flagship"]'))
+        choose('select[data-path="defender.faction"]', "sardakk_norr")
+        wait.until(lambda d: all_css('[data-side="defender"] [data-record="sardakk_norr_flagship"]'))
+        row = css('[data-side="defender"] [data-row="flagship"] td.name').text
+        check("C'morran N'orr" in row and "combat 6\u00d72" in row and "SD" in row,
+              f"player: Sardakk N'orr's flagship row reads its name and values: {row!r}")
+        row = css('[data-side="attacker"] [data-row="dreadnought"] td.name').text
+        check("Dreadnought I" in row and "combat 5" in row and "BMB 5" in row,
+              f"player: Letnev's dreadnought row: {row!r}")
+        click('[data-path="attacker.units.dreadnought"][data-op="+"]', 2)
+        click('[data-path="attacker.units.carrier"][data-op="+"]')
+        click('[data-path="attacker.units.fighter"][data-op="+"]', 2)
+        click('[data-path="defender.units.cruiser"][data-op="+"]', 3)
+        click('[data-path="defender.units.flagship"][data-op="+"]')
+        click('[data-path="defender.units.fighter"][data-op="+"]', 2)
+        choose('select[data-path="attacker.technologies"][data-add]', "non_euclidean_shielding")
+        wait.until(lambda d: all_css('[data-path="system.anomaly"] select'))
+        choose('[data-path="system.anomaly"] select', "nebula")
+        wait.until(lambda d: "anomaly" in css("#toml").get_attribute("value"))
+        timings.append(("faction battle: a click (the Dreadnought II toggle)",
+                        *timed_click('[data-side="attacker"] [data-upgrade="dreadnought_ii"]')))
+        row = css('[data-side="attacker"] [data-row="dreadnought"] td.name').text
+        check("Dreadnought II" in row, f"player: the upgrade toggle shows the upgraded unit: {row!r}")
+        toml = css("#toml").get_attribute("value")
+        check('technologies = ["non_euclidean_shielding", "dreadnought_ii"]' in toml,
+              "player: the toggle adds the upgrade to the side's technologies")
+        faction = answer_after(0)
+        check(len(faction) == 3 and all(v.endswith("%") for v in faction.values()),
+              f"player: the faction battle is answered without Run: {faction} ({css('#answer-status').text})")
+        # the share link: the same setup and the same numbers in a new tab
+        click("#copy-link")
+        shared = css("#share-url").get_attribute("value")
+        check("attacker.faction=letnev" in shared and "defender.units.cruiser=3" in shared,
+              "player: the link holds the setup in readable parameters: " + shared[len(url):][:160])
+        first_tab = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(shared)
+        wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+        again = answer_after(0)
+        check(css("#toml").get_attribute("value") == toml, "player: the link restores the same setup (its TOML)")
+        check(again == faction, f"player: and the same numbers ({again})")
+        driver.close()
+        driver.switch_to.window(first_tab)
+        if args.docs:
+            driver.execute_script("window.scrollTo(0, 0)")
+            driver.save_screenshot(os.path.join(args.docs, "page-1280.png"))
+        # a phone: 390 px wide, nothing scrolls sideways; the answer stays in view
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        time.sleep(0.3)
+        width = driver.execute_script("return document.documentElement.scrollWidth")
+        check(width <= 390, f"phone: at 390 px the page is {width} px wide (no sideways scroll)")
+        driver.execute_script("window.scrollTo(0, 1500)")
+        time.sleep(0.2)
+        top = driver.execute_script("return document.getElementById('answer').getBoundingClientRect().top")
+        check(abs(top) < 2, f"phone: the answer bar stays in view when scrolled (top {top})")
+        driver.execute_script("window.scrollTo(0, 0)")
+        if args.docs:
+            time.sleep(0.2)
+            driver.save_screenshot(os.path.join(args.docs, "page-390.png"))
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # a ground combat: the invasion example (the tactical action), loaded; its answer
+        loads = driver.execute_script("return document.body.dataset.loads")
+        n = answers()
+        t0 = driver.execute_script("return performance.now()")
+        driver.execute_script(
+            "const s = document.getElementById('example'); for (const o of s.options) "
+            "if (o.text.includes('invasion_ground_combat.toml')) s.value = o.value; "
+            "document.getElementById('load-example').click()")
+        wait.until(lambda d: answers() > n)
+        first = float(driver.execute_script("return document.body.dataset.answerAt")) - t0
+        answer_after(n)
+        final = float(driver.execute_script("return document.body.dataset.answerAt")) - t0
+        timings.append(("ground combat: the invasion example loaded", first, final, css("#answer-status").text))
+        for what, first, final, status in timings:
+            print(f"timing  {what}: first answer {first:.0f} ms, final {final:.0f} ms ({status})", flush=True)
+
         driver.get(url + "?ruleset=ti4")
         wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+        driver.execute_script("document.getElementById('more-runs').open = true")
 
         # --- battle: 2 cruisers against a dreadnought, by clicking
         click('[data-path="attacker.units.cruiser"][data-op="+"]', 2)

@@ -1040,3 +1040,125 @@ TEST_CASE("serve: rulesets lists each report's conditional probabilities", "[ser
                                {"given", "space_combat_won"}});
   CHECK(ti4["reports"]["space_combat"]["conditional"].empty());
 }
+
+// Issue 28: the page opens with the packs that say default_on and does not offer test_only ones.
+TEST_CASE("serve: /api/packs says which packs are test-only and which the page starts with",
+          "[serve]") {
+  serve::Api api(repo_options());
+  const auto r = api.get("/api/packs", {});
+  REQUIRE(r.status == 200);
+  std::map<std::string, json> by_id;
+  for (const auto& p : r.body["packs"]) by_id[p["id"]] = p;
+  CHECK(by_id.at("ti4-test-kit")["test_only"] == true);
+  CHECK(by_id.at("ti4-test-kit")["default_on"] == false);
+  CHECK(by_id.at("ti4-pok")["default_on"] == true);
+  CHECK(by_id.at("ti4-pok")["test_only"] == false);
+  CHECK(by_id.at("boarding-party")["test_only"] == false);
+  // and the ruleset it opens on (form.toml opens_first): TI4, the flagship
+  const auto rs = api.get("/api/rulesets", {});
+  REQUIRE(rs.status == 200);
+  for (const auto& r : rs.body["rulesets"])
+    CHECK(r["form"]["opens_first"] == (r["id"] == "ti4"));
+}
+
+TEST_CASE("serve: a pack cannot be test-only and on by default; the keys are true or false",
+          "[serve]") {
+  const fs::path dir = fs::temp_directory_path() / "rb-serve-pack-flags" / "flags";
+  fs::create_directories(dir);
+  auto error_of_pack = [&](const std::string& more) {
+    std::ofstream(dir / "pack.toml")
+        << "id = \"flags\"\nversion = \"1.0.0\"\nruleset = \"ti4\"\n" << more;
+    try {
+      LoadRequest req;
+      req.root = repo();
+      req.ruleset = "ti4";
+      req.packs = {dir.string()};
+      load_content(req);
+    } catch (const ContentError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of_pack("test_only = true\n").empty());
+  CHECK(error_of_pack("default_on = true\n").empty());
+  CHECK(contains(error_of_pack("test_only = true\ndefault_on = true\n"),
+                 "pack.toml:5: default_on: a test_only pack is not offered on the page"));
+  CHECK(contains(error_of_pack("test_only = \"yes\"\n"), "'test_only' must be true or false"));
+  fs::remove_all(dir.parent_path());
+}
+
+TEST_CASE("serve: form.toml's unit rows (shown_as, upgrade, stats) are checked", "[serve]") {
+  LoadRequest req;
+  req.root = repo();
+  req.ruleset = "ti4";
+  Ruleset rs = load_content(req)->ruleset;
+  const fs::path dir = fs::temp_directory_path() / "rb-serve-form-rows-test";
+  fs::create_directories(dir);
+  rs.dir = dir;
+  auto error_of_form = [&](const std::string& more) {
+    std::ofstream(dir / "form.toml")
+        << "[[group.side]]\nkey = \"faction\"\ntype = \"record\"\nkind = \"faction\"\n"
+           "[[group.side]]\nkey = \"units\"\ntype = \"counts\"\nkind = \"unit\"\n"
+        << more;
+    try {
+      serve::read_form(rs);
+    } catch (const ContentError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of_form("shown_as = { by = \"replaces\", same = \"faction\" }\n").empty());
+  CHECK(contains(error_of_form("shown_as = { by = \"replace\" }\n"),
+                 "no attribute 'replace' in ruleset 'ti4' (did you mean 'replaces'?)"));
+  CHECK(contains(error_of_form("shown_as = { by = \"replaces\", same = \"ship\" }\n"),
+                 "needs an earlier field of this group with key 'ship'"));
+  CHECK(contains(error_of_form("upgrade = { key = \"technologies\", kind = \"technolgy\", by = "
+                               "\"upgrades\", to = \"upgrade_to\" }\n"),
+                 "'technolgy' is not a record kind of ruleset 'ti4'"));
+  CHECK(contains(error_of_form("stats = [{ label = \"SD\" }]\n"), "give value or flag"));
+  CHECK(contains(error_of_form("stats = [{ label = \"AFB\", value = \"afb\", dise = \"afb_dice\" }]\n"),
+                 "unknown key 'dise'"));
+  const json ok = serve::read_form([&] {
+    std::ofstream(dir / "form.toml")
+        << "opens_first = true\n[[group.side]]\nkey = \"units\"\ntype = \"counts\"\nkind = "
+           "\"unit\"\nstats = [{ label = \"combat\", value = \"combat\", dice = \"dice\" }, "
+           "{ label = \"SD\", flag = \"sustain_damage\", title = \"Sustain Damage\" }]\n";
+    return rs;
+  }());
+  CHECK(ok["opens_first"] == true);
+  CHECK(ok["groups"]["side"][0]["stats"][1] ==
+        json{{"label", "SD"}, {"flag", "sustain_damage"}, {"title", "Sustain Damage"}});
+  fs::remove_all(dir);
+}
+
+// The page asks for an answer at every click: the server keeps loaded content, and loads it again
+// when a file of its packs changes (a homebrew pack edited while serve runs).
+TEST_CASE("serve: kept content is loaded again when a pack's file changes", "[serve]") {
+  const fs::path packs = fs::temp_directory_path() / "rb-serve-cache-test";
+  fs::remove_all(packs);
+  fs::create_directories(packs);
+  fs::copy(test_dir() / "fixtures" / "serve" / "boarding-party", packs / "boarding-party",
+           fs::copy_options::recursive);
+  serve::ApiOptions o = repo_options();
+  o.pack_dirs = {packs};
+  serve::Api api(o);
+  const std::string scenario =
+      "ruleset = \"ti4\"\nprocedure = \"space_combat\"\npacks = [\"boarding-party\"]\n"
+      "[attacker]\nunits = { lancer = 1 }\n[defender]\nunits = { cruiser = 1 }\n";
+  auto attacker_win = [&] {
+    const auto r = post(api, "/api/simulate",
+                        {{"scenario", scenario}, {"exact", true}, {"wait", true}});
+    REQUIRE(r.status == 200);
+    return r.body["result"]["attacker_win"].get<double>();
+  };
+  const double before = attacker_win();
+  CHECK(attacker_win() == before);  // kept: the same answer
+  const fs::path units = packs / "boarding-party" / "boarding_party.toml";
+  std::string text = read(units);
+  const auto at = text.find("combat = 8");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 10, "combat = 2");  // a far better gun
+  std::ofstream(units) << text;
+  CHECK(attacker_win() > before + 0.1);  // about 0.43 before, 0.60 after
+  fs::remove_all(packs);
+}

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <thread>
@@ -351,7 +352,100 @@ struct Api::Job {
   }
 };
 
-Api::Api(ApiOptions options) : options_(std::move(options)) {
+// ---------------------------------------------------------------- loaded content, kept
+
+// Loaded content is immutable (Content is const once loaded), so requests share it. An entry is
+// kept while the packs found and every file of its ruleset's and packs' folders (name, size, time
+// written) are as they were: a pack edited while serve runs is loaded again at the next request.
+struct Api::ContentCache {
+  struct Entry {
+    std::string files;  // the fingerprint of the folders it was loaded from
+    std::vector<fs::path> dirs;
+    std::shared_ptr<const Content> content;
+    std::uint64_t used = 0;
+  };
+  std::mutex mutex;
+  std::map<std::string, Entry> entries;  // by request
+  std::uint64_t clock = 0;
+  static constexpr std::size_t kMax = 16;
+};
+
+namespace {
+
+std::string fingerprint(const std::vector<fs::path>& dirs) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  };
+  std::size_t files = 0;
+  for (const fs::path& dir : dirs) {
+    std::error_code ec;
+    std::vector<std::string> rows;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      const auto size = it->file_size(ec);
+      const auto time = it->last_write_time(ec).time_since_epoch().count();
+      rows.push_back(fmt::format("{}\t{}\t{}", it->path().string(), size, time));
+    }
+    std::sort(rows.begin(), rows.end());  // the walk's order is the file system's
+    for (const auto& r : rows) mix(r);
+    files += rows.size();
+  }
+  return fmt::format("{:016x}-{}", h, files);
+}
+
+}  // namespace
+
+std::shared_ptr<const Content> Api::content_for(const LoadRequest& req) const {
+  std::string key = req.root.string() + "\n" + req.ruleset + "\n" + (req.all_packs ? "all" : "");
+  for (const auto& p : req.packs) key += "\np " + p;
+  for (const auto& p : req.exclude) key += "\nx " + p;
+  for (const auto& [id, dir] : discover_packs(req)) key += "\nf " + id + " " + dir.string();
+  {
+    std::lock_guard lock(cache_->mutex);
+    auto it = cache_->entries.find(key);
+    if (it != cache_->entries.end() && fingerprint(it->second.dirs) == it->second.files) {
+      it->second.used = ++cache_->clock;
+      return it->second.content;
+    }
+  }
+  auto content = load_content(req);  // outside the lock: other requests go on meanwhile
+  std::vector<fs::path> dirs{content->ruleset.dir};
+  for (const auto& p : content->packs) dirs.push_back(p.dir);
+  ContentCache::Entry e{fingerprint(dirs), dirs, content, 0};
+  std::lock_guard lock(cache_->mutex);
+  e.used = ++cache_->clock;
+  cache_->entries[key] = std::move(e);
+  while (cache_->entries.size() > ContentCache::kMax) {
+    auto oldest = std::min_element(cache_->entries.begin(), cache_->entries.end(),
+                                   [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
+    cache_->entries.erase(oldest);
+  }
+  return content;
+}
+
+// open_session (sim/scenario.cpp) with the content kept between requests
+Session Api::open_cached(Scenario s) const {
+  LoadRequest req;
+  req.root = options_.root;
+  req.search = options_.pack_dirs;
+  req.ruleset = s.ruleset;
+  req.packs = s.packs;
+  Session out;
+  out.content = content_for(req);
+  out.procedure = s.procedure;
+  if (out.procedure.empty()) {
+    if (out.content->ruleset.procedures.empty())
+      throw ContentError(s.file, 0, "ruleset '" + s.ruleset + "' has no procedures");
+    out.procedure = out.content->ruleset.procedures.front().first;
+  }
+  out.scenario = std::move(s);
+  return out;
+}
+
+Api::Api(ApiOptions options)
+    : options_(std::move(options)), cache_(std::make_unique<ContentCache>()) {
   if (options_.threads <= 0)
     options_.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options_.jobs = std::max(1, options_.jobs);
@@ -494,7 +588,7 @@ Session Api::prepare(const json& request, bool with_changes) const {
   // the packs by their folders, so that nothing is looked up relative to the working folder
   for (std::string& p : s.packs) p = pack_path(found.at(p));
   const SessionOptions so = session_options();
-  Session session = open_session(std::move(s), so);
+  Session session = open_cached(std::move(s));
   if (!with_changes) return session;
   Changes changes;
   changes.with = strings(request, "with");
@@ -564,6 +658,8 @@ Reply Api::packs_reply() const {
                     {"optional_depends", f.strings(t, "optional_depends")},
                     {"conflicts", f.strings(t, "conflicts")},
                     {"origin", in_content ? "content" : "homebrew"},
+                    {"test_only", f.boolean(t, "test_only").value_or(false)},
+                    {"default_on", f.boolean(t, "default_on").value_or(false)},
                     {"folder", dir.filename().string()}});
   }
   return {200, json{{"packs", list}}};
@@ -575,7 +671,9 @@ namespace {
 std::shared_ptr<const Content> load_query(const std::map<std::string, std::string>& query,
                                           const std::vector<std::string>& rulesets,
                                           const std::map<std::string, fs::path>& found,
-                                          const SessionOptions& so) {
+                                          const SessionOptions& so,
+                                          const std::function<std::shared_ptr<const Content>(
+                                              const LoadRequest&)>& load) {
   auto it = query.find("ruleset");
   if (it == query.end() || it->second.empty())
     throw RequestError(400,
@@ -598,13 +696,14 @@ std::shared_ptr<const Content> load_query(const std::map<std::string, std::strin
                                     did_you_mean(id, ids) + "; the packs: " + join(ids));
       req.packs.push_back(pack_path(found.at(id)));
     }
-  return load_content(req);
+  return load(req);
 }
 
 }  // namespace
 
 Reply Api::records_reply(const std::map<std::string, std::string>& query) const {
-  const auto content = load_query(query, rulesets(), packs(), session_options());
+  const auto content = load_query(query, rulesets(), packs(), session_options(),
+                                  [this](const LoadRequest& r) { return content_for(r); });
   const Ruleset& rs = content->ruleset;
   std::vector<std::string> kinds;
   if (auto k = query.find("kinds"); k != query.end()) {
@@ -649,7 +748,8 @@ Reply Api::records_reply(const std::map<std::string, std::string>& query) const 
 }
 
 Reply Api::scenarios_reply(const std::map<std::string, std::string>& query) const {
-  const auto content = load_query(query, rulesets(), packs(), session_options());
+  const auto content = load_query(query, rulesets(), packs(), session_options(),
+                                  [this](const LoadRequest& r) { return content_for(r); });
   json list = json::array();
   for (const PackInfo& p : content->packs) {
     // a file (or the scenarios folder) that links out of the pack is listed with its error,

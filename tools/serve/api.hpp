@@ -94,6 +94,10 @@ class Api {
   std::map<std::string, fs::path> packs() const;  // id -> folder
   std::vector<std::string> rulesets() const;
   Session prepare(const nlohmann::json& request, bool with_changes) const;
+  // The content a request loads, kept while none of its files changes (api.cpp, ContentCache):
+  // the page asks for an answer at every click, and loading the packs was most of its time.
+  std::shared_ptr<const Content> content_for(const LoadRequest& req) const;
+  Session open_cached(Scenario s) const;
 
   Reply rulesets_reply() const;
   Reply packs_reply() const;
@@ -116,6 +120,8 @@ class Api {
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   std::uint64_t next_job_ = 1;
   std::size_t working_ = 0;  // requests that run content in their own thread (Slot)
+  struct ContentCache;  // api.cpp
+  std::unique_ptr<ContentCache> cache_;
 };
 
 }  // namespace rb::serve

@@ -25,7 +25,9 @@ std::vector<std::string> keys_of_type(const std::string& type) {
   };
   if (type == "record") add({"kind", "where", "unless", "not_named_by", "same", "none"});
   if (type == "records") add({"kind", "where", "unless", "not_named_by", "same"});
-  if (type == "counts") add({"kind", "where", "unless", "not_named_by", "same", "beside", "max"});
+  if (type == "counts")
+    add({"kind", "where", "unless", "not_named_by", "same", "beside", "max", "shown_as", "upgrade",
+         "stats"});
   if (type == "order") add({"kind", "where", "unless", "default"});
   if (type == "choice") add({"values", "attribute", "number", "default", "none"});
   if (type == "set") add({"values"});
@@ -53,9 +55,11 @@ class FormReader {
 
   json read() {
     const toml::table& root = f_.root();
-    f_.expect_keys(root, {"procedure", "group", "map"}, "form.toml");
+    f_.expect_keys(root, {"procedure", "group", "map", "opens_first"}, "form.toml");
     const toml::table* groups = f_.table(root, "group");
     json out = {{"procedures", json::object()}, {"groups", json::object()}};
+    // the page opens on this ruleset when the visitor has not chosen one
+    out["opens_first"] = f_.boolean(root, "opens_first").value_or(false);
     if (groups)
       for (auto&& [name, v] : *groups) group_names_.insert(std::string(name.str()));
     if (groups)
@@ -231,6 +235,7 @@ class FormReader {
         j["beside"] = *b;
       }
       j["max"] = f_.integer(t, "max").value_or(1000);
+      read_unit_rows(t, where, earlier, j);
     }
     if (type == "order") j["default"] = f_.strings(t, "default");
     if (type == "choice" || type == "set") {
@@ -279,6 +284,74 @@ class FormReader {
       j["add"] = f_.string(t, "add").value_or("add");
     }
     return j;
+  }
+
+  // An attribute named at t[key] (a string), checked against the ruleset.
+  std::string attribute_at(const toml::table& t, std::string_view key, const std::string& where,
+                           bool required) {
+    auto a = f_.string(t, key, required);
+    if (!a) return {};
+    check_attribute(*t.get(key), *a, where);
+    return *a;
+  }
+
+  // `same` of shown_as and upgrade: an attribute, and an earlier field of the group with that key.
+  std::string same_at(const toml::table& t, const std::string& where, const json& earlier) {
+    const std::string a = attribute_at(t, "same", where, false);
+    if (!a.empty() && !std::any_of(earlier.begin(), earlier.end(),
+                                   [&](const json& e) { return e["key"] == a; }))
+      f_.fail(*t.get("same"),
+              where + ": same = '" + a + "' needs an earlier field of this group with key '" + a + "'");
+    return a;
+  }
+
+  // What a counts field's rows show of the record they count (form.toml, "counts"):
+  //   shown_as: the record that stands in for the row's type (its `by` attribute names the type;
+  //             its `same` attribute equals the table's value at that key), shown instead of it;
+  //   upgrade:  a toggle that adds to (removes from) the list at `key` the record of `kind` whose
+  //             `by` attribute names the row's type (with `same` as above, else without it); while
+  //             held, the row shows the record its `to` attribute names;
+  //   stats:    the attributes shown on each row: label, value (a number attribute), dice (its
+  //             dice count, shown past 1), flag (an attribute shown by its label when set), title.
+  void read_unit_rows(const toml::table& t, const std::string& where, const json& earlier,
+                      json& j) {
+    if (const toml::table* s = f_.table(t, "shown_as")) {
+      const std::string w = where + " shown_as";
+      f_.expect_keys(*s, {"by", "same"}, w);
+      j["shown_as"] = {{"by", attribute_at(*s, "by", w, true)}, {"same", same_at(*s, w, earlier)}};
+    }
+    if (const toml::table* u = f_.table(t, "upgrade")) {
+      const std::string w = where + " upgrade";
+      f_.expect_keys(*u, {"key", "kind", "by", "to", "same", "label"}, w);
+      const std::string key = *f_.string(*u, "key", true);
+      if (!is_key_path(key)) f_.fail(*u->get("key"), w + ": a key is names joined by dots");
+      check_kind(*u, w);
+      j["upgrade"] = {{"key", key},
+                      {"kind", *f_.string(*u, "kind")},
+                      {"by", attribute_at(*u, "by", w, true)},
+                      {"to", attribute_at(*u, "to", w, true)},
+                      {"same", same_at(*u, w, earlier)},
+                      {"label", f_.string(*u, "label").value_or("upgrade")}};
+    }
+    if (const toml::array* stats = f_.array(t, "stats")) {
+      json out = json::array();
+      for (const toml::node& n : *stats) {
+        const toml::table* s = n.as_table();
+        const std::string w = where + " stats";
+        if (!s) f_.fail(n, w + ": a list of { label, value | flag, dice, title }");
+        f_.expect_keys(*s, {"label", "value", "dice", "flag", "title"}, w);
+        json stat = {{"label", *f_.string(*s, "label", true)}};
+        const std::string value = attribute_at(*s, "value", w, false);
+        const std::string flag = attribute_at(*s, "flag", w, false);
+        if (value.empty() == flag.empty()) f_.fail(*s, w + ": give value or flag (one of them)");
+        if (!value.empty()) stat["value"] = value;
+        if (!flag.empty()) stat["flag"] = flag;
+        if (const std::string d = attribute_at(*s, "dice", w, false); !d.empty()) stat["dice"] = d;
+        stat["title"] = f_.string(*s, "title").value_or(stat["label"].get<std::string>());
+        out.push_back(stat);
+      }
+      j["stats"] = out;
+    }
   }
 
   json read_group(const std::string& name, const toml::array& fields) {

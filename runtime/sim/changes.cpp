@@ -265,8 +265,15 @@ int resolve_record(const Content& content, const Change& c) {
     for (const auto& rec : content.records)
       if (!rec.removed && !content.ruleset.scenario_list(sym_name(rec.kind)).empty())
         names.emplace_back(sym_name(rec.name));
+    std::string elsewhere;
+    for (const auto& [kind, key] : lists)
+      if (elsewhere.empty()) elsewhere = pack_declaring(content, c.body, kind);
     throw UsageError(flag + c.spec + ": no " + kinds + " '" + c.body + "' in the loaded packs" +
-                     did_you_mean(c.body, names));
+                     (elsewhere.empty()
+                          ? did_you_mean(c.body, names)
+                          : "; it is in the pack '" + elsewhere +
+                                "', which the scenario does not load (add --with " + elsewhere +
+                                ", or packs = [\"" + elsewhere + "\"] in the scenario)"));
   }
   return found.front();
 }

@@ -36,6 +36,9 @@ struct Change {
   std::string side;  // "": every side; "scenario": the top-level table
   std::string body;  // record reference, pack id or folder, or the setting's dotted path
   std::optional<std::string> value;  // a setting's value
+  // --without SIDE:NAME with one key: a record, or the side's setting NAME when no record of a
+  // side's lists is called so and the setting is there (attacker:faction)
+  bool or_setting = false;
 };
 
 // Keys separated by dots (policy.sustain), at least `min_dots` dots.
@@ -116,6 +119,13 @@ Change parse_change(const std::string& spec, bool add, const std::vector<std::st
   if (is_key_path(rest)) {
     if (add) throw UsageError(flag + " " + spec + ": a setting needs a value (" + spec + "=VALUE)");
     c.kind = ChangeKind::setting;
+    c.body = rest;
+    return c;
+  }
+  if (!add && is_key_path(rest, 0)) {
+    // one key: a setting of the top level, else a record or a side's setting (apply_changes)
+    c.kind = c.side == "scenario" ? ChangeKind::setting : ChangeKind::record;
+    c.or_setting = true;
     c.body = rest;
     return c;
   }
@@ -357,7 +367,23 @@ Session apply_changes(const Session& base, const Changes& changes, const Session
     std::vector<std::string> targets = c.side.empty() ? sides : std::vector<std::string>{c.side};
     if (targets.empty())
       throw UsageError(c.spec + ": the ruleset's report names no sides; write SIDE:" + c.spec);
-    if (c.kind == ChangeKind::setting) {
+    bool setting = c.kind == ChangeKind::setting;
+    if (c.or_setting && !setting) {
+      // attacker:faction: the setting, when it is there and no record is called so
+      bool is_record = false, is_set = false;
+      for (const auto& [kind, key] : content.ruleset.scenario_lists) {
+        try {
+          is_record = is_record || content.find_record(c.body, kind) >= 0;
+        } catch (const ContentError&) {  // ambiguous: a record
+          is_record = true;
+        }
+      }
+      for (const auto& side : targets)
+        if (const toml::node* t = root.get(side); t && t->is_table())
+          is_set = is_set || t->as_table()->contains(c.body);
+      setting = is_set && !is_record;
+    }
+    if (setting) {
       for (const auto& side : targets) apply_setting(root, c, side);
       continue;
     }

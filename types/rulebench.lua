@@ -1191,6 +1191,8 @@
 ---| "technology/supercharge" # [ti4] Supercharge: ti4-pok:technology/supercharge
 ---| "technology/temporal_command_suite" # [ti4] Temporal Command Suite: ti4-pok:technology/temporal_command_suite
 ---| "technology/test_blockade" # [ti4] Test: blockade: ti4-test-kit:technology/test_blockade
+---| "technology/test_cruiser_ii_drill" # [ti4] Test: Cruiser II drill: ti4-test-kit:technology/test_cruiser_ii_drill
+---| "technology/test_flagship_drill" # [ti4] Test: flagship drill: ti4-test-kit:technology/test_flagship_drill
 ---| "technology/test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "technology/test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
 ---| "technology/transit_diodes" # [ti4] Transit Diodes: ti4-base:technology/transit_diodes
@@ -1212,6 +1214,8 @@
 ---| "tequ_ran" # [ti4] Tequ'ran: ti4-base:planet/tequ_ran
 ---| "terraform" # [ti4] Terraform: ti4-pok:promissory_note/terraform
 ---| "test_blockade" # [ti4] Test: blockade: ti4-test-kit:technology/test_blockade
+---| "test_cruiser_ii_drill" # [ti4] Test: Cruiser II drill: ti4-test-kit:technology/test_cruiser_ii_drill
+---| "test_flagship_drill" # [ti4] Test: flagship drill: ti4-test-kit:technology/test_flagship_drill
 ---| "test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
 ---| "that_which_molds_flesh" # [ti4] That Which Molds Flesh (commander): ti4-pok:leader/that_which_molds_flesh

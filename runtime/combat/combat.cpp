@@ -29,7 +29,9 @@ bool modifier_live(const Env& env, const State& s, int mi, const ModifierDef& m,
 }
 
 bool modifier_fits_unit(const State& s, const ModifierDef& m, const Entity& u) {
-  if (!m.units.empty() && std::find(m.units.begin(), m.units.end(), u.type) == m.units.end())
+  // a unit fits by its type ("flagship") or by its record ("arborec_flagship", "cruiser_ii")
+  if (!m.units.empty() && std::find(m.units.begin(), m.units.end(), u.type) == m.units.end() &&
+      std::find(m.unit_records.begin(), m.unit_records.end(), u.record) == m.unit_records.end())
     return false;
   if (!m.location.empty()) {
     if (!s.valid(u.location)) return false;

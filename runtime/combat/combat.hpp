@@ -79,7 +79,8 @@ std::int64_t rollers(const Env& env, const State& s, EntityId player, EntityId l
 
 // The declared modifiers that change the value of a die `unit` (of `player`) rolls for `purpose`
 // (live, fitting the unit, delta not 0), in declaration order, in `out`: what the trace names
-// beside the die ("hits on 5: +1 Morale Boost").
+// beside the die ("hits on 6 = 7 - 1: +1 Morale Boost": the value it needs, then how the
+// modifiers moved it from the threshold).
 void die_modifiers(const Env& env, const State& s, EntityId player, EntityId unit, Sym purpose,
                    std::vector<int>& out);
 

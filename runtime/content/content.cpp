@@ -189,8 +189,14 @@ int Content::require_record(std::string_view ref, std::string_view kind, const s
         ids.emplace_back(sym_name(rec.name));
     }
   std::string what = kind.empty() ? "record" : std::string(kind);
-  throw ContentError(file, line,
-                     "unknown " + what + " '" + std::string(ref) + "'" + did_you_mean(ref, ids));
+  const std::string elsewhere = pack_declaring(*this, ref, kind);
+  throw ContentError(
+      file, line,
+      "unknown " + what + " '" + std::string(ref) + "'" +
+          (elsewhere.empty() ? did_you_mean(ref, ids)
+                             : "; it is in the pack '" + elsewhere +
+                                   "', which is not loaded (a pack that uses it lists it in "
+                                   "depends or optional_depends)"));
 }
 
 namespace {
@@ -579,7 +585,8 @@ class PackLoader {
   }
 
   void resolve() {
-    // a modifier's units: records of the ruleset's unit kind, matched by short name at run time
+    // a modifier's units: records of the ruleset's unit kind, matched at run time by the unit's
+    // type (the record's short name) or by the record it was made from or upgraded to
     for (const PendingRef& u : pending_units_) {
       int r = -1;
       try {
@@ -601,7 +608,10 @@ class PackLoader {
                   std::string(sym_name(c_.records[static_cast<std::size_t>(other)].name)));
         r = c_.require_record(u.ref, u.kind, u.file, u.line);  // throws, naming the nearest
       }
+      // by its short name (the type of the units made from it) and by the record itself (a
+      // faction's unit keeps its generic type, an upgraded unit its type: they fit by record)
       c_.modifiers[u.index].units.push_back(c_.records[static_cast<std::size_t>(r)].name);
+      c_.modifiers[u.index].unit_records.push_back(r);
     }
     for (const PendingRef& p : pending_present_)
       c_.modifiers[p.index].present = c_.require_record(p.ref, p.kind, p.file, p.line);
@@ -943,9 +953,48 @@ std::map<std::string, fs::path> discover_packs(const LoadRequest& request) {
   return found;
 }
 
+std::string pack_declaring(const Content& content, std::string_view ref, std::string_view kind) {
+  if (content.root.empty()) return "";
+  // "pack:kind/name", "kind/name" or "name" (of `kind`)
+  std::string_view in_pack, k = kind, n = ref;
+  if (auto colon = n.find(':'); colon != std::string_view::npos) {
+    in_pack = n.substr(0, colon);
+    n = n.substr(colon + 1);
+  }
+  if (auto slash = n.find('/'); slash != std::string_view::npos) {
+    k = n.substr(0, slash);
+    n = n.substr(slash + 1);
+  }
+  try {
+    LoadRequest installed;
+    installed.root = content.root;
+    installed.search = content.search;
+    for (const auto& [id, dir] : discover_packs(installed)) {
+      if (content.pack(id) || (!in_pack.empty() && id != in_pack)) continue;
+      const PackInfo info = read_pack(dir);
+      if (info.ruleset != content.ruleset.id) continue;
+      // its records are the tables [kind.name] of its data files
+      for (const fs::path& file : info.data) {
+        const TomlFile f(file.string());
+        for (auto&& [key, value] : f.root()) {
+          const std::string_view record_kind = key.str();
+          if (!value.is_table() || !content.ruleset.has_kind(record_kind) ||
+              (!k.empty() && record_kind != k))
+            continue;
+          if (value.as_table()->contains(n)) return id;
+        }
+      }
+    }
+  } catch (const std::exception&) {  // a pack that does not read: no hint
+  }
+  return "";
+}
+
 std::shared_ptr<const Content> load_content(const LoadRequest& request) {
   auto content = std::make_shared<Content>();
   Content& c = *content;
+  c.root = request.root;
+  c.search = request.search;
   std::map<std::string, PackInfo> available;
   for (const auto& [id, dir] : discover_packs(request)) available.emplace(id, read_pack(dir));
 

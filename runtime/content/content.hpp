@@ -146,7 +146,10 @@ struct ModifierDef {
   bool activated = false;    // only while an effect switched it on (State::modifiers)
   Sym purpose = kNoSym;      // kNoSym: every roll
   std::vector<Sym> units;    // unit types it applies to; empty: all
-  Sym role = kNoSym;         // only for the player with this role
+  // the records `units` names: a unit made from (or upgraded to) one of them fits too, so a
+  // faction's unit or an upgrade can be named by its record ("arborec_flagship", "cruiser_ii")
+  std::vector<std::int32_t> unit_records;
+  Sym role = kNoSym;                                   // only for the player with this role
   std::vector<std::pair<int, std::int32_t>> location;  // rolling unit's location attributes
   // a unit record that must be with the rolling unit: a unit of it, owned by the rolling unit's
   // owner, at the same location (a flagship's "other ships in this system"); -1: none
@@ -238,6 +241,8 @@ struct Content {
 
   std::unordered_map<std::string, int> record_index;  // full id -> record
   std::unordered_map<Sym, std::vector<int>> by_name;  // short name -> records (find_record)
+  fs::path root;                 // where it was loaded from (LoadRequest), to look for packs...
+  std::vector<fs::path> search;  // ...that are installed but not loaded (pack_declaring)
 };
 
 struct LoadRequest {
@@ -263,5 +268,10 @@ std::shared_ptr<const Content> load_content(const LoadRequest& request);
 
 // Every pack folder found under root/content and the search folders (id -> folder).
 std::map<std::string, fs::path> discover_packs(const LoadRequest& request);
+
+// The id of an installed pack of the same ruleset, not loaded in `content`, that declares the
+// record `ref` (of `kind`, when given); "" when none does. For errors only: it reads the data
+// files of every installed pack that is not loaded.
+std::string pack_declaring(const Content& content, std::string_view ref, std::string_view kind);
 
 }  // namespace rb

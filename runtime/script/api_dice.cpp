@@ -2,11 +2,13 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include <unistd.h>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
+#include "combat/assign_hits.hpp"
 #include "combat/combat.hpp"
 #include "decide/decide.hpp"
 #include "script/lua_host.hpp"
@@ -720,106 +722,36 @@ Sustain sustain_at(lua_State* L, int idx) {
   return Sustain::first;
 }
 
-// One player's part of an assignment of hits: what they chose (phase 1), what then happens to it
-// (phase 2). Units that sustain are damaged as they are chosen; units lost stay where they are
-// until every player has chosen.
-struct Assignment {
-  EntityId player = kNoEntity;
-  EntityId location = kNoEntity;
-  const Engine::Impl::CasualtySpec* spec = nullptr;
-  std::vector<EntityId> lost, sustaining;
-};
+using combat::Assignment;
 
-// Phase 1: the player chooses the units that take `hits` (see ctx:assign_hits): scripted answers
-// first ("sustain:dreadnought,cruiser"), the person at the terminal, else the policy. The
-// policy's choices are the casualty queue's (combat/combat.hpp); the trace records the decision.
-// The units lost are put back where they were: every player chooses against the same board.
-void choose_casualties(lua_State* L, Engine::Impl& I, State& s, Assignment& out, int hits,
+// Phase 1 (combat/assign_hits.hpp): the scripted answer waiting for this decision, the person at
+// the terminal, else the policy; the trace records the decision.
+void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
                        const std::vector<Sym>& order, Sustain mode) {
-  const Engine::Impl::CasualtySpec& spec = *out.spec;
-  const EntityId player = out.player, location = out.location;
-  const char* decision = spec.decision.c_str();
+  const EntityId player = out.player;
+  const char* decision = out.spec->decision.c_str();
   const char* mode_name = kSustainNames[static_cast<int>(mode)];
-  combat::Casualties& queue = I.scratch_casualties;
-  queue.build(combat_env(I), s, player, location, spec, order);
-
-  // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
-  std::vector<std::string> script;
-  std::size_t script_next = 0;
+  std::optional<std::string> answer;
+  if (I.run_options && I.run_options->answers && !I.run_options->answers->empty())
+    answer = I.run_options->answers->take(I.name_of(player), decision);
+  combat::AskCasualty ask;
+  if (I.options.interactive && isatty(STDIN_FILENO))
+    ask = [&](const std::vector<std::string>& choices, int left) {
+      return prompt_choice(std::cin, std::cerr, I.name_of(player),
+                           std::string(decision) + " (" + std::to_string(left) + " left)", choices);
+    };
   const bool tracing = I.tracing();
-  if (I.run_options && I.run_options->answers && !I.run_options->answers->empty()) {
-    if (auto a = I.run_options->answers->take(I.name_of(player), decision)) {
-      std::string item;
-      for (char c : *a + ",") {
-        if (c == ',') {
-          if (!item.empty()) script.push_back(item);
-          item.clear();
-        } else if (c != ' ') {
-          item += c;
-        }
-      }
-      if (script.empty()) script.push_back("");
-    }
-  }
-  std::string summary;
-  for (; hits > 0; --hits) {
-    int target = -1;
-    bool sustain = false;
-    if (script_next < script.size()) {
-      const std::string& item = script[script_next++];
-      sustain = item.rfind("sustain:", 0) == 0;
-      const Sym type = sym(sustain ? item.substr(8) : item);
-      target = sustain ? queue.next_sustain(type) : queue.next_loss(type);
-      if (target < 0) {
-        for (EntityId e : out.lost) s.at(e).location = location;
-        luaL_error(L, "scripted answer '%s' for %s names no %s unit of %s that can take it",
-                   item.c_str(), decision, sustain ? "undamaged sustaining" : "eligible",
-                   I.name_of(player).c_str());
-      }
-    } else if (I.options.interactive && isatty(STDIN_FILENO)) {
-      // the person at the terminal picks each casualty: a unit type to lose or to sustain with
-      std::vector<std::string> choices;
-      std::vector<std::pair<EntityId, int>> by_entity;  // the choices in entity order
-      for (int i = 0; i < queue.size(); ++i)
-        if (queue.alive(i)) by_entity.emplace_back(queue.entity(i), i);
-      std::sort(by_entity.begin(), by_entity.end());
-      for (const auto& [entity, i] : by_entity) {
-        const std::string type(sym_name(queue.type(i)));
-        for (const std::string& c : {type, "sustain:" + type})
-          if ((c == type || queue.can_sustain(i)) &&
-              std::find(choices.begin(), choices.end(), c) == choices.end())
-            choices.push_back(c);
-      }
-      if (choices.empty()) break;
-      const std::string pick = choices[prompt_choice(
-          std::cin, std::cerr, I.name_of(player),
-          std::string(decision) + " (" + std::to_string(hits) + " left)", choices)];
-      sustain = pick.rfind("sustain:", 0) == 0;
-      const Sym type = sym(sustain ? pick.substr(8) : pick);
-      target = sustain ? queue.next_sustain(type) : queue.next_loss(type);
-      script.push_back(pick);  // the trace says who decided
-      script_next = script.size();
-    } else {
-      target = queue.policy_target(mode, sustain);
-      if (target < 0) break;  // nothing left to take the hit
-    }
-    const EntityId e = queue.entity(target);
-    queue.take(s, target, sustain);
-    (sustain ? out.sustaining : out.lost).push_back(e);
-    if (tracing)
-      summary += (summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") +
-                 std::string(sym_name(s.at(e).type));
-  }
-  // the queue took the lost units off the board; they leave with the other players' (phase 2)
-  for (EntityId e : out.lost) s.at(e).location = location;
-  if (tracing && !summary.empty()) {
+  const combat::CasualtyChoice chose =
+      combat::choose_casualties(combat_env(I), s, I.scratch_casualties, out, hits, order, mode,
+                                answer ? &*answer : nullptr, ask, tracing);
+  if (tracing && !chose.summary.empty()) {
     const std::string name = I.name_of(player);
-    const std::string reason = script.empty()
+    const std::string reason = !chose.not_by_policy
                                    ? "policy: hit_order, sustain " + std::string(mode_name)
                                : I.options.interactive ? "asked at the terminal"
                                                        : "scripted";
-    I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + summary,
-                 name + " assigns hits: " + summary + " (" + reason + ")");
+    I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + chose.summary,
+                 name + " assigns hits: " + chose.summary + " (" + reason + ")");
   }
 }
 
@@ -863,7 +795,7 @@ int l_assign_hits(lua_State* L) {
   const int hits = static_cast<int>(luaL_checkinteger(L, 4));
   a.spec = &casualty_spec_at(L, 5);
   const std::vector<Sym>& order = order_at(L, 6);
-  choose_casualties(L, I, s, a, hits, order, sustain_at(L, 7));
+  choose_casualties(I, s, a, hits, order, sustain_at(L, 7));
   const int destroyed = static_cast<int>(a.lost.size());
   const int sustained = static_cast<int>(a.sustaining.size());
   resolve_casualties(L, I, s, all);
@@ -903,7 +835,7 @@ int l_assign_hits_each(lua_State* L) {
     const std::vector<Sym>& order = order_at(L, lua_gettop(L));
     lua_getfield(L, t, "sustain");
     const Sustain mode = sustain_at(L, lua_gettop(L));
-    if (hits > 0) choose_casualties(L, I, s, a, hits, order, mode);
+    if (hits > 0) choose_casualties(I, s, a, hits, order, mode);
     destroyed += static_cast<int>(a.lost.size());
     sustained += static_cast<int>(a.sustaining.size());
     lua_settop(L, t - 1);

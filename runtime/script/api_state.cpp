@@ -619,6 +619,8 @@ int l_record(lua_State* L) {
   const char* kind = luaL_optstring(L, 3, "");
   const int r = I.content->find_record(ref, kind);
   if (r < 0) {
+    // setup looked for it: ctx:reject may name the pack that has it
+    if (I.in_setup && I.setup_misses.size() < 64) I.setup_misses.emplace_back(ref, kind);
     lua_pushnil(L);
     return 1;
   }
@@ -670,6 +672,19 @@ int l_records(lua_State* L) {
   return 1;
 }
 
+// For a rejected scenario value that names a record setup looked for and did not find ('nomad'):
+// the installed pack that has it, which the scenario does not load ("" when none).
+std::string installed_elsewhere(const Engine::Impl& I, const std::string& msg) {
+  for (const auto& [name, kind] : I.setup_misses) {
+    if (msg.find("'" + name + "'") == std::string::npos) continue;
+    const std::string pack = pack_declaring(*I.content, name, kind);
+    if (!pack.empty())
+      return "; '" + name + "' is in the pack '" + pack +
+             "', which this scenario does not load (add packs = [\"" + pack + "\"])";
+  }
+  return "";
+}
+
 // ctx:reject(path, message): a scenario value is wrong. Raises a content error with the line of
 // that key in the scenario file ("attacker.units.cruizer").
 int l_reject(lua_State* L) {
@@ -700,7 +715,7 @@ int l_reject(lua_State* L) {
     } catch (const std::exception&) {
     }
   }
-  const ContentError e(I.scenario_file, line, msg);
+  const ContentError e(I.scenario_file, line, msg + installed_elsewhere(I, msg));
   push_attributed(L, 'C', e.what());
   return lua_error(L);
 }

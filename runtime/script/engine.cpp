@@ -931,6 +931,15 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
   lua_pushvalue(L, -1);
   if (I.scenario_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, I.scenario_ref);
   I.scenario_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  // while setup runs, ctx:record remembers what it did not find (for ctx:reject's message)
+  struct InSetup {
+    Impl& I;
+    explicit InSetup(Impl& i) : I(i) {
+      I.in_setup = true;
+      I.setup_misses.clear();
+    }
+    ~InSetup() { I.in_setup = false; }
+  } in_setup(I);
   I.call(2, 0, "setup of " + file, I.options.hook_budget);  // ctx:reject() raises a ContentError
   I.state = nullptr;
 }

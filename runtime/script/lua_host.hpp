@@ -205,6 +205,10 @@ struct Engine::Impl {
   std::vector<std::pair<std::string, int>> scenario_lines;
   std::string scenario_file;
   fs::path scenario_source;  // the scenario's file, to find lines a copied table lost
+  // While setup runs: the (name, kind) of each ctx:record that found nothing (at most 64), so
+  // that ctx:reject can name the installed pack that has it (a scenario without its pack)
+  bool in_setup = false;
+  std::vector<std::pair<std::string, std::string>> setup_misses;
 
   // cached symbols used by primitives
   Sym s_unit, s_player, s_active_player;

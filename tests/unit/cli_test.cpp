@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "cli_run.hpp"
@@ -259,6 +260,63 @@ TEST_CASE("cli: list lists the records of any kind (factions), an unknown kind i
   r = rulebench(d, "list factio");
   CHECK(r.code == 2);
   CHECK(has(r.out, "did you mean 'faction'"));
+}
+
+TEST_CASE("cli: what a new pack's template tells the modder to run works (list purposes, roles)",
+          "[cli]") {
+  const fs::path d = scratch("purposes");
+  // every `rulebench list X` a template names
+  std::set<std::string> named;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(RB_SOURCE_DIR) / "scripts"))
+    if (e.is_regular_file() && e.path().string().find("/new_pack/") != std::string::npos) {
+      std::ifstream in(e.path());
+      const std::string text((std::istreambuf_iterator<char>(in)), {});
+      for (std::size_t at = 0; (at = text.find("`rulebench list ", at)) != std::string::npos;) {
+        at += 16;
+        named.insert(text.substr(at, text.find('`', at) - at));
+      }
+    }
+  CHECK(named.count("purposes"));
+  for (const std::string& what : named) {
+    INFO(what);
+    CHECK(rulebench(d, "list " + what).code == 0);
+  }
+  Run r = rulebench(d, "list purposes");
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "combat\nanti_fighter_barrage\n"));
+  r = rulebench(d, "list roles --json");
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "{\"name\":\"attacker\"}"));
+  r = rulebench(d, "list purpose");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "did you mean 'purposes'"));
+}
+
+TEST_CASE("cli: types DIR makes a folder that does not exist yet; --check does not", "[cli]") {
+  const fs::path d = scratch("types-new");
+  Run r = rulebench(d, "types --check new/pack");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "no folder new/pack"));
+  r = rulebench(d, "types new/pack");
+  CHECK(r.code == 0);
+  CHECK(fs::is_regular_file(d / "new" / "pack" / "types" / "rulebench.lua"));
+  CHECK(rulebench(d, "types --check new/pack").code == 0);
+}
+
+TEST_CASE("cli: --without SIDE:KEY takes a one-key setting back to its default (a faction)",
+          "[cli]") {
+  const fs::path d = scratch("without-faction");
+  write(d / "sol.toml", R"(ruleset = "ti4"
+[attacker]
+faction = "sol"
+units = { cruiser = 2 }
+[defender]
+units = { destroyer = 2 }
+)");
+  Run r = rulebench(d, "compare sol.toml --runs 200 --threads 1 --without attacker:faction");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "without attacker:faction"));
 }
 
 TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules tests naming them",

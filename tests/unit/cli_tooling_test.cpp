@@ -110,6 +110,34 @@ hook {
   fs::remove_all(d);
 }
 
+TEST_CASE(
+    "check: a misspelt ctx method or ctx:activate id fails it, at its line, with the nearest "
+    "name",
+    "[cli][tooling]") {
+  // tests/fixtures/names/misnamed: loads, and would fail only when those lines run
+  const fs::path d = scratch("names");
+  const std::string pack = std::string(RB_SOURCE_DIR) + "/tests/fixtures/names/misnamed";
+  Run r = rulebench(d, "check '" + pack + "'");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(has(r.out,
+            "volley.lua:9: ctx:activate(\"misnamed_voley_bonus\"): no modifier "
+            "'misnamed_voley_bonus' in this pack or the packs it loads (did you mean "
+            "'misnamed_volley_bonus'?)"));
+  CHECK(has(r.out, "volley.lua:17: ctx:typ is not a ctx method (did you mean 'type'?)"));
+  // the same text in a comment or a string is no call; the right id is no problem
+  CHECK_FALSE(has(r.out, "volley.lua:1:"));
+  CHECK_FALSE(has(r.out, "volley.lua:8:"));
+  CHECK_FALSE(has(r.out, "volley.lua:18:"));
+  r = rulebench(d, "check '" + pack + "' --json");
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["failed"] == 1);
+  CHECK(j["packs"][0]["script_names"].size() == 2);
+  // every shipped pack passes it (the whole check runs in its own test)
+  r = rulebench(d, "check ti4-base ti4-pok xwing-core red-alert-core");
+  CHECK(r.code == 0);
+}
+
 TEST_CASE("test: --json and --junit report each test, a failure with its problems",
           "[cli][tooling]") {
   const fs::path d = scratch("junit");

@@ -150,6 +150,34 @@ TEST_CASE("variants: settings set and remove values in a side's table", "[compar
   CHECK(c.scenario.table["attacker"]["policy"]["retreat"]);
 }
 
+TEST_CASE("variants: --without SIDE:KEY removes a setting of one key (back to its default)",
+          "[compare][variants]") {
+  // the help: "a setting without =VALUE goes back to its default"; a faction is such a setting
+  const Session a = ti4_session("cruisers_vs_dreadnought.toml");
+  const Session b = apply_changes(a, Changes{{"attacker:faction=sol"}, {}}, ti4_options());
+  REQUIRE(b.scenario.table["attacker"]["faction"].value_or(std::string()) == "sol");
+  const Session c = apply_changes(b, Changes{{}, {"attacker:faction"}}, ti4_options());
+  CHECK_FALSE(c.scenario.table["attacker"]["faction"]);
+  CHECK(c.scenario.table["attacker"]["units"]);
+  // a record of that name is still the record
+  const Session d = apply_changes(b, Changes{{"attacker:morale_boost"}, {}}, ti4_options());
+  const Session e = apply_changes(d, Changes{{}, {"attacker:morale_boost"}}, ti4_options());
+  CHECK(side_list(e, "attacker", "cards").empty());
+}
+
+TEST_CASE("variants: a record of an installed pack the scenario does not load names the pack",
+          "[compare][variants]") {
+  const Session a = ti4_session("cruisers_vs_dreadnought.toml");
+  try {
+    apply_changes(a, Changes{{"attacker:dark_energy_tap"}, {}}, ti4_options());
+    FAIL("no error");
+  } catch (const UsageError& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find("it is in the pack 'ti4-pok', which the scenario does not "
+                                     "load (add --with ti4-pok") != std::string::npos);
+  }
+}
+
 TEST_CASE("variants: a change that cannot apply is a usage error that says why",
           "[compare][variants]") {
   const Session a = ti4_session("cruisers_vs_dreadnought.toml");

@@ -114,7 +114,10 @@ int check(const Common& c, const std::vector<std::string>& packs, bool json) {
       }
       // luacheck over the pack's own Lua files, when it is installed
       const Lint lint = lint_scripts(engine, info ? info->scripts : std::vector<fs::path>{});
-      const bool ok = lint.errors.empty();
+      // ctx method names and ctx:activate("id"), which would fail only when that line runs
+      const std::vector<std::string> names =
+          check_script_names(*content, info ? info->scripts : std::vector<fs::path>{});
+      const bool ok = lint.errors.empty() && names.empty();
       failed += ok ? 0 : 1;
       entry["ok"] = ok;
       entry["ruleset"] = content->ruleset.id;
@@ -123,6 +126,7 @@ int check(const Common& c, const std::vector<std::string>& packs, bool json) {
       entry["hooks"] = engine.bus().hooks().size();
       entry["scenarios_run_twice"] = scenarios;
       entry["luacheck"] = {{"ran", lint.ran}, {"errors", lint.errors}, {"warnings", lint.warnings}};
+      entry["script_names"] = names;
       if (!json) {
         std::cout << fmt::format(
             "{:<5} {:<24} ruleset {}, {} loaded, {}, {}, {} run twice{}\n", ok ? "ok" : "FAIL", p,
@@ -130,6 +134,7 @@ int check(const Common& c, const std::vector<std::string>& packs, bool json) {
             count_of(records, "record"), count_of(engine.bus().hooks().size(), "hook"),
             count_of(scenarios, "scenario"),
             lint.ran ? "" : " (luacheck is not installed: Lua not linted)");
+        for (const auto& e : names) std::cout << "      " << e << "\n";
         for (const auto& e : lint.errors) std::cout << "      luacheck: " << e << "\n";
         for (const auto& w : lint.warnings) std::cout << "      luacheck warning: " << w << "\n";
       }
@@ -407,6 +412,15 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
     }
     return finish();
   }
+  if (what == "purposes" || what == "roles") {
+    // what a [[modifier]]'s purpose and role may name (ruleset.toml)
+    const bool purposes = what == "purposes";
+    for (const std::string& name : purposes ? rules.purposes : rules.roles) {
+      items.push_back({{"name", name}});
+      if (!json) std::cout << name << "\n";
+    }
+    return finish();
+  }
   if (what == "hooks") {
     Engine engine(content);
     for (const auto& h : engine.bus().hooks()) {
@@ -452,8 +466,8 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
           (k.ends_with('y') && what == k.substr(0, k.size() - 1) + "ies"))
         kinds.push_back(k);
     if (kinds.empty()) {
-      std::vector<std::string> names{"packs",     "units", "cards", "windows",
-                                     "decisions", "hooks", "counts"};
+      std::vector<std::string> names{"packs", "units",    "cards", "windows", "decisions",
+                                     "hooks", "purposes", "roles", "counts"};
       for (const std::string& k : rules.kinds) names.push_back(k);
       throw UsageError("list: '" + what + "' is not something to list" + did_you_mean(what, names) +
                        "; the ruleset's record kinds: " + join_names(rules.kinds));

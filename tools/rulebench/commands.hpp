@@ -27,6 +27,11 @@ struct Lint {
   std::vector<std::string> errors, warnings;
 };
 Lint lint_scripts(const Engine& engine, const std::vector<fs::path>& files);
+// What neither luacheck nor loading sees, in Lua files (lint.cpp): `ctx:NAME` calls a method the
+// API documents (script/api_doc), and `ctx:activate("ID")` names a declared modifier. Each
+// problem as "file:line: ..." with the nearest valid name; every one fails a check.
+std::vector<std::string> check_script_names(const Content& content,
+                                            const std::vector<fs::path>& files);
 // The JSON Schemas of the TOML formats and .taplo.toml, as (path, text) (schema.cpp).
 std::vector<std::pair<fs::path, std::string>> schema_files(const SessionOptions& so,
                                                            const std::vector<std::string>& rulesets,

@@ -79,11 +79,13 @@ int main(int argc, char** argv) {
   std::string list_what = "packs", list_ruleset = "ti4";
   auto* list = app.add_subcommand(
       "list",
-      "list packs, units, cards, windows, decisions, hooks, counts or the records of a kind");
+      "list packs, units, cards, windows, decisions, hooks, purposes, roles, counts or the "
+      "records of a kind");
   list->add_option("what", list_what,
-                   "packs | units | cards | windows | decisions | hooks | counts (records and the "
-                   "rules tests naming them) | a record kind of the ruleset, singular or plural "
-                   "(factions, technologies, ...)");
+                   "packs | units | cards | windows | decisions | hooks | purposes (what rolls "
+                   "are for: a modifier's purpose) | roles (a modifier's role) | counts (records "
+                   "and the rules tests naming them) | a record kind of the ruleset, singular or "
+                   "plural (factions, technologies, ...)");
   list->add_option("--ruleset", list_ruleset, "ruleset whose packs are listed (default ti4)");
   bool list_json = false;
   list->add_flag("--json", list_json, "print one JSON object");
@@ -251,7 +253,8 @@ int main(int argc, char** argv) {
   auto* types = app.add_subcommand(
       "types", "editor support: LuaCATS types for ctx, pools and hook{}, .luarc.json, .luacheckrc");
   types->add_option("dir", types_dir,
-                    "where to write them (default .): a pack folder, or the repository");
+                    "where to write them (default .; made when missing): a pack folder, or "
+                    "the repository");
   types->add_option("--ruleset", types_ruleset,
                     "whose names (default: DIR's pack's ruleset, else every ruleset)");
   types->add_flag("--check", types_check,

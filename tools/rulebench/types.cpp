@@ -283,6 +283,12 @@ int write_types(const Common& common, const std::string& ruleset, const fs::path
                 bool check, bool quiet) {
   const SessionOptions so = common.session();
   const fs::path dir = dir_in.empty() ? fs::path(".") : dir_in;
+  if (!check && !fs::exists(dir)) {  // a folder that does not exist yet is made
+    std::error_code made;
+    fs::create_directories(dir, made);
+    if (made)
+      throw UsageError("types: cannot make the folder " + dir.string() + ": " + made.message());
+  }
   if (!fs::is_directory(dir)) throw UsageError("types: no folder " + dir.string());
   const Collected c = collect(so, rulesets_for(so, ruleset, dir), dir);
   std::error_code ec;

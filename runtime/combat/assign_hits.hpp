@@ -1,0 +1,44 @@
+// combat/assign_hits: how one player chooses the units that take hits (ctx:assign_hits and
+// ctx:assign_hits_each, phase 1), in C++ alone: a scripted answer ("sustain:dreadnought,cruiser")
+// first, else the person at the terminal, else the policy (the casualty queue's order,
+// combat/combat.hpp). The Lua binding (script/api_dice.cpp) reads the arguments, calls this, and
+// then resolves what was chosen (the windows, the units leaving together).
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "combat/combat.hpp"
+
+namespace rb::combat {
+
+// One player's part of an assignment of hits: what they chose (phase 1), what then happens to it
+// (phase 2). Units that sustain are damaged as they are chosen; units lost stay where they are
+// until every player has chosen.
+struct Assignment {
+  EntityId player = kNoEntity;
+  EntityId location = kNoEntity;
+  const CasualtySpec* spec = nullptr;
+  std::vector<EntityId> lost, sustaining;
+};
+
+// Asks the person at the terminal for one casualty: the index of one of `choices` (a unit type to
+// lose, or "sustain:TYPE"), with `hits` hits left to take.
+using AskCasualty = std::function<std::size_t(const std::vector<std::string>& choices, int hits)>;
+
+struct CasualtyChoice {
+  std::string summary;         // "sustain:dreadnought,cruiser" (when asked to summarise)
+  bool not_by_policy = false;  // a scripted answer or the person chose
+};
+
+// Phase 1: the player chooses the units that take `hits`. `answer` (null: none) is the scripted
+// answer waiting for this decision, items separated by commas; `ask` (empty: nobody at the
+// terminal) asks the person. The units lost are put back where they were: every player chooses
+// against the same board. Throws CombatError when a scripted item names no unit that can take it.
+CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, Assignment& out,
+                                 int hits, std::span<const Sym> order, Sustain mode,
+                                 const std::string* answer, const AskCasualty& ask, bool summarise);
+
+}  // namespace rb::combat

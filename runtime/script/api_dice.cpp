@@ -956,7 +956,7 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
 
 // The exact mode's rounds of fire (combat::exact_ends): the probability of every way the rounds
 // can end, computed once per start (state and spec) and kept for the exploration, and one of them
-// taken as a draw of its own; the state becomes that end.
+// taken as a draw of its own; the state becomes that end (made from the start it is).
 void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
                     const Engine::Impl::ExchangeSpec& spec) {
   Engine::Impl::Exact& X = *I.exact;
@@ -976,22 +976,20 @@ void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     auto made = std::make_unique<Engine::Impl::Exact::Fire>();
     made->start = s;
     made->key = key;
-    for (combat::ExactEnd& e : combat::exact_ends(combat_env(I), s, x)) {
-      made->p.push_back(e.p);
-      made->ends.push_back(std::move(e.state));
-      made->rounds.push_back(e.rounds);
-    }
+    made->ends = combat::exact_ends(combat_env(I), s, x);
+    for (const combat::ExactEnds::End& e : made->ends.ends) made->p.push_back(e.p);
     X.fire_bytes += made->start.bytes() + sizeof(*made) +
-                    (sizeof(double) * 2 + sizeof(State)) * made->ends.size();
-    for (const State& e : made->ends) X.fire_bytes += e.bytes();
+                    sizeof(combat::ExactEnds::End) * made->ends.ends.size() +
+                    sizeof(combat::ExactEnds::Change) *
+                        (made->ends.a.changes.size() + made->ends.d.changes.size());
     fire = made.get();
     X.fires.emplace(key, std::move(made));
   }
   const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
-  s = fire->ends[k];
+  fire->ends.apply(s, k);  // s is the start
   I.liveness_dirty = true;
   // the rounds begun after the first: the rounds fought less one, expected given this end
-  if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->rounds[k] - 1);
+  if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->ends.ends[k].rounds - 1);
 }
 
 // What ctx:exchange_fire's rounds do around the primitives: time limit, windows, destroy, metric.

@@ -957,7 +957,11 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
 // The exact mode's rounds of fire (combat::exact_ends): the probability of every way the rounds
 // can end, computed once per start (state and spec) and kept for the exploration, and one of them
 // taken as a draw of its own; the state becomes that end (made from the start it is).
-void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
+// Returns false, the state unchanged, when the chain cannot take these rounds: directed hits
+// (the chain knows how many hits each side takes, not which dice made them) or a modifier's round
+// effects (sustain_cancels, repair); the procedure's rounds run them. That is checked once per
+// start, when its ends are computed.
+bool exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
                     const Engine::Impl::ExchangeSpec& spec) {
   Engine::Impl::Exact& X = *I.exact;
   std::uint64_t key = s.hash();
@@ -973,6 +977,12 @@ void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
   for (auto it = lo; it != hi && !fire; ++it)
     if (it->second->start == s) fire = it->second.get();
   if (!fire) {
+    const combat::Env env = combat_env(I);
+    if (combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
+        combat::directs_hits(env, s, x.d, x.location, *x.roll) ||
+        combat::has_round_effects(env, s, x.a, *x.roll) ||
+        combat::has_round_effects(env, s, x.d, *x.roll))
+      return false;
     auto made = std::make_unique<Engine::Impl::Exact::Fire>();
     made->start = s;
     made->key = key;
@@ -990,6 +1000,7 @@ void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
   I.liveness_dirty = true;
   // the rounds begun after the first: the rounds fought less one, expected given this end
   if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->ends.ends[k].rounds - 1);
+  return true;
 }
 
 // What ctx:exchange_fire's rounds do around the primitives: time limit, windows, destroy, metric.
@@ -1073,16 +1084,10 @@ int l_exchange_fire(lua_State* L) {
     if (I.dice.exact() && !x.once) {
       // the exact mode's chain knows how many hits each side takes, not which dice made them:
       // every live hook runs in the procedure's rounds, and directed hits (hits_to) and the
-      // other round effects of modifiers (sustain_cancels, repair) too
+      // other round effects of modifiers (sustain_cancels, repair) too (exact_exchange)
       for (int w : x.windows)
         if (I.window_live(w)) return hand_back();
-      const combat::Env env = combat_env(I);
-      if (combat::directs_hits(env, s, a, location, *x.roll) ||
-          combat::directs_hits(env, s, d, location, *x.roll) ||
-          combat::has_round_effects(env, s, a, *x.roll) ||
-          combat::has_round_effects(env, s, d, *x.roll))
-        return hand_back();
-      exact_exchange(I, s, ex, x);
+      if (!exact_exchange(I, s, ex, x)) return hand_back();
       lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
       return 1;
     }

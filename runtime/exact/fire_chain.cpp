@@ -33,6 +33,12 @@ std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const Fire
     return out;
   };
   const std::vector<std::vector<double>> d_first_tail = tails(d.first), d_hits_tail = tails(d.hits);
+  // a_run[k]: the first of a's entries past k where whether a fires changes (or na_max)
+  std::vector<int> a_run(static_cast<std::size_t>(na_max));
+  for (int k = na_max; k-- > 0;) {
+    const auto u = static_cast<std::size_t>(k);
+    a_run[u] = k + 1 < na_max && a.fires[u + 1] == a.fires[u] ? a_run[u + 1] : k + 1;
+  }
   // probability, and the sum of probability x rounds fought so far
   std::vector<double> p(cells, 0.0), r(cells, 0.0), np(cells, 0.0), nr(cells, 0.0);
   std::vector<double> ep(cells, 0.0), er(cells, 0.0);  // the ends of the phase being swept
@@ -80,9 +86,8 @@ std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const Fire
           for (int j = j0; j < span;) {
             // a run of a's entries that all go on, or all end
             const bool goes_on = d_fires && a.fires[static_cast<std::size_t>(ka + j)];
-            int e = j + 1;
-            while (e < span && (d_fires && a.fires[static_cast<std::size_t>(ka + e)]) == goes_on)
-              ++e;
+            const int e =
+                d_fires ? std::min(span, a_run[static_cast<std::size_t>(ka + j)] - ka) : span;
             double* const tp = (goes_on ? go_p : ep.data()) + row + static_cast<std::size_t>(ka);
             double* const tr = (goes_on ? go_r : er.data()) + row + static_cast<std::size_t>(ka);
             for (int jj = j; jj < e; ++jj) {

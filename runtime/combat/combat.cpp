@@ -730,64 +730,80 @@ int assign_plain(const Env& env, State& s, EntityId player, EntityId location, i
 
 }  // namespace
 
-std::vector<ExactEnd> exact_ends(const Env& env, const State& s, const Exchange& x) {
+ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
   const Env plain{env.content, env.dice, nullptr, env.unit_kind};  // held: per state, unknown
   Casualties q;
   std::vector<EntityId> lost, sustaining;
   std::vector<Roller> units;
   std::vector<int> live;
   const DieType& type = env.die_type(x.roll->die);
+  ExactEnds out;
+  out.location = x.location;
+  out.counter = x.counter, out.counter_scope = x.counter_scope, out.round_scope = x.round_scope;
+  out.damaged = x.hits->damaged;
   auto fires_from = [&](const State& t, EntityId p) {
     for (const Entity& u : t.entities)
       if (fires(env, u, p, x.location, x.roll->eligible)) return true;
     return false;
   };
   // each side after 0, 1, 2 ... hits, one at a time: its roll (in the first round, and in later
-  // ones, once the round scope has ended) and whether it still fires
-  auto side = [&](EntityId p, std::span<const Sym> order, Sustain mode) {
-    FireSide out;
+  // ones, once the round scope has ended), whether it still fires, and what each hit changed
+  auto side = [&](EntityId p, std::span<const Sym> order, Sustain mode, ExactEnds::Side& changes) {
+    FireSide fire;
     State t = s, later = s;
     later.end_scope(x.round_scope);
+    changes.upto.push_back(0);
     for (;;) {
       rollers(plain, t, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
-      out.first.emplace_back();
-      hit_distribution(type, units, out.first.back());
-      out.fires.push_back(fires_from(t, p) ? 1 : 0);
+      fire.first.emplace_back();
+      hit_distribution(type, units, fire.first.back());
+      fire.fires.push_back(fires_from(t, p) ? 1 : 0);
       rollers(plain, later, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
-      out.hits.emplace_back();
-      hit_distribution(type, units, out.hits.back());
+      fire.hits.emplace_back();
+      hit_distribution(type, units, fire.hits.back());
+      assign_plain(plain, later, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
       const int took =
           assign_plain(plain, t, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
-      assign_plain(plain, later, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
       if (took == 0) break;  // nothing left that can take a hit
+      for (const auto* touched : {&sustaining, &lost})
+        for (EntityId e : *touched) {
+          const Entity& u = t.at(e);
+          changes.changes.push_back(
+              {e, u.location,
+               out.damaged >= 0 ? u.attr[static_cast<std::size_t>(out.damaged)] : 0});
+        }
+      changes.upto.push_back(static_cast<std::uint32_t>(changes.changes.size()));
     }
-    return out;
+    return fire;
   };
-  const FireSide fa = side(x.a, x.order_a, x.sustain_a), fd = side(x.d, x.order_d, x.sustain_d);
+  const FireSide fa = side(x.a, x.order_a, x.sustain_a, out.a);
+  const FireSide fd = side(x.d, x.order_d, x.sustain_d, out.d);
   FireChainOptions fo;
   fo.counter = x.counter != kNoSym ? s.counter(x.location, x.counter) : 0;
   fo.cap = x.cap;
   double unresolved = 0;
-  std::vector<ExactEnd> out;
-  for (const FireEnd& e : fire_chain(fa, fd, fo, unresolved)) {
-    ExactEnd& end = out.emplace_back();
-    end.p = e.p;
-    end.rounds = e.rounds;
-    end.state = s;
-    State& t = end.state;
-    if (e.ka > 0)
-      assign_plain(plain, t, x.a, x.location, e.ka, *x.hits, x.order_a, x.sustain_a, q, lost,
-                   sustaining);
-    if (e.kd > 0)
-      assign_plain(plain, t, x.d, x.location, e.kd, *x.hits, x.order_d, x.sustain_d, q, lost,
-                   sustaining);
-    if (e.several) t.end_scope(x.round_scope);
-    if (x.counter != kNoSym)
-      t.set_counter(x.location, x.counter, static_cast<std::int32_t>(e.counter), x.counter_scope);
-  }
-  if (out.empty())
+  for (const FireEnd& e : fire_chain(fa, fd, fo, unresolved))
+    out.ends.push_back(
+        {e.p, e.rounds, e.ka, e.kd, static_cast<std::int32_t>(e.counter), e.several});
+  if (out.ends.empty())
     throw ScriptError("ctx:exchange_fire: the exact mode found no end to the rounds");
   return out;
+}
+
+void ExactEnds::apply(State& s, std::size_t k) const {
+  const End& e = ends[k];
+  for (const Side* side : {&a, &d}) {
+    const int hits = side == &a ? e.ka : e.kd;
+    const std::uint32_t n = side->upto[static_cast<std::size_t>(hits)];
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Change& c = side->changes[i];
+      Entity& u = s.at(c.e);
+      u.location = c.location;
+      if (damaged >= 0) u.attr[static_cast<std::size_t>(damaged)] = c.damaged;
+    }
+  }
+  if (e.several) s.end_scope(round_scope);
+  if (counter != kNoSym) s.set_counter(location, counter, e.counter, counter_scope);
 }
 
 }  // namespace rb::combat

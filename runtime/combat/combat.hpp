@@ -244,15 +244,37 @@ struct ExchangeScratch {
 ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
                              const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch);
 
-// The exact mode's rounds of fire: every way the rounds can end with its probability, the state
-// at that end (each side having taken its hits by its policy, the round scope ended if more than
-// one round was fought, the counter where the rounds left it), and the expected rounds fought
-// given that end. Throws ScriptError when no end is found.
-struct ExactEnd {
-  double p = 0;
-  State state;
-  double rounds = 0;
+// The exact mode's rounds of fire: every way the rounds can end, with its probability and the
+// expected rounds fought given that end, and the state at that end (apply): each side having
+// taken its hits by its policy, the round scope ended if more than one round was fought, the
+// counter where the rounds left it. A side's units after k hits are the same whatever rounds the
+// hits came in, so the ends keep, per side, what each further hit changes, not a state per end.
+struct ExactEnds {
+  struct End {
+    double p = 0;
+    double rounds = 0;
+    int ka = 0, kd = 0;        // hits taken by each side
+    std::int32_t counter = 0;  // the round counter at the end
+    bool several = false;      // more than one round was fought (the round scope ended)
+  };
+  // what one hit changed in one unit: where it is, and its damaged attribute (if the spec has one)
+  struct Change {
+    EntityId e = kNoEntity, location = kNoEntity;
+    std::int32_t damaged = 0;
+  };
+  struct Side {
+    std::vector<Change> changes;
+    std::vector<std::uint32_t> upto;  // upto[k]: the changes of the first k hits
+  };
+  std::vector<End> ends;  // in the order of (ka, kd, counter, several)
+  Side a, d;
+  EntityId location = kNoEntity;
+  Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;
+  int damaged = -1;  // the damaged attribute's slot (-1: none)
+  // `s`, the state the rounds started from, becomes the state at end `k`.
+  void apply(State& s, std::size_t k) const;
 };
-std::vector<ExactEnd> exact_ends(const Env& env, const State& s, const Exchange& x);
+// Throws ScriptError when no end is found.
+ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x);
 
 }  // namespace rb::combat

@@ -70,10 +70,15 @@ bool EventBus::replace_hook(std::string_view id, int modifier) {
 
 void EventBus::liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
                         std::vector<std::uint8_t>& live) const {
-  held.assign(records, 0);
+  // `held` and `live` are what the caller's last call left: when the records held are the same
+  // (the common case: one step run after another from alike states), so is `live`, once the
+  // hooks can no longer change
+  thread_local std::vector<std::uint8_t> now;
+  now.assign(records, 0);
   for (const Entity& e : state.entities)
-    if (e.record >= 0 && e.location != kReinforcements)
-      held[static_cast<std::size_t>(e.record)] = 1;
+    if (e.record >= 0 && e.location != kReinforcements) now[static_cast<std::size_t>(e.record)] = 1;
+  if (frozen_ && live.size() == windows_.size() && now == held) return;
+  held.swap(now);
   live.assign(windows_.size(), 0);
   for (const HookDef& h : hooks_)
     if (h.source < 0 || held[static_cast<std::size_t>(h.source)])

@@ -888,9 +888,15 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
 
 // The exact mode's rounds of fire (combat::exact_ends): the probability of every way the rounds
 // can end, computed once per start (state and spec) and kept for the exploration, and one of them
-// taken as a draw of its own; the state becomes that end.
-void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
-                    const Engine::Impl::ExchangeSpec& spec) {
+// taken as a draw of its own; the state becomes that end (made from the start it is).
+// Returns `chain` when it did; otherwise the state is unchanged and the chain cannot take these
+// rounds: `hand_back` for directed hits (the chain knows how many hits each side takes, not
+// which dice made them: the procedure's rounds run them), `one_round` for a modifier's round
+// effects (sustain_cancels, repair: a side's losses depend on more than its hits so far; the C++
+// rounds run them one at a time). That is checked once per start, when its ends are computed.
+enum class ExactRounds { chain, hand_back, one_round };
+ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
+                           const Engine::Impl::ExchangeSpec& spec) {
   Engine::Impl::Exact& X = *I.exact;
   std::uint64_t key = s.hash();
   for (std::uint64_t v :
@@ -905,25 +911,31 @@ void exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
   for (auto it = lo; it != hi && !fire; ++it)
     if (it->second->start == s) fire = it->second.get();
   if (!fire) {
+    const combat::Env env = combat_env(I);
+    if (combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
+        combat::directs_hits(env, s, x.d, x.location, *x.roll))
+      return ExactRounds::hand_back;
+    if (combat::has_round_effects(env, s, x.a, *x.roll) ||
+        combat::has_round_effects(env, s, x.d, *x.roll))
+      return ExactRounds::one_round;
     auto made = std::make_unique<Engine::Impl::Exact::Fire>();
     made->start = s;
     made->key = key;
-    for (combat::ExactEnd& e : combat::exact_ends(combat_env(I), s, x)) {
-      made->p.push_back(e.p);
-      made->ends.push_back(std::move(e.state));
-      made->rounds.push_back(e.rounds);
-    }
+    made->ends = combat::exact_ends(combat_env(I), s, x);
+    for (const combat::ExactEnds::End& e : made->ends.ends) made->p.push_back(e.p);
     X.fire_bytes += made->start.bytes() + sizeof(*made) +
-                    (sizeof(double) * 2 + sizeof(State)) * made->ends.size();
-    for (const State& e : made->ends) X.fire_bytes += e.bytes();
+                    sizeof(combat::ExactEnds::End) * made->ends.ends.size() +
+                    sizeof(combat::ExactEnds::Change) *
+                        (made->ends.a.changes.size() + made->ends.d.changes.size());
     fire = made.get();
     X.fires.emplace(key, std::move(made));
   }
   const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
-  s = fire->ends[k];
+  fire->ends.apply(s, k);  // s is the start
   I.liveness_dirty = true;
   // the rounds begun after the first: the rounds fought less one, expected given this end
-  if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->rounds[k] - 1);
+  if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->ends.ends[k].rounds - 1);
+  return ExactRounds::chain;
 }
 
 // What ctx:exchange_fire's rounds do around the primitives: time limit, windows, destroy, metric.
@@ -1006,19 +1018,15 @@ int l_exchange_fire(lua_State* L) {
     ExchangeHost host(I, x);
     if (I.dice.exact() && !x.once) {
       // the exact mode's chain knows how many hits each side takes, not which dice made them:
-      // every hook that can run runs in the procedure's rounds, and directed hits (hits_to) and
-      // the other round effects of modifiers (sustain_cancels, repair) too. A hook a declared
-      // modifier replaces is done by the chain's rollers; one that `requires` a counter its
-      // owner is short of cannot run (no hook runs in the chain, so the counter stays short)
+      // every hook that can run runs in the procedure's rounds, and directed hits (hits_to) too.
+      // A hook a declared modifier replaces is done by the chain's rollers; one that `requires`
+      // a counter its owner is short of cannot run (no hook runs in the chain, so the counter
+      // stays short)
       for (int w : x.windows)
         if (I.window_live_unreplaced(w)) return hand_back();
-      const combat::Env env = combat_env(I);
-      if (combat::directs_hits(env, s, a, location, *x.roll) ||
-          combat::directs_hits(env, s, d, location, *x.roll))
-        return hand_back();
-      if (!combat::has_round_effects(env, s, a, *x.roll) &&
-          !combat::has_round_effects(env, s, d, *x.roll)) {
-        exact_exchange(I, s, ex, x);
+      const ExactRounds taken = exact_exchange(I, s, ex, x);
+      if (taken == ExactRounds::hand_back) return hand_back();
+      if (taken == ExactRounds::chain) {
         lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
         return 1;
       }

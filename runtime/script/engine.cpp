@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -83,9 +84,10 @@ void kill_hook(lua_State* L, lua_Debug*) {
 void stop_hook(lua_State* L, lua_Debug*) {
   Engine::Impl& I = impl(L);
   if (I.exhausted) kill_hook(L, nullptr);
-  I.exhaust(0, "time limit exceeded (ran longer than " +
-                   std::to_string(static_cast<int>(I.options.procedure_seconds)) +
-                   " s: an endless loop?)");
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", I.time_limit);
+  I.exhaust(0,
+            std::string("time limit exceeded (ran longer than ") + limit + " s: an endless loop?)");
   kill_hook(L, nullptr);
 }
 
@@ -320,9 +322,9 @@ class TimeLimit {
     // precise one
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    I.deadline =
-        static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec +
-        static_cast<std::int64_t>((seconds > 0 ? seconds : I.options.procedure_seconds) * 1e9);
+    I.time_limit = seconds > 0 ? seconds : I.options.procedure_seconds;
+    I.deadline = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec +
+                 static_cast<std::int64_t>(I.time_limit * 1e9);
   }
   ~TimeLimit() {
     I_.deadline = 0;

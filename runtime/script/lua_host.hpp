@@ -126,6 +126,7 @@ struct Engine::Impl {
   static constexpr std::int64_t kTimeLimited = -1;  // a call under the run's time limit only
   // the run's time limit: the watchdog signals `thread` once past `deadline` (0: none)
   std::atomic<std::int64_t> deadline{0};
+  double time_limit = 0;  // that limit, in seconds (for the message)
   std::atomic<bool> signalled{false};
   pthread_t thread{};
 
@@ -173,9 +174,8 @@ struct Engine::Impl {
     struct Fire {
       State start;
       std::uint64_t key;
-      std::vector<double> p;
-      std::vector<State> ends;
-      std::vector<double> rounds;
+      std::vector<double> p;  // by end
+      combat::ExactEnds ends;
     };
     std::unordered_multimap<std::uint64_t, std::unique_ptr<Fire>> fires;
     std::size_t fire_bytes = 0;  // what `fires` holds (counted against the byte bound)

@@ -195,17 +195,30 @@ void State::canonicalise(std::span<const Sym> kinds) {
     std::stable_sort(ids.begin(), ids.end(),
                      [&](EntityId a, EntityId b) { return group(a) < group(b); });
   };
+  // the common case: every group already in order (so is every part of it): nothing to exchange,
+  // and no need to find what refers to what. Checked in entity order, each entity against the
+  // last one of its group (groups are few), without sorting.
+  thread_local std::vector<EntityId> last;  // the last entity seen of each group
+  last.clear();
+  bool sorted = true;
+  for (std::size_t i = 0; i < n && sorted; ++i) {
+    if (std::find(kinds.begin(), kinds.end(), entities[i].kind) == kinds.end()) continue;
+    const auto e = static_cast<EntityId>(i);
+    auto it =
+        std::find_if(last.begin(), last.end(), [&](EntityId l) { return group(l) == group(e); });
+    if (it == last.end()) {
+      last.push_back(e);
+    } else {
+      sorted = !(content(e) < content(*it));
+      *it = e;
+    }
+  }
+  if (sorted) return;
   ids.clear();
   for (std::size_t i = 0; i < n; ++i)
     if (std::find(kinds.begin(), kinds.end(), entities[i].kind) != kinds.end())
       ids.push_back(static_cast<EntityId>(i));
   by_group();
-  // the common case: every group already in order (so is every part of it): nothing to exchange,
-  // and no need to find what refers to what
-  bool sorted = true;
-  for (std::size_t k = 1; k < ids.size() && sorted; ++k)
-    sorted = group(ids[k]) != group(ids[k - 1]) || !(content(ids[k]) < content(ids[k - 1]));
-  if (sorted) return;
   pinned.assign(n, 0);
   auto pin = [&](EntityId e) {
     if (valid(e)) pinned[static_cast<std::size_t>(e)] = 1;

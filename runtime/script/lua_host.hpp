@@ -36,7 +36,7 @@
 
 namespace rb {
 
-// Limits on what content can make the runtime do (README.md, "The sandbox", lists them). Each is
+// Limits on what content can make the runtime do (scripts/README.md, "The sandbox"). Each is
 // a clear Lua error naming the call, so the call gate names the hook or procedure.
 inline constexpr std::int64_t kMaxDice = 100'000;  // dice in one roll, one pool
 static_assert(kMaxDice == combat::kMaxDice);

@@ -84,14 +84,16 @@ Session open_session(Scenario scenario, const SessionOptions& options) {
   req.exclude = options.without_packs;
   Session s;
   s.content = load_content(req);
-  s.procedure = scenario.procedure;
-  if (s.procedure.empty()) {
-    if (s.content->ruleset.procedures.empty())
-      throw ContentError(scenario.file, 0, "ruleset '" + scenario.ruleset + "' has no procedures");
-    s.procedure = s.content->ruleset.procedures.front().first;
-  }
+  s.procedure = procedure_for(*s.content, scenario);
   s.scenario = std::move(scenario);
   return s;
+}
+
+std::string procedure_for(const Content& content, const Scenario& scenario) {
+  if (!scenario.procedure.empty()) return scenario.procedure;
+  if (content.ruleset.procedures.empty())
+    throw ContentError(scenario.file, 0, "ruleset '" + scenario.ruleset + "' has no procedures");
+  return content.ruleset.procedures.front().first;
 }
 
 namespace {

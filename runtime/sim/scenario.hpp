@@ -58,6 +58,10 @@ struct Session {
 
 Session open_session(Scenario scenario, const SessionOptions& options);
 
+// The procedure the scenario runs: its own, or the ruleset's first when it names none (a
+// ContentError naming the scenario's file when the ruleset has none).
+std::string procedure_for(const Content& content, const Scenario& scenario);
+
 // What a session runs, for people: the lines that open simulate, compare and trace ("scenario
 // ...", "ruleset R (...), procedure P", "packs my-pack 0.1.0", then each setting
 // of the scenario's tables as written: each side's fleet, faction, technologies, cards and

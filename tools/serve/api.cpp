@@ -418,8 +418,9 @@ std::shared_ptr<const Content> Api::content_for(const LoadRequest& req) const {
   e.used = ++cache_->clock;
   cache_->entries[key] = std::move(e);
   while (cache_->entries.size() > ContentCache::kMax) {
-    auto oldest = std::min_element(cache_->entries.begin(), cache_->entries.end(),
-                                   [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
+    auto oldest = std::min_element(
+        cache_->entries.begin(), cache_->entries.end(),
+        [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
     cache_->entries.erase(oldest);
   }
   return content;
@@ -434,12 +435,7 @@ Session Api::open_cached(Scenario s) const {
   req.packs = s.packs;
   Session out;
   out.content = content_for(req);
-  out.procedure = s.procedure;
-  if (out.procedure.empty()) {
-    if (out.content->ruleset.procedures.empty())
-      throw ContentError(s.file, 0, "ruleset '" + s.ruleset + "' has no procedures");
-    out.procedure = out.content->ruleset.procedures.front().first;
-  }
+  out.procedure = procedure_for(*out.content, s);
   out.scenario = std::move(s);
   return out;
 }
@@ -668,12 +664,10 @@ Reply Api::packs_reply() const {
 namespace {
 
 // The content of a ruleset with the packs a query names (ids, comma-separated).
-std::shared_ptr<const Content> load_query(const std::map<std::string, std::string>& query,
-                                          const std::vector<std::string>& rulesets,
-                                          const std::map<std::string, fs::path>& found,
-                                          const SessionOptions& so,
-                                          const std::function<std::shared_ptr<const Content>(
-                                              const LoadRequest&)>& load) {
+std::shared_ptr<const Content> load_query(
+    const std::map<std::string, std::string>& query, const std::vector<std::string>& rulesets,
+    const std::map<std::string, fs::path>& found, const SessionOptions& so,
+    const std::function<std::shared_ptr<const Content>(const LoadRequest&)>& load) {
   auto it = query.find("ruleset");
   if (it == query.end() || it->second.empty())
     throw RequestError(400,

@@ -751,7 +751,14 @@ function renderResult(result, state) {
   }
   const charts = el("div", { class: "charts" });
   for (const { key } of def.distributions) if (Array.isArray(result[key])) charts.append(chart(key, result[key], key));
+  const units = def.survivors && result[def.survivors + "_units"];
+  if (units) {
+    const o = outcomeChart(units, def);
+    if (o) box.append(o);
+  }
   if (def.survivors && result[def.survivors]) box.append(survivorsPicture(result[def.survivors], def));
+  const combos = def.survivors && result[def.survivors + "_combinations"];
+  if (combos) box.append(combinationsList(combos, def));
   if (def.survivors && result[def.survivors]) {
     for (const [side, types] of Object.entries(result[def.survivors]))
       for (const [type, dist] of Object.entries(types))
@@ -765,10 +772,90 @@ function renderResult(result, state) {
   emit("result", result, { method: result.method || "montecarlo", final: state ? state.final !== false : true, setup: window.rb.getSetup() });
 }
 
+// The whole distribution in one chart, as the battle calculators draw it: the first side keeps
+// k units (k = N .. 1), then neither keeps any, then the second side keeps k (k = 1 .. M), from
+// the result's S_units (S the report's survivors key; side -> probability of ending with k of its
+// counted units, every type together). The middle
+// bar is what the sides keeping units leave (a combat fought to its end leaves at most one side
+// with units); a report of more or fewer than two sides has no such chart.
+function outcomeChart(unitsLeft, def) {
+  const sides = def.sides && def.sides.length ? def.sides : Object.keys(unitsLeft);
+  if (sides.length !== 2) return null;
+  const [a, d] = sides.map((s) => unitsLeft[s] || []);
+  const bars = [];
+  for (let k = a.length - 1; k >= 1; --k) bars.push({ side: sides[0], k, p: a[k] });
+  const kept = [...a.slice(1), ...d.slice(1)].reduce((x, p) => x + p, 0);
+  bars.push({ side: "", k: 0, p: Math.max(0, 1 - kept) });
+  for (let k = 1; k < d.length; ++k) bars.push({ side: sides[1], k, p: d[k] });
+  const bw = 26, w = Math.max(140, bw * bars.length + 20), h = 130, top = Math.max(...bars.map((b) => b.p), 1e-9);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("width", w);
+  svg.setAttribute("height", h);
+  svg.style.maxWidth = "100%";
+  const text = (x, y, t, anchor = "middle") => {
+    const e = document.createElementNS(ns, "text");
+    e.setAttribute("x", x);
+    e.setAttribute("y", y);
+    e.setAttribute("text-anchor", anchor);
+    e.textContent = t;
+    return e;
+  };
+  bars.forEach((b, i) => {
+    const bh = (h - 48) * (b.p / top), x = 10 + i * bw;
+    const rect = document.createElementNS(ns, "rect");
+    rect.setAttribute("x", x + 2);
+    rect.setAttribute("y", h - 32 - bh);
+    rect.setAttribute("width", bw - 4);
+    rect.setAttribute("height", Math.max(0, bh));
+    rect.style.fill = b.side === sides[0] ? colour(0) : b.side ? colour(2) : "#888";
+    rect.dataset.side = b.side;
+    rect.dataset.k = String(b.k);
+    const tip = document.createElementNS(ns, "title");
+    tip.textContent = b.side ? `${b.side} keeps ${b.k}: ${pct(b.p)}` : `no units left: ${pct(b.p)}`;
+    rect.append(tip);
+    svg.append(rect, text(x + bw / 2, h - 19, b.side ? String(b.k) : "0"),
+      text(x + bw / 2, h - 35 - bh, b.p >= 0.005 ? Math.round(100 * b.p) + "%" : ""));
+  });
+  svg.append(text(10, h - 4, `\u2190 ${sides[0]} keeps`, "start"), text(w - 10, h - 4, `${sides[1]} keeps \u2192`, "end"));
+  return el("div", { class: "chart outcome-chart", "data-chart": "outcome" },
+    el("div", { class: "title", text: "units left: the whole distribution" }), svg);
+}
+
+// The survivors by combination (S_combinations: side -> the most likely combinations first,
+// then "other"), each named as the side's rows name its units.
+function combinationsList(combos, def) {
+  const box = el("div", { class: "combinations", id: "combinations" });
+  const sides = def.sides && def.sides.length ? def.sides : Object.keys(combos);
+  for (const side of sides) {
+    const list = combos[side];
+    if (!list || !list.length) continue;
+    const ul = el("ul", { "data-side": side });
+    for (const c of list) {
+      const name = c.left ? Object.entries(c.left).map(([type, n]) => `${n} ${unitName(def, side, type)}`).join(", ") || "none left"
+        : c.key;
+      ul.append(el("li", { "data-key": c.key }, el("span", { class: "num", text: pct(c.p) }), el("span", { text: " " + name })));
+    }
+    box.append(el("div", { class: "combinations-side" }, el("b", { text: `${side} keeps` }), ul));
+  }
+  return box;
+}
+
+// A counted unit's name as the side's row shows it (a faction's unit, its upgrade).
+function unitName(def, side, type) {
+  const form = currentForm();
+  const field = form && form.side_group && (page.ruleset.form.groups[form.side_group] || [])
+    .find((f) => f.type === "counts" && !f.beside && f.kind === (def.survivor_kind || "unit"));
+  const r = field && isTable(page.scenario[side]) ? shownRecord(field, page.scenario[side], type).record
+    : recordByName(def.survivor_kind || "unit", type);
+  return r ? r.title || r.name : type;
+}
+
 // What each side keeps, from the survivors the result has (per unit type, the probability of
 // keeping 0, 1, 2 ...): a row per side, a bar per type whose width is the expected number kept
-// (the sum of k times its probability) out of the number that began. The result holds each type
-// on its own, not the combinations: the expected numbers add up across types, the chances do not.
+// (the sum of k times its probability) out of the number that began. (The chances of the
+// combinations are combinationsList's.)
 function survivorsPicture(survivors, def) {
   const box = el("div", { class: "kept", id: "kept" });
   const sides = def.sides && def.sides.length ? def.sides : Object.keys(survivors);
@@ -783,13 +870,7 @@ function survivorsPicture(survivors, def) {
       const n = dist.length - 1;
       kept += mean;
       began += n;
-      // named as the side's row shows it (a faction's unit, its upgrade)
-      const form = currentForm();
-      const field = form && form.side_group && (page.ruleset.form.groups[form.side_group] || [])
-        .find((f) => f.type === "counts" && !f.beside && f.kind === (def.survivor_kind || "unit"));
-      const r = field && isTable(page.scenario[side]) ? shownRecord(field, page.scenario[side], type).record
-        : recordByName(def.survivor_kind || "unit", type);
-      const name = r ? r.title || r.name : type;
+      const name = unitName(def, side, type);
       bars.append(el("div", { class: "kept-type", title: `${name}: ${mean.toFixed(2)} of ${n} kept on average; ` +
           dist.map((p, k) => `${k}: ${pct(p)}`).join(", ") },
         el("span", { class: "kept-name", text: `${name} ${mean.toFixed(2)}/${n}` }),

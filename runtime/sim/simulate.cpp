@@ -20,6 +20,70 @@ struct Counted {
   std::vector<EntityId> units;
 };
 std::vector<Counted> counted_units(const ReportDef& report, const State& s);
+
+// The counted units grouped by side, for the combinations left: side -> indices into `counted`.
+std::map<std::string, std::vector<std::size_t>> by_side(const std::vector<Counted>& counted) {
+  std::map<std::string, std::vector<std::size_t>> out;
+  for (std::size_t c = 0; c < counted.size(); ++c) out[counted[c].side].push_back(c);
+  return out;
+}
+
+// At most this many combinations are listed per side, the most likely first; the rest are
+// summed as "other".
+constexpr std::size_t kCombinationsShown = 20;
+
+// Beside the report's survivors table (key S): S_units (side -> probability of ending with k
+// counted units, k = 0 .. the number that began) and S_combinations (side -> [{key, left, p}],
+// the most likely first, then {key: "other", p}), from the probability of each combination: the
+// number left of each of `types`.
+void combinations_report(const std::string& survivors,
+                         const std::map<std::string, std::vector<std::string>>& types,
+                         const std::map<std::string, std::map<std::vector<std::uint32_t>, double>>& p,
+                         const std::map<std::string, std::size_t>& began,
+                         const std::vector<std::string>& sides, nlohmann::json& j) {
+  using nlohmann::json;
+  json units = json::object(), combos = json::object();
+  for (const std::string& side : sides) {
+    units[side] = json::array();
+    combos[side] = json::array();
+  }
+  for (const auto& [side, left] : p) {
+    const auto ti = types.find(side);
+    if (ti == types.end()) continue;
+    const auto bi = began.find(side);
+    std::vector<double> k_left((bi == began.end() ? 0 : bi->second) + 1, 0.0);
+    std::vector<std::pair<std::vector<std::uint32_t>, double>> sorted(left.begin(), left.end());
+    for (const auto& [counts, w] : sorted) {
+      std::size_t n = 0;
+      for (auto c : counts) n += c;
+      if (n >= k_left.size()) k_left.resize(n + 1, 0.0);
+      k_left[n] += w;
+    }
+    units[side] = k_left;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    json list = json::array();
+    double other = 0;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (i >= kCombinationsShown) {
+        other += sorted[i].second;
+        continue;
+      }
+      std::string key;
+      json named = json::object();
+      for (std::size_t t = 0; t < sorted[i].first.size() && t < ti->second.size(); ++t) {
+        if (sorted[i].first[t] == 0) continue;
+        key += (key.empty() ? "" : ", ") + std::to_string(sorted[i].first[t]) + " " + ti->second[t];
+        named[ti->second[t]] = sorted[i].first[t];
+      }
+      list.push_back({{"key", key.empty() ? "none" : key}, {"left", named}, {"p", sorted[i].second}});
+    }
+    if (sorted.size() > kCombinationsShown) list.push_back({{"key", "other"}, {"p", other}});
+    combos[side] = list;
+  }
+  j[survivors + "_units"] = units;
+  j[survivors + "_combinations"] = combos;
+}
 }  // namespace
 
 void Tally::merge(const Tally& o) {
@@ -36,6 +100,9 @@ void Tally::merge(const Tally& o) {
       if (mine.size() < counts.size()) mine.resize(counts.size());
       for (std::size_t k = 0; k < counts.size(); ++k) mine[k] += counts[k];
     }
+  combination_types.insert(o.combination_types.begin(), o.combination_types.end());
+  for (const auto& [side, combos] : o.combinations)
+    for (const auto& [left, n] : combos) combinations[side][left] += n;
 }
 
 Interval wilson(std::uint64_t k, std::uint64_t n) {
@@ -92,6 +159,20 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
     if (v.size() < c.units.size() + 1) v.resize(c.units.size() + 1);
     survivor_slots.push_back(&v);
   }
+  // per side: its groups, the tally of its combinations, and the combination of this run
+  struct SideCombos {
+    std::vector<std::size_t> groups;
+    std::map<std::vector<std::uint32_t>, std::uint64_t>* tally;
+    std::vector<std::uint32_t> left;
+  };
+  std::vector<SideCombos> sides;
+  for (const auto& [side, groups] : by_side(counted)) {
+    auto& types = out.combination_types[side];
+    types.clear();
+    for (std::size_t c : groups) types.push_back(counted[c].type);
+    sides.push_back({groups, &out.combinations[side], std::vector<std::uint32_t>(groups.size())});
+  }
+  std::vector<std::uint32_t> alive_of(counted.size());
   out.outcomes.resize(std::max(out.outcomes.size(), report_.outcomes.size()));
   // metric histograms by symbol while running; small non-negative values in a flat array
   struct MetricTally {
@@ -121,6 +202,15 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
       std::size_t alive = 0;
       for (EntityId e : counted[c].units) alive += work.at(e).location != kReinforcements ? 1 : 0;
       ++(*survivor_slots[c])[alive];
+      alive_of[c] = static_cast<std::uint32_t>(alive);
+    }
+    for (auto& sc : sides) {
+      for (std::size_t g = 0; g < sc.groups.size(); ++g) sc.left[g] = alive_of[sc.groups[g]];
+      auto it = sc.tally->find(sc.left);
+      if (it == sc.tally->end())
+        sc.tally->emplace(sc.left, 1);
+      else
+        ++it->second;
     }
   }
   for (const auto& mt : metrics) {
@@ -273,6 +363,14 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
         s[side][type] = arr;
       }
     j[report_.survivors] = s;
+    std::map<std::string, std::map<std::vector<std::uint32_t>, double>> p;
+    std::map<std::string, std::size_t> began;
+    for (const auto& [side, types] : t.survivors)
+      for (const auto& [type, counts] : types) began[side] += counts.empty() ? 0 : counts.size() - 1;
+    for (const auto& [side, combos] : t.combinations)
+      for (const auto& [left, n] : combos)
+        p[side][left] = t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0;
+    combinations_report(report_.survivors, t.combination_types, p, began, report_.sides, j);
   }
   return j;
 }
@@ -303,6 +401,16 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   std::vector<std::vector<double>> alive(counted.size());
   for (std::size_t c = 0; c < counted.size(); ++c)
     alive[c].assign(counted[c].units.size() + 1, 0.0);
+  const auto groups = by_side(counted);
+  std::map<std::string, std::map<std::vector<std::uint32_t>, double>> combos;
+  std::map<std::string, std::vector<std::string>> combo_types;
+  std::map<std::string, std::size_t> began;
+  for (const auto& [side, gs] : groups)
+    for (std::size_t c : gs) {
+      combo_types[side].push_back(counted[c].type);
+      began[side] += counted[c].units.size();
+    }
+  std::vector<std::uint32_t> alive_of(counted.size());
   for (const ExactResult::Final& f : r.finals) {
     if (f.outcome >= 0 && static_cast<std::size_t>(f.outcome) < outcomes.size())
       outcomes[static_cast<std::size_t>(f.outcome)] += f.p;
@@ -311,6 +419,12 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
       std::size_t n = 0;
       for (EntityId e : counted[c].units) n += f.state.at(e).location != kReinforcements ? 1 : 0;
       alive[c][n] += f.p;
+      alive_of[c] = static_cast<std::uint32_t>(n);
+    }
+    for (const auto& [side, gs] : groups) {
+      std::vector<std::uint32_t> left;
+      for (std::size_t c : gs) left.push_back(alive_of[c]);
+      combos[side][left] += f.p;
     }
   }
   std::map<std::string, double> added;
@@ -367,6 +481,7 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     for (std::size_t c = 0; c < counted.size(); ++c)
       sv[counted[c].side][counted[c].type] = alive[c];
     j[report_.survivors] = sv;
+    combinations_report(report_.survivors, combo_types, combos, began, report_.sides, j);
   }
   return j;
 }
@@ -524,6 +639,24 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
           out << fmt::format("      {:>2}  {}  {}\n", k, pct(arr[k].get<double>()),
                              bar(arr[k].get<double>(), 24));
       }
+  }
+  if (const std::string units = def.survivors + "_units"; !def.survivors.empty() && j.contains(units)) {
+    out << "  " << units << " (probability of ending with k units, all types):\n";
+    for (const auto& [side, arr] : j[units].items()) {
+      out << "    " << side << ":\n";
+      for (std::size_t k = 0; k < arr.size(); ++k)
+        out << fmt::format("      {:>2}  {}  {}\n", k, pct(arr[k].get<double>()),
+                           bar(arr[k].get<double>(), 24));
+    }
+  }
+  if (const std::string combos = def.survivors + "_combinations";
+      !def.survivors.empty() && j.contains(combos)) {
+    out << "  " << combos << " (the most likely first):\n";
+    for (const auto& [side, list] : j[combos].items()) {
+      out << "    " << side << ":\n";
+      for (const auto& c : list)
+        out << fmt::format("      {}  {}\n", pct(c["p"].get<double>()), c["key"].get<std::string>());
+    }
   }
   return out.str();
 }

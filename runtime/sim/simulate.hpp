@@ -42,6 +42,10 @@ struct Tally {
   std::map<std::string, std::map<long long, std::uint64_t>> metrics;  // metric -> value -> runs
   // side -> unit type -> number surviving -> runs
   std::map<std::string, std::map<std::string, std::vector<std::uint64_t>>> survivors;
+  // side -> the number left of each counted type (in combination_types' order) -> runs: what
+  // the report's units_left and combinations_left are read from
+  std::map<std::string, std::map<std::vector<std::uint32_t>, std::uint64_t>> combinations;
+  std::map<std::string, std::vector<std::string>> combination_types;  // side -> counted types
   std::map<std::string, std::string> labels;  // metric -> what setup called it (ctx:label)
   // report side (a role) -> the name of the player who has it, when that is another name
   // ("first_player" -> "rebel"): the report says whose survivors they are

@@ -14,7 +14,8 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
   battle    builds a TI4 space combat by clicking (+ buttons), runs it, reads the numbers off the
             page and checks them against `rulebench simulate --json` on the scenario TOML the page
             shows (same seed), and against the exact values of the Markov chain
-            (tests/unit/ti4_exact_test.cpp); the survivor charts are there; the
+            (tests/unit/ti4_exact_test.cpp); the survivor charts, the outcome chart (units kept, one
+            bar each) and the survivors by combination are there; the
             exact mode gives `simulate --exact`'s report;
   damaged   a damaged unit by clicking; the narrated trace is `rulebench trace`'s, event for event;
   homebrew  loads the homebrew pack by its checkbox, sees its ship among the units and its card
@@ -536,6 +537,18 @@ def main():
                   f"battle: {k} {cli_json[k]:.4f} within 4 standard errors ({4 * se:.4f}) of the exact {p}")
         check(len(all_css('[data-chart="attacker.cruiser"] rect')) == 3,
               "battle: the attacker's cruiser survivors are charted (0, 1, 2)")
+        # the whole distribution in one chart: the attacker keeps 2, 1; none left; the defender keeps 1
+        bars = [(r.get_attribute("data-side"), r.get_attribute("data-k"))
+                for r in all_css('[data-chart="outcome"] rect')]
+        check(bars == [("attacker", "2"), ("attacker", "1"), ("", "0"), ("defender", "1")],
+              f"battle: the outcome chart has a bar per units kept, attacker 2..1, none, defender 1: {bars}")
+        tips = [t.get_attribute("textContent") for t in all_css('[data-chart="outcome"] rect title')]
+        left = page_result["survivors_units"]
+        want = f"attacker keeps 2: {100 * left['attacker'][2]:.2f}%"
+        check(tips and tips[0] == want, f"battle: its first bar is the result's survivors_units ({tips[:1]}, {want})")
+        combos = [li.get_attribute("data-key") for li in all_css('#combinations [data-side="attacker"] li')]
+        check(sorted(combos) == ["1 cruiser", "2 cruiser", "none"],
+              f"battle: the attacker's survivors by combination are listed: {combos}")
         if args.screenshot:
             driver.execute_script("window.scrollTo(0, 0)")
             driver.save_screenshot(args.screenshot)

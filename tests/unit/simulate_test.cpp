@@ -147,3 +147,121 @@ TEST_CASE("simulate: a tactical action's report names the planets whose control 
   const std::string text = format_report(report, sim.report_def());
   CHECK(text.find("planet_2_controlled (beta)") != std::string::npos);
 }
+
+namespace {
+
+// Bench (a), counted by hand: 3 destroyers (combat 9: a die hits on 9-10, 1 in 5) attack 2
+// cruisers (combat 7: 7-10, 2 in 5); neither sustains, so each hit destroys a unit; the combat
+// ends when a side has no ships (Rules Reference 78 SPACE COMBAT). P(the attacker ends with k
+// destroyers and the defender with m cruisers), from the chain of (destroyers, cruisers).
+double binom(int n, int k, double p) {
+  double c = 1;
+  for (int i = 0; i < k; ++i) c = c * (n - i) / (i + 1);
+  return c * std::pow(p, k) * std::pow(1 - p, n - k);
+}
+double bench_a_end(int a, int d, int end_a, int end_d) {
+  if (a == 0 || d == 0) return a == end_a && d == end_d ? 1.0 : 0.0;
+  // a round with no hit repeats the state: divide it out
+  const double stay = binom(a, 0, 0.2) * binom(d, 0, 0.4);
+  double p = 0;
+  for (int ha = 0; ha <= a; ++ha)
+    for (int hd = 0; hd <= d; ++hd) {
+      if (ha == 0 && hd == 0) continue;
+      p += binom(a, ha, 0.2) * binom(d, hd, 0.4) *
+           bench_a_end(std::max(0, a - hd), std::max(0, d - ha), end_a, end_d);
+    }
+  return p / (1 - stay);
+}
+
+// survivors_units sums to 1 per side, matches the per-type survivors summed, and survivors_combinations
+// sums to 1 and gives each type's survivors back.
+void check_combinations(const nlohmann::json& j, double eps) {
+  for (const char* side : {"attacker", "defender"}) {
+    INFO(side);
+    const auto& units = j.at("survivors_units").at(side);
+    double total = 0;
+    for (const auto& p : units) total += p.get<double>();
+    CHECK(total == Approx(1.0).epsilon(1e-9));
+    // each type's survivors, rebuilt from the combinations
+    std::map<std::string, std::vector<double>> by_type;
+    double listed = 0;
+    std::vector<double> k_left(units.size(), 0.0);
+    for (const auto& c : j.at("survivors_combinations").at(side)) {
+      listed += c.at("p").get<double>();
+      REQUIRE(c.at("key") != "other");  // these battles have fewer than 20 combinations
+      std::size_t n = 0;
+      for (const auto& [type, count] : c.at("left").items()) {
+        auto& v = by_type[type];
+        const auto k = count.get<std::size_t>();
+        if (v.size() <= k) v.resize(k + 1, 0.0);
+        v[k] += c.at("p").get<double>();
+        n += k;
+      }
+      k_left.at(n) += c.at("p").get<double>();
+    }
+    CHECK(listed == Approx(1.0).epsilon(1e-9));
+    for (std::size_t k = 0; k < units.size(); ++k)
+      CHECK(k_left[k] == Approx(units[k].get<double>()).margin(eps));
+    for (const auto& [type, dist] : j.at("survivors").at(side).items()) {
+      double zero = 1;  // the combinations list the types left, so 0 is what the others leave
+      for (std::size_t k = 1; k < dist.size(); ++k) {
+        const double p = k < by_type[type].size() ? by_type[type][k] : 0.0;
+        CHECK(p == Approx(dist[k].get<double>()).margin(eps));
+        zero -= p;
+      }
+      CHECK(zero == Approx(dist[0].get<double>()).margin(1e-9));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("simulate: survivors_units and survivors_combinations of bench (a) match a count by hand",
+          "[simulate][combinations]") {
+  const Session session = ti4_session("bench_a.toml");
+  const Simulation sim(session);
+  const auto exact = sim.exact({});
+  SimOptions o;
+  o.runs = 200000;
+  o.seed = 3;
+  o.threads = 2;
+  const auto mc = sim.report(sim.run(o), o.seed);
+  for (const auto* j : {&exact, &mc}) {
+    const bool is_exact = j == &exact;
+    INFO((is_exact ? "exact" : "Monte Carlo"));
+    const double eps = is_exact ? 1e-9 : 0.005;  // 200000 runs: about 4 standard errors
+    const auto& att = j->at("survivors_units").at("attacker");
+    const auto& def = j->at("survivors_units").at("defender");
+    REQUIRE(att.size() == 4);  // 0 .. 3 destroyers
+    REQUIRE(def.size() == 3);  // 0 .. 2 cruisers
+    for (int k = 1; k <= 3; ++k)
+      CHECK(att[k].get<double>() == Approx(bench_a_end(3, 2, k, 0)).margin(eps));
+    for (int m = 1; m <= 2; ++m)
+      CHECK(def[m].get<double>() == Approx(bench_a_end(3, 2, 0, m)).margin(eps));
+    CHECK(att[0].get<double>() == Approx(bench_a_end(3, 2, 0, 1) + bench_a_end(3, 2, 0, 2) +
+                                         bench_a_end(3, 2, 0, 0))
+                                      .margin(eps));
+    // the combinations: "k destroyer", the most likely first, "none" for no ship left
+    const auto& combos = j->at("survivors_combinations").at("attacker");
+    REQUIRE(combos.size() == 4);
+    for (std::size_t i = 1; i < combos.size(); ++i)
+      CHECK(combos[i - 1].at("p").get<double>() >= combos[i].at("p").get<double>());
+    bool two = false;
+    for (const auto& c : combos)
+      if (c.at("key") == "2 destroyer") {
+        two = true;
+        CHECK(c.at("left") == nlohmann::json{{"destroyer", 2}});
+        CHECK(c.at("p").get<double>() == Approx(bench_a_end(3, 2, 2, 0)).margin(eps));
+      }
+    CHECK(two);
+    check_combinations(*j, is_exact ? 1e-9 : 1e-12);
+  }
+}
+
+TEST_CASE("simulate: a mixed fleet's combinations give each type's survivors back, both modes",
+          "[simulate][combinations]") {
+  const Session session = ti4_session("sardakk_vs_jol_nar.toml");
+  const Simulation sim(session);
+  check_combinations(sim.exact({}), 1e-9);
+  check_combinations(nlohmann::json::parse(simulate_json(sim, 2, 20000)), 1e-12);
+}

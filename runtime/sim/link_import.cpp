@@ -80,8 +80,8 @@ LinkParams parse_link(std::string_view url) {
   if (url.size() > kMaxLinkBytes)
     throw UsageError("link: " + std::to_string(url.size()) + " bytes; at most " +
                      std::to_string(kMaxLinkBytes));
-  while (!url.empty() && (url.front() == ' ' || url.front() == '\t' || url.front() == '\n' ||
-                          url.front() == '\r'))
+  while (!url.empty() &&
+         (url.front() == ' ' || url.front() == '\t' || url.front() == '\n' || url.front() == '\r'))
     url.remove_prefix(1);
   while (!url.empty() &&
          (url.back() == ' ' || url.back() == '\t' || url.back() == '\n' || url.back() == '\r'))
@@ -101,7 +101,8 @@ LinkParams parse_link(std::string_view url) {
   if (auto colon = host.find(':'); colon != std::string::npos) host = host.substr(0, colon);
   link.host = lower(host);
   if (link.host.empty() || link.host.find_first_of(" \t<>\"\\") != std::string::npos)
-    throw UsageError("link: '" + shown(url) + "' names no host (expected https://HOST/?PARAMETERS)");
+    throw UsageError("link: '" + shown(url) +
+                     "' names no host (expected https://HOST/?PARAMETERS)");
   if (host_end == std::string_view::npos) return link;
   const auto q = rest.find('?', host_end);
   if (q == std::string_view::npos) return link;
@@ -137,8 +138,8 @@ struct Entry {
   const toml::table* table = nullptr;
   std::string file;
   int line = 0;
-  std::string pack;                // the pack whose file holds it
-  std::set<std::string> packs;     // the packs of the records it names
+  std::string pack;             // the pack whose file holds it
+  std::set<std::string> packs;  // the packs of the records it names
 };
 
 constexpr std::string_view kSpecial[] = {"note",     "unsupported", "places", "per_count",
@@ -225,19 +226,19 @@ void read_entries(const TomlFile& f, const toml::table& t, const std::string& pa
   }
 }
 
-const char* kParamKeys[] = {"match", "map", "names", "set", "value", "side", "by", "place"};
-
 // Reads the files of one format into `fmt` (the defining file has hosts).
 void read_format_file(Format& fmt, std::unique_ptr<TomlFile> file, const std::string& pack) {
   const TomlFile& f = *file;
   const toml::table& t = f.root();
-  f.expect_keys(t, {"format", "defaults", "param", "place", "faction", "unit", "upgrade",
-                    "risk_direct_hit", "effect", "names"},
+  f.expect_keys(t,
+                {"format", "defaults", "param", "place", "faction", "unit", "upgrade",
+                 "risk_direct_hit", "effect", "names"},
                 "an import format file");
   const toml::table* head = f.table(t, "format");
   if (!head) f.fail(1, "expected a [format] table (its name, and in one file its hosts)");
-  f.expect_keys(*head, {"name", "title", "hosts", "ruleset", "sides", "place_param",
-                        "default_place", "limit_attribute", "beyond_limits"},
+  f.expect_keys(*head,
+                {"name", "title", "hosts", "ruleset", "sides", "place_param", "default_place",
+                 "limit_attribute", "beyond_limits"},
                 "[format]");
   fmt.files.push_back(f.path());
   if (std::find(fmt.packs.begin(), fmt.packs.end(), pack) == fmt.packs.end())
@@ -282,8 +283,10 @@ void read_format_file(Format& fmt, std::unique_ptr<TomlFile> file, const std::st
           f.fail(n, "[[param]] " + q.match + ": give one of map, names or place = true");
         if (!q.value.empty() && q.value != "count" && q.value != "flag")
           f.fail(*p->get("value"), "value: expected \"count\" or \"flag\"");
-        if (!q.side.empty() && std::find(fmt.sides.begin(), fmt.sides.end(), q.side) == fmt.sides.end())
-          f.fail(*p->get("side"), "side: '" + q.side + "' is not one of the sides: " + join(fmt.sides));
+        if (!q.side.empty() &&
+            std::find(fmt.sides.begin(), fmt.sides.end(), q.side) == fmt.sides.end())
+          f.fail(*p->get("side"),
+                 "side: '" + q.side + "' is not one of the sides: " + join(fmt.sides));
         const auto name_at = q.match.find("{name}");
         if (name_at != std::string::npos && name_at + 6 != q.match.size())
           f.fail(n, "match: {name} must end the pattern");
@@ -311,12 +314,14 @@ void read_format_file(Format& fmt, std::unique_ptr<TomlFile> file, const std::st
     if (fmt.places.empty()) f.fail(1, "format '" + fmt.name + "': expected at least one [place.X]");
     if (fmt.default_place.empty()) fmt.default_place = fmt.places.begin()->first;
     if (!fmt.places.count(fmt.default_place))
-      f.fail(f.line_of(*head, "default_place"), "default_place: no [place." + fmt.default_place + "]");
+      f.fail(f.line_of(*head, "default_place"),
+             "default_place: no [place." + fmt.default_place + "]");
   } else {
     for (std::string_view k : {"defaults", "param", "place"})
       if (t.contains(k))
-        f.fail(f.line_of(t, k), std::string(k) + ": only the file that defines the format (its "
-                                "[format] has hosts) declares parameters, defaults and places");
+        f.fail(f.line_of(t, k), std::string(k) +
+                                    ": only the file that defines the format (its "
+                                    "[format] has hosts) declares parameters, defaults and places");
   }
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
@@ -326,7 +331,8 @@ void read_format_file(Format& fmt, std::unique_ptr<TomlFile> file, const std::st
     if (key == "upgrade") {
       for (const auto& [name, per] : *vt) {
         const toml::table* pt = per.as_table();
-        if (!pt) f.fail(per, "upgrade." + std::string(name.str()) + ": expected a table by faction");
+        if (!pt)
+          f.fail(per, "upgrade." + std::string(name.str()) + ": expected a table by faction");
         read_entries(f, *pt, pack, fmt.by_key[key][std::string(name.str())],
                      "upgrade." + std::string(name.str()));
       }
@@ -352,8 +358,7 @@ void resolve_grant(const Content& c, Entry& e, const toml::table& g) {
       continue;
     }
     if (key == "faction" && v.is_string()) resolve(c, e, "faction", *v.value<std::string>());
-    if (key == "id" && v.is_string())
-      resolve(c, e, c.ruleset.unit_kind, *v.value<std::string>());
+    if (key == "id" && v.is_string()) resolve(c, e, c.ruleset.unit_kind, *v.value<std::string>());
     for (const auto& [kind, list] : c.ruleset.scenario_lists)
       if (list == key) {
         const toml::array* a = v.as_array();
@@ -385,8 +390,9 @@ std::vector<Format> load_formats(const ImportOptions& o) {
     const std::string name = f->string(*f->table(f->root(), "format"), "name").value();
     Format& fmt = by_name[name];
     if (fmt.hosts.empty() && !f->table(f->root(), "format")->contains("hosts"))
-      f->fail(1, "format '" + name + "': no file defines it (a [format] with hosts, ruleset, "
-                 "sides and places)");
+      f->fail(1, "format '" + name +
+                     "': no file defines it (a [format] with hosts, ruleset, "
+                     "sides and places)");
     read_format_file(fmt, std::move(f), pack);
   }
   std::vector<Format> out;
@@ -500,9 +506,8 @@ void grant(Build& b, const Entry& e, const std::string& side, const std::string&
 std::optional<std::pair<std::string, std::string>> match(const Format& fmt, const Param& p,
                                                          const std::string& key) {
   const auto sides_at = p.match.find("{side}");
-  std::vector<std::string> sides = sides_at == std::string::npos
-                                       ? std::vector<std::string>{p.side}
-                                       : fmt.sides;
+  std::vector<std::string> sides =
+      sides_at == std::string::npos ? std::vector<std::string>{p.side} : fmt.sides;
   for (const std::string& side : sides) {
     std::string pat = p.match;
     if (sides_at != std::string::npos) pat.replace(sides_at, 6, side);
@@ -549,8 +554,9 @@ void apply_param(Build& b, const Param& p, const std::string& side, const std::s
     auto it = table.find(value);
     if (it == table.end()) {
       const auto known = keys_of(table);
-      b.problems.push_back({key, value, "no " + p.map + " '" + shown(value) + "' in the " +
-                                            fmt.name + " format" + did_you_mean(value, known)});
+      b.problems.push_back({key, value,
+                            "no " + p.map + " '" + shown(value) + "' in the " + fmt.name +
+                                " format" + did_you_mean(value, known)});
       return;
     }
     grant(b, it->second, side, key, value, n);
@@ -564,8 +570,9 @@ void apply_param(Build& b, const Param& p, const std::string& side, const std::s
     if (it == per.end()) {
       std::vector<std::string> known;
       for (const auto& [k, v] : per) known.push_back(k);
-      b.problems.push_back({key, value, "no " + p.names + " '" + shown(name) + "' in the " +
-                                            fmt.name + " format" + did_you_mean(name, known)});
+      b.problems.push_back({key, value,
+                            "no " + p.names + " '" + shown(name) + "' in the " + fmt.name +
+                                " format" + did_you_mean(name, known)});
       return;
     }
     const std::string faction = b.sides[side].table["faction"].value_or(std::string());
@@ -580,8 +587,9 @@ void apply_param(Build& b, const Param& p, const std::string& side, const std::s
     const auto& table = values_of(fmt, p.names);
     auto it = table.find(name);
     if (it == table.end()) {
-      b.problems.push_back({key, value, "no " + p.names + " '" + shown(name) + "' in the " +
-                                            fmt.name + " format" + did_you_mean(name, keys_of(table))});
+      b.problems.push_back({key, value,
+                            "no " + p.names + " '" + shown(name) + "' in the " + fmt.name +
+                                " format" + did_you_mean(name, keys_of(table))});
       return;
     }
     e = &it->second;
@@ -631,13 +639,13 @@ std::optional<Ref> parse_ref(const Format& fmt, std::string_view s) {
   const auto dot = s.find('.');
   r.side = std::string(s.substr(0, dot));
   if (dot != std::string_view::npos) r.key = std::string(s.substr(dot + 1));
-  if (std::find(fmt.sides.begin(), fmt.sides.end(), r.side) == fmt.sides.end())
-    return std::nullopt;
+  if (std::find(fmt.sides.begin(), fmt.sides.end(), r.side) == fmt.sides.end()) return std::nullopt;
   return r;
 }
 
 // The side keys the template names one by one ("$attacker.units"): not in a whole-side "$merge".
-void collect_refs(const Format& fmt, const toml::node& n, std::set<std::pair<std::string, std::string>>& out) {
+void collect_refs(const Format& fmt, const toml::node& n,
+                  std::set<std::pair<std::string, std::string>>& out) {
   if (const toml::table* t = n.as_table()) {
     for (const auto& [k, v] : *t) collect_refs(fmt, v, out);
   } else if (const toml::array* a = n.as_array()) {
@@ -681,7 +689,8 @@ void fill_table(Filled& f, const toml::table& tmpl, toml::table& out) {
     const std::string key(k.str());
     if (key == "$merge") {
       if (auto side = v.value<std::string>())
-        for (const auto& [wk, wv] : whole_side(f, *side)) put_copy(out, nullptr, std::string(wk.str()), wv);
+        for (const auto& [wk, wv] : whole_side(f, *side))
+          put_copy(out, nullptr, std::string(wk.str()), wv);
       continue;
     }
     fill(f, v, out, nullptr, key);
@@ -786,8 +795,8 @@ std::string quote(std::string_view s) {
 
 std::string key_text(std::string_view k) {
   const bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
   });
   return bare ? std::string(k) : quote(k);
 }
@@ -826,8 +835,11 @@ std::string inline_value(const toml::node& n) {
 std::string write_toml(const toml::table& t) {
   std::string out;
   for (std::string_view first : {"ruleset", "packs", "procedure"})
-    if (const toml::node* n = t.get(first)) out += std::string(first) + " = " + inline_value(*n) + "\n";
-  auto is_first = [](std::string_view k) { return k == "ruleset" || k == "packs" || k == "procedure"; };
+    if (const toml::node* n = t.get(first))
+      out += std::string(first) + " = " + inline_value(*n) + "\n";
+  auto is_first = [](std::string_view k) {
+    return k == "ruleset" || k == "packs" || k == "procedure";
+  };
   auto tables_array = [](const toml::node& v) {
     const toml::array* a = v.as_array();
     return a && !a->empty() && a->is_array_of_tables();
@@ -883,11 +895,13 @@ void transport(Build& b, const Place& place) {
   if (need <= have) return;
   const auto& names = values_of(b.fmt, "unit");
   auto e = names.find(carrier_name);
-  const std::string carrier = e == names.end() ? carrier_name : (*e->second.table)["id"].value_or(carrier_name);
+  const std::string carrier =
+      e == names.end() ? carrier_name : (*e->second.table)["id"].value_or(carrier_name);
   const std::int32_t cap = unit_attribute(c, carrier, attr);
   if (cap <= 0) return;
   const long long add = (need - have + cap - 1) / cap;
-  units->insert_or_assign(carrier, units->get(carrier) ? (*units)[carrier].value_or(0LL) + add : add);
+  units->insert_or_assign(carrier,
+                          units->get(carrier) ? (*units)[carrier].value_or(0LL) + add : add);
   const std::string what = t["what"].value_or(group + " units");
   b.notes.push_back(std::to_string(add) + " " + carrier + " added to carry the " + side + "'s " +
                     what + " (" + b.fmt.name + " needs no capacity)");
@@ -938,7 +952,8 @@ ImportResult import_link(std::string_view url, const ImportOptions& options) {
   std::set<std::pair<std::string, std::string>> given;  // (pattern, side) a link gave
   for (const auto& [k, v] : link.params) {
     if (seen[k] > 1) {
-      if (seen[k] > 0) b.problems.push_back({k, "", "given " + std::to_string(seen[k]) + " times: none is used"});
+      if (seen[k] > 0)
+        b.problems.push_back({k, "", "given " + std::to_string(seen[k]) + " times: none is used"});
       seen[k] = -1;
       continue;
     }
@@ -960,7 +975,8 @@ ImportResult import_link(std::string_view url, const ImportOptions& options) {
       if (!fmt->places.count(v)) {
         std::vector<std::string> known;
         for (const auto& [name, pl] : fmt->places) known.push_back(name);
-        b.problems.push_back({k, v, "not a place; the places: " + join(known) + did_you_mean(v, known)});
+        b.problems.push_back(
+            {k, v, "not a place; the places: " + join(known) + did_you_mean(v, known)});
       } else {
         b.place = v;
       }
@@ -1027,14 +1043,16 @@ ImportResult import_link(std::string_view url, const ImportOptions& options) {
   r.problems = b.problems;
   r.notes = b.notes;
   std::string head = "# Imported from a " + fmt->title + " link by `rulebench import` (format " +
-                     fmt->name + ", " + b.place + "):\n#   " + shown(std::string(url.substr(0, 2000))) + "\n";
+                     fmt->name + ", " + b.place + "):\n#   " +
+                     shown(std::string(url.substr(0, 2000))) + "\n";
   if (url.size() > 60) {
     // the whole link, in lines of at most 90 bytes (no byte outside printable ASCII)
     head = "# Imported from a " + fmt->title + " link by `rulebench import` (format " + fmt->name +
            ", " + b.place + "):\n";
     std::string whole;
     for (char c : url.substr(0, 4000))
-      whole += (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) ? c : '?';
+      whole +=
+          (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) ? c : '?';
     for (std::size_t i = 0; i < whole.size(); i += 90) head += "#   " + whole.substr(i, 90) + "\n";
   }
   for (const auto& n : r.notes) head += "# " + n + "\n";

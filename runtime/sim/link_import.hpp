@@ -42,13 +42,13 @@ struct ImportResult {
   std::string format, title, place, procedure;
   std::vector<std::string> format_files;  // the files the format was read from
   toml::table scenario;
-  std::string toml;                    // the scenario as TOML text, with a header comment
+  std::string toml;                     // the scenario as TOML text, with a header comment
   std::vector<ImportProblem> problems;  // parameters not understood or not used
   std::vector<std::string> notes;       // what the scenario sets that the link did not say
 };
 
 struct ImportOptions {
-  fs::path root;                // the repository: scripts/ and content/
+  fs::path root;                 // the repository: scripts/ and content/
   std::vector<fs::path> search;  // more folders that hold packs
 };
 

@@ -36,11 +36,11 @@ constexpr std::size_t kCombinationsShown = 20;
 // counted units, k = 0 .. the number that began) and S_combinations (side -> [{key, left, p}],
 // the most likely first, then {key: "other", p}), from the probability of each combination: the
 // number left of each of `types`.
-void combinations_report(const std::string& survivors,
-                         const std::map<std::string, std::vector<std::string>>& types,
-                         const std::map<std::string, std::map<std::vector<std::uint32_t>, double>>& p,
-                         const std::map<std::string, std::size_t>& began,
-                         const std::vector<std::string>& sides, nlohmann::json& j) {
+void combinations_report(
+    const std::string& survivors, const std::map<std::string, std::vector<std::string>>& types,
+    const std::map<std::string, std::map<std::vector<std::uint32_t>, double>>& p,
+    const std::map<std::string, std::size_t>& began, const std::vector<std::string>& sides,
+    nlohmann::json& j) {
   using nlohmann::json;
   json units = json::object(), combos = json::object();
   for (const std::string& side : sides) {
@@ -76,7 +76,8 @@ void combinations_report(const std::string& survivors,
         key += (key.empty() ? "" : ", ") + std::to_string(sorted[i].first[t]) + " " + ti->second[t];
         named[ti->second[t]] = sorted[i].first[t];
       }
-      list.push_back({{"key", key.empty() ? "none" : key}, {"left", named}, {"p", sorted[i].second}});
+      list.push_back(
+          {{"key", key.empty() ? "none" : key}, {"left", named}, {"p", sorted[i].second}});
     }
     if (sorted.size() > kCombinationsShown) list.push_back({{"key", "other"}, {"p", other}});
     combos[side] = list;
@@ -366,7 +367,8 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
     std::map<std::string, std::map<std::vector<std::uint32_t>, double>> p;
     std::map<std::string, std::size_t> began;
     for (const auto& [side, types] : t.survivors)
-      for (const auto& [type, counts] : types) began[side] += counts.empty() ? 0 : counts.size() - 1;
+      for (const auto& [type, counts] : types)
+        began[side] += counts.empty() ? 0 : counts.size() - 1;
     for (const auto& [side, combos] : t.combinations)
       for (const auto& [left, n] : combos)
         p[side][left] = t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0;
@@ -640,7 +642,8 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
                              bar(arr[k].get<double>(), 24));
       }
   }
-  if (const std::string units = def.survivors + "_units"; !def.survivors.empty() && j.contains(units)) {
+  if (const std::string units = def.survivors + "_units";
+      !def.survivors.empty() && j.contains(units)) {
     out << "  " << units << " (probability of ending with k units, all types):\n";
     for (const auto& [side, arr] : j[units].items()) {
       out << "    " << side << ":\n";
@@ -655,7 +658,8 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
     for (const auto& [side, list] : j[combos].items()) {
       out << "    " << side << ":\n";
       for (const auto& c : list)
-        out << fmt::format("      {}  {}\n", pct(c["p"].get<double>()), c["key"].get<std::string>());
+        out << fmt::format("      {}  {}\n", pct(c["p"].get<double>()),
+                           c["key"].get<std::string>());
     }
   }
   return out.str();

@@ -33,7 +33,8 @@ std::string message_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("link import: percent-encoding, '+', the fragment, the scheme and port", "[import]") {
-  const LinkParams l = parse_link("  HTTPS://Mini.Example:8080/x/?a%2Db=S%C3%B6l+1&&c=&d#attacker-unit-x=9\n");
+  const LinkParams l =
+      parse_link("  HTTPS://Mini.Example:8080/x/?a%2Db=S%C3%B6l+1&&c=&d#attacker-unit-x=9\n");
   CHECK(l.host == "mini.example");
   REQUIRE(l.params.size() == 3);
   CHECK(l.params[0] == std::make_pair(std::string("a-b"), std::string("S\xC3\xB6l 1")));
@@ -88,14 +89,16 @@ TEST_CASE("link import: every format of the repository's packs reads, every reco
   CHECK(std::find(names.begin(), names.end(), "ti4battle") != names.end());
 }
 
-TEST_CASE("serve: POST /api/import answers the scenario; hostile input is a 4xx", "[import][serve]") {
+TEST_CASE("serve: POST /api/import answers the scenario; hostile input is a 4xx",
+          "[import][serve]") {
   serve::ApiOptions ao;
   ao.root = RB_SOURCE_DIR;
   serve::Api api(ao);
   const serve::Reply ok = api.post(
       "/api/import",
-      json{{"url", "https://ti4battle.com/?attacker-unit-dreadnought=2&attacker-effect-Duranium%20Armor=1"
-                   "&defender-faction=Sardakk+N%27orr&defender-unit-cruiser=3&defender-x=1"}}
+      json{{"url",
+            "https://ti4battle.com/?attacker-unit-dreadnought=2&attacker-effect-Duranium%20Armor=1"
+            "&defender-faction=Sardakk+N%27orr&defender-unit-cruiser=3&defender-x=1"}}
           .dump());
   REQUIRE(ok.status == 200);
   CHECK(ok.body["setup"]["attacker"]["technologies"] == json::array({"duranium_armor"}));
@@ -114,7 +117,8 @@ TEST_CASE("serve: POST /api/import answers the scenario; hostile input is a 4xx"
            {json{{"url", std::string(kMaxLinkBytes + 1, 'a')}}.dump(), 413, "at most"},
            {R"({"url": "https://ti4battle.com/?a=%zz"})", 400, "bad %-escape"},
            {R"({"url": "https://example.org/?a=1"})", 400, "the hosts known"},
-           {R"({"url": "https://ti4battle.com/?attacker-unit-cruiser=99999999999999999999999"})", 200, ""},
+           {R"({"url": "https://ti4battle.com/?attacker-unit-cruiser=99999999999999999999999"})",
+            200, ""},
        }) {
     const serve::Reply r = api.post("/api/import", b.body);
     INFO(b.body.substr(0, 80));

@@ -1057,8 +1057,7 @@ TEST_CASE("serve: /api/packs says which packs are test-only and which the page s
   // and the ruleset it opens on (form.toml opens_first): TI4, the flagship
   const auto rs = api.get("/api/rulesets", {});
   REQUIRE(rs.status == 200);
-  for (const auto& r : rs.body["rulesets"])
-    CHECK(r["form"]["opens_first"] == (r["id"] == "ti4"));
+  for (const auto& r : rs.body["rulesets"]) CHECK(r["form"]["opens_first"] == (r["id"] == "ti4"));
 }
 
 TEST_CASE("serve: a pack cannot be test-only and on by default; the keys are true or false",
@@ -1066,8 +1065,8 @@ TEST_CASE("serve: a pack cannot be test-only and on by default; the keys are tru
   const fs::path dir = fs::temp_directory_path() / "rb-serve-pack-flags" / "flags";
   fs::create_directories(dir);
   auto error_of_pack = [&](const std::string& more) {
-    std::ofstream(dir / "pack.toml")
-        << "id = \"flags\"\nversion = \"1.0.0\"\nruleset = \"ti4\"\n" << more;
+    std::ofstream(dir / "pack.toml") << "id = \"flags\"\nversion = \"1.0.0\"\nruleset = \"ti4\"\n"
+                                     << more;
     try {
       LoadRequest req;
       req.root = repo();
@@ -1116,8 +1115,9 @@ TEST_CASE("serve: form.toml's unit rows (shown_as, upgrade, stats) are checked",
                                "\"upgrades\", to = \"upgrade_to\" }\n"),
                  "'technolgy' is not a record kind of ruleset 'ti4'"));
   CHECK(contains(error_of_form("stats = [{ label = \"SD\" }]\n"), "give value or flag"));
-  CHECK(contains(error_of_form("stats = [{ label = \"AFB\", value = \"afb\", dise = \"afb_dice\" }]\n"),
-                 "unknown key 'dise'"));
+  CHECK(contains(
+      error_of_form("stats = [{ label = \"AFB\", value = \"afb\", dise = \"afb_dice\" }]\n"),
+      "unknown key 'dise'"));
   const json ok = serve::read_form([&] {
     std::ofstream(dir / "form.toml")
         << "opens_first = true\n[[group.side]]\nkey = \"units\"\ntype = \"counts\"\nkind = "
@@ -1146,8 +1146,8 @@ TEST_CASE("serve: kept content is loaded again when a pack's file changes", "[se
       "ruleset = \"ti4\"\nprocedure = \"space_combat\"\npacks = [\"boarding-party\"]\n"
       "[attacker]\nunits = { lancer = 1 }\n[defender]\nunits = { cruiser = 1 }\n";
   auto attacker_win = [&] {
-    const auto r = post(api, "/api/simulate",
-                        {{"scenario", scenario}, {"exact", true}, {"wait", true}});
+    const auto r =
+        post(api, "/api/simulate", {{"scenario", scenario}, {"exact", true}, {"wait", true}});
     REQUIRE(r.status == 200);
     return r.body["result"]["attacker_win"].get<double>();
   };

@@ -173,8 +173,8 @@ double bench_a_end(int a, int d, int end_a, int end_d) {
   return p / (1 - stay);
 }
 
-// survivors_units sums to 1 per side, matches the per-type survivors summed, and survivors_combinations
-// sums to 1 and gives each type's survivors back.
+// survivors_units sums to 1 per side, matches the per-type survivors summed, and
+// survivors_combinations sums to 1 and gives each type's survivors back.
 void check_combinations(const nlohmann::json& j, double eps) {
   for (const char* side : {"attacker", "defender"}) {
     INFO(side);
@@ -238,9 +238,9 @@ TEST_CASE("simulate: survivors_units and survivors_combinations of bench (a) mat
       CHECK(att[k].get<double>() == Approx(bench_a_end(3, 2, k, 0)).margin(eps));
     for (int m = 1; m <= 2; ++m)
       CHECK(def[m].get<double>() == Approx(bench_a_end(3, 2, 0, m)).margin(eps));
-    CHECK(att[0].get<double>() == Approx(bench_a_end(3, 2, 0, 1) + bench_a_end(3, 2, 0, 2) +
-                                         bench_a_end(3, 2, 0, 0))
-                                      .margin(eps));
+    CHECK(att[0].get<double>() ==
+          Approx(bench_a_end(3, 2, 0, 1) + bench_a_end(3, 2, 0, 2) + bench_a_end(3, 2, 0, 0))
+              .margin(eps));
     // the combinations: "k destroyer", the most likely first, "none" for no ship left
     const auto& combos = j->at("survivors_combinations").at("attacker");
     REQUIRE(combos.size() == 4);

@@ -28,9 +28,13 @@ int import_link(const Common& c, const ImportArgs& a) {
     nlohmann::json unknown = nlohmann::json::array();
     for (const auto& p : r.problems)
       unknown.push_back({{"param", p.param}, {"value", p.value}, {"why", p.why}});
-    nlohmann::json j = {{"format", r.format}, {"place", r.place}, {"procedure", r.procedure},
-                        {"scenario", r.toml}, {"setup", serve::toml_to_json(r.scenario)},
-                        {"notes", r.notes}, {"unknown", unknown}};
+    nlohmann::json j = {{"format", r.format},
+                        {"place", r.place},
+                        {"procedure", r.procedure},
+                        {"scenario", r.toml},
+                        {"setup", serve::toml_to_json(r.scenario)},
+                        {"notes", r.notes},
+                        {"unknown", unknown}};
     text = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   if (a.output.empty() || a.output == "-") {
@@ -40,8 +44,8 @@ int import_link(const Common& c, const ImportArgs& a) {
     const fs::path file(a.output);
     write_files_inside(file.has_parent_path() ? file.parent_path() : fs::path("."),
                        {{file.filename(), text}}, "import");
-    std::cerr << "wrote " << a.output << " (" << r.format << ", " << r.place << ": "
-              << r.procedure << ")\n";
+    std::cerr << "wrote " << a.output << " (" << r.format << ", " << r.place << ": " << r.procedure
+              << ")\n";
   }
   return 0;
 }

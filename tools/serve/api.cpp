@@ -823,6 +823,35 @@ Reply Api::check_reply(const json& request) {
                     {"packs", loaded}}};
 }
 
+namespace {
+
+// One traced run of the session's procedure from the table's start with this seed. Returns the
+// script's error, if any (the trace holds what happened up to it, as the command line prints it).
+std::string traced_run(Table& table, const Session& session, std::uint64_t seed, Trace& t,
+                       RunResult& result) {
+  t.enabled = true;
+  RunOptions run;
+  run.seed = seed;
+  run.trace = &t;
+  State state = table.start;
+  try {
+    table.engine.run(session.procedure, state, run, result);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// A reply made after a run: 422 with the script's error in the body, or 200.
+Reply after_run(json body, const std::string& error) {
+  if (error.empty()) return {200, std::move(body)};
+  body["error"] = error;
+  body["status"] = 422;
+  return {422, std::move(body)};
+}
+
+}  // namespace
+
 Reply Api::trace_reply(const json& request) {
   expect_keys(request, {"scenario", "seed", "with", "without"}, "trace");
   const std::uint64_t seed =
@@ -831,18 +860,8 @@ Reply Api::trace_reply(const json& request) {
   const Session session = prepare(request, true);
   Table table(session);
   Trace t;
-  t.enabled = true;
-  RunOptions run;
-  run.seed = seed;
-  run.trace = &t;
   RunResult result;
-  State state = table.start;
-  std::string error;
-  try {
-    table.engine.run(session.procedure, state, run, result);
-  } catch (const Error& e) {
-    error = e.what();  // the command line prints the trace up to the error, then the error
-  }
+  const std::string error = traced_run(table, session, seed, t, result);
   const bool truncated = t.events.size() > options_.max_trace_events;
   if (truncated) t.events.resize(options_.max_trace_events);
   std::ostringstream narrative;
@@ -864,12 +883,7 @@ Reply Api::trace_reply(const json& request) {
   json metrics = json::object();
   for (const auto& [m, v] : result.metrics) metrics[std::string(sym_name(m))] = v;
   body["metrics"] = metrics;
-  if (!error.empty()) {
-    body["error"] = error;
-    body["status"] = 422;
-    return {422, body};
-  }
-  return {200, body};
+  return after_run(std::move(body), error);
 }
 
 Reply Api::board_reply(const json& request) {
@@ -905,18 +919,8 @@ Reply Api::board_reply(const json& request) {
   if (!traced) return {200, body};
   // one run with the seed: the moves it made (trace events whose fields carry a path)
   Trace t;
-  t.enabled = true;
-  RunOptions run;
-  run.seed = seed;
-  run.trace = &t;
   RunResult result;
-  State state = start;
-  std::string error;
-  try {
-    table.engine.run(session.procedure, state, run, result);
-  } catch (const Error& e) {
-    error = e.what();
-  }
+  const std::string error = traced_run(table, session, seed, t, result);
   json moves = json::array();
   const std::size_t n = std::min(t.events.size(), options_.max_trace_events);
   for (std::size_t seq = 0; seq < n; ++seq) {
@@ -929,12 +933,7 @@ Reply Api::board_reply(const json& request) {
   body["seed"] = seed;
   body["outcome"] = result.outcome_name;
   body["moves"] = moves;
-  if (!error.empty()) {
-    body["error"] = error;
-    body["status"] = 422;
-    return {422, body};
-  }
-  return {200, body};
+  return after_run(std::move(body), error);
 }
 
 Reply Api::start_run(const std::string& kind, const json& request) {

@@ -120,7 +120,7 @@ class Api {
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;
   std::uint64_t next_job_ = 1;
   std::size_t working_ = 0;  // requests that run content in their own thread (Slot)
-  struct ContentCache;  // api.cpp
+  struct ContentCache;       // api.cpp
   std::unique_ptr<ContentCache> cache_;
 };
 

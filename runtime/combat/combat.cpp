@@ -188,8 +188,20 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
               int by, int* directed) {
   const DieType& type = env.die_type(spec.die);
   if (directed) *directed = 0;
-  if (by >= 0 && dice.exact())
-    throw CombatError("ctx:exchange_fire: a roll with directed hits (hits_to) in the exact mode");
+  if (by >= 0 && dice.exact()) {
+    // the exact mode: two draws, the hits of the dice the modifier directs and the others' (the
+    // two sets of dice are independent); a draw of each count, not of which dice hit
+    std::vector<Roller> own, other;
+    for (const Roller& u : units) (u.directed == by ? own : other).push_back(u);
+    hit_distribution(type, other, scratch);
+    const int other_hits =
+        static_cast<int>(dice.choose(scratch.data(), static_cast<std::uint32_t>(scratch.size())));
+    hit_distribution(type, own, scratch);
+    const int own_hits =
+        static_cast<int>(dice.choose(scratch.data(), static_cast<std::uint32_t>(scratch.size())));
+    if (directed) *directed = own_hits;
+    return other_hits + own_hits;
+  }
   if (by >= 0) {
     // the hits of the directing modifier's dice count apart from the others': under the step
     // memo's tape the roll is one group draw whose value is both counts, other hits + directed
@@ -655,8 +667,10 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     if (host.can_intervene()) return ExchangeResult::handed_back;
     side_rollers(env, s, x, x.a, a, scratch);
     side_rollers(env, s, x, x.d, d, scratch);
-    // the exact mode draws a roll's number of hits, not which dice hit
-    if (dice.exact() && (a.directing >= 0 || d.directing >= 0)) return ExchangeResult::handed_back;
+    // the exact mode's chain knows a side's hits so far, not which dice made them: directed
+    // hits run one round a call (x.one_round), each roll two draws (roll_hits)
+    if (dice.exact() && !x.one_round && (a.directing >= 0 || d.directing >= 0))
+      return ExchangeResult::handed_back;
     if (a.effects || d.effects) {
       // modifiers that do hooks' work in these rounds (sustain_cancels, repair): in the exact
       // mode one round a call (its losses depend on more than the hits taken so far), and not

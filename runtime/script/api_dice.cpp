@@ -886,17 +886,94 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
   }))];
 }
 
+// What ctx:exchange_fire's rounds do around the primitives: time limit, windows, destroy, metric.
+struct ExchangeHost final : combat::ExchangeHost {
+  Engine::Impl& I;
+  const Engine::Impl::ExchangeSpec& x;
+  bool adds_rounds = true;  // round_begins adds to the spec's metric (the exact mode's
+                            // enumeration of one round adds when an end is drawn)
+  ExchangeHost(Engine::Impl& i, const Engine::Impl::ExchangeSpec& spec) : I(i), x(spec) {}
+  bool time_up() override { return I.signalled.load(std::memory_order_relaxed); }
+  // a hook could run in the next round, other than one a declared modifier does in C++
+  // (replaces_hooks)
+  bool can_intervene() override {
+    for (int w : x.windows)
+      if (I.window_live_unreplaced(w)) return true;
+    return false;
+  }
+  // no window opens: at the round's start none of the exchange's windows (the destroyed window
+  // among them) had a hook to run but those a declared modifier replaces, and in the C++ rounds
+  // those do not run
+  void destroy(EntityId e) override { I.destroy(e, -1); }
+  void round_begins() override {
+    if (adds_rounds && x.metric != kNoSym) add_run_metric(I, x.metric, 1);
+  }
+};
+
+// One round of fire run in C++ (x.one_round) from `s`, for every draw of its dice (a path of its
+// own): the states it leaves, equal ones merged, with their probabilities and what the round
+// returned. False when a draw hands the round back, runs past the time limit or fails, or when
+// the round branches past the exploration's bound: the caller then runs it live, as it did.
+bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
+                     const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Fire& fire) {
+  Engine::Impl::Exact& X = *I.exact;
+  struct Restore {
+    Engine::Impl& I;
+    State* state;
+    ExactPath* path;
+    ~Restore() {
+      I.state = state, I.liveness_dirty = true;
+      if (path) I.dice.start_exact(path);
+    }
+  } restore{I, I.state, X.path};
+  ExactPath sub;
+  I.dice.start_exact(&sub);
+  State t;
+  std::vector<std::uint64_t> hashes;
+  std::uint64_t leaves = 0;
+  do {
+    if (++leaves > X.options.max_branches) return false;
+    sub.rewind();
+    t = s;
+    I.state = &t;
+    I.liveness_dirty = true;
+    ExchangeHost host(I, spec);
+    host.adds_rounds = false;
+    combat::ExchangeResult r;
+    try {
+      r = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, x, host, I.scratch_exchange);
+    } catch (const combat::CombatError&) {
+      return false;
+    }
+    if (r == combat::ExchangeResult::handed_back || r == combat::ExchangeResult::time_up)
+      return false;
+    const double p = sub.probability();
+    const std::uint64_t h = t.hash();
+    std::size_t i = 0;
+    while (i < fire.round.size() && !(hashes[i] == h && fire.result[i] == r && fire.round[i] == t))
+      ++i;
+    if (i < fire.round.size()) {
+      fire.p[i] += p;
+    } else {
+      fire.round.push_back(t), fire.result.push_back(r), fire.p.push_back(p);
+      hashes.push_back(h);
+    }
+  } while (sub.advance());
+  return true;
+}
+
 // The exact mode's rounds of fire (combat::exact_ends): the probability of every way the rounds
 // can end, computed once per start (state and spec) and kept for the exploration, and one of them
-// taken as a draw of its own; the state becomes that end (made from the start it is).
-// Returns `chain` when it did; otherwise the state is unchanged and the chain cannot take these
-// rounds: `hand_back` for directed hits (the chain knows how many hits each side takes, not
-// which dice made them: the procedure's rounds run them), `one_round` for a modifier's round
-// effects (sustain_cancels, repair: a side's losses depend on more than its hits so far; the C++
-// rounds run them one at a time). That is checked once per start, when its ends are computed.
-enum class ExactRounds { chain, hand_back, one_round };
+// taken as a draw of its own; the state becomes that end (made from the start it is): `chain`.
+// Where a side's losses depend on more than the hits it has taken so far, which is all the chain
+// knows (directed hits: which dice hit; a modifier's round effects, sustain_cancels and repair),
+// the C++ rounds run one round a call (x.one_round, a step that goes "again"): every way that
+// round can end is likewise computed once per start and one drawn (`round`, what it returned in
+// `result`), or, when it cannot be (enumerate_round), the state is unchanged and the caller runs
+// the round (`live`).
+enum class ExactRounds { chain, round, live };
 ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
-                           const Engine::Impl::ExchangeSpec& spec) {
+                           const Engine::Impl::ExchangeSpec& spec, combat::ExchangeResult& result) {
   Engine::Impl::Exact& X = *I.exact;
   std::uint64_t key = s.hash();
   for (std::uint64_t v :
@@ -912,53 +989,45 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     if (it->second->start == s) fire = it->second.get();
   if (!fire) {
     const combat::Env env = combat_env(I);
-    if (combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
-        combat::directs_hits(env, s, x.d, x.location, *x.roll))
-      return ExactRounds::hand_back;
-    if (combat::has_round_effects(env, s, x.a, *x.roll) ||
-        combat::has_round_effects(env, s, x.d, *x.roll))
-      return ExactRounds::one_round;
     auto made = std::make_unique<Engine::Impl::Exact::Fire>();
     made->start = s;
     made->key = key;
-    made->ends = combat::exact_ends(combat_env(I), s, x);
-    for (const combat::ExactEnds::End& e : made->ends.ends) made->p.push_back(e.p);
-    X.fire_bytes += made->start.bytes() + sizeof(*made) +
-                    sizeof(combat::ExactEnds::End) * made->ends.ends.size() +
-                    sizeof(combat::ExactEnds::Change) *
-                        (made->ends.a.changes.size() + made->ends.d.changes.size());
+    made->one_round = combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
+                      combat::directs_hits(env, s, x.d, x.location, *x.roll) ||
+                      combat::has_round_effects(env, s, x.a, *x.roll) ||
+                      combat::has_round_effects(env, s, x.d, *x.roll);
+    if (made->one_round) {
+      if (!spec.again) return ExactRounds::live;  // (the caller hands the rounds back)
+      combat::Exchange one = x;
+      one.one_round = true;
+      if (!enumerate_round(I, s, one, spec, *made)) return ExactRounds::live;
+      for (const State& t : made->round) X.fire_bytes += t.bytes();
+    } else {
+      made->ends = combat::exact_ends(env, s, x);
+      for (const combat::ExactEnds::End& e : made->ends.ends) made->p.push_back(e.p);
+      X.fire_bytes += sizeof(combat::ExactEnds::End) * made->ends.ends.size() +
+                      sizeof(combat::ExactEnds::Change) *
+                          (made->ends.a.changes.size() + made->ends.d.changes.size());
+    }
+    X.fire_bytes += made->start.bytes() + sizeof(*made);
     fire = made.get();
     X.fires.emplace(key, std::move(made));
   }
   const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
-  fire->ends.apply(s, k);  // s is the start
   I.liveness_dirty = true;
+  if (fire->one_round) {
+    s = fire->round[k];
+    result = fire->result[k];
+    // a round that goes on: the next begins (ExchangeHost::round_begins)
+    if (result == combat::ExchangeResult::round_done && spec.metric != kNoSym)
+      add_run_metric(I, spec.metric, 1);
+    return ExactRounds::round;
+  }
+  fire->ends.apply(s, k);  // s is the start
   // the rounds begun after the first: the rounds fought less one, expected given this end
   if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->ends.ends[k].rounds - 1);
   return ExactRounds::chain;
 }
-
-// What ctx:exchange_fire's rounds do around the primitives: time limit, windows, destroy, metric.
-struct ExchangeHost final : combat::ExchangeHost {
-  Engine::Impl& I;
-  const Engine::Impl::ExchangeSpec& x;
-  ExchangeHost(Engine::Impl& i, const Engine::Impl::ExchangeSpec& spec) : I(i), x(spec) {}
-  bool time_up() override { return I.signalled.load(std::memory_order_relaxed); }
-  // a hook could run in the next round, other than one a declared modifier does in C++
-  // (replaces_hooks)
-  bool can_intervene() override {
-    for (int w : x.windows)
-      if (I.window_live_unreplaced(w)) return true;
-    return false;
-  }
-  // no window opens: at the round's start none of the exchange's windows (the destroyed window
-  // among them) had a hook to run but those a declared modifier replaces, and in the C++ rounds
-  // those do not run
-  void destroy(EntityId e) override { I.destroy(e, -1); }
-  void round_begins() override {
-    if (x.metric != kNoSym) add_run_metric(I, x.metric, 1);
-  }
-};
 
 // ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) -> ongoing
 // Rounds of simultaneous fire, run in C++ while nothing can intervene: each round `a` then `d`
@@ -1013,33 +1082,33 @@ int l_exchange_fire(lua_State* L) {
   // memo's slots, and its paths never meet)
   ex.one_round = x.again && I.memo_writes && !I.dice.exact();
   combat::ExchangeResult result = combat::ExchangeResult::over;
-  bool failed = false;
+  bool failed = false, drawn = false;  // drawn: the exact mode drew the round's end (result)
   {  // the objects of this block are gone before a Lua error unwinds the frame
     ExchangeHost host(I, x);
     if (I.dice.exact() && !x.once) {
-      // the exact mode's chain knows how many hits each side takes, not which dice made them:
-      // every hook that can run runs in the procedure's rounds, and directed hits (hits_to) too.
-      // A hook a declared modifier replaces is done by the chain's rollers; one that `requires`
+      // every hook that can run runs in the procedure's rounds. A hook a declared modifier
+      // replaces is done by the chain's rollers; one that `requires`
       // a counter its owner is short of cannot run (no hook runs in the chain, so the counter
       // stays short)
       for (int w : x.windows)
         if (I.window_live_unreplaced(w)) return hand_back();
-      const ExactRounds taken = exact_exchange(I, s, ex, x);
-      if (taken == ExactRounds::hand_back) return hand_back();
+      const ExactRounds taken = exact_exchange(I, s, ex, x, result);
       if (taken == ExactRounds::chain) {
         lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
         return 1;
       }
-      // a modifier's round effect (sustain_cancels, repair) makes a side's losses depend on
-      // more than the hits it has taken so far, which is all the chain knows: one round in C++
-      // instead, each side's hits one draw, and the step returns "again" so that the rounds
-      // meet at the states they leave
+      drawn = taken == ExactRounds::round;
+      // directed hits or a modifier's round effect (sustain_cancels, repair) make a side's
+      // losses depend on more than the hits it has taken so far, which is all the chain knows:
+      // one round in C++ instead, each roll's hits drawn as counts, and the step returns "again"
+      // so that the rounds meet at the states they leave
       if (!x.again) return hand_back();
       ex.one_round = true;
     }
     try {
-      result = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, s, ex, host,
-                                     I.scratch_exchange);
+      if (!drawn)
+        result = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, s, ex, host,
+                                       I.scratch_exchange);
     } catch (const combat::CombatError& e) {
       push_error(L, e.what());
       failed = true;

@@ -712,6 +712,7 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
   X.writes.clear();
   I.memo_writes = &X.writes;
   I.dice.start_exact(&path);
+  X.path = &path;
   ExactLeaf leaf;
   if (list > 0) {
     leaf.next_step = call_step(L, I, step);

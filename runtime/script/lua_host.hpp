@@ -170,12 +170,17 @@ struct Engine::Impl {
     std::string limit;              // a limit stopped the exploration (ExactLimit's message)
     ExploreStats stats;
     ExactChain::Solution solution;
-    // ctx:exchange_fire's chains (exact/fire_chain.hpp), by the state and spec they start from
+    ExactPath* path = nullptr;  // the draws of the step being run
+    // ctx:exchange_fire's rounds, by the state and spec they start from: a chain of rounds
+    // (exact/fire_chain.hpp: `ends`), or one round run in C++ (`round`: the states it leaves)
     struct Fire {
       State start;
       std::uint64_t key;
       std::vector<double> p;  // by end
       combat::ExactEnds ends;
+      bool one_round = false;
+      std::vector<State> round;                    // one_round: the state at each end
+      std::vector<combat::ExchangeResult> result;  // ... and what the round returned
     };
     std::unordered_multimap<std::uint64_t, std::unique_ptr<Fire>> fires;
     std::size_t fire_bytes = 0;  // what `fires` holds (counted against the byte bound)

@@ -324,3 +324,68 @@ TEST_CASE(
   CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
   CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
 }
+
+// ---------------------------------------------------------------- directed hits
+
+// The L1Z1X flagship (5, 2 dice, Sustain Damage; its hits go to non-fighter ships if able)
+// against a cruiser (7), a carrier (9) and fighters (9). The defender's order loses fighters,
+// then the cruiser, then the carrier; the flagship's hits take the cruiser, then the carrier,
+// then fighters (`directed`), or the defender's order (not directed). The state: the flagship
+// (2 healthy, 1 damaged), the cruiser, the carrier, the fighters left.
+namespace {
+
+Outcome solve_directed(std::array<int, 4> s, bool directed,
+                       std::map<std::array<int, 4>, Outcome>& memo) {
+  Outcome o;
+  const auto [flagship, cruiser, carrier, fighters] = s;
+  const bool attacker = flagship > 0, defender = cruiser + carrier + fighters > 0;
+  if (!attacker || !defender) {
+    (attacker ? o.attacker : defender ? o.defender : o.draw) = 1;
+    return o;
+  }
+  if (auto it = memo.find(s); it != memo.end()) return it->second;
+  const std::vector<double> a = hits_of({hit_chance(5, 0), hit_chance(5, 0)});
+  std::vector<double> dice;
+  if (cruiser) dice.push_back(hit_chance(7, 0));
+  for (int i = 0; i < carrier + fighters; ++i) dice.push_back(hit_chance(9, 0));
+  const std::vector<double> d = hits_of(dice);
+  const double stay = a[0] * d[0];
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < d.size(); ++j) {
+      if (i == 0 && j == 0) continue;
+      std::array<int, 4> n = s;
+      n[0] = std::max(0, flagship - static_cast<int>(j));  // healthy: sustains, then destroyed
+      // the losses, in the order the hits take them
+      const std::array<int, 3> order = directed ? std::array{1, 2, 3} : std::array{3, 1, 2};
+      int left = static_cast<int>(i);
+      for (int slot : order) {
+        const int lost = std::min(left, n[static_cast<std::size_t>(slot)]);
+        n[static_cast<std::size_t>(slot)] -= lost, left -= lost;
+      }
+      const Outcome next = solve_directed(n, directed, memo);
+      const double q = a[i] * d[j] / (1 - stay);
+      o.attacker += q * next.attacker, o.draw += q * next.draw, o.defender += q * next.defender;
+    }
+  memo[s] = o;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "exact mode: the L1Z1X flagship's hits to non-fighter ships (directed hits) equal the Markov "
+    "chain, one round a step in C++",
+    "[ti4][exact][factions][exact_mode]") {
+  std::map<std::array<int, 4>, Outcome> memo, plain;
+  const Outcome exact = solve_directed({2, 1, 1, 2}, true, memo);
+  // the direction matters: hits taken in the defender's own order (fighters first) differ
+  REQUIRE(std::abs(exact.attacker - solve_directed({2, 1, 1, 2}, false, plain).attacker) > 0.01);
+  const nlohmann::json r =
+      rb::testing::exact_report("tests/fixtures/exact/l1z1x_flagship_directed.toml");
+  CHECK(std::abs(r.at("attacker_win").get<double>() - exact.attacker) < 1e-9);
+  CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
+  CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
+  // each round's ends are computed once per state and one drawn: 83 step runs, where the
+  // procedure's own rounds (a step run per way the dice fell) took 249
+  CHECK(r.at("step_runs").get<std::uint64_t>() < 150);
+}

@@ -82,17 +82,19 @@ void EventBus::liveness(const State& state, std::size_t records, std::vector<std
   live.assign(windows_.size(), 0);
   for (const HookDef& h : hooks_)
     if (h.source < 0 || held[static_cast<std::size_t>(h.source)])
-      live[static_cast<std::size_t>(h.window)] |= h.replaced_by >= 0 ? 1
-                                                  : h.requires_counter != kNoSym
-                                                      ? 1 | kLiveGuarded
-                                                      : 1 | kLiveUnreplaced;
+      live[static_cast<std::size_t>(h.window)] |=
+          (h.replaced_by >= 0             ? 1
+           : h.requires_counter != kNoSym ? 1 | kLiveGuarded
+                                          : 1 | kLiveUnreplaced) |
+          (h.requires_counter == kNoSym ? kLiveFree : 0);
 }
 
 bool EventBus::guarded_can_run(const State& state, int window,
-                               const std::vector<std::uint8_t>& held) const {
+                               const std::vector<std::uint8_t>& held, bool replaced_too) const {
   for (int hi : by_window_[static_cast<std::size_t>(window)]) {
     const HookDef& h = hooks_[static_cast<std::size_t>(hi)];
-    if (h.replaced_by >= 0 || h.requires_counter == kNoSym || h.source < 0) continue;
+    if ((h.replaced_by >= 0 && !replaced_too) || h.requires_counter == kNoSym || h.source < 0)
+      continue;
     if (!held.empty() && !held[static_cast<std::size_t>(h.source)]) continue;
     for (const Entity& e : state.entities)
       if (e.record == h.source && e.location != kReinforcements &&

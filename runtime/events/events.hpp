@@ -99,13 +99,16 @@ class EventBus {
   // replaces in the runtime's own rounds (live[w] & kLiveUnreplaced). Cheap: one pass over
   // entities and hooks.
   // A live hook that no modifier replaces but that `requires` a counter of its owner sets
-  // kLiveGuarded instead: whether it can run now is guarded_can_run's.
-  static constexpr std::uint8_t kLiveUnreplaced = 2, kLiveGuarded = 4;
+  // kLiveGuarded instead: whether it can run now is guarded_can_run's. A live hook without a
+  // `requires`, replaced or not, sets kLiveFree (it can run wherever its window opens).
+  static constexpr std::uint8_t kLiveUnreplaced = 2, kLiveGuarded = 4, kLiveFree = 8;
   void liveness(const State& state, std::size_t records, std::vector<std::uint8_t>& held,
                 std::vector<std::uint8_t>& live) const;
-  // Whether a hook of the window with a `requires`, not replaced, has an owner holding its
-  // source who meets the requirement now.
-  bool guarded_can_run(const State& state, int window, const std::vector<std::uint8_t>& held) const;
+  // Whether a hook of the window with a `requires`, not replaced (or also replaced, with
+  // `replaced_too`: where the procedure's own rounds run), has an owner holding its source who
+  // meets the requirement now.
+  bool guarded_can_run(const State& state, int window, const std::vector<std::uint8_t>& held,
+                       bool replaced_too = false) const;
   // Whether some hook's source is this record: an entity of it leaving the board can make a
   // window dead, so liveness must be computed again (it is a function of the state).
   bool is_source(std::int32_t record) const {

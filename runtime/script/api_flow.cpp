@@ -404,7 +404,7 @@ int l_hooked(lua_State* L) {
   luaL_checkstack(L, n, "too many windows");
   for (int i = 2; i <= n; ++i) {
     const int w = I.window_index(L, i);
-    lua_pushboolean(L, I.state ? I.window_live(w) : !I.bus.empty(w));
+    lua_pushboolean(L, I.state ? I.window_can_run(w) : !I.bus.empty(w));
   }
   return n - 1;
 }

@@ -231,6 +231,14 @@ struct Engine::Impl {
     ensure_liveness();
     return live[static_cast<std::size_t>(w)] != 0;
   }
+  // ... with a hook that can run now: live, and not only hooks that `requires` a counter their
+  // owners are short of (ctx:hooked: where the procedure's own rounds run, replaced hooks too)
+  bool window_can_run(int w) {
+    ensure_liveness();
+    const std::uint8_t v = live[static_cast<std::size_t>(w)];
+    if (v & EventBus::kLiveFree) return true;
+    return v != 0 && bus.guarded_can_run(*state, w, held, true);
+  }
   // ... with a hook that no declared modifier replaces in the runtime's own rounds
   // (a hook that `requires` a counter its owner is short of cannot run)
   bool window_live_unreplaced(int w) {

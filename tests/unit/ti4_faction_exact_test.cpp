@@ -389,3 +389,22 @@ TEST_CASE(
   // procedure's own rounds (a step run per way the dice fell) took 249
   CHECK(r.at("step_runs").get<std::uint64_t>() < 150);
 }
+
+// ---------------------------------------------------------------- hooks that cannot run
+
+TEST_CASE(
+    "exact mode: ctx:hooked is false for a window whose hooks require a counter their owners "
+    "are short of (Letnev's Munitions Reserves reroll with no trade goods)",
+    "[ti4][exact][factions][exact_mode]") {
+  const nlohmann::json r =
+      rb::testing::exact_report("tests/fixtures/exact/raid_formation_against_letnev.toml");
+  // the Letnev without trade goods have no ability in this battle: the answer is the one
+  // without their faction
+  const nlohmann::json p =
+      rb::testing::exact_report("tests/fixtures/exact/raid_formation_against_no_faction.toml");
+  for (const char* o : {"attacker_win", "draw", "defender_win"})
+    CHECK(std::abs(r.at(o).get<double>() - p.at(o).get<double>()) < 1e-12);
+  // the rolls are counts of hits (2 616 step runs), not every die's face, which the reroll's
+  // window would read (117 624 when that window was taken as live)
+  CHECK(r.at("step_runs").get<std::uint64_t>() < 10'000);
+}

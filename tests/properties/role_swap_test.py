@@ -67,6 +67,7 @@ SAMPLED = {
     ("sardakk_norr", "ground"): "the Valkyrie Particle Weave reads the ground combat dice",
     ("vuil_raith", "space"): "captured units: many states",
     ("vuil_raith", "ground"): "captured units: many states",
+    ("last_bastion", "space"): "slow (over 10 s): A3 Valiance's hook on every loss hands each round back",
 }
 
 # (faction, battle) -> the rule that names a role and makes the battle asymmetric. Run and shown,

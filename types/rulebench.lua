@@ -377,6 +377,7 @@
 ---| "adjudicator_ba_al" # [ti4] Adjudicator Ba'al (hero): ti4-base:leader/adjudicator_ba_al
 ---| "advanced_carrier" # [ti4] Advanced Carrier I: ti4-base:unit/advanced_carrier
 ---| "advanced_carrier_ii" # [ti4] Advanced Carrier II: ti4-base:technology/advanced_carrier_ii; [ti4] Advanced Carrier II: ti4-base:unit/advanced_carrier_ii
+---| "aello" # [ti4] Aello (commander): ti4-te:leader/aello
 ---| "aerie_hololattice" # [ti4] Aerie Hololattice: ti4-pok:technology/aerie_hololattice
 ---| "aetherstream" # [ti4] Aetherstream: ti4-pok:technology/aetherstream
 ---| "agency_supply_network" # [ti4] Agency Supply Network: ti4-keleres:technology/agency_supply_network
@@ -391,6 +392,8 @@
 ---| "agenda/shared_research" # [ti4] Shared Research: ti4-base:agenda/shared_research
 ---| "agenda/the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-base:agenda/the_crown_of_thalnos
 ---| "agenda/wormhole_reconstruction" # [ti4] Wormhole Reconstruction: ti4-base:agenda/wormhole_reconstruction
+---| "ahk_ravin" # [ti4] Ahk Ravin (agent): ti4-te:leader/ahk_ravin
+---| "ahk_siever" # [ti4] Ahk Siever (commander): ti4-te:leader/ahk_siever
 ---| "ahk_syl_siven" # [ti4] Ahk-Syl Siven (hero): ti4-pok:leader/ahk_syl_siven
 ---| "ai_development_algorithm" # [ti4] AI Development Algorithm: ti4-pok:technology/ai_development_algorithm
 ---| "airo_shir_aur" # [ti4] Airo Shir Aur (hero): ti4-pok:leader/airo_shir_aur
@@ -411,6 +414,7 @@
 ---| "argent_mech" # [ti4] Aerie Sentinel: ti4-pok:unit/argent_mech
 ---| "arinam" # [ti4] Arinam: ti4-base:planet/arinam
 ---| "arnor" # [ti4] Arnor: ti4-base:planet/arnor
+---| "aroz_hollow" # [ti4] Aroz Hollow (commander): ti4-te:leader/aroz_hollow
 ---| "arretze" # [ti4] Arretze: ti4-base:planet/arretze
 ---| "articles_of_war" # [ti4] Articles of War: ti4-pok:agenda/articles_of_war
 ---| "artuno_the_betrayer" # [ti4] Artuno the Betrayer (agent): ti4-pok:leader/artuno_the_betrayer
@@ -427,6 +431,7 @@
 ---| "bio_stims" # [ti4] Bio-Stims: ti4-pok:technology/bio_stims
 ---| "bioplasmosis" # [ti4] Bioplasmosis: ti4-base:technology/bioplasmosis
 ---| "black_market_forgery" # [ti4] Black Market Forgery: ti4-pok:promissory_note/black_market_forgery
+---| "black_ops" # [ti4] Black Ops: ti4-te:promissory_note/black_ops
 ---| "black_squadron_ace" # [xwing] Black Squadron Ace (TIE/ln fighter): xwing-core:ship/black_squadron_ace
 ---| "blitz" # [ti4] Blitz: ti4-base:action_card/blitz
 ---| "blood_pact" # [ti4] Blood Pact: ti4-pok:promissory_note/blood_pact
@@ -437,6 +442,7 @@
 ---| "brother_omar" # [ti4] Brother Omar (commander): ti4-base:leader/brother_omar
 ---| "bunker" # [ti4] Bunker: ti4-base:action_card/bunker
 ---| "capital" # [red_alert] Capital class (purple square): red-alert-core:class/capital
+---| "captain_aroz" # [ti4] Captain Aroz (commander): ti4-te:leader/captain_aroz
 ---| "captain_mendosa" # [ti4] Captain Mendosa (agent): ti4-base:leader/captain_mendosa
 ---| "card/boarding_action" # [red_alert] Boarding Action (example): red-alert-core:card/boarding_action
 ---| "card/concentrated_fire" # [red_alert] Concentrated Fire (example): red-alert-core:card/concentrated_fire
@@ -465,6 +471,10 @@
 ---| "creuss_mech" # [ti4] Icarus Drive: ti4-base:unit/creuss_mech
 ---| "crimson_legionnaire" # [ti4] Crimson Legionnaire I: ti4-pok:unit/crimson_legionnaire
 ---| "crimson_legionnaire_ii" # [ti4] Crimson Legionnaire II: ti4-pok:technology/crimson_legionnaire_ii; [ti4] Crimson Legionnaire II: ti4-pok:unit/crimson_legionnaire_ii
+---| "crimson_rebellion" # [ti4] The Crimson Rebellion: ti4-te:faction/crimson_rebellion
+---| "crimson_rebellion_flagship" # [ti4] Quietus: ti4-te:unit/crimson_rebellion_flagship
+---| "crimson_rebellion_hero" # [ti4] Crimson Rebellion hero: ti4-te:leader/crimson_rebellion_hero
+---| "crimson_rebellion_mech" # [ti4] Revenant: ti4-te:unit/crimson_rebellion_mech
 ---| "crit_dampener" # [xwing] Crit Dampener (demonstration modification, not a printed card): xwing-core:upgrade/crit_dampener
 ---| "crucible" # [ti4] Crucible: ti4-pok:promissory_note/crucible
 ---| "cruiser" # [red_alert] Cruiser squadron: red-alert-core:unit/cruiser; [ti4] Heavy Cruiser: ti4-base:unit/cruiser
@@ -473,6 +483,7 @@
 ---| "cybernetic_enhancements" # [ti4] Cybernetic Enhancements: ti4-base:promissory_note/cybernetic_enhancements
 ---| "dacxive_animators" # [ti4] Dacxive Animators: ti4-base:technology/dacxive_animators
 ---| "dal_bootha" # [ti4] Dal Bootha: ti4-base:planet/dal_bootha
+---| "dame_briar" # [ti4] Dame Briar (agent): ti4-te:leader/dame_briar
 ---| "dannel_of_the_tenth" # [ti4] Dannel of the Tenth (hero): ti4-base:leader/dannel_of_the_tenth
 ---| "darien" # [ti4] Darien: ti4-base:planet/darien
 ---| "dark_energy_tap" # [ti4] Dark Energy Tap: ti4-pok:technology/dark_energy_tap
@@ -480,6 +491,10 @@
 ---| "darktalon_treilla" # [ti4] Darktalon Treilla (hero): ti4-base:leader/darktalon_treilla
 ---| "dart_and_tai" # [ti4] Dart and Tai (commander): ti4-pok:leader/dart_and_tai
 ---| "decoy_operation" # [ti4] Decoy Operation: ti4-pok:action_card/decoy_operation
+---| "deepwrought" # [ti4] The Deepwrought Scholarate: ti4-te:faction/deepwrought
+---| "deepwrought_flagship" # [ti4] D.W.S. Luminous: ti4-te:unit/deepwrought_flagship
+---| "deepwrought_hero" # [ti4] Deepwrought hero: ti4-te:leader/deepwrought_hero
+---| "deepwrought_mech" # [ti4] Eanautic: ti4-te:unit/deepwrought_mech
 ---| "default" # [red_alert] Defaults where the rules text is silent: red-alert-core:settings/default
 ---| "destroyer" # [red_alert] Destroyer squadron: red-alert-core:unit/destroyer; [ti4] Destroyer I: ti4-base:unit/destroyer
 ---| "destroyer_ii" # [ti4] Destroyer II: ti4-base:unit/destroyer_ii; [ti4] Destroyer II: ti4-base:technology/destroyer_ii
@@ -489,6 +504,7 @@
 ---| "direct_hit" # [ti4] Direct Hit: ti4-base:action_card/direct_hit
 ---| "dirzuga_rophal" # [ti4] Dirzuga Rophal (commander): ti4-base:leader/dirzuga_rophal
 ---| "disable" # [ti4] Disable: ti4-base:action_card/disable
+---| "doctor_carrina" # [ti4] Doctor Carrina (agent): ti4-te:leader/doctor_carrina
 ---| "doctor_sucaban" # [ti4] Doctor Sucaban (agent): ti4-base:leader/doctor_sucaban
 ---| "dominus_orb" # [ti4] Dominus Orb: ti4-pok:relic/dominus_orb
 ---| "dreadnought" # [ti4] Dreadnought I: ti4-base:unit/dreadnought
@@ -507,17 +523,23 @@
 ---| "evasive_manoeuvres" # [red_alert] Evasive Manoeuvres (example): red-alert-core:card/evasive_manoeuvres
 ---| "evelyn_delouis" # [ti4] Evelyn DeLouis (agent): ti4-base:leader/evelyn_delouis
 ---| "everra" # [ti4] Everra: ti4-pok:planet/everra
+---| "exile" # [ti4] Exile I: ti4-te:unit/exile
+---| "exile_ii" # [ti4] Exile II: ti4-te:technology/exile_ii; [ti4] Exile II: ti4-te:unit/exile_ii
 ---| "exotrireme" # [ti4] Exotrireme I: ti4-base:unit/exotrireme
 ---| "exotrireme_ii" # [ti4] Exotrireme II: ti4-base:technology/exotrireme_ii; [ti4] Exotrireme II: ti4-base:unit/exotrireme_ii
 ---| "experimental_battlestation" # [ti4] Experimental Battlestation: ti4-base:action_card/experimental_battlestation
 ---| "faction/arborec" # [ti4] The Arborec: ti4-base:faction/arborec
 ---| "faction/argent" # [ti4] The Argent Flight: ti4-pok:faction/argent
 ---| "faction/creuss" # [ti4] The Ghosts of Creuss: ti4-base:faction/creuss
+---| "faction/crimson_rebellion" # [ti4] The Crimson Rebellion: ti4-te:faction/crimson_rebellion
+---| "faction/deepwrought" # [ti4] The Deepwrought Scholarate: ti4-te:faction/deepwrought
 ---| "faction/empyrean" # [ti4] The Empyrean: ti4-pok:faction/empyrean
+---| "faction/firmament" # [ti4] The Firmament: ti4-te:faction/firmament
 ---| "faction/hacan" # [ti4] The Emirates of Hacan: ti4-base:faction/hacan
 ---| "faction/jol_nar" # [ti4] Universities of Jol-Nar: ti4-base:faction/jol_nar
 ---| "faction/keleres" # [ti4] The Council Keleres: ti4-keleres:faction/keleres
 ---| "faction/l1z1x" # [ti4] The L1Z1X Mindnet: ti4-base:faction/l1z1x
+---| "faction/last_bastion" # [ti4] The Last Bastion: ti4-te:faction/last_bastion
 ---| "faction/letnev" # [ti4] The Barony of Letnev: ti4-base:faction/letnev
 ---| "faction/mahact" # [ti4] The Mahact Gene-Sorcerers: ti4-pok:faction/mahact
 ---| "faction/mentak" # [ti4] The Mentak Coalition: ti4-base:faction/mentak
@@ -526,6 +548,8 @@
 ---| "faction/naaz_rokha" # [ti4] The Naaz-Rokha Alliance: ti4-pok:faction/naaz_rokha
 ---| "faction/nekro" # [ti4] The Nekro Virus: ti4-base:faction/nekro
 ---| "faction/nomad" # [ti4] The Nomad: ti4-pok:faction/nomad
+---| "faction/obsidian" # [ti4] The Obsidian: ti4-te:faction/obsidian
+---| "faction/ral_nel" # [ti4] The Ral Nel Consortium: ti4-te:faction/ral_nel
 ---| "faction/saar" # [ti4] The Clan of Saar: ti4-base:faction/saar
 ---| "faction/sardakk_norr" # [ti4] Sardakk N'orr: ti4-base:faction/sardakk_norr
 ---| "faction/sol" # [ti4] The Federation of Sol: ti4-base:faction/sol
@@ -545,6 +569,9 @@
 ---| "fighter_prototype" # [ti4] Fighter Prototype: ti4-base:action_card/fighter_prototype
 ---| "fire_team" # [ti4] Fire Team: ti4-base:action_card/fire_team
 ---| "fires_of_the_gashlai" # [ti4] Fires of the Gashlai: ti4-base:promissory_note/fires_of_the_gashlai
+---| "firmament" # [ti4] The Firmament: ti4-te:faction/firmament
+---| "firmament_flagship" # [ti4] Heaven's Eye: ti4-te:unit/firmament_flagship
+---| "firmament_mech" # [ti4] Viper EX-23: ti4-te:unit/firmament_mech
 ---| "flagship" # [red_alert] Flagship: red-alert-core:unit/flagship; [ti4] Flagship (generic): ti4-base:unit/flagship
 ---| "flank_speed" # [ti4] Flank Speed: ti4-base:action_card/flank_speed
 ---| "fleet_logistics" # [ti4] Fleet Logistics: ti4-base:technology/fleet_logistics
@@ -575,11 +602,13 @@
 ---| "hegemonic_trade_policy" # [ti4] Hegemonic Trade Policy: ti4-base:technology/hegemonic_trade_policy
 ---| "hel_titan" # [ti4] Hel-Titan I: ti4-pok:unit/hel_titan
 ---| "hel_titan_ii" # [ti4] Hel-Titan II: ti4-pok:technology/hel_titan_ii; [ti4] Hel-Titan II: ti4-pok:unit/hel_titan_ii
+---| "helios_v2" # [ti4] 4X41C "Helios" V2: ti4-te:technology/helios_v2
 ---| "hercant" # [ti4] Hercant: ti4-base:planet/hercant
 ---| "hesh_and_prit" # [ti4] Hesh and Prit (hero): ti4-pok:leader/hesh_and_prit
 ---| "hope_s_end" # [ti4] Hope's End: ti4-pok:planet/hope_s_end
 ---| "hybrid_crystal_fighter" # [ti4] Hybrid Crystal Fighter I: ti4-base:unit/hybrid_crystal_fighter
 ---| "hybrid_crystal_fighter_ii" # [ti4] Hybrid Crystal Fighter II: ti4-base:technology/hybrid_crystal_fighter_ii; [ti4] Hybrid Crystal Fighter II: ti4-base:unit/hybrid_crystal_fighter_ii
+---| "hydrothermal_mining" # [ti4] Hydrothermal Mining: ti4-te:technology/hydrothermal_mining
 ---| "hyper_metabolism" # [ti4] Hyper Metabolism: ti4-base:technology/hyper_metabolism
 ---| "i48s" # [ti4] I48S (agent): ti4-base:leader/i48s
 ---| "iihq_modernization" # [ti4] I.I.H.Q. Modernization: ti4-keleres:technology/iihq_modernization
@@ -607,6 +636,7 @@
 ---| "jol_nar_mech" # [ti4] Shield Paling: ti4-base:unit/jol_nar_mech
 ---| "jord" # [ti4] Jord: ti4-base:planet/jord
 ---| "kamdorn" # [ti4] Kamdorn: ti4-base:planet/kamdorn
+---| "kan_kip_rel" # [ti4] Kan Kip Rel (agent): ti4-te:leader/kan_kip_rel
 ---| "keleres" # [ti4] The Council Keleres: ti4-keleres:faction/keleres
 ---| "keleres_flagship" # [ti4] Artemiris: ti4-keleres:unit/keleres_flagship
 ---| "keleres_mech" # [ti4] Omniopiares: ti4-keleres:unit/keleres_mech
@@ -619,26 +649,40 @@
 ---| "l1z1x_flagship" # [ti4] [0.0.1]: ti4-base:unit/l1z1x_flagship
 ---| "l1z1x_mech" # [ti4] Annihilator: ti4-base:unit/l1z1x_mech
 ---| "l4_disruptors" # [ti4] L4 Disruptors: ti4-base:technology/l4_disruptors
+---| "last_bastion" # [ti4] The Last Bastion: ti4-te:faction/last_bastion
+---| "last_bastion_flagship" # [ti4] The Egeiro: ti4-te:unit/last_bastion_flagship
+---| "last_bastion_mech" # [ti4] A3 Valiance: ti4-te:unit/last_bastion_mech
+---| "last_bastion_space_dock" # [ti4] 4X41C "Helios" V1: ti4-te:unit/last_bastion_space_dock
+---| "last_bastion_space_dock_ii" # [ti4] 4X41C "Helios" V2: ti4-te:unit/last_bastion_space_dock_ii
 ---| "last_stand" # [ti4] Last Stand: homebrew-example:action_card/last_stand
 ---| "lazar" # [ti4] Lazar: ti4-base:planet/lazar
 ---| "lazax_gate_folding" # [ti4] Lazax Gate Folding: ti4-base:technology/lazax_gate_folding
 ---| "leader/acamar" # [ti4] Acamar (agent): ti4-pok:leader/acamar
 ---| "leader/adjudicator_ba_al" # [ti4] Adjudicator Ba'al (hero): ti4-base:leader/adjudicator_ba_al
+---| "leader/aello" # [ti4] Aello (commander): ti4-te:leader/aello
+---| "leader/ahk_ravin" # [ti4] Ahk Ravin (agent): ti4-te:leader/ahk_ravin
+---| "leader/ahk_siever" # [ti4] Ahk Siever (commander): ti4-te:leader/ahk_siever
 ---| "leader/ahk_syl_siven" # [ti4] Ahk-Syl Siven (hero): ti4-pok:leader/ahk_syl_siven
 ---| "leader/airo_shir_aur" # [ti4] Airo Shir Aur (hero): ti4-pok:leader/airo_shir_aur
+---| "leader/aroz_hollow" # [ti4] Aroz Hollow (commander): ti4-te:leader/aroz_hollow
 ---| "leader/artuno_the_betrayer" # [ti4] Artuno the Betrayer (agent): ti4-pok:leader/artuno_the_betrayer
 ---| "leader/berekar_berekon" # [ti4] Berekar Berekon (agent): ti4-base:leader/berekar_berekon
 ---| "leader/brother_milor" # [ti4] Brother Milor (agent): ti4-base:leader/brother_milor
 ---| "leader/brother_milor_omega" # [ti4] Brother Milor Ω (agent, Codex): ti4-base:leader/brother_milor_omega
 ---| "leader/brother_omar" # [ti4] Brother Omar (commander): ti4-base:leader/brother_omar
+---| "leader/captain_aroz" # [ti4] Captain Aroz (commander): ti4-te:leader/captain_aroz
 ---| "leader/captain_mendosa" # [ti4] Captain Mendosa (agent): ti4-base:leader/captain_mendosa
 ---| "leader/carth_of_golden_sands" # [ti4] Carth of Golden Sands (agent): ti4-base:leader/carth_of_golden_sands
 ---| "leader/claire_gibson" # [ti4] Claire Gibson (commander): ti4-base:leader/claire_gibson
 ---| "leader/conservator_procyon" # [ti4] Conservator Procyon (hero): ti4-pok:leader/conservator_procyon
+---| "leader/crimson_rebellion_hero" # [ti4] Crimson Rebellion hero: ti4-te:leader/crimson_rebellion_hero
+---| "leader/dame_briar" # [ti4] Dame Briar (agent): ti4-te:leader/dame_briar
 ---| "leader/dannel_of_the_tenth" # [ti4] Dannel of the Tenth (hero): ti4-base:leader/dannel_of_the_tenth
 ---| "leader/darktalon_treilla" # [ti4] Darktalon Treilla (hero): ti4-base:leader/darktalon_treilla
 ---| "leader/dart_and_tai" # [ti4] Dart and Tai (commander): ti4-pok:leader/dart_and_tai
+---| "leader/deepwrought_hero" # [ti4] Deepwrought hero: ti4-te:leader/deepwrought_hero
 ---| "leader/dirzuga_rophal" # [ti4] Dirzuga Rophal (commander): ti4-base:leader/dirzuga_rophal
+---| "leader/doctor_carrina" # [ti4] Doctor Carrina (agent): ti4-te:leader/doctor_carrina
 ---| "leader/doctor_sucaban" # [ti4] Doctor Sucaban (agent): ti4-base:leader/doctor_sucaban
 ---| "leader/elder_qanoj" # [ti4] Elder Qanoj (commander): ti4-base:leader/elder_qanoj
 ---| "leader/emissary_taivra" # [ti4] Emissary Taivra (agent): ti4-base:leader/emissary_taivra
@@ -658,19 +702,24 @@
 ---| "leader/it_feeds_on_carrion" # [ti4] It Feeds on Carrion (hero): ti4-pok:leader/it_feeds_on_carrion
 ---| "leader/jace_x" # [ti4] Jace X, 4th Air Legion (hero): ti4-base:leader/jace_x
 ---| "leader/jae_mir_kan" # [ti4] Jae Mir Kan (agent): ti4-pok:leader/jae_mir_kan
+---| "leader/kan_kip_rel" # [ti4] Kan Kip Rel (agent): ti4-te:leader/kan_kip_rel
 ---| "leader/keleres_suffi_an" # [ti4] Suffi An (commander): ti4-keleres:leader/keleres_suffi_an
 ---| "leader/kuuasi_aun_jalatai" # [ti4] Kuuasi Aun Jalatai (hero): ti4-keleres:leader/kuuasi_aun_jalatai
 ---| "leader/kyver_blade_and_key" # [ti4] Kyver, Blade and Key (hero): ti4-base:leader/kyver_blade_and_key
 ---| "leader/letani_miasmiala" # [ti4] Letani Miasmiala (hero): ti4-base:leader/letani_miasmiala
 ---| "leader/letani_ospha" # [ti4] Letani Ospha (agent): ti4-base:leader/letani_ospha
+---| "leader/lyra_keen" # [ti4] Lyra Keen (hero): ti4-te:leader/lyra_keen
 ---| "leader/m_aban" # [ti4] M'aban (commander): ti4-base:leader/m_aban
 ---| "leader/magmus" # [ti4] Magmus (commander): ti4-base:leader/magmus
 ---| "leader/mathis_mathinus" # [ti4] Mathis Mathinus (hero): ti4-base:leader/mathis_mathinus
 ---| "leader/mirik_aun_sissiri" # [ti4] Mirik Aun Sissiri (hero): ti4-pok:leader/mirik_aun_sissiri
+---| "leader/myru_vos" # [ti4] Myru Vos (agent): ti4-te:leader/myru_vos
 ---| "leader/navarch_feng" # [ti4] Navarch Feng (commander): ti4-pok:leader/navarch_feng
 ---| "leader/nekro_acidos" # [ti4] Nekro Acidos (commander): ti4-base:leader/nekro_acidos
 ---| "leader/nekro_malleon" # [ti4] Nekro Malleon (agent): ti4-base:leader/nekro_malleon
+---| "leader/nip_and_tuck" # [ti4] Nip and Tuck (commander): ti4-te:leader/nip_and_tuck
 ---| "leader/odlynn_myrr" # [ti4] Odlynn Myrr (hero): ti4-keleres:leader/odlynn_myrr
+---| "leader/ral_nel_hero" # [ti4] Ral Nel hero: ti4-te:leader/ral_nel_hero
 ---| "leader/rear_admiral_farran" # [ti4] Rear Admiral Farran (commander): ti4-base:leader/rear_admiral_farran
 ---| "leader/rickar_rickani" # [ti4] Rickar Rickani (commander): ti4-base:leader/rickar_rickani
 ---| "leader/riftwalker_meian" # [ti4] Riftwalker Meian (hero): ti4-base:leader/riftwalker_meian
@@ -679,6 +728,8 @@
 ---| "leader/s_ula_mentarion" # [ti4] S'ula Mentarion (commander): ti4-base:leader/s_ula_mentarion
 ---| "leader/sai_seravus" # [ti4] Sai Seravus (commander): ti4-base:leader/sai_seravus
 ---| "leader/sh_val_harbinger" # [ti4] Sh'val, Harbinger (hero): ti4-base:leader/sh_val_harbinger
+---| "leader/sharsiss" # [ti4] Sharsiss (hero): ti4-te:leader/sharsiss
+---| "leader/sharsiss_hollow" # [ti4] Sharsiss Hollow (hero): ti4-te:leader/sharsiss_hollow
 ---| "leader/so_ata" # [ti4] So Ata (commander): ti4-base:leader/so_ata
 ---| "leader/ssruu" # [ti4] Ssruu (agent): ti4-base:leader/ssruu
 ---| "leader/suffi_an" # [ti4] Suffi An (agent): ti4-base:leader/suffi_an
@@ -698,6 +749,8 @@
 ---| "leader/umbat" # [ti4] Umbat (agent): ti4-base:leader/umbat
 ---| "leader/unit_dsgn_flayesh" # [ti4] UNIT.DSGN.FLAYESH (hero): ti4-base:leader/unit_dsgn_flayesh
 ---| "leader/viscount_unlenn" # [ti4] Viscount Unlenn (agent): ti4-base:leader/viscount_unlenn
+---| "leader/vos_hollow" # [ti4] Vos Hollow (agent): ti4-te:leader/vos_hollow
+---| "leader/watchful_ojz" # [ti4] Watchful Ojz (commander): ti4-te:leader/watchful_ojz
 ---| "leader/xander_alexin_victori_iii" # [ti4] Xander Alexin Victori III (agent): ti4-keleres:leader/xander_alexin_victori_iii
 ---| "leader/xuange" # [ti4] Xuange (commander): ti4-pok:leader/xuange
 ---| "leader/xxekir_grom" # [ti4] Xxekir Grom (hero): ti4-base:leader/xxekir_grom
@@ -712,6 +765,8 @@
 ---| "letnev_flagship" # [ti4] Arc Secundus: ti4-base:unit/letnev_flagship
 ---| "letnev_mech" # [ti4] Dunlain Reaper: ti4-base:unit/letnev_mech
 ---| "light_wave_deflector" # [ti4] Light/Wave Deflector: ti4-base:technology/light_wave_deflector
+---| "linkship" # [ti4] Linkship I: ti4-te:unit/linkship
+---| "linkship_ii" # [ti4] Linkship II: ti4-te:technology/linkship_ii; [ti4] Linkship II: ti4-te:unit/linkship_ii
 ---| "lirta_iv" # [ti4] Lirta IV: ti4-base:planet/lirta_iv
 ---| "lisis" # [ti4] Lisis: ti4-pok:planet/lisis
 ---| "lisis_ii" # [ti4] Lisis II: ti4-base:planet/lisis_ii
@@ -720,6 +775,7 @@
 ---| "lor" # [ti4] Lor: ti4-base:planet/lor
 ---| "lost_star_chart" # [ti4] Lost Star Chart: ti4-base:action_card/lost_star_chart
 ---| "luke_skywalker" # [xwing] Luke Skywalker (T-65 X-wing): xwing-core:ship/luke_skywalker
+---| "lyra_keen" # [ti4] Lyra Keen (hero): ti4-te:leader/lyra_keen
 ---| "m_aban" # [ti4] M'aban (commander): ti4-base:leader/m_aban
 ---| "maaluuk" # [ti4] Maaluuk: ti4-base:planet/maaluuk
 ---| "magen_defense_grid" # [ti4] Magen Defense Grid: ti4-base:technology/magen_defense_grid
@@ -731,6 +787,7 @@
 ---| "mahact" # [ti4] The Mahact Gene-Sorcerers: ti4-pok:faction/mahact
 ---| "mahact_flagship" # [ti4] Arvicon Rex: ti4-pok:unit/mahact_flagship
 ---| "mahact_mech" # [ti4] Starlancer: ti4-pok:unit/mahact_mech
+---| "malevolency" # [ti4] Malevolency: ti4-te:promissory_note/malevolency
 ---| "mallice" # [ti4] Mallice: ti4-pok:planet/mallice
 ---| "maneuvering_jets" # [ti4] Maneuvering Jets: ti4-base:action_card/maneuvering_jets
 ---| "map/learn_to_play_6p" # [ti4] Learn to Play, 6 players: ti4-base:map/learn_to_play_6p
@@ -754,6 +811,7 @@
 ---| "muaat" # [ti4] Muaat: ti4-base:planet/muaat; [ti4] The Embers of Muaat: ti4-base:faction/muaat
 ---| "muaat_flagship" # [ti4] The Inferno: ti4-base:unit/muaat_flagship
 ---| "muaat_mech" # [ti4] Ember Colossus: ti4-base:unit/muaat_mech
+---| "myru_vos" # [ti4] Myru Vos (agent): ti4-te:leader/myru_vos
 ---| "naalu" # [ti4] The Naalu Collective: ti4-base:faction/naalu
 ---| "naalu_flagship" # [ti4] Matriarch: ti4-base:unit/naalu_flagship
 ---| "naalu_mech" # [ti4] Iconoclast: ti4-base:unit/naalu_mech
@@ -762,6 +820,8 @@
 ---| "naaz_rokha_mech" # [ti4] Eidolon: ti4-pok:unit/naaz_rokha_mech
 ---| "naaz_rokha_mech_zgrav" # [ti4] Z-Grav Eidolon: ti4-pok:unit/naaz_rokha_mech_zgrav
 ---| "naazir" # [ti4] Naazir: ti4-pok:planet/naazir
+---| "nano_link_permit" # [ti4] Nano-Link Permit: ti4-te:promissory_note/nano_link_permit
+---| "nanomachines" # [ti4] Nanomachines: ti4-te:technology/nanomachines
 ---| "nar" # [ti4] Nar: ti4-base:planet/nar
 ---| "nav_suite" # [ti4] Nav Suite: ti4-pok:action_card/nav_suite
 ---| "navarch_feng" # [ti4] Navarch Feng (commander): ti4-pok:leader/navarch_feng
@@ -772,20 +832,28 @@
 ---| "nekro_mech" # [ti4] Mordred: ti4-base:unit/nekro_mech
 ---| "nestphar" # [ti4] Nestphar: ti4-base:planet/nestphar
 ---| "neural_motivator" # [ti4] Neural Motivator: ti4-base:technology/neural_motivator
+---| "neural_parasite" # [ti4] Neural Parasite: ti4-te:technology/neural_parasite
+---| "neural_parasite_obsidian" # [ti4] Neural Parasite (Obsidian): ti4-te:technology/neural_parasite_obsidian
 ---| "neuroglaive" # [ti4] Neuroglaive: ti4-base:technology/neuroglaive
 ---| "new_albion" # [ti4] New Albion: ti4-base:planet/new_albion
 ---| "nexus_sovereignty" # [ti4] Nexus Sovereignty: ti4-pok:agenda/nexus_sovereignty
+---| "nip_and_tuck" # [ti4] Nip and Tuck (commander): ti4-te:leader/nip_and_tuck
 ---| "nomad" # [ti4] The Nomad: ti4-pok:faction/nomad
 ---| "nomad_flagship" # [ti4] Memoria I: ti4-pok:unit/nomad_flagship
 ---| "nomad_flagship_ii" # [ti4] Memoria II: ti4-pok:unit/nomad_flagship_ii
 ---| "nomad_mech" # [ti4] Quantum Manipulator: ti4-pok:unit/nomad_mech
 ---| "non_euclidean_shielding" # [ti4] Non-Euclidean Shielding: ti4-base:technology/non_euclidean_shielding
 ---| "nullification_field" # [ti4] Nullification Field: ti4-base:technology/nullification_field
+---| "obsidian" # [ti4] The Obsidian: ti4-te:faction/obsidian
+---| "obsidian_flagship" # [ti4] Heaven's Hollow: ti4-te:unit/obsidian_flagship
+---| "obsidian_mech" # [ti4] Viper Hollow: ti4-te:unit/obsidian_mech
 ---| "odlynn_myrr" # [ti4] Odlynn Myrr (hero): ti4-keleres:leader/odlynn_myrr
 ---| "parley" # [ti4] Parley: ti4-base:action_card/parley
 ---| "pds" # [ti4] PDS I: ti4-base:unit/pds
 ---| "pds_ii" # [ti4] PDS II: ti4-base:unit/pds_ii; [ti4] PDS II: ti4-base:technology/pds_ii
 ---| "perimeter" # [ti4] Perimeter: ti4-pok:planet/perimeter
+---| "plane_splitter" # [ti4] Plane Splitter: ti4-te:technology/plane_splitter
+---| "plane_splitter_obsidian" # [ti4] Plane Splitter (Obsidian): ti4-te:technology/plane_splitter_obsidian
 ---| "planet" # [red_alert] Planet (a group of adjacent planet hexes): red-alert-core:feature/planet
 ---| "planet/0_0_0" # [ti4] [0.0.0]: ti4-base:planet/0_0_0
 ---| "planet/abaddon" # [ti4] Abaddon: ti4-pok:planet/abaddon
@@ -896,6 +964,7 @@
 ---| "promissory_note/acquiescence" # [ti4] Acquiescence: ti4-base:promissory_note/acquiescence
 ---| "promissory_note/antivirus" # [ti4] Antivirus: ti4-base:promissory_note/antivirus
 ---| "promissory_note/black_market_forgery" # [ti4] Black Market Forgery: ti4-pok:promissory_note/black_market_forgery
+---| "promissory_note/black_ops" # [ti4] Black Ops: ti4-te:promissory_note/black_ops
 ---| "promissory_note/blood_pact" # [ti4] Blood Pact: ti4-pok:promissory_note/blood_pact
 ---| "promissory_note/creuss_iff" # [ti4] Creuss IFF: ti4-base:promissory_note/creuss_iff
 ---| "promissory_note/crucible" # [ti4] Crucible: ti4-pok:promissory_note/crucible
@@ -906,12 +975,17 @@
 ---| "promissory_note/greyfire_mutagen" # [ti4] Greyfire Mutagen: ti4-base:promissory_note/greyfire_mutagen
 ---| "promissory_note/greyfire_mutagen_omega" # [ti4] Greyfire Mutagen Ω: ti4-base:promissory_note/greyfire_mutagen_omega
 ---| "promissory_note/keleres_rider" # [ti4] Keleres Rider: ti4-keleres:promissory_note/keleres_rider
+---| "promissory_note/malevolency" # [ti4] Malevolency: ti4-te:promissory_note/malevolency
 ---| "promissory_note/military_support" # [ti4] Military Support: ti4-base:promissory_note/military_support
+---| "promissory_note/nano_link_permit" # [ti4] Nano-Link Permit: ti4-te:promissory_note/nano_link_permit
 ---| "promissory_note/political_favor" # [ti4] Political Favor: ti4-base:promissory_note/political_favor
 ---| "promissory_note/promise_of_protection" # [ti4] Promise of Protection: ti4-base:promissory_note/promise_of_protection
 ---| "promissory_note/ragh_s_call" # [ti4] Ragh's Call: ti4-base:promissory_note/ragh_s_call
+---| "promissory_note/raise_the_standard" # [ti4] Raise the Standard: ti4-te:promissory_note/raise_the_standard
 ---| "promissory_note/research_agreement" # [ti4] Research Agreement: ti4-base:promissory_note/research_agreement
 ---| "promissory_note/scepter_of_dominion" # [ti4] Scepter of Dominion: ti4-pok:promissory_note/scepter_of_dominion
+---| "promissory_note/sever" # [ti4] Sever: ti4-te:promissory_note/sever
+---| "promissory_note/share_knowledge" # [ti4] Share Knowledge: ti4-te:promissory_note/share_knowledge
 ---| "promissory_note/spy_net" # [ti4] Spy Net: ti4-base:promissory_note/spy_net
 ---| "promissory_note/strike_wing_ambuscade" # [ti4] Strike Wing Ambuscade: ti4-pok:promissory_note/strike_wing_ambuscade
 ---| "promissory_note/stymie" # [ti4] Stymie: ti4-base:promissory_note/stymie
@@ -925,14 +999,21 @@
 ---| "proton_torpedoes" # [xwing] Proton Torpedoes: xwing-core:weapon/proton_torpedoes
 ---| "prototype_war_sun" # [ti4] Prototype War Sun I: ti4-base:unit/prototype_war_sun
 ---| "prototype_war_sun_ii" # [ti4] Prototype War Sun II: ti4-base:technology/prototype_war_sun_ii; [ti4] Prototype War Sun II: ti4-base:unit/prototype_war_sun_ii
+---| "proxima_targeting_vi" # [ti4] Proxima Targeting VI: ti4-te:technology/proxima_targeting_vi
 ---| "psychoarchaeology" # [ti4] Psychoarchaeology: ti4-pok:technology/psychoarchaeology
 ---| "publicize_weapon_schematics" # [ti4] Publicize Weapon Schematics: ti4-base:agenda/publicize_weapon_schematics
 ---| "quann" # [ti4] Quann: ti4-base:planet/quann
 ---| "quantum_datahub_node" # [ti4] Quantum Datahub Node: ti4-base:technology/quantum_datahub_node
 ---| "qucen_n" # [ti4] Qucen'n: ti4-base:planet/qucen_n
 ---| "quinarra" # [ti4] Quinarra: ti4-base:planet/quinarra
+---| "radical_advancement" # [ti4] Radical Advancement: ti4-te:technology/radical_advancement
 ---| "ragh" # [ti4] Ragh: ti4-base:planet/ragh
 ---| "ragh_s_call" # [ti4] Ragh's Call: ti4-base:promissory_note/ragh_s_call
+---| "raise_the_standard" # [ti4] Raise the Standard: ti4-te:promissory_note/raise_the_standard
+---| "ral_nel" # [ti4] The Ral Nel Consortium: ti4-te:faction/ral_nel
+---| "ral_nel_flagship" # [ti4] Last Dispatch: ti4-te:unit/ral_nel_flagship
+---| "ral_nel_hero" # [ti4] Ral Nel hero: ti4-te:leader/ral_nel_hero
+---| "ral_nel_mech" # [ti4] Alarum: ti4-te:unit/ral_nel_mech
 ---| "rarron" # [ti4] Rarron: ti4-base:planet/rarron
 ---| "rear_admiral_farran" # [ti4] Rear Admiral Farran (commander): ti4-base:leader/rear_admiral_farran
 ---| "red_squadron_veteran" # [xwing] Red Squadron Veteran (T-65 X-wing): xwing-core:ship/red_squadron_veteran
@@ -974,10 +1055,14 @@
 ---| "self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
 ---| "sem_lore" # [ti4] Sem-Lore: ti4-pok:planet/sem_lore
 ---| "settings/default" # [red_alert] Defaults where the rules text is silent: red-alert-core:settings/default
+---| "sever" # [ti4] Sever: ti4-te:promissory_note/sever
 ---| "sh_val_harbinger" # [ti4] Sh'val, Harbinger (hero): ti4-base:leader/sh_val_harbinger
 ---| "shalloq" # [ti4] Shalloq: ti4-base:planet/shalloq
 ---| "shard_of_the_throne" # [ti4] Shard of the Throne: ti4-base:agenda/shard_of_the_throne; [ti4] Shard of the Throne: ti4-pok:relic/shard_of_the_throne
+---| "share_knowledge" # [ti4] Share Knowledge: ti4-te:promissory_note/share_knowledge
 ---| "shared_research" # [ti4] Shared Research: ti4-base:agenda/shared_research
+---| "sharsiss" # [ti4] Sharsiss (hero): ti4-te:leader/sharsiss
+---| "sharsiss_hollow" # [ti4] Sharsiss Hollow (hero): ti4-te:leader/sharsiss_hollow
 ---| "shields_holding" # [ti4] Shields Holding: ti4-base:action_card/shields_holding
 ---| "ship/academy_pilot" # [xwing] Academy Pilot (TIE/ln fighter): xwing-core:ship/academy_pilot
 ---| "ship/black_squadron_ace" # [xwing] Black Squadron Ace (TIE/ln fighter): xwing-core:ship/black_squadron_ace
@@ -1009,6 +1094,7 @@
 ---| "strike_wing_alpha_ii" # [ti4] Strike Wing Alpha II: ti4-pok:technology/strike_wing_alpha_ii; [ti4] Strike Wing Alpha II: ti4-pok:unit/strike_wing_alpha_ii
 ---| "strike_wing_ambuscade" # [ti4] Strike Wing Ambuscade: ti4-pok:promissory_note/strike_wing_ambuscade
 ---| "stymie" # [ti4] Stymie: ti4-base:promissory_note/stymie
+---| "subatomic_splicer" # [ti4] Subatomic Splicer: ti4-te:technology/subatomic_splicer
 ---| "suffi_an" # [ti4] Suffi An (agent): ti4-base:leader/suffi_an
 ---| "super_dreadnought" # [ti4] Super-Dreadnought I: ti4-base:unit/super_dreadnought
 ---| "super_dreadnought_ii" # [ti4] Super-Dreadnought II: ti4-base:technology/super_dreadnought_ii; [ti4] Super-Dreadnought II: ti4-base:unit/super_dreadnought_ii
@@ -1137,6 +1223,7 @@
 ---| "technology/dreadnought_ii" # [ti4] Dreadnought II: ti4-base:technology/dreadnought_ii
 ---| "technology/duranium_armor" # [ti4] Duranium Armor: ti4-base:technology/duranium_armor
 ---| "technology/e_res_siphons" # [ti4] E-res Siphons: ti4-base:technology/e_res_siphons
+---| "technology/exile_ii" # [ti4] Exile II: ti4-te:technology/exile_ii
 ---| "technology/exotrireme_ii" # [ti4] Exotrireme II: ti4-base:technology/exotrireme_ii
 ---| "technology/fighter_ii" # [ti4] Fighter II: ti4-base:technology/fighter_ii
 ---| "technology/fleet_logistics" # [ti4] Fleet Logistics: ti4-base:technology/fleet_logistics
@@ -1146,7 +1233,9 @@
 ---| "technology/gravity_drive" # [ti4] Gravity Drive: ti4-base:technology/gravity_drive
 ---| "technology/hegemonic_trade_policy" # [ti4] Hegemonic Trade Policy: ti4-base:technology/hegemonic_trade_policy
 ---| "technology/hel_titan_ii" # [ti4] Hel-Titan II: ti4-pok:technology/hel_titan_ii
+---| "technology/helios_v2" # [ti4] 4X41C "Helios" V2: ti4-te:technology/helios_v2
 ---| "technology/hybrid_crystal_fighter_ii" # [ti4] Hybrid Crystal Fighter II: ti4-base:technology/hybrid_crystal_fighter_ii
+---| "technology/hydrothermal_mining" # [ti4] Hydrothermal Mining: ti4-te:technology/hydrothermal_mining
 ---| "technology/hyper_metabolism" # [ti4] Hyper Metabolism: ti4-base:technology/hyper_metabolism
 ---| "technology/iihq_modernization" # [ti4] I.I.H.Q. Modernization: ti4-keleres:technology/iihq_modernization
 ---| "technology/impulse_core" # [ti4] Impulse Core: ti4-base:technology/impulse_core
@@ -1158,6 +1247,7 @@
 ---| "technology/lazax_gate_folding" # [ti4] Lazax Gate Folding: ti4-base:technology/lazax_gate_folding
 ---| "technology/letani_warrior_ii" # [ti4] Letani Warrior II: ti4-base:technology/letani_warrior_ii
 ---| "technology/light_wave_deflector" # [ti4] Light/Wave Deflector: ti4-base:technology/light_wave_deflector
+---| "technology/linkship_ii" # [ti4] Linkship II: ti4-te:technology/linkship_ii
 ---| "technology/magen_defense_grid" # [ti4] Magen Defense Grid: ti4-base:technology/magen_defense_grid
 ---| "technology/magen_defense_grid_omega" # [ti4] Magen Defense Grid Ω: ti4-base:technology/magen_defense_grid_omega
 ---| "technology/magen_defense_grid_omega_omega" # [ti4] Magen Defense Grid ΩΩ: ti4-base:technology/magen_defense_grid_omega_omega
@@ -1165,18 +1255,25 @@
 ---| "technology/magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
 ---| "technology/memoria_ii" # [ti4] Memoria II: ti4-pok:technology/memoria_ii
 ---| "technology/mirror_computing" # [ti4] Mirror Computing: ti4-base:technology/mirror_computing
+---| "technology/nanomachines" # [ti4] Nanomachines: ti4-te:technology/nanomachines
 ---| "technology/neural_motivator" # [ti4] Neural Motivator: ti4-base:technology/neural_motivator
+---| "technology/neural_parasite" # [ti4] Neural Parasite: ti4-te:technology/neural_parasite
+---| "technology/neural_parasite_obsidian" # [ti4] Neural Parasite (Obsidian): ti4-te:technology/neural_parasite_obsidian
 ---| "technology/neuroglaive" # [ti4] Neuroglaive: ti4-base:technology/neuroglaive
 ---| "technology/non_euclidean_shielding" # [ti4] Non-Euclidean Shielding: ti4-base:technology/non_euclidean_shielding
 ---| "technology/nullification_field" # [ti4] Nullification Field: ti4-base:technology/nullification_field
 ---| "technology/pds_ii" # [ti4] PDS II: ti4-base:technology/pds_ii
+---| "technology/plane_splitter" # [ti4] Plane Splitter: ti4-te:technology/plane_splitter
+---| "technology/plane_splitter_obsidian" # [ti4] Plane Splitter (Obsidian): ti4-te:technology/plane_splitter_obsidian
 ---| "technology/plasma_scoring" # [ti4] Plasma Scoring: ti4-base:technology/plasma_scoring
 ---| "technology/pre_fab_arcologies" # [ti4] Pre-Fab Arcologies: ti4-pok:technology/pre_fab_arcologies
 ---| "technology/predictive_intelligence" # [ti4] Predictive Intelligence: ti4-pok:technology/predictive_intelligence
 ---| "technology/production_biomes" # [ti4] Production Biomes: ti4-base:technology/production_biomes
 ---| "technology/prototype_war_sun_ii" # [ti4] Prototype War Sun II: ti4-base:technology/prototype_war_sun_ii
+---| "technology/proxima_targeting_vi" # [ti4] Proxima Targeting VI: ti4-te:technology/proxima_targeting_vi
 ---| "technology/psychoarchaeology" # [ti4] Psychoarchaeology: ti4-pok:technology/psychoarchaeology
 ---| "technology/quantum_datahub_node" # [ti4] Quantum Datahub Node: ti4-base:technology/quantum_datahub_node
+---| "technology/radical_advancement" # [ti4] Radical Advancement: ti4-te:technology/radical_advancement
 ---| "technology/salvage_operations" # [ti4] Salvage Operations: ti4-base:technology/salvage_operations
 ---| "technology/sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
 ---| "technology/saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii
@@ -1187,6 +1284,7 @@
 ---| "technology/spatial_conduit_cylinder" # [ti4] Spatial Conduit Cylinder: ti4-base:technology/spatial_conduit_cylinder
 ---| "technology/spec_ops_ii" # [ti4] Spec Ops II: ti4-base:technology/spec_ops_ii
 ---| "technology/strike_wing_alpha_ii" # [ti4] Strike Wing Alpha II: ti4-pok:technology/strike_wing_alpha_ii
+---| "technology/subatomic_splicer" # [ti4] Subatomic Splicer: ti4-te:technology/subatomic_splicer
 ---| "technology/super_dreadnought_ii" # [ti4] Super-Dreadnought II: ti4-base:technology/super_dreadnought_ii
 ---| "technology/supercharge" # [ti4] Supercharge: ti4-pok:technology/supercharge
 ---| "technology/temporal_command_suite" # [ti4] Temporal Command Suite: ti4-pok:technology/temporal_command_suite
@@ -1356,9 +1454,13 @@
 ---| "unit/creuss_mech" # [ti4] Icarus Drive: ti4-base:unit/creuss_mech
 ---| "unit/crimson_legionnaire" # [ti4] Crimson Legionnaire I: ti4-pok:unit/crimson_legionnaire
 ---| "unit/crimson_legionnaire_ii" # [ti4] Crimson Legionnaire II: ti4-pok:unit/crimson_legionnaire_ii
+---| "unit/crimson_rebellion_flagship" # [ti4] Quietus: ti4-te:unit/crimson_rebellion_flagship
+---| "unit/crimson_rebellion_mech" # [ti4] Revenant: ti4-te:unit/crimson_rebellion_mech
 ---| "unit/cruiser" # [red_alert] Cruiser squadron: red-alert-core:unit/cruiser; [ti4] Heavy Cruiser: ti4-base:unit/cruiser
 ---| "unit/cruiser_ii" # [ti4] Cruiser II: ti4-base:unit/cruiser_ii
 ---| "unit/custodia_vigilia" # [ti4] Custodia Vigilia: ti4-keleres:unit/custodia_vigilia
+---| "unit/deepwrought_flagship" # [ti4] D.W.S. Luminous: ti4-te:unit/deepwrought_flagship
+---| "unit/deepwrought_mech" # [ti4] Eanautic: ti4-te:unit/deepwrought_mech
 ---| "unit/destroyer" # [red_alert] Destroyer squadron: red-alert-core:unit/destroyer; [ti4] Destroyer I: ti4-base:unit/destroyer
 ---| "unit/destroyer_ii" # [ti4] Destroyer II: ti4-base:unit/destroyer_ii
 ---| "unit/dimensional_tear" # [ti4] Dimensional Tear I: ti4-pok:unit/dimensional_tear
@@ -1367,10 +1469,14 @@
 ---| "unit/dreadnought_ii" # [ti4] Dreadnought II: ti4-base:unit/dreadnought_ii
 ---| "unit/empyrean_flagship" # [ti4] Dynamo: ti4-pok:unit/empyrean_flagship
 ---| "unit/empyrean_mech" # [ti4] Watcher: ti4-pok:unit/empyrean_mech
+---| "unit/exile" # [ti4] Exile I: ti4-te:unit/exile
+---| "unit/exile_ii" # [ti4] Exile II: ti4-te:unit/exile_ii
 ---| "unit/exotrireme" # [ti4] Exotrireme I: ti4-base:unit/exotrireme
 ---| "unit/exotrireme_ii" # [ti4] Exotrireme II: ti4-base:unit/exotrireme_ii
 ---| "unit/fighter" # [red_alert] Long-range fighter squadron: red-alert-core:unit/fighter; [ti4] Fighter I: ti4-base:unit/fighter
 ---| "unit/fighter_ii" # [ti4] Fighter II: ti4-base:unit/fighter_ii
+---| "unit/firmament_flagship" # [ti4] Heaven's Eye: ti4-te:unit/firmament_flagship
+---| "unit/firmament_mech" # [ti4] Viper EX-23: ti4-te:unit/firmament_mech
 ---| "unit/flagship" # [red_alert] Flagship: red-alert-core:unit/flagship; [ti4] Flagship (generic): ti4-base:unit/flagship
 ---| "unit/floating_factory" # [ti4] Floating Factory I: ti4-base:unit/floating_factory
 ---| "unit/floating_factory_ii" # [ti4] Floating Factory II: ti4-base:unit/floating_factory_ii
@@ -1389,10 +1495,16 @@
 ---| "unit/keleres_mech" # [ti4] Omniopiares: ti4-keleres:unit/keleres_mech
 ---| "unit/l1z1x_flagship" # [ti4] [0.0.1]: ti4-base:unit/l1z1x_flagship
 ---| "unit/l1z1x_mech" # [ti4] Annihilator: ti4-base:unit/l1z1x_mech
+---| "unit/last_bastion_flagship" # [ti4] The Egeiro: ti4-te:unit/last_bastion_flagship
+---| "unit/last_bastion_mech" # [ti4] A3 Valiance: ti4-te:unit/last_bastion_mech
+---| "unit/last_bastion_space_dock" # [ti4] 4X41C "Helios" V1: ti4-te:unit/last_bastion_space_dock
+---| "unit/last_bastion_space_dock_ii" # [ti4] 4X41C "Helios" V2: ti4-te:unit/last_bastion_space_dock_ii
 ---| "unit/letani_warrior" # [ti4] Letani Warrior I: ti4-base:unit/letani_warrior
 ---| "unit/letani_warrior_ii" # [ti4] Letani Warrior II: ti4-base:unit/letani_warrior_ii
 ---| "unit/letnev_flagship" # [ti4] Arc Secundus: ti4-base:unit/letnev_flagship
 ---| "unit/letnev_mech" # [ti4] Dunlain Reaper: ti4-base:unit/letnev_mech
+---| "unit/linkship" # [ti4] Linkship I: ti4-te:unit/linkship
+---| "unit/linkship_ii" # [ti4] Linkship II: ti4-te:unit/linkship_ii
 ---| "unit/mahact_flagship" # [ti4] Arvicon Rex: ti4-pok:unit/mahact_flagship
 ---| "unit/mahact_mech" # [ti4] Starlancer: ti4-pok:unit/mahact_mech
 ---| "unit/mech" # [ti4] Mech: ti4-base:unit/mech
@@ -1410,10 +1522,14 @@
 ---| "unit/nomad_flagship" # [ti4] Memoria I: ti4-pok:unit/nomad_flagship
 ---| "unit/nomad_flagship_ii" # [ti4] Memoria II: ti4-pok:unit/nomad_flagship_ii
 ---| "unit/nomad_mech" # [ti4] Quantum Manipulator: ti4-pok:unit/nomad_mech
+---| "unit/obsidian_flagship" # [ti4] Heaven's Hollow: ti4-te:unit/obsidian_flagship
+---| "unit/obsidian_mech" # [ti4] Viper Hollow: ti4-te:unit/obsidian_mech
 ---| "unit/pds" # [ti4] PDS I: ti4-base:unit/pds
 ---| "unit/pds_ii" # [ti4] PDS II: ti4-base:unit/pds_ii
 ---| "unit/prototype_war_sun" # [ti4] Prototype War Sun I: ti4-base:unit/prototype_war_sun
 ---| "unit/prototype_war_sun_ii" # [ti4] Prototype War Sun II: ti4-base:unit/prototype_war_sun_ii
+---| "unit/ral_nel_flagship" # [ti4] Last Dispatch: ti4-te:unit/ral_nel_flagship
+---| "unit/ral_nel_mech" # [ti4] Alarum: ti4-te:unit/ral_nel_mech
 ---| "unit/saar_flagship" # [ti4] Son of Ragh: ti4-base:unit/saar_flagship
 ---| "unit/saar_mech" # [ti4] Scavenger Zeta: ti4-base:unit/saar_mech
 ---| "unit/sardakk_norr_flagship" # [ti4] C'morran N'orr: ti4-base:unit/sardakk_norr_flagship
@@ -1459,12 +1575,14 @@
 ---| "voidwatch" # [ti4] Voidwatch: ti4-pok:technology/voidwatch
 ---| "vorhal" # [ti4] Vorhal: ti4-pok:planet/vorhal
 ---| "vortex" # [ti4] Vortex: ti4-pok:technology/vortex
+---| "vos_hollow" # [ti4] Vos Hollow (agent): ti4-te:leader/vos_hollow
 ---| "vuil_raith" # [ti4] The Vuil'raith Cabal: ti4-pok:faction/vuil_raith
 ---| "vuil_raith_flagship" # [ti4] The Terror Between: ti4-pok:unit/vuil_raith_flagship
 ---| "vuil_raith_mech" # [ti4] Reanimator: ti4-pok:unit/vuil_raith_mech
 ---| "war_funding" # [ti4] War Funding: ti4-base:promissory_note/war_funding
 ---| "war_funding_omega" # [ti4] War Funding Ω: ti4-base:promissory_note/war_funding_omega
 ---| "war_sun" # [ti4] War Sun: ti4-base:unit/war_sun; [ti4] War Sun: ti4-base:technology/war_sun
+---| "watchful_ojz" # [ti4] Watchful Ojz (commander): ti4-te:leader/watchful_ojz
 ---| "waylay" # [ti4] Waylay: ti4-pok:action_card/waylay
 ---| "weapon/concussion_missiles" # [xwing] Concussion Missiles: xwing-core:weapon/concussion_missiles
 ---| "weapon/ion_cannon_turret" # [xwing] Ion Cannon Turret: xwing-core:weapon/ion_cannon_turret

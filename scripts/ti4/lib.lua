@@ -383,4 +383,22 @@ function lib.scripted_move(moves, t, from, n)
   return nil
 end
 
+-- Galvanize (Thunder's Edge): a galvanized unit rolls 1 additional die for its combat rolls and for
+-- each unit ability it rolls for (Anti-Fighter Barrage, Bombardment, Space Cannon). The token stays
+-- with the unit (flag `galvanized`, scope game); the extra die is kept in the unit's own dice
+-- counts, so every roll sees it with no hook. A unit is galvanized once; returns whether it was now.
+local GALVANIZE_DICE = { { "combat", "dice" }, { "afb", "afb_dice" }, { "bombardment", "bombardment_dice" },
+  { "space_cannon", "space_cannon_dice" } }
+function lib.galvanize(ctx, u)
+  if ctx:flag(u, "galvanized") then return false end
+  ctx:set_flag(u, "galvanized", "game")
+  for _, kd in ipairs(GALVANIZE_DICE) do
+    if (ctx:get(u, kd[1]) or 0) > 0 then ctx:set(u, kd[2], math.max(1, ctx:get(u, kd[2]) or 0) + 1) end
+  end
+  if ctx:tracing() then
+    ctx:event("galvanized:" .. ctx:name(ctx:owner(u)) .. ":" .. ctx:type(u), ctx:name(ctx:owner(u)) .. "'s " .. ctx:type(u) .. " is galvanized")
+  end
+  return true
+end
+
 return lib

@@ -6,6 +6,7 @@
 -- tile's planets (by record name) to give them an owner and units.
 
 local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 -- (infantry and mechs: for when ground forces take part in a space combat as ships, The Alastor)
 local DEFAULT_HIT_ORDER = { "fighter", "infantry", "destroyer", "cruiser", "mech", "carrier", "dreadnought", "flagship", "war_sun" }
@@ -19,6 +20,11 @@ SIDE_KEYS.relic_fragments = true
 -- assimilator_tokens = ["l4_disruptors"]: this side's technologies that carry another player's
 -- assimilator token (Valefar Assimilator): flag assimilator_token on the technology
 SIDE_KEYS.assimilator_tokens = true
+-- galvanized = { cruiser = 1 }: this side's units that carry a galvanize token (Thunder's Edge)
+SIDE_KEYS.galvanized = true
+-- counters = { name = N }: counters on the player that cards read (scope game), e.g. the number of
+-- non-home systems holding a planet the player controls
+SIDE_KEYS.counters = true
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -377,6 +383,17 @@ return function(ctx, scenario)
         if left > 0 and ctx:get(u, "sustain_damage") then ctx:set(u, "damaged", true); left = left - 1 end
       end
       if left > 0 then ctx:reject(role .. ".damaged." .. name, "more damaged " .. name .. " than units that can sustain damage") end
+    end
+    for name, n in pairs(side.galvanized or {}) do
+      local left = n
+      for _, u in ipairs(ctx:units(p, active, "type:" .. name)) do
+        if left > 0 and lib.galvanize(ctx, u) then left = left - 1 end
+      end
+      if left > 0 then ctx:reject(role .. ".galvanized." .. name, "more galvanized " .. name .. " than units") end
+    end
+    for name, n in pairs(side.counters or {}) do
+      if math.type(n) ~= "integer" or n < 0 then ctx:reject(role .. ".counters." .. name, "a counter is a whole number") end
+      ctx:set_counter(p, name, n, "game")
     end
     grant_records(ctx, p, side, role, function(v) return v or {} end)
     local tokens = side.tokens or {}

@@ -48,7 +48,8 @@ local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = 
   fleet_pool_tokens = true }
 PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
 PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
-local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true,
+PLAYER_KEYS.counters = true  -- counters = { name = N }: counters on the player that cards read (scope game)
+local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true, galvanized = true,
   planets = true, command_tokens = true, tile = true, hex = true, wormhole = true }
 -- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
@@ -64,6 +65,7 @@ local RESERVED = { attacker = true, defender = true, active_player = true, activ
   moving_ship = true, bombarding_unit = true, invaded_planet = true }
 
 local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
+local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local function list_of(ctx, t, path)
   if t == nil then return {} end
@@ -309,6 +311,17 @@ return function(ctx, scenario, h)
         end
       end
     end
+    -- galvanized = { who = { cruiser = 1 } }: units in the space area with a galvanize token
+    for who, types in pairs(spec.galvanized or {}) do
+      local p = player_named(who, path .. ".galvanized." .. who)
+      for t, n in pairs(types) do
+        local left = n
+        for _, u in ipairs(ctx:units(p, sys, "type:" .. t)) do
+          if left > 0 and lib.galvanize(ctx, u) then left = left - 1 end
+        end
+        if left > 0 then ctx:reject(path .. ".galvanized." .. who .. "." .. t, "more galvanized " .. t .. " than units there") end
+      end
+    end
   end
 
   -- 1. Activation: what the rules forbid is an error at its line
@@ -443,6 +456,10 @@ return function(ctx, scenario, h)
         ctx:reject(path .. ".relic_fragments", "relic_fragments is a whole number")
       end
       ctx:set_counter(p, "relic_fragments", spec.relic_fragments, "game")
+    end
+    for name, n in pairs(spec.counters or {}) do
+      if math.type(n) ~= "integer" or n < 0 then ctx:reject(path .. ".counters." .. name, "a counter is a whole number") end
+      ctx:set_counter(p, name, n, "game")
     end
     h.place_assimilator_tokens(ctx, p, spec.assimilator_tokens ~= nil and list_of(ctx, spec.assimilator_tokens, path .. ".assimilator_tokens") or nil,
       path .. ".assimilator_tokens")

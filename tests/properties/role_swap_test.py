@@ -2,7 +2,7 @@
 """Role swap, every TI4 faction (issue 26; DESIGN.md "Simultaneous steps"): the same fleets with
 the roles swapped give mirrored odds, except where a rule names the attacker or the defender.
 
-For each faction of ti4-base, ti4-pok and ti4-keleres (every folder under content/<pack>/
+For each faction of ti4-base, ti4-pok, ti4-keleres and ti4-te (every folder under content/<pack>/
 factions/), four battles, each against its swap:
 
   space_mirror   the faction against itself in a space combat: P(attacker wins) = P(defender
@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-PACKS = ["ti4-base", "ti4-pok", "ti4-keleres"]
+PACKS = ["ti4-base", "ti4-pok", "ti4-keleres", "ti4-te"]
 FLEET = {"flagship": 1, "dreadnought": 1, "cruiser": 2, "destroyer": 1, "carrier": 1, "fighter": 2,
          "mech": 1}
 GROUND = {"mech": 1, "infantry": 2}
@@ -67,6 +67,7 @@ SAMPLED = {
     ("sardakk_norr", "ground"): "the Valkyrie Particle Weave reads the ground combat dice",
     ("vuil_raith", "space"): "captured units: many states",
     ("vuil_raith", "ground"): "captured units: many states",
+    ("last_bastion", "space"): "slow (over 10 s): A3 Valiance's hook on every loss hands each round back",
 }
 
 # (faction, battle) -> the rule that names a role and makes the battle asymmetric. Run and shown,

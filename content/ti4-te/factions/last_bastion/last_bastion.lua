@@ -1,0 +1,115 @@
+-- The Last Bastion: The Egeiro, Galvanize's sources (Phoenix Standard, Raise the Standard, Dame
+-- Briar, A3 Valiance). A galvanized unit's extra die is in its
+-- dice counts (lib.galvanize, scripts/ti4/lib.lua), so rolls need no hook for it.
+-- Tests: ../../tests/factions/last_bastion.toml
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+-- The Egeiro: +1 to each of its combat dice for each non-home system holding a planet its owner
+-- controls: the player's counter `non_home_systems_with_planets` (scenario `counters`).
+hook {
+  id = "the_egeiro",
+  window = "space_combat.after_roll",
+  source = "unit/last_bastion_flagship",
+  requires = { counter = "non_home_systems_with_planets" },
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(ctx, player, source, args)
+    local n = ctx:counter(player, "non_home_systems_with_planets")
+    for i = 1, args.pool:size() do
+      if args.pool:unit(i) == source then args.pool:modify(i, n) end
+    end
+  end,
+}
+
+-- the player's unit to galvanize among `units`: the most costly one not yet galvanized (its extra
+-- die is worth most), then the first made
+local function best_to_galvanize(ctx, units)
+  local best
+  for _, u in ipairs(units) do
+    if not ctx:flag(u, "galvanized") and (ctx:get(u, "combat") or 0) > 0
+        and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then
+      best = u
+    end
+  end
+  return best
+end
+
+-- the units of `player` that took part in the combat that just ended, still there
+local function participants(ctx, player, args)
+  if args and args.planet then return ctx:units(player, args.planet, "ground_force") end
+  return ctx:units(player, ctx:role("active_system"), "ship")
+end
+
+-- Phoenix Standard (faction) and Raise the Standard (promissory note: any holder, then returned,
+-- here discarded): at the end of a combat, galvanize 1 of the player's units that took part.
+local END_WINDOWS = { space = "space_combat.end_of_combat", ground = "invasion.end_of_ground_combat" }
+for where, window in pairs(END_WINDOWS) do
+  local function took_part(ctx, player, _, args)
+    args = args or {}
+    if args.planet and args.player ~= player and args.opponent ~= player then return false end
+    return best_to_galvanize(ctx, participants(ctx, player, args)) ~= nil
+  end
+  local function galvanize_one(ctx, player, _, args)
+    lib.galvanize(ctx, best_to_galvanize(ctx, participants(ctx, player, args)))
+  end
+  hook {
+    id = "phoenix_standard_" .. where,
+    window = window,
+    source = "faction/last_bastion",
+    optional = true,
+    condition = took_part,
+    apply = galvanize_one,
+  }
+  hook {
+    id = "raise_the_standard_" .. where,
+    window = window,
+    source = "promissory_note/raise_the_standard",
+    optional = true,
+    discard = true,
+    condition = took_part,
+    apply = galvanize_one,
+  }
+end
+
+-- the owner's other units at the destroyed unit's place that can take a galvanize token
+local function others_at(ctx, owner, location)
+  local out = {}
+  for _, u in ipairs(ctx:units(owner, location)) do
+    if not ctx:flag(u, "galvanized") and (ctx:get(u, "combat") or 0) > 0 then out[#out + 1] = u end
+  end
+  return out
+end
+
+local DESTROYED = { space = "space_combat.unit_destroyed", ground = "invasion.unit_destroyed" }
+for where, window in pairs(DESTROYED) do
+  -- A3 Valiance: destroyed while galvanized, it galvanizes up to 3 of its owner's infantry there.
+  hook {
+    id = "a3_valiance_" .. where,
+    window = window,
+    source = "faction/last_bastion",
+    condition = function(ctx, player, _, args)
+      return args.player == player and ctx:record_id(args.unit) == "ti4-te:unit/last_bastion_mech"
+        and ctx:flag(args.unit, "galvanized")
+    end,
+    apply = function(ctx, player, _, args)
+      local n = 0
+      for _, u in ipairs(ctx:units(player, args.location, "type:infantry")) do
+        if n < 3 and lib.galvanize(ctx, u) then n = n + 1 end
+      end
+    end,
+  }
+  -- Dame Briar (agent): when a player's unit is destroyed, exhaust to galvanize another of that
+  -- player's units there. Used for the owner's own units (default policy: always, when legal).
+  hook {
+    id = "dame_briar_" .. where,
+    window = window,
+    source = "leader/dame_briar",
+    optional = true,
+    limit = "game",
+    condition = function(ctx, player, _, args)
+      return args.player == player and best_to_galvanize(ctx, others_at(ctx, player, args.location)) ~= nil
+    end,
+    apply = function(ctx, player, _, args)
+      lib.galvanize(ctx, best_to_galvanize(ctx, others_at(ctx, player, args.location)))
+    end,
+  }
+end

@@ -15,6 +15,7 @@
 #include <map>
 #include <vector>
 
+#include "base/error.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
 

@@ -70,7 +70,16 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
             choices.push_back(c);
       }
       if (choices.empty()) break;
-      const std::string pick = choices[ask(choices, hits)];
+      bool policy_sustains = false;
+      const int policy_pick = queue.policy_target(mode, policy_sustains);
+      std::size_t policy = choices.size();
+      if (policy_pick >= 0) {
+        const std::string label = (policy_sustains ? "sustain:" : "") +
+                                  std::string(sym_name(queue.type(policy_pick)));
+        policy = static_cast<std::size_t>(std::find(choices.begin(), choices.end(), label) -
+                                          choices.begin());
+      }
+      const std::string pick = choices[ask(choices, hits, policy)];
       sustain = pick.rfind("sustain:", 0) == 0;
       const Sym type = sym(sustain ? pick.substr(8) : pick);
       target = sustain ? queue.next_sustain(type) : queue.next_loss(type);

@@ -24,9 +24,11 @@ struct Assignment {
   std::vector<EntityId> lost, sustaining;
 };
 
-// Asks the person at the terminal for one casualty: the index of one of `choices` (a unit type to
-// lose, or "sustain:TYPE"), with `hits` hits left to take.
-using AskCasualty = std::function<std::size_t(const std::vector<std::string>& choices, int hits)>;
+// Asks the person at the terminal (or best play, the exact mode's choice) for one casualty: the
+// index of one of `choices` (a unit type to lose, or "sustain:TYPE"), with `hits` hits left to
+// take; `policy` is the index of the policy's own pick (choices.size(): none).
+using AskCasualty = std::function<std::size_t(const std::vector<std::string>& choices, int hits,
+                                              std::size_t policy)>;
 
 struct CasualtyChoice {
   std::string summary;         // "sustain:dreadnought,cruiser" (when asked to summarise)

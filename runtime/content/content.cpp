@@ -394,7 +394,8 @@ Ruleset load_ruleset(const fs::path& dir) {
       const toml::table& rt = *v.as_table();
       f.expect_keys(rt,
                     {"outcomes", "means", "probabilities", "conditional", "distributions",
-                     "survivors", "survivor_kind", "survivor_location", "sides", "ci95"},
+                     "survivors", "survivor_kind", "survivor_location", "sides", "ci95", "wins",
+                     "draws"},
                     "[report." + std::string(k.str()) + "]");
       ReportDef rep;
       rep.outcomes = f.strings(rt, "outcomes");
@@ -419,6 +420,23 @@ Ruleset load_ruleset(const fs::path& dir) {
       rep.survivor_location = f.string(rt, "survivor_location").value_or("");
       rep.sides = f.strings(rt, "sides");
       rep.ci95 = f.strings(rt, "ci95");
+      // best play's objectives: wins = { SIDE = "OUTCOME" }, draws = ["OUTCOME", ...]
+      const std::string where = "report." + std::string(k.str());
+      auto outcome_named = [&](const std::string& o) {
+        return std::find(rep.outcomes.begin(), rep.outcomes.end(), o) != rep.outcomes.end();
+      };
+      rep.wins = string_pairs(f, rt, "wins");
+      for (const auto& [side, outcome] : rep.wins) {
+        const toml::node& at = *rt.get("wins")->as_table()->get(side);
+        if (std::find(rep.sides.begin(), rep.sides.end(), side) == rep.sides.end())
+          f.fail(at, where + ".wins: '" + side + "' is not one of its sides");
+        if (!outcome_named(outcome))
+          f.fail(at, where + ".wins." + side + ": '" + outcome + "' is not one of its outcomes");
+      }
+      rep.draws = f.strings(rt, "draws");
+      for (const std::string& o : rep.draws)
+        if (!outcome_named(o))
+          f.fail(*rt.get("draws"), where + ".draws: '" + o + "' is not one of its outcomes");
       r.reports.emplace(std::string(k.str()), std::move(rep));
     }
   }

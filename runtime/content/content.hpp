@@ -71,6 +71,10 @@ struct ReportDef {
   std::string survivor_location;   // role of the location where counted units start ("" any)
   std::vector<std::string> sides;  // roles whose survivors are counted
   std::vector<std::string> ci95;   // means that also get a 95% interval
+  // best play (simulate --exact --best SIDE): the outcome that is each side's win, and the
+  // outcomes that are neither side's win nor loss (the objective not_lose counts them)
+  std::vector<std::pair<std::string, std::string>> wins;  // side -> outcome
+  std::vector<std::string> draws;
 };
 
 // One line of `rulebench list counts`: the records of a kind (optionally only those whose symbol

@@ -77,6 +77,8 @@ class ExactPath {
   double probability() const;
   std::size_t size() const { return entries_.size(); }
   std::size_t used() const { return pos_; }
+  // The value drawn at position i of the path (best play reads a leaf's draws)
+  std::uint32_t value(std::size_t i) const { return entries_[i].value; }
   // Draws one run of a step may make: past them a draw raises ScriptError and overflowed() is
   // true (a loop inside one step that nothing ends would otherwise grow the path forever).
   static constexpr std::size_t kMaxDraws = 100'000;
@@ -148,6 +150,7 @@ class DiceStream {
   void start_exact(ExactPath* path) { exact_ = path, special_ = true; }
   void stop_exact() { exact_ = nullptr, special_ = key_ != nullptr; }
   bool exact() const { return exact_ != nullptr; }
+  ExactPath* exact_path() const { return exact_; }
   // A draw with probabilities of its own (exact mode only): probs[0 .. n).
   std::uint32_t choose(const double* probs, std::uint32_t n) { return exact_->choose(probs, n); }
 

@@ -1,5 +1,6 @@
 #include "exact/explore.hpp"
 
+#include <algorithm>
 #include <deque>
 
 #include "base/error.hpp"
@@ -24,6 +25,8 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
     node.expanded = true;
     path.clear();
     std::uint64_t branches = 0;
+    ExactTree tree;  // best play: this node's leaves, kept when one of them made a choice
+    bool chose = false;
     do {
       if (o.stop && o.stop->load(std::memory_order_relaxed))
         throw ExactLimit("the exact mode was cancelled");
@@ -35,7 +38,11 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
                          std::to_string(o.max_branches) +
                          " ways from one state: a roll whose dice a script reads (an after-roll "
                          "ability, a reroll) is enumerated face by face, or a loop of rounds runs "
-                         "inside one step (make each round a step that returns \"again\")");
+                         "inside one step (make each round a step that returns \"again\")" +
+                         (o.trees ? std::string("; in best play, every option of each of the "
+                                                "side's decisions in the step is a branch too "
+                                                "(a hit assignment: each casualty's choices)")
+                                  : std::string()));
       path.rewind();
       work = node.state;
       ExactLeaf leaf = run(node.step, path, work);
@@ -44,6 +51,20 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
                           " drew other dice from the same state and draws: it depends on "
                           "something outside the state (a value kept between calls?)");
       const double p = path.probability();
+      if (o.trees) {
+        ExactTreeLeaf t;
+        double chance = p;  // a choice's draw counted 1/n in p: divided out
+        for (const auto& [at, n] : leaf.choices) chance *= static_cast<double>(n);
+        t.p = chance;
+        t.draws.reserve(path.size());
+        for (std::size_t i = 0; i < path.size(); ++i) t.draws.push_back(path.value(i));
+        for (const auto& [at, n] : leaf.choices) {
+          t.draws[at] |= ExactTreeLeaf::kChoice;
+          t.last_choice = std::max(t.last_choice, static_cast<int>(at));
+        }
+        chose = chose || !leaf.choices.empty();
+        tree.leaves.push_back(std::move(t));
+      }
       ExactWrites w = node.writes;
       for (const auto& [m, value] : leaf.sets) w.set(m, value);
       if (leaf.outcome >= 0) w.outcome = leaf.outcome, w.outcome_name = leaf.outcome_name;
@@ -60,9 +81,14 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
                          " states, --max-memory): this battle's states do not merge enough "
                          "to enumerate them all");
       chain.at(to).mass += node.mass * p;
+      if (o.trees) tree.leaves.back().to = to, tree.leaves.back().adds = leaf.adds;
       chain.add_edge(v, {p, to, std::move(leaf.adds)});
       if (chain.size() > before) queue.push_back(to);
     } while (path.advance());
+    if (chose) {
+      tree.node = v;
+      o.trees->push_back(std::move(tree));
+    }
   }
 }
 

@@ -27,6 +27,26 @@ struct ExactLeaf {
   std::vector<std::pair<Sym, double>> sets, adds;
   int outcome = -1;
   std::string outcome_name;
+  // best play: the draws that were a side's choice (an option index drawn uniformly,
+  // ExactPath::draw): their position in the path and their number of options, in order
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> choices;
+};
+
+// Best play: the leaves of a node whose step made choices, as its tree of draws. A leaf's draws
+// are every value its path drew, in order, a choice's marked with kChoice; `p` is the product of
+// its chance draws alone (a choice's 1/n divided out). Leaves are in the path's odometer order,
+// so the leaves below a prefix of draws are consecutive.
+struct ExactTreeLeaf {
+  static constexpr std::uint32_t kChoice = 0x80000000u;
+  std::uint32_t to = 0;
+  double p = 0;
+  std::vector<std::pair<Sym, double>> adds;
+  std::vector<std::uint32_t> draws;
+  int last_choice = -1;  // index in draws of its last choice
+};
+struct ExactTree {
+  std::uint32_t node = 0;
+  std::vector<ExactTreeLeaf> leaves;
 };
 
 struct ExploreOptions {
@@ -42,6 +62,8 @@ struct ExploreOptions {
   std::vector<Sym> interchangeable;
   // what the steps keep besides the chain (their own caches), counted against max_bytes
   const std::size_t* other_bytes = nullptr;
+  // best play: the trees of the nodes whose step made choices are filed here
+  std::vector<ExactTree>* trees = nullptr;
 };
 
 struct ExploreStats {

@@ -9,6 +9,7 @@
 
 #include "base/error.hpp"
 #include "base/text.hpp"
+#include "exact/best.hpp"
 #include "script/lua_host.hpp"
 
 namespace rb {
@@ -141,7 +142,19 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       trace->add(EventKind::note, "end_of_input",
                  "end of input at the terminal: the policies decide from here");
   }
-  // 3. the player's policy: the ruleset's heuristic for this decision, given the player's settings
+  // 3. the player's policy: the ruleset's heuristic for this decision, given the player's
+  // settings; in best play (the exact mode) the best side's decision is a choice among the
+  // options instead, drawn from the step's path with the policy's own option first
+  auto chosen = [&](int i, std::string why) {
+    const int k = exact ? exact->choose(player, static_cast<std::uint32_t>(n), dice.exact_path())
+                        : -1;
+    if (k >= 0) {
+      i = k == 0 ? i : (k < i ? k : k + 1);
+      why = "best play";
+    }
+    reason = std::move(why);
+    return labels[static_cast<std::size_t>(i - 1)];
+  };
   if (policies_ref != LUA_NOREF) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, policies_ref);
     const bool has = lua_getfield(L, -1, decision.c_str()) == LUA_TFUNCTION;
@@ -171,15 +184,14 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       if (i < 1 || i > n)
         luaL_error(L, "policy for '%s' chose '%s', which is not an option", decision.c_str(),
                    option_label(L, -2).c_str());
-      reason =
+      std::string why =
           lua_type(L, -1) == LUA_TSTRING ? std::string("policy: ") + lua_tostring(L, -1) : "policy";
       lua_pop(L, 2);
-      return labels[static_cast<std::size_t>(i - 1)];
+      return chosen(i, std::move(why));
     }
     lua_pop(L, 2);
   }
-  reason = "default: the first option";
-  return labels[0];
+  return chosen(1, "default: the first option");
 }
 
 namespace {
@@ -479,7 +491,9 @@ int l_by_policy(lua_State* L) {
   const bool scripted = I.run_options && I.run_options->answers &&
                         I.run_options->answers->has(I.name_of(player), decision);
   const bool asked = I.options.interactive && isatty(STDIN_FILENO);
-  lua_pushboolean(L, !scripted && !asked);
+  // best play: every decision of the best side is a choice (ctx:decide draws it)
+  const bool best = I.exact && I.exact->best == player && !I.exact->done;
+  lua_pushboolean(L, !scripted && !asked && !best);
   return 1;
 }
 
@@ -710,6 +724,7 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
   I.liveness_dirty = true;
   I.begin_run();  // each run of a step is a run: fresh pools and limits
   X.writes.clear();
+  X.choices.clear();
   I.memo_writes = &X.writes;
   I.dice.start_exact(&path);
   X.path = &path;
@@ -740,6 +755,7 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
     if (!found) list_of.emplace_back(w.name, w.value);
   }
   std::sort(leaf.adds.begin(), leaf.adds.end());
+  leaf.choices = X.choices;
   return leaf;
 }
 
@@ -764,6 +780,8 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   eo.stop = X.options.stop;
   eo.other_bytes = &X.fire_bytes;
   for (const std::string& k : I.rules.interchangeable) eo.interchangeable.push_back(sym(k));
+  X.trees.clear();
+  if (X.best != kNoEntity) eo.trees = &X.trees;
   ExploreStats stats;
   explore(
       chain, n, eo,
@@ -783,6 +801,12 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
         return leaf;
       },
       stats);
+  if (X.best != kNoEntity) {
+    // best play: the chain's edges become the best options' (exact/best.hpp)
+    const BestPlay b = best_play(chain, X.trees, n, X.options.best_values);
+    X.best_result = ExactResult::Best{b.value, b.choice_nodes, b.iterations, b.settled};
+    X.trees.clear();
+  }
   X.solution = chain.solve(n);
   X.chain = std::move(chain);
   X.steps = n;

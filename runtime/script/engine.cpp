@@ -1043,6 +1043,10 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
                      "'");
   if (I.options.interactive)
     throw UsageError("the exact mode enumerates every run: interactive decisions are refused");
+  const EntityId best = o.best == kNoSym ? kNoEntity : start.role(o.best);
+  if (o.best != kNoSym && best == kNoEntity)
+    throw UsageError("best play: the start state has no player in the role '" +
+                     std::string(sym_name(o.best)) + "'");
   State state = start;
   RunResult result;
   RunOptions options;
@@ -1059,6 +1063,7 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   I.memo_run = false;
   I.exact = std::make_unique<Impl::Exact>();
   I.exact->options = o;
+  I.exact->best = best;
   TimeLimit limit(I, o.seconds);  // an exploration is many runs: its own limit
   struct Reset {
     Impl& I;
@@ -1100,6 +1105,7 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   r.leaves = X.stats.leaves;
   r.cycles = X.solution.sets;
   r.largest_cycle = X.solution.largest_set;
+  r.best = X.best_result;
   return r;
 }
 

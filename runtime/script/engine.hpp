@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ struct ExactRunOptions {
   double seconds = 600;                     // the exploration's time limit (a run's is 60 s)
   double prune = 1e-16;                     // nodes less likely than this are not expanded
   const std::atomic<bool>* stop = nullptr;  // set from another thread: stops (ExactLimit)
+  // Best play (docs/exact.md): the role whose decisions are choices (kNoSym: the policy plays
+  // every side), and the value of ending in each of the report's outcomes (by index; others 0).
+  Sym best = kNoSym;
+  std::vector<double> best_values;
 };
 struct ExactResult {
   struct Final {
@@ -86,6 +91,14 @@ struct ExactResult {
   std::size_t states = 0;    // nodes of the chain
   std::uint64_t leaves = 0;  // step runs
   std::size_t cycles = 0, largest_cycle = 0;  // strongly connected sets solved as systems
+  // best play (ExactRunOptions::best): the finals, added and unresolved above are its chain's
+  struct Best {
+    double value = 0;               // the best play's value from the start (its objective)
+    std::size_t choice_nodes = 0;   // states where the side decided
+    std::size_t iterations = 0;     // sweeps of value iteration
+    bool settled = true;            // the values settled below 1e-13 within the cap
+  };
+  std::optional<Best> best;
 };
 
 class Engine {

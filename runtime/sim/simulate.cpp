@@ -397,6 +397,11 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   j["step_runs"] = r.leaves;
   j["unresolved"] = r.unresolved;
   j["seconds"] = seconds;
+  if (r.best)
+    j["best_play"] = {{"value", r.best->value},
+                      {"choice_nodes", r.best->choice_nodes},
+                      {"iterations", r.best->iterations},
+                      {"settled", r.best->settled}};
   std::vector<double> outcomes(report_.outcomes.size(), 0.0);
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability
   const std::vector<Counted> counted = counted_units(report_, table.start);
@@ -485,6 +490,56 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     j[report_.survivors] = sv;
     combinations_report(report_.survivors, combo_types, combos, began, report_.sides, j);
   }
+  return j;
+}
+
+nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::string& side,
+                                      const std::string& objective) const {
+  if (objective != "win" && objective != "not_lose")
+    throw UsageError("--objective '" + objective + "' is not one of: win, not_lose");
+  std::string sides;
+  for (const auto& s : report_.sides) sides += (sides.empty() ? "" : ", ") + s;
+  if (std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
+    throw UsageError("--best '" + side + "' is not a side of the report of '" +
+                     session_.procedure + "'" + (sides.empty() ? " (it has none)" : ": " + sides));
+  // the value of ending in each outcome: 1 for the side's win (and, not_lose, for a draw)
+  std::vector<double> values(report_.outcomes.size(), 0.0);
+  std::vector<std::string> counted;
+  for (const auto& [s, outcome] : report_.wins)
+    if (s == side) counted.push_back(outcome);
+  if (counted.empty())
+    throw UsageError("best play: the report of '" + session_.procedure +
+                     "' declares no win for '" + side +
+                     "' (its ruleset's [report." + session_.procedure +
+                     "] wins = { SIDE = \"OUTCOME\" })");
+  if (objective == "not_lose") counted.insert(counted.end(), report_.draws.begin(),
+                                              report_.draws.end());
+  for (std::size_t i = 0; i < report_.outcomes.size(); ++i)
+    if (std::find(counted.begin(), counted.end(), report_.outcomes[i]) != counted.end())
+      values[i] = 1;
+  auto value_of = [&](const nlohmann::json& report) {
+    double v = 0;
+    for (std::size_t i = 0; i < report_.outcomes.size(); ++i)
+      if (values[i] > 0 && report.contains(report_.outcomes[i]))
+        v += values[i] * report.at(report_.outcomes[i]).get<double>();
+    return v;
+  };
+  const nlohmann::json policy = exact(o);
+  ExactRunOptions bo = o;
+  bo.best = sym(side);
+  bo.best_values = values;
+  nlohmann::json j = exact(bo);
+  const double p = value_of(policy), b = value_of(j);
+  const nlohmann::json& play = j.at("best_play");
+  j["best"] = {{"side", side},
+               {"objective", objective},
+               {"policy", p},
+               {"best", b},
+               {"gain_points", 100 * (b - p)},
+               {"settled", play.at("settled")},
+               {"iterations", play.at("iterations")},
+               {"choice_nodes", play.at("choice_nodes")}};
+  j["policy"] = policy;
   return j;
 }
 

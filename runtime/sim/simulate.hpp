@@ -72,6 +72,13 @@ class Simulation {
   // `repeats` > 1: the exploration is run that many times and "seconds" is the median (bench).
   nlohmann::json exact(const ExactRunOptions& o, const EngineOptions& engine = {},
                        int repeats = 1) const;
+  // Best play (docs/exact.md): the exact mode with `side`'s decisions chosen to maximise its
+  // objective ("win": the chance of its win, the report's `wins`; "not_lose": of its win or a
+  // draw, `draws`) against the other sides' policies. The best play's report, with "best" =
+  // {side, objective, policy, best, gain_points, settled, iterations, choice_nodes} and "policy"
+  // the policy's report (exact). Throws UsageError when the report declares no win for `side`.
+  nlohmann::json exact_best(const ExactRunOptions& o, const std::string& side,
+                            const std::string& objective) const;
   // The largest 95% half-width among the reported probabilities (outcomes and the report's
   // probabilities), and among the reported means with an interval.
   double widest(const Tally& t) const;

@@ -95,6 +95,8 @@ outputs = [
     ("simulate.schema.json", ["simulate", ltp, "--runs", "500", "--json"]),
     ("simulate.schema.json", ["simulate", engagement, "--runs", "500", "--json"]),
     ("simulate.schema.json", ["simulate", attack, "--exact", "--json"]),
+    ("simulate.schema.json", ["simulate", os.path.join(source, "tests/fixtures/exact/best_play_carrier.toml"),
+                              "--exact", "--best", "defender", "--json"]),
     ("compare.schema.json", ["compare", demo, "--with", "attacker:morale_boost", "--runs", "2000", "--json"]),
     ("compare.schema.json", ["compare", attack, "--with", "attacker:tokens.focus=0", "--runs", "2000", "--json"]),
     ("bench.schema.json", ["bench", "--runs", "50", "--json"]),

@@ -690,7 +690,7 @@ int simulate(const Common& c, const SimulateArgs& a) {
     eo.seconds = a.max_seconds;
     nlohmann::json report;
     try {
-      report = sim.exact(eo);
+      report = a.best.empty() ? sim.exact(eo) : sim.exact_best(eo, a.best, a.objective);
     } catch (const ExactLimit& e) {
       throw UsageError(std::string("the exact mode stopped: ") + e.what() +
                        "; use Monte Carlo instead (drop --exact)");
@@ -702,6 +702,20 @@ int simulate(const Common& c, const SimulateArgs& a) {
       std::cout << describe_session(session);
       if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
       std::cout << format_report(report, sim.report_def());
+      if (report.contains("best")) {
+        // "attacker's best play: 61.2% against the policy's 58.9%: +2.3 points"
+        const nlohmann::json& b = report["best"];
+        std::cout << fmt::format(
+            "{}'s best play ({}): {:.6f}% against the policy's {:.6f}%: {:+.6f} points "
+            "(the report above is the best play's; {} states where it decides)\n",
+            a.best, a.objective == "win" ? "to win" : "not to lose",
+            100 * b["best"].get<double>(), 100 * b["policy"].get<double>(),
+            b["gain_points"].get<double>(), b["choice_nodes"].get<std::size_t>());
+        if (!b["settled"].get<bool>())
+          std::cout << fmt::format("(the values did not settle in {} sweeps: the best play is "
+                                   "the last sweep's)\n",
+                                   b["iterations"].get<std::size_t>());
+      }
     }
     std::cout << std::flush;
     return 0;

@@ -60,6 +60,8 @@ struct SimulateArgs {
   std::size_t max_states = 1'000'000;  // the exact mode's limit
   std::size_t max_memory = 2048;       // the exact mode's chain, in MiB
   double max_seconds = 120;            // the exact mode's time limit
+  std::string best;                    // --best SIDE: that side's best play (the exact mode)
+  std::string objective = "win";       // --objective win|not_lose
   Changes changes;  // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);

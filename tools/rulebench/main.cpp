@@ -161,6 +161,17 @@ int main(int argc, char** argv) {
                    "the exact mode's time limit; past it, it stops and says so (default 120)")
       ->check(CLI::Range(0.01, 86400.0))
       ->needs(exact_flag);
+  auto* best = simulate
+                   ->add_option("--best", sim.best,
+                                "SIDE's best play against the others' policies: its decisions "
+                                "chosen to maximise --objective (exact mode; docs/exact.md)")
+                   ->needs(exact_flag);
+  simulate
+      ->add_option("--objective", sim.objective,
+                   "what --best maximises: win (the side's win, default) or not_lose (its win "
+                   "or a draw)")
+      ->check(CLI::IsMember({"win", "not_lose"}))
+      ->needs(best);
   simulate->add_flag("--no-memo", sim.no_memo,
                      "run every step of every run (the step memo replays steps; same numbers)");
   simulate->add_option("--with", sim.changes.with,

@@ -678,7 +678,8 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
   }
   for (const auto& [key, metric] : def.distributions) {
     if (!j.contains(key)) {  // means_only: the exact mode gives its mean
-      out << "  " << key << ": its mean only in the exact mode (Monte Carlo gives the distribution)\n";
+      out << "  " << key
+          << ": its mean only in the exact mode (Monte Carlo gives the distribution)\n";
       continue;
     }
     out << "  " << key << ":\n";

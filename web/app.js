@@ -272,6 +272,37 @@ function changed() {
   setupChanged();
 }
 
+// After a field at `key` changed (a faction): what depends on it through `same` and no longer
+// fits goes: another faction's technologies and leaders, and the unit upgrades held by a
+// counts row's toggle that are not the new faction's (its own upgrade of the type, else the
+// generic one), so the toggle starts off rather than naming another faction's technology.
+function dropUnfit(table, group, key) {
+  const now = getPath(table, key);
+  const fit = (r, same) => !r || r.attributes[same] === undefined || r.attributes[same] === now;
+  for (const f of group) {
+    if ((f.type === "records" || f.type === "record") && f.same === key) {
+      const v = getPath(table, f.key);
+      if (Array.isArray(v)) {
+        const kept = v.filter((n) => fit(recordByName(f.kind, n), key));
+        if (kept.length !== v.length) setPath(table, f.key, kept.length ? kept : undefined);
+      } else if (v !== undefined && !fit(recordByName(f.kind, v), key)) setPath(table, f.key, undefined);
+    }
+    const u = f.type === "counts" && f.upgrade;
+    if (!u || u.same !== key) continue;
+    const list = getPath(table, u.key);
+    if (!Array.isArray(list)) continue;
+    const kept = list.filter((n) => {
+      const r = recordByName(u.kind, n);
+      if (!r || r.attributes[u.by] === undefined) return true;  // not a unit upgrade
+      if (r.attributes[u.same] !== undefined) return r.attributes[u.same] === now;
+      // a generic upgrade: not where the new faction has its own for that type
+      return !page.records.some((x) => x.kind === u.kind && x.attributes[u.by] === r.attributes[u.by] &&
+        x.attributes[u.same] !== undefined && x.attributes[u.same] === now);
+    });
+    if (kept.length !== list.length) setPath(table, u.key, kept.length ? kept : undefined);
+  }
+}
+
 // One field, editing `table` (a side's table, the scenario, or a row) at field.key; `where` is
 // the path of `table` in the scenario, for the data-path attributes tests and people can use.
 function renderField(field, table, where, group) {
@@ -279,6 +310,7 @@ function renderField(field, table, where, group) {
   const value = getPath(table, field.key);
   const set = (v) => {
     setPath(table, field.key, v);
+    dropUnfit(table, group || [], field.key);
     changed();
   };
   const wrap = el("div", { class: `field field-${field.type}`, "data-path": path });
@@ -383,8 +415,10 @@ function renderField(field, table, where, group) {
           [next[i], next[i + d]] = [next[i + d], next[i]];
           set(next);
         };
-        const r = recordByName(field.kind, name);
-        ol.append(el("li", { "data-item": name }, r ? title(r) : name,
+        // the unit as the side's rows name it (a faction's unit, its upgrade), not its type's id
+        const rows = (group || []).find((f) => f.type === "counts" && !f.beside && f.kind === field.kind);
+        const r = rows ? shownRecord(rows, table, name).record : recordByName(field.kind, name);
+        ol.append(el("li", { "data-item": name, title: name }, r ? r.title || r.name : name,
           el("button", { type: "button", class: "small", title: "earlier", disabled: i === 0, onclick: () => move(-1) }, "\u2191"),
           el("button", { type: "button", class: "small", title: "later", disabled: i === list.length - 1, onclick: () => move(1) }, "\u2193")));
       });
@@ -491,14 +525,95 @@ function renderField(field, table, where, group) {
   return wrap;
 }
 
+// Is a field drawn in this column? A field with `sides` only in those sides' columns.
+function drawnOn(field, side) {
+  return !field.sides || !field.sides.length || field.sides.includes(side);
+}
+
+// The fields of a group a column draws (a side's column: where = the side's name).
+function fieldsOf(name, where) {
+  return page.ruleset.form.groups[name].filter((f) => drawnOn(f, where));
+}
+
 function renderGroup(name, table, where) {
-  const fields = page.ruleset.form.groups[name];
+  const fields = fieldsOf(name, where);
   const box = el("div", { class: "group", "data-group": name });
   for (const f of fields) {
     const w = renderField(f, table, where, fields);
     if (w) box.append(w);
   }
   return box;
+}
+
+// The fields a side's column draws in a procedure's form (its side group, then its extra group).
+function sideFields(p, side) {
+  const out = fieldsOf(p.side_group, side);
+  if (p.extra[side]) out.push(...fieldsOf(p.extra[side], side));
+  return out;
+}
+
+// The procedures offered as a switch above the sides: those whose forms have the same sides as
+// this one (TI4: Space combat / Ground combat), in the ruleset's order.
+function switchable(p) {
+  const form = page.ruleset.form;
+  const same = (q) => q && q.sides.length && q.sides.join("\u0000") === p.sides.join("\u0000");
+  return page.ruleset.procedures.filter((name) => same(form.procedures[name]));
+}
+
+function renderSwitch(p) {
+  const names = switchable(p);
+  if (names.length < 2) return null;
+  const box = el("div", { class: "switch", id: "procedure-switch", role: "group", "aria-label": "what is fought" });
+  for (const name of names) {
+    const on = name === page.procedure;
+    box.append(el("button", { type: "button", class: on ? "on" : "", "data-procedure": name, "aria-pressed": on ? "true" : "false",
+      onclick: () => { if (!on) switchProcedure(name); } }, page.ruleset.form.procedures[name].label));
+  }
+  return box;
+}
+
+// Switching to a procedure of the same sides keeps what the sides share: each side's table (its
+// faction, technologies, cards, leaders, policy), its counts cut to the rows the new form offers
+// that side (a damaged count to its units); the top-level keys the new form's groups edit; the
+// packs, name and description. The rest (a space combat's system) goes.
+function switchProcedure(name) {
+  const form = page.ruleset.form;
+  const next = form.procedures[name];
+  const s = page.scenario;
+  const copy = (v) => JSON.parse(JSON.stringify(v));
+  const out = { ruleset: s.ruleset, procedure: name };
+  for (const k of ["packs", "name", "description"]) if (s[k] !== undefined) out[k] = copy(s[k]);
+  for (const g of next.groups)
+    for (const f of form.groups[g]) {
+      const top = f.key.split(".")[0];
+      if (s[top] !== undefined && out[top] === undefined) out[top] = copy(s[top]);
+    }
+  for (const side of next.sides) {
+    const t = isTable(s[side]) ? copy(s[side]) : {};
+    const fields = sideFields(next, side);
+    for (const f of fields.filter((x) => x.type === "counts" && !x.beside)) {
+      const counts = getPath(t, f.key);
+      if (!isTable(counts)) continue;
+      const offered = new Set(options(f, t).map((r) => r.name));
+      const kept = {};
+      for (const [k, n] of Object.entries(counts)) if (offered.has(k)) kept[k] = n;
+      setPath(t, f.key, Object.keys(kept).length ? kept : undefined);
+      for (const b of fields.filter((x) => x.type === "counts" && x.beside === f.key)) {
+        const d = getPath(t, b.key);
+        if (!isTable(d)) continue;
+        const left = {};
+        for (const [k, n] of Object.entries(d)) if (kept[k]) left[k] = Math.min(n, kept[k]);
+        setPath(t, b.key, Object.keys(left).length ? left : undefined);
+      }
+    }
+    out[side] = t;
+  }
+  page.procedure = name;
+  page.scenario = out;
+  $("procedure").value = name;
+  clearResults();
+  renderCompareChoices();
+  changed();
 }
 
 function currentForm() {
@@ -524,6 +639,8 @@ function renderForm() {
     return;
   }
   if (p.sides.length) {
+    const sw = renderSwitch(p);
+    if (sw) box.append(sw);
     const sides = el("div", { class: "sides" });
     for (const side of p.sides) {
       if (!isTable(page.scenario[side])) page.scenario[side] = {};
@@ -751,9 +868,18 @@ function renderResult(result, state) {
   }
   const charts = el("div", { class: "charts" });
   for (const { key } of def.distributions) if (Array.isArray(result[key])) charts.append(chart(key, result[key], key));
+  // a distribution the exact mode gives as a mean only (rounds: added to round by round)
+  for (const key of result.means_only || []) {
+    const d = def.distributions.find((x) => x.key === key);
+    const m = d && def.means.find((x) => x.metric === d.metric);
+    const mean = m && typeof result[m.key] === "number" ? ` (mean ${result[m.key].toFixed(2)})` : "";
+    charts.append(el("div", { class: "chart means-only", "data-chart": key, "data-means-only": "1" },
+      el("div", { class: "title", text: key.replace(/_/g, " ") }),
+      el("p", { class: "muted", text: `exact: the mean only${mean}; its distribution comes with Monte Carlo (Run, Exact off)` })));
+  }
   const units = def.survivors && result[def.survivors + "_units"];
   if (units) {
-    const o = outcomeChart(units, def);
+    const o = outcomeChart(result, def);
     if (o) box.append(o);
   }
   if (def.survivors && result[def.survivors]) box.append(survivorsPicture(result[def.survivors], def));
@@ -772,21 +898,34 @@ function renderResult(result, state) {
   emit("result", result, { method: result.method || "montecarlo", final: state ? state.final !== false : true, setup: window.rb.getSetup() });
 }
 
-// The whole distribution in one chart, as the battle calculators draw it: the first side keeps
-// k units (k = N .. 1), then neither keeps any, then the second side keeps k (k = 1 .. M), from
-// the result's S_units (S the report's survivors key; side -> probability of ending with k of its
-// counted units, every type together). The middle
-// bar is what the sides keeping units leave (a combat fought to its end leaves at most one side
-// with units); a report of more or fewer than two sides has no such chart.
-function outcomeChart(unitsLeft, def) {
+// The whole distribution in one chart, as the battle calculators draw it: the first side alone
+// keeps k units (k = N .. 1), then neither keeps any, then the second side alone keeps k
+// (k = 1 .. M), from the result's S_ends (S the report's survivors key: who ends with units,
+// jointly). Where both sides keep units in some runs (a retreat, a combat ended early, a ground
+// combat with the attacker's ships in space) a bar "both keep units" stands beside "none left", so
+// the bars add up to 1. (From S_units alone, the sides' own distributions, the middle bar was 1
+// minus both sides' chances of keeping units: a run where both keep was counted twice and the bar
+// came out too small, often 0.) A report of more or fewer than two sides has no such chart.
+function outcomeChart(result, def) {
+  const unitsLeft = result[def.survivors + "_units"];
   const sides = def.sides && def.sides.length ? def.sides : Object.keys(unitsLeft);
   if (sides.length !== 2) return null;
-  const [a, d] = sides.map((s) => unitsLeft[s] || []);
+  const ends = result[def.survivors + "_ends"];
   const bars = [];
-  for (let k = a.length - 1; k >= 1; --k) bars.push({ side: sides[0], k, p: a[k] });
-  const kept = [...a.slice(1), ...d.slice(1)].reduce((x, p) => x + p, 0);
-  bars.push({ side: "", k: 0, p: Math.max(0, 1 - kept) });
-  for (let k = 1; k < d.length; ++k) bars.push({ side: sides[1], k, p: d[k] });
+  if (ends) {
+    const [a, d] = sides.map((s) => ends[s] || []);
+    for (let k = a.length - 1; k >= 1; --k) bars.push({ side: sides[0], k, p: a[k] });
+    bars.push({ side: "", k: 0, p: ends.none || 0 });
+    if (ends.several > 0) bars.push({ side: "", both: true, k: 0, p: ends.several });
+    for (let k = 1; k < d.length; ++k) bars.push({ side: sides[1], k, p: d[k] });
+  } else {
+    // an older server: the sides' own distributions (right when at most one side keeps units)
+    const [a, d] = sides.map((s) => unitsLeft[s] || []);
+    for (let k = a.length - 1; k >= 1; --k) bars.push({ side: sides[0], k, p: a[k] });
+    const kept = [...a.slice(1), ...d.slice(1)].reduce((x, p) => x + p, 0);
+    bars.push({ side: "", k: 0, p: Math.max(0, 1 - kept) });
+    for (let k = 1; k < d.length; ++k) bars.push({ side: sides[1], k, p: d[k] });
+  }
   const bw = 26, w = Math.max(140, bw * bars.length + 20), h = 130, top = Math.max(...bars.map((b) => b.p), 1e-9);
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
@@ -809,13 +948,14 @@ function outcomeChart(unitsLeft, def) {
     rect.setAttribute("y", h - 32 - bh);
     rect.setAttribute("width", bw - 4);
     rect.setAttribute("height", Math.max(0, bh));
-    rect.style.fill = b.side === sides[0] ? colour(0) : b.side ? colour(2) : "#888";
-    rect.dataset.side = b.side;
+    rect.style.fill = b.side === sides[0] ? colour(0) : b.side ? colour(2) : b.both ? colour(3) : "#888";
+    rect.dataset.side = b.both ? "both" : b.side;
     rect.dataset.k = String(b.k);
+    rect.dataset.p = String(b.p);
     const tip = document.createElementNS(ns, "title");
-    tip.textContent = b.side ? `${b.side} keeps ${b.k}: ${pct(b.p)}` : `no units left: ${pct(b.p)}`;
+    tip.textContent = b.both ? `both keep units: ${pct(b.p)}` : b.side ? `${b.side} alone keeps ${b.k}: ${pct(b.p)}` : `no units left: ${pct(b.p)}`;
     rect.append(tip);
-    svg.append(rect, text(x + bw / 2, h - 19, b.side ? String(b.k) : "0"),
+    svg.append(rect, text(x + bw / 2, h - 19, b.both ? "both" : b.side ? String(b.k) : "0"),
       text(x + bw / 2, h - 35 - bh, b.p >= 0.005 ? Math.round(100 * b.p) + "%" : ""));
   });
   svg.append(text(10, h - 4, `\u2190 ${sides[0]} keeps`, "start"), text(w - 10, h - 4, `${sides[1]} keeps \u2192`, "end"));
@@ -845,7 +985,7 @@ function combinationsList(combos, def) {
 // A counted unit's name as the side's row shows it (a faction's unit, its upgrade).
 function unitName(def, side, type) {
   const form = currentForm();
-  const field = form && form.side_group && (page.ruleset.form.groups[form.side_group] || [])
+  const field = form && form.side_group && sideFields(form, side)
     .find((f) => f.type === "counts" && !f.beside && f.kind === (def.survivor_kind || "unit"));
   const r = field && isTable(page.scenario[side]) ? shownRecord(field, page.scenario[side], type).record
     : recordByName(def.survivor_kind || "unit", type);
@@ -1274,6 +1414,8 @@ async function start() {
   for (const r of page.rulesets) rs.append(el("option", { value: r.id, text: r.name ? `${r.name}` : r.id }));
   rs.addEventListener("change", () => chooseRuleset(rs.value));
   $("procedure").addEventListener("change", async (e) => {
+    const p = currentForm();
+    if (p && p.sides.length && switchable(p).includes(e.target.value)) return switchProcedure(e.target.value);
     page.procedure = e.target.value;
     clearResults();
     page.scenario = { ruleset: page.ruleset.id, procedure: page.procedure, ...(page.scenario.packs ? { packs: page.scenario.packs } : {}) };

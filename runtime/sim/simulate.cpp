@@ -85,6 +85,46 @@ void combinations_report(
   j[survivors + "_units"] = units;
   j[survivors + "_combinations"] = combos;
 }
+
+// S_ends: who ends with units, jointly: side -> [P(that side alone keeps k counted units)]
+// (k = 0 .. the most kept; k = 0 is 0), "none": P(no side keeps any), "several": P(two sides or
+// more keep some). Together they add up to 1: a battle calculator's outcome chart.
+void ends_report(const std::string& survivors, const std::vector<std::string>& sides,
+                 const std::map<std::vector<std::uint32_t>, double>& ends, nlohmann::json& j) {
+  using nlohmann::json;
+  std::vector<std::vector<double>> alone(sides.size(), std::vector<double>(1, 0.0));
+  double none = 0, several = 0;
+  for (const auto& [kept, p] : ends) {
+    std::size_t with = 0, who = 0;
+    for (std::size_t s = 0; s < kept.size(); ++s)
+      if (kept[s] > 0) ++with, who = s;
+    if (with == 0) {
+      none += p;
+    } else if (with > 1) {
+      several += p;
+    } else if (who < alone.size()) {
+      auto& v = alone[who];
+      if (v.size() <= kept[who]) v.resize(kept[who] + 1, 0.0);
+      v[kept[who]] += p;
+    }
+  }
+  json out = json::object();
+  for (std::size_t s = 0; s < sides.size(); ++s) out[sides[s]] = alone[s];
+  out["none"] = none;
+  out["several"] = several;
+  j[survivors + "_ends"] = out;
+}
+
+// The counted units each report side keeps, every type together, from the number alive of each.
+std::vector<std::uint32_t> kept_by_side(const std::vector<std::string>& sides,
+                                        const std::vector<Counted>& counted,
+                                        const std::vector<std::uint32_t>& alive_of) {
+  std::vector<std::uint32_t> kept(sides.size(), 0);
+  for (std::size_t c = 0; c < counted.size(); ++c)
+    for (std::size_t s = 0; s < sides.size(); ++s)
+      if (counted[c].side == sides[s]) kept[s] += alive_of[c];
+  return kept;
+}
 }  // namespace
 
 void Tally::merge(const Tally& o) {
@@ -102,6 +142,7 @@ void Tally::merge(const Tally& o) {
       for (std::size_t k = 0; k < counts.size(); ++k) mine[k] += counts[k];
     }
   combination_types.insert(o.combination_types.begin(), o.combination_types.end());
+  for (const auto& [kept, n] : o.ends) ends[kept] += n;
   for (const auto& [side, combos] : o.combinations)
     for (const auto& [left, n] : combos) combinations[side][left] += n;
 }
@@ -205,6 +246,7 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
       ++(*survivor_slots[c])[alive];
       alive_of[c] = static_cast<std::uint32_t>(alive);
     }
+    if (!counted.empty()) ++out.ends[kept_by_side(report_.sides, counted, alive_of)];
     for (auto& sc : sides) {
       for (std::size_t g = 0; g < sc.groups.size(); ++g) sc.left[g] = alive_of[sc.groups[g]];
       auto it = sc.tally->find(sc.left);
@@ -373,6 +415,10 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
       for (const auto& [left, n] : combos)
         p[side][left] = t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0;
     combinations_report(report_.survivors, t.combination_types, p, began, report_.sides, j);
+    std::map<std::vector<std::uint32_t>, double> ends;
+    for (const auto& [kept, n] : t.ends)
+      ends[kept] = t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0;
+    if (!ends.empty()) ends_report(report_.survivors, report_.sides, ends, j);
   }
   return j;
 }
@@ -418,6 +464,7 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
       began[side] += counted[c].units.size();
     }
   std::vector<std::uint32_t> alive_of(counted.size());
+  std::map<std::vector<std::uint32_t>, double> ends;
   for (const ExactResult::Final& f : r.finals) {
     if (f.outcome >= 0 && static_cast<std::size_t>(f.outcome) < outcomes.size())
       outcomes[static_cast<std::size_t>(f.outcome)] += f.p;
@@ -433,6 +480,7 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
       for (std::size_t c : gs) left.push_back(alive_of[c]);
       combos[side][left] += f.p;
     }
+    if (!counted.empty()) ends[kept_by_side(report_.sides, counted, alive_of)] += f.p;
   }
   std::map<std::string, double> added;
   for (const auto& [m, v] : r.added) added[std::string(sym_name(m))] += v;
@@ -442,10 +490,14 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     auto it = hist.find(m);
     return it == hist.end() ? empty : it->second;
   };
+  // a metric added to round by round (rounds) has its mean here, not its distribution: the
+  // distribution is left out and named in means_only (Monte Carlo gives it)
+  json means_only = json::array();
   for (const auto& [key, metric] : report_.distributions) {
-    if (added.count(metric))
-      throw UsageError("the exact mode gives the mean of '" + metric +
-                       "' (it is added to round by round), not its distribution");
+    if (added.count(metric)) {
+      means_only.push_back(key);
+      continue;
+    }
     const auto& h = histogram(metric);
     const long long top = h.empty() ? 0 : std::max(0LL, h.rbegin()->first);
     json arr = json::array();
@@ -463,6 +515,7 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     if (histogram(metric).empty()) unwritten.push_back(key);
   }
   if (!unwritten.empty()) j["unwritten"] = unwritten;
+  if (!means_only.empty()) j["means_only"] = means_only;
   for (const auto& c : report_.conditional) {
     double both = 0, given = 0;
     for (const auto& [v, w] : histogram(c.metric)) both += v != 0 ? w : 0;
@@ -489,6 +542,7 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
       sv[counted[c].side][counted[c].type] = alive[c];
     j[report_.survivors] = sv;
     combinations_report(report_.survivors, combo_types, combos, began, report_.sides, j);
+    if (!ends.empty()) ends_report(report_.survivors, report_.sides, ends, j);
   }
   return j;
 }
@@ -678,6 +732,11 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
     out << '\n';
   }
   for (const auto& [key, metric] : def.distributions) {
+    if (!j.contains(key)) {  // means_only: the exact mode gives its mean
+      out << "  " << key
+          << ": its mean only in the exact mode (Monte Carlo gives the distribution)\n";
+      continue;
+    }
     out << "  " << key << ":\n";
     const auto& arr = j[key];
     for (std::size_t k = 0; k < arr.size(); ++k)

@@ -46,6 +46,9 @@ struct Tally {
   // the report's units_left and combinations_left are read from
   std::map<std::string, std::map<std::vector<std::uint32_t>, std::uint64_t>> combinations;
   std::map<std::string, std::vector<std::string>> combination_types;  // side -> counted types
+  // the counted units each report side keeps, every type together (in the report's order) ->
+  // runs: who ends with units, jointly (the report's S_ends)
+  std::map<std::vector<std::uint32_t>, std::uint64_t> ends;
   std::map<std::string, std::string> labels;  // metric -> what setup called it (ctx:label)
   // report side (a role) -> the name of the player who has it, when that is another name
   // ("first_player" -> "rebel"): the report says whose survivors they are

@@ -338,14 +338,18 @@ local function place_fleet_pool_tokens(ctx, p, list, players, path)
 end
 
 return function(ctx, scenario)
+  local helpers = { check_keys = check_keys, place_units = place_units,
+    record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
+    ANOMALIES = ANOMALIES, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens }
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
-    return require("tactical_setup")(ctx, scenario, { check_keys = check_keys, place_units = place_units,
-      record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
-      ANOMALIES = ANOMALIES, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens })
+    return require("tactical_setup")(ctx, scenario, helpers)
+  end
+  if scenario.procedure == "tactical_ground_combat" then  -- [attacker] and [defender]: ground_setup.lua
+    return require("ground_setup")(ctx, scenario, helpers)
   end
   check_keys(ctx, scenario, TOP_KEYS, "scenario")
   if scenario.procedure and scenario.procedure ~= "space_combat" then
-    ctx:reject("procedure", "the ti4 ruleset has the procedures space_combat and tactical_action")
+    ctx:reject("procedure", "the ti4 ruleset has the procedures space_combat, tactical_action and tactical_ground_combat")
   end
   local players = {}
   for _, role in ipairs { "attacker", "defender" } do

@@ -403,6 +403,103 @@ def main():
         e = css(selector)
         Select(e).select_by_value(value)
 
+    def ground_view(timings):
+        """The Space / Ground switch (issue 28): a faction chosen in space stays on the Ground
+        view; the sides' rows are the ground forces and ships (attacker) and the ground forces
+        and structures (defender); 3 infantry against 2 infantry and a PDS is answered without
+        Run with `simulate --exact` of the hand-written tactical action
+        (tests/fixtures/ground/page_ground_combat.toml); the switch is in the link and restores;
+        a ti4battle.com place=Ground link lands on the Ground view with the same numbers."""
+        driver.get(url + "?ruleset=ti4")
+        wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+        check(len(all_css("#procedure-switch button")) == 2
+              and css("#procedure-switch button.on").get_attribute("data-procedure") == "space_combat",
+              "ground: a Space / Ground switch stands above the sides, on Space")
+        # small ones: the hit order names the faction's units; a faction change drops the old
+        # faction's unit upgrade (Sardakk N'orr's Exotrireme II) and the toggle starts off
+        choose('select[data-path="attacker.faction"]', "sardakk_norr")
+        wait.until(lambda d: all_css('[data-side="attacker"] [data-upgrade="exotrireme_ii"]'))
+        item = css('[data-path="attacker.policy.hit_order"] li[data-item="dreadnought"]').text
+        check(item.startswith("Exotrireme"), f"player: the hit order names the faction's unit: {item!r}")
+        click('[data-side="attacker"] [data-upgrade="exotrireme_ii"]')
+        wait.until(lambda d: "exotrireme_ii" in css("#toml").get_attribute("value"))
+        choose('select[data-path="attacker.faction"]', "letnev")
+        wait.until(lambda d: css('select[data-path="attacker.faction"]').get_attribute("value") == "letnev")
+        toml = css("#toml").get_attribute("value")
+        check("exotrireme_ii" not in toml and not css('[data-side="attacker"] [data-upgrade="dreadnought_ii"]').is_selected(),
+              "player: a faction change drops the old faction's unit upgrade; the toggle is off")
+        t0 = driver.execute_script("return performance.now()")
+        n = answers()
+        click('#procedure-switch [data-procedure="tactical_ground_combat"]')
+        wait.until(lambda d: all_css('[data-side="defender"] [data-row="pds"]'))
+        wait.until(lambda d: answers() > n)
+        timings.append(("ground combat: the switch to Ground", float(driver.execute_script(
+            "return document.body.dataset.answerAt")) - t0, float(driver.execute_script(
+            "return document.body.dataset.answerAt")) - t0, css("#answer-status").text))
+        check(css('select[data-path="attacker.faction"]').get_attribute("value") == "letnev",
+              "ground: the attacker's faction stays across the switch")
+        rows = {side: [r.get_attribute("data-row") for r in all_css(f'[data-side="{side}"] table.counts tr')]
+                for side in ("attacker", "defender")}
+        check({"infantry", "mech", "dreadnought", "carrier"} <= set(rows["attacker"]) and "pds" not in rows["attacker"]
+              and "fighter" not in rows["attacker"],
+              f"ground: the attacker's rows are its ground forces and ships: {rows['attacker']}")
+        check({"infantry", "mech", "pds"} <= set(rows["defender"]) and "cruiser" not in rows["defender"],
+              f"ground: the defender's rows are its ground forces and structures: {rows['defender']}")
+        choose('select[data-path="defender.faction"]', "letnev")
+        wait.until(lambda d: css('select[data-path="defender.faction"]').get_attribute("value") == "letnev")
+        click('[data-path="attacker.units.infantry"][data-op="+"]', 3)
+        click('[data-path="defender.units.infantry"][data-op="+"]', 2)
+        timings.append(("ground combat: a click (the PDS)", *timed_click('[data-path="defender.units.pds"][data-op="+"]')))
+        shown = answer_after(0)
+        result = json.loads(css("#result-json").get_attribute("textContent"))
+        r = cli(args, "simulate", os.path.join(args.root, "tests/fixtures/ground/page_ground_combat.toml"), "--exact", "--json")
+        want = report_of(r.stdout) if r.returncode == 0 else {}
+        p = want.get("planet_1_controlled", -1)
+        check(result.get("method") == "exact" and abs(result.get("attacker_takes_the_planet", -2) - p) < 1e-12
+              and shown.get("attacker_takes_the_planet") == f"{100 * p:.2f}%",
+              f"ground: P(the attacker takes the planet) {shown} is the hand-written tactical action's {p} "
+              + r.stderr[:200])
+        same = all(result.get(k) == want.get(k) for k in ("ground_forces_attacker", "ground_forces_defender", "survivors"))
+        check(same, "ground: the ground survivors are the hand-written tactical action's "
+              f"({result.get('ground_forces_attacker')} against {want.get('ground_forces_attacker')})")
+        ends = result.get("survivors_ends", {})
+        bars = {(b.get_attribute("data-side"), b.get_attribute("data-k")): float(b.get_attribute("data-p"))
+                for b in all_css('[data-chart="outcome"] rect')}
+        check(abs(sum(bars.values()) - 1) < 1e-9 and abs(bars.get(("both", "0"), -1) - ends.get("several", -2)) < 1e-12,
+              f"ground: the outcome chart adds up to 1 with a 'both keep units' bar (the carrier stays): {bars}")
+        check(all_css('[data-chart="ground_rounds"][data-means-only]'),
+              "ground: the rounds chart is left out in the exact mode with a note (its mean only)")
+        link = driver.execute_script("return location.href")
+        check("procedure=tactical_ground_combat" in link, "ground: the switch is in the link: " + link[len(url):][:120])
+        first_tab = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(link)
+        wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+        again = answer_after(0)
+        check(css("#procedure-switch button.on").get_attribute("data-procedure") == "tactical_ground_combat" and again == shown,
+              f"ground: the link opens on the Ground view with the same numbers ({again})")
+        driver.close()
+        driver.switch_to.window(first_tab)
+        # the same battle from a ti4battle.com link (Letnev is its default faction)
+        imports = driver.execute_script("return document.body.dataset.imports || '0'")
+        n = answers()
+        type_into("#import-url", "https://ti4battle.com/?place=Ground&attacker-unit-infantry=3"
+                  "&defender-unit-infantry=2&defender-unit-pds=1")
+        click("#import-link")
+        wait.until(lambda d: d.execute_script("return document.body.dataset.imports || '0'") != imports)
+        imported = answer_after(n)
+        check(css("#procedure-switch button.on").get_attribute("data-procedure") == "tactical_ground_combat"
+              and css('[data-path="defender.units.pds"][data-count]').text == "1"
+              and css('[data-path="attacker.units.infantry"][data-count]').text == "3",
+              "ground: a ti4battle place=Ground link lands on the Ground view with its units")
+        check(imported == shown, f"ground: with the same numbers ({imported} against {shown})")
+        # Monte Carlo gives the rounds: a longer run on the page
+        driver.execute_script("document.getElementById('more-runs').open = true")
+        mc = run_on_page(4000, 3)
+        check(mc is not None and isinstance(mc.get("ground_rounds"), list) and abs(sum(mc["ground_rounds"]) - 1) < 1e-9
+              and all_css('[data-chart="ground_rounds"] rect'),
+              f"ground: Monte Carlo draws the distribution of the rounds ({(mc or {}).get('ground_rounds')})")
+
     timings = []
     try:
         # --- player: what a TI4 player does first (issue 28), on a page opened with no address
@@ -510,6 +607,7 @@ def main():
         answer_after(n)
         final = float(driver.execute_script("return document.body.dataset.answerAt")) - t0
         timings.append(("ground combat: the invasion example loaded", first, final, css("#answer-status").text))
+        ground_view(timings)
         for what, first, final, status in timings:
             print(f"timing  {what}: first answer {first:.0f} ms, final {final:.0f} ms ({status})", flush=True)
 
@@ -543,9 +641,9 @@ def main():
         check(bars == [("attacker", "2"), ("attacker", "1"), ("", "0"), ("defender", "1")],
               f"battle: the outcome chart has a bar per units kept, attacker 2..1, none, defender 1: {bars}")
         tips = [t.get_attribute("textContent") for t in all_css('[data-chart="outcome"] rect title')]
-        left = page_result["survivors_units"]
-        want = f"attacker keeps 2: {100 * left['attacker'][2]:.2f}%"
-        check(tips and tips[0] == want, f"battle: its first bar is the result's survivors_units ({tips[:1]}, {want})")
+        left = page_result["survivors_ends"]
+        want = f"attacker alone keeps 2: {100 * left['attacker'][2]:.2f}%"
+        check(tips and tips[0] == want, f"battle: its first bar is the result's survivors_ends ({tips[:1]}, {want})")
         combos = [li.get_attribute("data-key") for li in all_css('#combinations [data-side="attacker"] li')]
         check(sorted(combos) == ["1 cruiser", "2 cruiser", "none"],
               f"battle: the attacker's survivors by combination are listed: {combos}")

@@ -321,11 +321,11 @@ for sid, params, how in SAME:
         problems.append(f"simulate failed: {a.stderr.strip()[:200]} {b.stderr.strip()[:200]}")
     else:
         ja, jb = json.loads(a.stdout), json.loads(b.stdout)
-        for k in ("attacker_win", "draw", "defender_win", "planet_1_controlled"):
+        for k in ("attacker_win", "draw", "defender_win", "planet_1_controlled", "attacker_takes_the_planet"):
             if (k in ja or k in jb) and abs(ja.get(k, -1) - jb.get(k, -2)) > 1e-12:
                 problems.append(f"{k}: imported {ja.get(k)} against hand-written {jb.get(k)}")
         if verbose:
-            k = "planet_1_controlled" if "planet_1_controlled" in ja else "attacker_win"
+            k = next(x for x in ("planet_1_controlled", "attacker_takes_the_planet", "attacker_win") if x in ja)
             print(f"      {sid}: {how} {k} {ja[k]:.6f} (hand-written {jb[k]:.6f})")
     report(f"same battle {sid}", problems)
 

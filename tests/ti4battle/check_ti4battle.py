@@ -43,8 +43,8 @@ def outcomes(count, d):
     if count == "tactical_space":  # a tactical action: ships left in the active system
         a = 1 - d["attacker_ships_in_active_system"][0]
         b = 1 - d["defender_ships_in_active_system"][0]
-    elif count == "ground":  # a tactical action: who holds the planet
-        a = d["planet_1_controlled"]
+    elif count == "ground":  # a tactical action or a ground combat: who holds the planet
+        a = d["planet_1_controlled"] if "planet_1_controlled" in d else d["attacker_takes_the_planet"]
         b = 1 - d["ground_forces_defender"][0]
     else:
         raise SystemExit(f"unknown count '{count}' (space, tactical_space or ground)")

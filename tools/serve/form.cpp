@@ -19,7 +19,8 @@ const std::vector<std::string> kTypes{"record", "records", "counts", "order", "c
 
 // The keys each field type may have besides key, type, label and doc.
 std::vector<std::string> keys_of_type(const std::string& type) {
-  std::vector<std::string> k{"key", "type", "label", "doc"};
+  // sides: the side columns that draw the field (none: every side's)
+  std::vector<std::string> k{"key", "type", "label", "doc", "sides"};
   auto add = [&](std::initializer_list<const char*> more) {
     k.insert(k.end(), more.begin(), more.end());
   };
@@ -69,6 +70,7 @@ class FormReader {
         if (!fields) f_.fail(v, "group." + g + " is a list of fields: [[group." + g + "]]");
         out["groups"][g] = read_group(g, *fields);
       }
+    groups_ = &out["groups"];
     // rows hold a group's fields; a group reached again through its own rows would be drawn
     // without end
     if (groups)
@@ -163,6 +165,16 @@ class FormReader {
         extra[s] = group_ref(*e, s, "procedure." + name + ".extra");
       }
     p["extra"] = extra;
+    std::vector<std::string> side_groups;
+    if (p.contains("side_group")) side_groups.push_back(p["side_group"]);
+    for (const auto& [s, g] : extra.items()) side_groups.push_back(g);
+    for (const std::string& g : side_groups)
+      for (const json& field : (*groups_)[g])
+        for (const auto& s : field.value("sides", json::array()))
+          if (std::find(p["sides"].begin(), p["sides"].end(), s) == p["sides"].end())
+            f_.fail(t, "procedure." + name + ": group." + g + " field '" +
+                           field["key"].get<std::string>() + "' names the side '" +
+                           s.get<std::string>() + "', which is not one of its sides");
     return p;
   }
 
@@ -199,6 +211,10 @@ class FormReader {
     j["type"] = type;
     j["label"] = f_.string(t, "label").value_or(key.substr(key.rfind('.') + 1));
     if (auto d = f_.string(t, "doc")) j["doc"] = *d;
+    if (t.contains("sides")) {
+      j["sides"] = f_.strings(t, "sides");
+      if (j["sides"].empty()) f_.fail(*t.get("sides"), where + ": sides names one side or more");
+    }
     if (type == "record" || type == "records" || type == "counts" || type == "order") {
       check_kind(t, where);
       j["kind"] = *f_.string(t, "kind");
@@ -361,8 +377,19 @@ class FormReader {
       const toml::table* t = n.as_table();
       if (!t) f_.fail(n, "group." + name + " holds fields: tables with key and type");
       json field = read_field(name, *t, out);
-      if (!keys.insert(field["key"].get<std::string>()).second)
-        f_.fail(n, "group." + name + ": two fields edit '" + field["key"].get<std::string>() + "'");
+      // two fields may edit one key when no side draws both (sides = [...] apart)
+      const std::string key = field["key"].get<std::string>();
+      for (const json& e : out) {
+        if (e["key"] != key) continue;
+        bool apart = e.contains("sides") && field.contains("sides");
+        if (apart)
+          for (const auto& s : field["sides"])
+            if (std::find(e["sides"].begin(), e["sides"].end(), s) != e["sides"].end())
+              apart = false;
+        if (!apart)
+          f_.fail(n, "group." + name + ": two fields edit '" + key + "'" +
+                         (field.contains("sides") ? " on one side" : ""));
+      }
       out.push_back(std::move(field));
     }
     return out;
@@ -388,6 +415,7 @@ class FormReader {
   const TomlFile& f_;
   const Ruleset& r_;
   std::set<std::string> group_names_;
+  const json* groups_ = nullptr;  // the groups read, for the procedures
 };
 
 }  // namespace

@@ -570,7 +570,10 @@ std::string sweep_table(const json& raw) {
       } else {
         text = fmt::format("{:.1f} ±{:.1f}", 100 * v.value, 50 * (v.hi - v.lo));
       }
-      if (c != ref) text += fmt::format(" ({:+.1f})", 100 * (v.value - rv.value));
+      if (c != ref) {
+        const double d = std::round(1000 * (v.value - rv.value)) / 10;  // points, no "-0.0"
+        text += fmt::format(" ({:+.1f})", d == 0 ? 0.0 : d);
+      }
       out << "  " << fmt::format("{:>{}}", text, width[c]);
     }
     out << "\n";

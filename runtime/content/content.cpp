@@ -616,7 +616,14 @@ class PackLoader {
       c_.modifiers[u.index].units.push_back(c_.records[static_cast<std::size_t>(r)].name);
       c_.modifiers[u.index].unit_records.push_back(r);
     }
-    for (const PendingRef& p : pending_counted_) c_.require_record(p.ref, p.kind, p.file, p.line);
+    // a counts attribute's keys are unit types: any unit record of that short name will do (two
+    // packs may both have a 'cruiser': not ambiguous here)
+    for (const PendingRef& p : pending_counted_) {
+      const bool known = std::any_of(c_.records.begin(), c_.records.end(), [&](const Record& r) {
+        return !r.removed && r.name == sym(p.ref) && sym_name(r.kind) == p.kind;
+      });
+      if (!known) c_.require_record(p.ref, p.kind, p.file, p.line);  // throws, naming the nearest
+    }
     for (const PendingRef& p : pending_present_)
       c_.modifiers[p.index].present = c_.require_record(p.ref, p.kind, p.file, p.line);
     for (const PendingRef& p : pending_hits_to_)

@@ -368,8 +368,13 @@ json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptio
         for (std::size_t a = 0; a < g.column_values[c].size(); ++a)
           values.push_back(
               &spec.axes[a + 1].values[static_cast<std::size_t>(g.column_values[c][a])]);
-        const Session s = cell_session(base, values, so, sides);
-        results[i] = evaluate(s, spec, k);
+        try {
+          const Session s = cell_session(base, values, so, sides);
+          results[i] = evaluate(s, spec, k);
+        } catch (const Error& e) {  // which cell of which spec: the scenario's message follows
+          throw UsageError(spec.file + ": the cell " + g.rows[r] + " x " + g.columns[c] + ": " +
+                           e.what());
+        }
       } catch (...) {
         std::lock_guard lock(m);
         if (!failure) failure = std::current_exception();

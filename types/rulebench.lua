@@ -233,6 +233,7 @@
 ---| "space_cannon_range" # [ti4] int: space cannon: 1 fires from adjacent systems too (PDS II); 0 only in its own system
 ---| "specialty" # [ti4] symbol: planet: technology specialty: biotic, cybernetic, propulsion or warfare; technology: its colour, the same four (green, yellow, blue, red); unit upgrades have none
 ---| "stars" # [red_alert] int: card: its star cost
+---| "starting_units" # [ti4] counts: faction: the units on its faction sheet's "starting units" (ships, ground forces, structures), by generic unit type: { carrier = 2, infantry = 5, space_dock = 1 }; a scenario side's fleet = "starting" places them
 ---| "stops_movement" # [red_alert] bool: feature: a unit entering it stops (and cannot pursuit move)
 ---| "strategy_tokens" # [ti4] int
 ---| "structure" # [ti4] bool

@@ -213,7 +213,8 @@ AttrType parse_attr_type(const TomlFile& f, const toml::node& n, const std::stri
   if (type == "int") return AttrType::integer;
   if (type == "bool") return AttrType::boolean;
   if (type == "symbol") return AttrType::symbol;
-  f.fail(n, "attribute type '" + type + "' is not one of: int, bool, symbol");
+  if (type == "counts") return AttrType::counts;
+  f.fail(n, "attribute type '" + type + "' is not one of: int, bool, symbol, counts");
 }
 
 std::vector<std::pair<std::string, std::string>> string_pairs(const TomlFile& f,
@@ -275,8 +276,10 @@ Ruleset load_ruleset(const fs::path& dir) {
         f.expect_keys(at, {"type", "doc", "min", "max", "values"}, "attribute '" + a.name + "'");
         a.type = parse_attr_type(f, v, f.string(at, "type", true).value());
         a.doc = f.string(at, "doc").value_or("");
-        if (a.type != AttrType::integer && (at.contains("min") || at.contains("max")))
-          f.fail(v, "attribute '" + a.name + "': 'min' and 'max' are for int attributes");
+        if (a.type != AttrType::integer && a.type != AttrType::counts &&
+            (at.contains("min") || at.contains("max")))
+          f.fail(v,
+                 "attribute '" + a.name + "': 'min' and 'max' are for int and counts attributes");
         a.min = f.integer(at, "min").value_or(a.min);
         a.max = f.integer(at, "max").value_or(a.max);
         constexpr std::int64_t lo = std::numeric_limits<std::int32_t>::min(),
@@ -631,6 +634,14 @@ class PackLoader {
       c_.modifiers[u.index].units.push_back(c_.records[static_cast<std::size_t>(r)].name);
       c_.modifiers[u.index].unit_records.push_back(r);
     }
+    // a counts attribute's keys are unit types: any unit record of that short name will do (two
+    // packs may both have a 'cruiser': not ambiguous here)
+    for (const PendingRef& p : pending_counted_) {
+      const bool known = std::any_of(c_.records.begin(), c_.records.end(), [&](const Record& r) {
+        return !r.removed && r.name == sym(p.ref) && sym_name(r.kind) == p.kind;
+      });
+      if (!known) c_.require_record(p.ref, p.kind, p.file, p.line);  // throws, naming the nearest
+    }
     for (const PendingRef& p : pending_present_)
       c_.modifiers[p.index].present = c_.require_record(p.ref, p.kind, p.file, p.line);
     for (const PendingRef& p : pending_hits_to_)
@@ -698,6 +709,24 @@ class PackLoader {
         }
         return static_cast<std::int32_t>(sym(name));
       }
+      case AttrType::counts: {
+        if (!v.is_table())
+          f.fail(v, what +
+                        " must be a table of unit types and numbers ({ carrier = 2, "
+                        "infantry = 3 }), not " +
+                        toml_type_name(v));
+        std::string text;
+        for (auto&& [k, n] : *v.as_table()) {  // toml++ keeps keys sorted
+          const std::string unit(k.str());
+          if (!n.is_integer() || n.as_integer()->get() < a.min || n.as_integer()->get() > a.max)
+            f.fail(n, what + ": " + unit + " must be a whole number from " + std::to_string(a.min) +
+                          " to " + std::to_string(a.max) + ", not " +
+                          (n.is_integer() ? std::to_string(n.as_integer()->get())
+                                          : toml_type_name(n)));
+          text += (text.empty() ? "" : " ") + unit + "=" + std::to_string(n.as_integer()->get());
+        }
+        return static_cast<std::int32_t>(sym(text));
+      }
     }
     return 0;
   }
@@ -720,6 +749,10 @@ class PackLoader {
       const auto slot = static_cast<std::size_t>(a->slot);
       rec.attr[slot] = attribute_value(f, v, *a, "'" + key + "' in " + where);
       rec.has.set(slot);
+      if (a->type == AttrType::counts)  // its keys name unit records (checked once all are read)
+        for (auto&& [unit, n] : *v.as_table())
+          pending_counted_.push_back({std::string(unit.str()), c_.ruleset.unit_kind, f.path(),
+                                      TomlFile::line(n), false, 0});
     }
   }
 
@@ -906,6 +939,7 @@ class PackLoader {
   std::vector<PendingRef> pending_;
   std::vector<PendingRef> pending_units_;  // index: the modifier
   std::vector<PendingRef> pending_present_;
+  std::vector<PendingRef> pending_counted_;  // the unit types a counts attribute names
   std::vector<PendingRef>
       pending_hits_to_;  // a modifier's hits_to unit records  // a modifier's `present` unit record
   std::vector<std::tuple<int, std::string, std::string, int>> pending_activations_;

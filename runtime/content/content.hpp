@@ -30,7 +30,9 @@ namespace rb {
 
 namespace fs = std::filesystem;
 
-enum class AttrType { integer, boolean, symbol };
+// counts: a table of unit records to whole numbers ({ carrier = 2, infantry = 3 }), kept as the
+// symbol "carrier=2 infantry=3" (keys sorted); Lua reads it as a table.
+enum class AttrType { integer, boolean, symbol, counts };
 
 // An int attribute in content (records, overrides, modifier locations) must lie in [min, max];
 // by default [0, kAttributeMax], wider or narrower where ruleset.toml says `min`/`max`.

@@ -129,6 +129,23 @@ void push_attr(lua_State* L, const AttributeDef& a, std::int32_t v) {
         lua_pushlstring(L, sym_name(static_cast<Sym>(v)).data(),
                         sym_name(static_cast<Sym>(v)).size());
       break;
+    case AttrType::counts: {  // "carrier=2 infantry=3" -> { carrier = 2, infantry = 3 }
+      lua_newtable(L);
+      if (v == 0) break;
+      const std::string_view text = sym_name(static_cast<Sym>(v));
+      std::size_t at = 0;
+      while (at < text.size()) {
+        std::size_t end = text.find(' ', at);
+        if (end == std::string_view::npos) end = text.size();
+        const std::string_view item = text.substr(at, end - at);
+        const std::size_t eq = item.find('=');
+        lua_pushlstring(L, item.data(), eq);
+        lua_pushinteger(L, std::stoll(std::string(item.substr(eq + 1))));
+        lua_rawset(L, -3);
+        at = end + 1;
+      }
+      break;
+    }
   }
 }
 
@@ -148,6 +165,9 @@ std::int32_t to_attr(lua_State* L, const AttributeDef& a, int idx) {
       return lua_toboolean(L, idx) ? 1 : 0;
     case AttrType::symbol:
       return lua_isnil(L, idx) ? 0 : static_cast<std::int32_t>(lua_sym(L, idx));
+    case AttrType::counts:
+      luaL_error(L, "attribute '%s' (counts) is content's: scripts read it, not set it",
+                 a.name.c_str());
   }
   return 0;
 }

@@ -25,6 +25,9 @@ SIDE_KEYS.galvanized = true
 -- counters = { name = N }: counters on the player that cards read (scope game), e.g. the number of
 -- non-home systems holding a planet the player controls
 SIDE_KEYS.counters = true
+-- fleet = "starting": the ships of the side's faction's starting units (its faction record's
+-- starting_units: the faction sheet), besides any `units`
+SIDE_KEYS.fleet = true
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -337,6 +340,27 @@ local function place_fleet_pool_tokens(ctx, p, list, players, path)
   end
 end
 
+-- The units a side places: its `units`, and with fleet = "starting" the ships among its faction's
+-- starting units (a space combat: ground forces and structures stay home).
+local function side_units(ctx, side, role)
+  if side.fleet == nil then return side.units or {} end
+  if side.fleet ~= "starting" then
+    ctx:reject(role .. ".fleet", "fleet must be \"starting\" (the faction sheet's starting units), not " .. tostring(side.fleet))
+  end
+  if side.faction == nil then
+    ctx:reject(role .. ".fleet", "fleet = \"starting\" places the faction's starting units: give the side a faction")
+  end
+  local faction = record_or_reject(ctx, "faction", side.faction, role .. ".faction")
+  local units, any = {}, false
+  for name, n in pairs(side.units or {}) do units[name] = n end
+  for name, n in pairs(faction.starting_units or {}) do  -- (a record's tables are read-only views: pairs, not next)
+    any = true
+    if ctx:record(name, "unit").ship then units[name] = (units[name] or 0) + n end
+  end
+  if not any then ctx:reject(role .. ".fleet", side.faction .. " has no starting_units in its faction record") end
+  return units
+end
+
 return function(ctx, scenario)
   local helpers = { check_keys = check_keys, place_units = place_units,
     record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
@@ -380,7 +404,7 @@ return function(ctx, scenario)
 
   for _, role in ipairs { "attacker", "defender" } do
     local side, p = scenario[role], players[role]
-    place_units(ctx, side.units or {}, p, active, role .. ".units")
+    place_units(ctx, side_units(ctx, side, role), p, active, role .. ".units")
     for name, n in pairs(side.damaged or {}) do
       local left = n
       for _, u in ipairs(ctx:units(p, active, "type:" .. name)) do

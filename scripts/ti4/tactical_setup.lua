@@ -24,6 +24,8 @@
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
 --   planets = [{ name = "wellon", owner = "xxcha", resources = 1, influence = 2, exhausted = false, trait = "cultural",
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
+--   units = { sol = "starting" }     -- a player's faction's starting units: in a system its ships,
+--                                    -- on a planet its ground forces and structures
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
 --   commodities = 2                  -- [[players]]: commodities (Salvage takes them)
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
@@ -109,6 +111,32 @@ return function(ctx, scenario, h)
       ctx:reject(path, "no player named '" .. v .. "'; players: " .. table.concat(names, ", "))
     end
     return players[v]
+  end
+  -- units = { sol = "starting" }: the player's faction's starting units (its faction record's
+  -- starting_units) that belong there: in a system's space area its ships, on a planet its ground
+  -- forces and structures
+  local function starting_units(who, on_planet, path)
+    local spec = specs[players[who]] and specs[players[who]].spec
+    if not (spec and spec.faction) then
+      ctx:reject(path, "\"starting\" places the faction's starting units: give the player " .. who .. " a faction")
+    end
+    local faction = record_or_reject(ctx, "faction", spec.faction, specs[players[who]].path .. ".faction")
+    local out, any = {}, false
+    for name, n in pairs(faction.starting_units or {}) do  -- (a read-only view: pairs, not next)
+      any = true
+      local u = ctx:record(name, "unit")
+      if (on_planet and (u.ground_force or u.structure)) or (not on_planet and u.ship) then out[name] = n end
+    end
+    if not any then ctx:reject(path, spec.faction .. " has no starting_units in its faction record") end
+    return out
+  end
+  local function units_of(v, who, on_planet, path)
+    if type(v) == "string" then
+      if v ~= "starting" then ctx:reject(path, "a player's units are a table ({ carrier = 1 }) or \"starting\" (the faction sheet's starting units), not '" .. v .. "'") end
+      player_named(who, path)
+      return starting_units(who, on_planet, path)
+    end
+    return v
   end
 
   -- systems first (adjacency may name a later one), then their contents. The map's systems (if
@@ -222,7 +250,8 @@ return function(ctx, scenario, h)
       for who in pairs(spec.units) do names[#names + 1] = who end
       table.sort(names)
       for _, who in ipairs(names) do
-        place_units(ctx, spec.units[who], player_named(who, path .. ".units." .. who), sys, path .. ".units." .. who)
+        local at = path .. ".units." .. who
+        place_units(ctx, units_of(spec.units[who], who, false, at), player_named(who, at), sys, at)
       end
     end
     for j, p in ipairs(list_of(ctx, spec.planets, path .. ".planets")) do
@@ -283,7 +312,7 @@ return function(ctx, scenario, h)
         check_keys(ctx, p.units, setmetatable({}, { __index = function() return true end }), ppath .. ".units")
         local own, names = {}, {}
         for k, v in pairs(p.units) do
-          if type(v) == "table" then names[#names + 1] = k else own[k] = v end
+          if type(v) == "table" or v == "starting" then names[#names + 1] = k else own[k] = v end
         end
         table.sort(names)
         if next(own) then
@@ -291,7 +320,8 @@ return function(ctx, scenario, h)
           place_units(ctx, own, owner, planet, ppath .. ".units")
         end
         for _, who in ipairs(names) do
-          place_units(ctx, p.units[who], player_named(who, ppath .. ".units." .. who), planet, ppath .. ".units." .. who)
+          local at = ppath .. ".units." .. who
+          place_units(ctx, units_of(p.units[who], who, true, at), player_named(who, at), planet, at)
         end
       end
     end

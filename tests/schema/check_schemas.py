@@ -100,6 +100,8 @@ outputs = [
     ("compare.schema.json", ["compare", demo, "--with", "attacker:morale_boost", "--runs", "2000", "--json"]),
     ("compare.schema.json", ["compare", attack, "--with", "attacker:tokens.focus=0", "--runs", "2000", "--json"]),
     ("bench.schema.json", ["bench", "--runs", "50", "--json"]),
+    ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small.toml"), "--json"]),
+    ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small.toml"), "--shard", "2/3"]),
     # a ti4battle.com link (and one with a parameter not understood): POST /api/import's reply too
     ("import.schema.json", ["import", "--json", "https://ti4battle.com/?attacker-unit-dreadnought=2"
                             "&attacker-effect-Duranium%20Armor=1&defender-faction=Sardakk+N%27orr&defender-unit-cruiser=3"]),

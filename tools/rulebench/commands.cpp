@@ -329,7 +329,7 @@ std::string record_stats(const Ruleset& rules, const Record& r, nlohmann::ordere
       json[a.name] = v != 0;
       if (!v) continue;
       text = a.name;
-    } else if (a.type == AttrType::symbol) {
+    } else if (a.type == AttrType::symbol || a.type == AttrType::counts) {
       json[a.name] = std::string(sym_name(static_cast<Sym>(v)));
       text = a.name + " " + json[a.name].get<std::string>();
     } else {

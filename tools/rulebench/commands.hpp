@@ -80,6 +80,20 @@ struct CompareArgs {
 };
 int compare(const Common& c, const CompareArgs& a);
 
+// rulebench sweep SPEC.toml (sweep.cpp, sim/sweep.hpp): a grid of scenario variants
+struct SweepArgs {
+  std::string spec;
+  double precision = 0;  // points; 0: the spec's (default 0.5)
+  std::uint64_t seed = 1;
+  bool seed_given = false;
+  int threads = 0;            // cells at once; 0: every core
+  int shard = 1, shards = 1;  // --shard i/N
+  bool json = false, csv = false;
+};
+int sweep(const Common& c, const SweepArgs& a);
+// rulebench merge SHARD.json...: the shards' cells printed as the unsharded sweep prints them
+int merge(const std::vector<std::string>& files, const SweepArgs& a);
+
 // rulebench import URL: the scenario of another tool's link (import.cpp, sim/link_import)
 struct ImportArgs {
   std::string url;

@@ -217,6 +217,37 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.01, 86400.0))
       ->needs(cmp_exact);
 
+  cli::SweepArgs sweep_args;
+  std::string shard_text;
+  auto* sweep = app.add_subcommand(
+      "sweep",
+      "a grid of variants of a scenario (docs/sweep.md): each cell exact when the exact mode "
+      "answers within the spec's bounds, else Monte Carlo to a precision");
+  sweep->add_option("spec", sweep_args.spec, "the sweep spec (TOML)")->required();
+  sweep
+      ->add_option("--precision", sweep_args.precision,
+                   "Monte Carlo cells: every probability's 95% half-width, in points (default "
+                   "the spec's, else 0.5)")
+      ->check(positive());
+  auto* sweep_seed =
+      sweep->add_option("--seed", sweep_args.seed, "random seed (default the spec's, else 1)")
+          ->check(whole(0, kMaxSeed));
+  sweep->add_option("--threads", sweep_args.threads, "cells at once (default: every core)")
+      ->check(whole(1, kMaxThreads));
+  sweep->add_option("--shard", shard_text,
+                    "i/N: only the cells k with k % N == i-1, written as counts (a shard file for "
+                    "merge)");
+  auto* sweep_json_flag = sweep->add_flag("--json", sweep_args.json, "print one JSON object");
+  sweep->add_flag("--csv", sweep_args.csv, "print CSV, a line per cell")->excludes(sweep_json_flag);
+  std::vector<std::string> merge_files;
+  cli::SweepArgs merge_args;
+  auto* merge = app.add_subcommand(
+      "merge",
+      "the shard files of a sweep (--shard i/N) printed as the unsharded sweep prints them");
+  merge->add_option("shards", merge_files, "shard files")->required();
+  auto* merge_json = merge->add_flag("--json", merge_args.json, "print one JSON object");
+  merge->add_flag("--csv", merge_args.csv, "print CSV")->excludes(merge_json);
+
   cli::BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench",
                                    "runs per second on the bench cases the rulesets' scenarios "
@@ -352,6 +383,31 @@ int main(int argc, char** argv) {
                         trace_changes, trace_verbose);
     if (*simulate) return cli::simulate(common, sim);
     if (*compare) return cli::compare(common, cmp);
+    if (*sweep) {
+      sweep_args.seed_given = sweep_seed->count() > 0;
+      if (!shard_text.empty()) {
+        const auto slash = shard_text.find('/');
+        int i = 0, n = 0;
+        try {
+          if (slash == std::string::npos) throw std::invalid_argument("");
+          std::size_t u = 0, v = 0;
+          i = std::stoi(shard_text.substr(0, slash), &u);
+          n = std::stoi(shard_text.substr(slash + 1), &v);
+          if (u != slash || v != shard_text.size() - slash - 1) throw std::invalid_argument("");
+        } catch (const std::exception&) {
+          i = n = 0;
+        }
+        if (n < 1 || i < 1 || i > n) {
+          std::cerr << "error: --shard is i/N with 1 <= i <= N (e.g. --shard 2/4), not '"
+                    << shard_text << "'\n";
+          return 2;
+        }
+        sweep_args.shard = i;
+        sweep_args.shards = n;
+      }
+      return cli::sweep(common, sweep_args);
+    }
+    if (*merge) return cli::merge(merge_files, merge_args);
     if (*bench) return cli::bench(common, bench_args);
     if (*test) return cli::test(common, test_paths, test_verbose, test_json, test_junit);
     if (*make) return cli::new_pack(common, new_args);

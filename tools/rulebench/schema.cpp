@@ -103,6 +103,9 @@ Json attribute_schema(const AttributeDef& a) {
     j = {{"type", "integer"}, {"minimum", a.min}, {"maximum", a.max}};
   } else if (a.type == AttrType::boolean) {
     j = {{"type", "boolean"}};
+  } else if (a.type == AttrType::counts) {
+    j = {{"type", "object"},
+         {"additionalProperties", {{"type", "integer"}, {"minimum", a.min}, {"maximum", a.max}}}};
   } else {
     j = {{"type", "string"}};
     if (!a.values.empty()) j["enum"] = a.values;

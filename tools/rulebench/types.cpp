@@ -49,7 +49,10 @@ void add(Names& names, const std::string& name, const std::string& ruleset, std:
 }
 
 const char* attr_type(AttrType t) {
-  return t == AttrType::integer ? "int" : t == AttrType::boolean ? "bool" : "symbol";
+  return t == AttrType::integer   ? "int"
+         : t == AttrType::boolean ? "bool"
+         : t == AttrType::counts  ? "counts"
+                                  : "symbol";
 }
 
 // Which rulesets: the one named, the one of DIR's pack.toml, or every one of the repository.

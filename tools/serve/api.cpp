@@ -209,6 +209,7 @@ std::string opening_comment(const std::string& text) {
 json attribute_json(const AttributeDef& a) {
   const char* type = a.type == AttrType::integer   ? "int"
                      : a.type == AttrType::boolean ? "bool"
+                     : a.type == AttrType::counts  ? "counts"
                                                    : "symbol";
   json j = {{"name", a.name}, {"type", type}, {"doc", a.doc}};
   if (a.type == AttrType::integer) j["min"] = a.min, j["max"] = a.max;

@@ -1,0 +1,592 @@
+#include "sim/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "content/toml_read.hpp"
+#include "exact/explore.hpp"
+#include "sim/simulate.hpp"
+
+namespace rb {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The keys an axis may have besides side and name: exactly one of them.
+const std::vector<std::string> kAxisKinds = {"factions", "fleets", "technologies", "cards",
+                                             "packs",    "roles",  "changes"};
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// A value that is one string or a list of strings.
+std::vector<std::string> names_of(const TomlFile& f, const toml::node& v, const std::string& what) {
+  std::vector<std::string> out;
+  if (v.is_string()) return {std::string(v.as_string()->get())};
+  if (!v.is_array())
+    f.fail(v, what + " must be a name or a list of names, not " + toml_type_name(v));
+  for (const toml::node& e : *v.as_array()) {
+    if (!e.is_string()) f.fail(e, what + " must be a list of names, not " + toml_type_name(e));
+    out.emplace_back(e.as_string()->get());
+  }
+  return out;
+}
+
+Axis read_axis(const TomlFile& f, const toml::table& t, int index) {
+  std::vector<std::string> keys = kAxisKinds;
+  keys.push_back("side");
+  keys.push_back("name");
+  f.expect_keys(t, keys, "[[axis]]");
+  std::string kind;
+  for (const auto& k : kAxisKinds)
+    if (t.contains(k)) {
+      if (!kind.empty())
+        f.fail(t, "an [[axis]] varies one thing: '" + kind + "' or '" + k + "', not both");
+      kind = k;
+    }
+  if (kind.empty())
+    f.fail(t, "an [[axis]] needs one of: " + join(kAxisKinds, ", ") + " (a list of values)");
+  const std::string side = f.string(t, "side").value_or("");
+  if (side.empty() && (kind == "factions" || kind == "fleets"))
+    f.fail(t, "an axis of " + kind + " names the side it sets: side = \"attacker\"");
+  if (!side.empty() && (kind == "packs" || kind == "roles" || kind == "changes"))
+    f.fail(*t.get("side"), "an axis of " + kind + " takes no side (write SIDE: in a change)");
+  const std::string prefix = side.empty() ? "" : side + ":";
+  Axis axis;
+  axis.name = f.string(t, "name").value_or(side.empty() ? kind : side + " " + kind);
+  const toml::node& list = *t.get(kind);
+  if (!list.is_array() || list.as_array()->empty())
+    f.fail(list, "'" + kind + "' in an [[axis]] must be a list of values, at least one");
+  for (const toml::node& v : *list.as_array()) {
+    AxisValue av;
+    av.side = side;
+    const std::string what = "axis " + std::to_string(index + 1) + " " + kind;
+    if (kind == "factions") {
+      if (!v.is_string()) f.fail(v, what + " must be faction names, not " + toml_type_name(v));
+      av.label = std::string(v.as_string()->get());
+      av.changes.with.push_back(prefix + "faction=" + av.label);
+    } else if (kind == "fleets") {
+      if (v.is_string()) {
+        if (v.as_string()->get() != "starting")
+          f.fail(v, what +
+                        ": a fleet is \"starting\" (the faction's starting units) or a units "
+                        "table ({ dreadnought = 2 }), not '" +
+                        std::string(v.as_string()->get()) + "'");
+        av.fleet_starting = true;
+        av.label = "starting";
+      } else if (v.is_table()) {
+        av.units = *v.as_table();
+        std::vector<std::string> parts;
+        for (auto&& [k, n] : av.units) {
+          if (!n.is_integer()) f.fail(n, what + ": unit counts are whole numbers");
+          parts.push_back(std::to_string(n.as_integer()->get()) + " " + std::string(k.str()));
+        }
+        av.label = parts.empty() ? "none" : join(parts, ", ");
+      } else {
+        f.fail(v, what + ": a fleet is \"starting\" or a units table, not " + toml_type_name(v));
+      }
+    } else if (kind == "technologies" || kind == "cards" || kind == "packs") {
+      const auto names = names_of(f, v, what);
+      for (const auto& n : names) av.changes.with.push_back(prefix + n);
+      av.label = names.empty() ? "none" : join(names, "+");
+    } else if (kind == "roles") {
+      const std::string r = v.is_string() ? std::string(v.as_string()->get()) : "";
+      if (r != "as_written" && r != "swapped")
+        f.fail(v, what +
+                      ": the roles are \"as_written\" and \"swapped\" (the two sides' tables "
+                      "exchanged)");
+      av.swap_roles = r == "swapped";
+      av.label = r;
+    } else {  // changes: "SIDE:X" (a --with), or { with = [...], without = [...], label = "..." }
+      if (v.is_table()) {
+        const toml::table& c = *v.as_table();
+        f.expect_keys(c, {"with", "without", "label"}, what);
+        av.changes.with = f.strings(c, "with");
+        av.changes.without = f.strings(c, "without");
+        av.label = f.string(c, "label").value_or("");
+      } else {
+        av.changes.with = names_of(f, v, what);
+      }
+      if (av.label.empty()) av.label = av.changes.empty() ? "as written" : av.changes.describe();
+    }
+    for (const AxisValue& other : axis.values)
+      if (other.label == av.label) f.fail(v, what + ": the value '" + av.label + "' twice");
+    axis.values.push_back(std::move(av));
+  }
+  return axis;
+}
+
+struct Grid {
+  std::vector<std::string> rows, columns;
+  std::vector<std::vector<int>> column_values;  // column -> the value index of axes 1..n
+};
+
+Grid grid_of(const SweepSpec& spec) {
+  Grid g;
+  for (const auto& v : spec.axes[0].values) g.rows.push_back(v.label);
+  std::vector<std::vector<int>> cols{{}};
+  for (std::size_t a = 1; a < spec.axes.size(); ++a) {
+    std::vector<std::vector<int>> next;
+    for (const auto& c : cols)
+      for (std::size_t i = 0; i < spec.axes[a].values.size(); ++i) {
+        next.push_back(c);
+        next.back().push_back(static_cast<int>(i));
+      }
+    cols = std::move(next);
+  }
+  for (const auto& c : cols) {
+    std::vector<std::string> parts;
+    for (std::size_t a = 0; a < c.size(); ++a)
+      parts.push_back(spec.axes[a + 1].values[static_cast<std::size_t>(c[a])].label);
+    g.columns.push_back(parts.empty() ? "all" : join(parts, " / "));
+  }
+  g.column_values = cols;
+  return g;
+}
+
+// The session of one cell: the base with every value's changes, fleets set, roles swapped last.
+Session cell_session(const Session& base, const std::vector<const AxisValue*>& values,
+                     const SessionOptions& so, const std::vector<std::string>& sides) {
+  Changes all;
+  for (const AxisValue* v : values) {
+    all.with.insert(all.with.end(), v->changes.with.begin(), v->changes.with.end());
+    all.without.insert(all.without.end(), v->changes.without.begin(), v->changes.without.end());
+  }
+  Session s = apply_changes(base, all, so);
+  toml::table& root = s.scenario.table;
+  bool swap = false;
+  for (const AxisValue* v : values) {
+    swap = swap || v->swap_roles;
+    if (v->side.empty() || (!v->fleet_starting && v->units.empty())) continue;
+    toml::table* side = root.get_as<toml::table>(v->side);
+    if (!side)
+      throw UsageError("the sweep sets " + v->side + "'s fleet, but the scenario has no [" +
+                       v->side + "] table");
+    side->erase("units");
+    side->erase("fleet");
+    if (v->fleet_starting)
+      side->insert_or_assign("fleet", "starting");
+    else
+      side->insert_or_assign("units", v->units);
+  }
+  if (swap) {
+    if (sides.size() != 2)
+      throw UsageError("a roles axis swaps the report's two sides; this procedure's report has " +
+                       std::to_string(sides.size()));
+    toml::node* a = root.get(sides[0]);
+    toml::node* b = root.get(sides[1]);
+    if (!a || !b) throw UsageError("a roles axis swaps [" + sides[0] + "] and [" + sides[1] + "]");
+    toml::table ta = *a->as_table(), tb = *b->as_table();
+    root.insert_or_assign(sides[0], tb);
+    root.insert_or_assign(sides[1], ta);
+  }
+  return s;
+}
+
+// The outcome shown in a column: `show`, or with the roles swapped the same outcome of the other
+// side ("attacker_win" -> "defender_win").
+int shown_outcome(const std::vector<std::string>& outcomes, const std::string& show, bool swapped,
+                  const std::vector<std::string>& sides) {
+  std::string name = show;
+  if (swapped && sides.size() == 2) {
+    const std::string& a = sides[0];
+    const std::string& b = sides[1];
+    if (auto at = name.find(a); at != std::string::npos)
+      name = name.substr(0, at) + b + name.substr(at + a.size());
+    else if (auto bt = name.find(b); bt != std::string::npos)
+      name = name.substr(0, bt) + a + name.substr(bt + b.size());
+  }
+  const auto it = std::find(outcomes.begin(), outcomes.end(), name);
+  return it == outcomes.end() ? 0 : static_cast<int>(it - outcomes.begin());
+}
+
+json evaluate(const Session& s, const SweepSpec& spec, std::size_t k) {
+  Simulation sim(s);
+  const auto& outcomes = sim.report_def().outcomes;
+  json cell{{"cell", k}};
+  ExactRunOptions eo;
+  eo.max_states = spec.max_states;
+  eo.seconds = spec.max_seconds;
+  try {
+    const json r = sim.exact(eo);
+    json p = json::array();
+    for (const auto& o : outcomes) p.push_back(r.value(o, 0.0));
+    cell["method"] = "exact";
+    cell["p"] = p;
+    return cell;
+  } catch (const ExactLimit&) {  // past the bounds: Monte Carlo
+  } catch (const UsageError&) {  // a report the exact mode cannot give
+  }
+  SimOptions o;
+  o.precision = spec.precision / 100;
+  o.max_runs = spec.max_runs;
+  o.seed = spec.seed;
+  o.threads = 1;
+  const Tally t = sim.run(o);
+  cell["method"] = "monte_carlo";
+  cell["runs"] = t.runs;
+  json counts = json::array();
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    counts.push_back(i < t.outcomes.size() ? t.outcomes[i] : 0);
+  cell["counts"] = counts;
+  return cell;
+}
+
+}  // namespace
+
+SweepSpec read_sweep(const fs::path& file) {
+  TomlFile f(file.string());
+  const toml::table& t = f.root();
+  f.expect_keys(t,
+                {"scenario", "axis", "show", "reference", "precision", "seed", "max_runs",
+                 "max_states", "max_seconds", "description"},
+                "a sweep spec");
+  SweepSpec spec;
+  spec.file = file.string();
+  const toml::node* sc = t.get("scenario");
+  if (!sc) f.fail(t, "a sweep spec needs scenario = \"FILE\" or a [scenario] table");
+  const fs::path dir = file.parent_path();
+  if (sc->is_string()) {
+    const fs::path p = dir / std::string(sc->as_string()->get());
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) f.fail(*sc, "no scenario file '" + p.string() + "'");
+    spec.base = read_scenario(p);
+  } else if (sc->is_table()) {
+    spec.base = scenario_from_table(*sc->as_table(), spec.file, dir);
+  } else {
+    f.fail(*sc, "scenario is a file name or a table, not " + toml_type_name(*sc));
+  }
+  const toml::array* axes = f.array(t, "axis");
+  if (!axes || axes->empty()) f.fail(t, "a sweep spec needs at least one [[axis]]");
+  for (const toml::node& a : *axes) {
+    if (!a.is_table()) f.fail(a, "each [[axis]] must be a table");
+    spec.axes.push_back(read_axis(f, *a.as_table(), static_cast<int>(spec.axes.size())));
+  }
+  spec.show = f.string(t, "show").value_or("");
+  spec.reference = f.string(t, "reference").value_or("");
+  if (auto p = f.number(t, "precision")) {
+    if (!(*p > 0) || !std::isfinite(*p)) f.fail(*t.get("precision"), "precision is points above 0");
+    spec.precision = *p;
+  }
+  auto whole = [&](const char* key, std::uint64_t lo,
+                   std::uint64_t hi) -> std::optional<long long> {
+    auto v = f.integer(t, key);
+    if (v && (*v < static_cast<long long>(lo) || static_cast<std::uint64_t>(*v) > hi))
+      f.fail(*t.get(key), std::string(key) + " is a whole number from " + std::to_string(lo) +
+                              " to " + std::to_string(hi));
+    return v;
+  };
+  if (auto v = whole("seed", 0, std::numeric_limits<long long>::max())) spec.seed = *v;
+  if (auto v = whole("max_runs", 1, 1'000'000'000'000)) spec.max_runs = *v;
+  if (auto v = whole("max_states", 1, 100'000'000)) spec.max_states = static_cast<std::size_t>(*v);
+  if (auto v = f.number(t, "max_seconds")) {
+    if (!(*v > 0)) f.fail(*t.get("max_seconds"), "max_seconds is a number of seconds above 0");
+    spec.max_seconds = *v;
+  }
+  return spec;
+}
+
+json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptions& o) {
+  if (o.shards < 1 || o.shard < 1 || o.shard > o.shards)
+    throw UsageError("--shard is i/N with 1 <= i <= N");
+  const Session base = open_session(spec.base, so);
+  const Simulation base_sim(base);
+  const ReportDef& def = base_sim.report_def();
+  std::vector<std::string> sides;
+  if (auto it = base.content->ruleset.reports.find(base.procedure);
+      it != base.content->ruleset.reports.end())
+    sides = it->second.sides;
+  if (def.outcomes.empty()) throw UsageError("the sweep shows an outcome; this report has none");
+  const std::string show = spec.show.empty() ? def.outcomes[0] : spec.show;
+  if (std::find(def.outcomes.begin(), def.outcomes.end(), show) == def.outcomes.end())
+    throw UsageError(spec.file + ": show = '" + show +
+                     "' is not an outcome of the report; its "
+                     "outcomes: " +
+                     join(def.outcomes, ", "));
+  const Grid g = grid_of(spec);
+  const std::string reference = spec.reference.empty() ? g.columns[0] : spec.reference;
+  if (std::find(g.columns.begin(), g.columns.end(), reference) == g.columns.end())
+    throw UsageError(spec.file + ": reference = '" + reference +
+                     "' is not a column; the columns: " + join(g.columns, ", "));
+
+  json raw;
+  raw["sweep"] = {{"spec", fs::path(spec.file).filename().string()},
+                  {"scenario", fs::path(spec.base.file).filename().string()},
+                  {"show", show},
+                  {"reference", reference},
+                  {"precision", spec.precision},
+                  {"seed", spec.seed},
+                  {"max_runs", spec.max_runs},
+                  {"max_states", spec.max_states},
+                  {"max_seconds", spec.max_seconds}};
+  raw["outcomes"] = def.outcomes;
+  raw["rows"] = g.rows;
+  raw["columns"] = g.columns;
+  json shown = json::array();
+  for (const auto& cv : g.column_values) {
+    bool swapped = false;
+    for (std::size_t a = 0; a < cv.size(); ++a)
+      swapped = swapped != spec.axes[a + 1].values[static_cast<std::size_t>(cv[a])].swap_roles;
+    shown.push_back(shown_outcome(def.outcomes, show, swapped, sides));
+  }
+  raw["shown"] = shown;
+
+  // this slice's cells, row-major
+  const std::size_t n_cells = g.rows.size() * g.columns.size();
+  std::vector<std::size_t> mine;
+  for (std::size_t k = 0; k < n_cells; ++k)
+    if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard - 1) mine.push_back(k);
+  std::vector<json> results(mine.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex m;
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (;;) {
+      const std::size_t i = next++;
+      if (i >= mine.size()) return;
+      {
+        std::lock_guard lock(m);
+        if (failure) return;
+      }
+      try {
+        const std::size_t k = mine[i];
+        const std::size_t r = k / g.columns.size(), c = k % g.columns.size();
+        std::vector<const AxisValue*> values{&spec.axes[0].values[r]};
+        for (std::size_t a = 0; a < g.column_values[c].size(); ++a)
+          values.push_back(
+              &spec.axes[a + 1].values[static_cast<std::size_t>(g.column_values[c][a])]);
+        try {
+          const Session s = cell_session(base, values, so, sides);
+          results[i] = evaluate(s, spec, k);
+        } catch (const Error& e) {  // which cell of which spec: the scenario's message follows
+          throw UsageError(spec.file + ": the cell " + g.rows[r] + " x " + g.columns[c] + ": " +
+                           e.what());
+        }
+      } catch (...) {
+        std::lock_guard lock(m);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+      const std::size_t d = ++done;
+      if (o.progress) {
+        std::lock_guard lock(m);
+        o.progress(d, mine.size());
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::max(1, o.threads); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  raw["cells"] = results;
+  if (o.shards > 1) raw["shard"] = {{"index", o.shard}, {"count", o.shards}};
+  return raw;
+}
+
+json merge_sweeps(const std::vector<json>& shards, const std::vector<std::string>& names) {
+  if (shards.empty()) throw UsageError("merge needs the shard files of one sweep");
+  json out = shards[0];
+  out.erase("shard");
+  out["cells"] = json::array();
+  const std::size_t n_cells = out.at("rows").size() * out.at("columns").size();
+  std::vector<json> cells(n_cells);
+  std::set<int> seen_shards;
+  int count = 0;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const json& s = shards[i];
+    for (const char* key : {"sweep", "outcomes", "rows", "columns", "shown"})
+      if (!s.contains(key) || s[key] != shards[0][key])
+        throw UsageError(names[i] + ": not a shard of the same sweep as " + names[0] + " (its '" +
+                         key + "' differs)");
+    const int idx = s.contains("shard") ? s["shard"].value("index", 1) : 1;
+    const int cnt = s.contains("shard") ? s["shard"].value("count", 1) : 1;
+    if (count == 0) count = cnt;
+    if (cnt != count)
+      throw UsageError(names[i] + ": a shard of " + std::to_string(cnt) + ", the others of " +
+                       std::to_string(count));
+    if (!seen_shards.insert(idx).second)
+      throw UsageError(names[i] + ": shard " + std::to_string(idx) + " given twice");
+    for (const json& c : s.at("cells")) {
+      const std::size_t k = c.at("cell").get<std::size_t>();
+      if (k >= n_cells)
+        throw UsageError(names[i] + ": cell " + std::to_string(k) + " is off the grid");
+      cells[k] = c;
+    }
+  }
+  if (static_cast<int>(seen_shards.size()) != count) {
+    std::string missing;
+    for (int i = 1; i <= count; ++i)
+      if (!seen_shards.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+    throw UsageError("merge: shards missing: " + missing + " of " + std::to_string(count));
+  }
+  for (std::size_t k = 0; k < n_cells; ++k)
+    if (cells[k].is_null())
+      throw UsageError("merge: cell " + std::to_string(k) + " is in no shard");
+  out["cells"] = cells;
+  return out;
+}
+
+namespace {
+
+struct CellView {
+  std::string method;
+  double value = 0, lo = 0, hi = 0;
+  std::uint64_t runs = 0;
+  std::vector<double> p;  // every outcome
+};
+
+CellView view(const json& raw, const json& cell, std::size_t column) {
+  CellView v;
+  v.method = cell.at("method");
+  const std::size_t shown = raw.at("shown")[column].get<std::size_t>();
+  if (v.method == "exact") {
+    for (const auto& p : cell.at("p")) v.p.push_back(p.get<double>());
+    v.value = v.lo = v.hi = v.p.at(shown);
+  } else {
+    v.runs = cell.at("runs");
+    for (const auto& k : cell.at("counts"))
+      v.p.push_back(
+          v.runs ? static_cast<double>(k.get<std::uint64_t>()) / static_cast<double>(v.runs) : 0.0);
+    v.value = v.p.at(shown);
+    const Interval w = wilson(cell.at("counts")[shown].get<std::uint64_t>(), v.runs);
+    v.lo = w.lo;
+    v.hi = w.hi;
+  }
+  return v;
+}
+
+// The rows by the mean of their shown values, highest first (ties: as listed).
+std::vector<std::size_t> row_order(const json& raw) {
+  const std::size_t R = raw["rows"].size(), C = raw["columns"].size();
+  std::vector<double> mean(R, 0);
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t c = 0; c < C; ++c) mean[r] += view(raw, raw["cells"][r * C + c], c).value;
+    mean[r] /= static_cast<double>(C);
+  }
+  std::vector<std::size_t> order(R);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return mean[a] > mean[b]; });
+  return order;
+}
+
+std::size_t reference_column(const json& raw) {
+  const auto& cols = raw["columns"];
+  for (std::size_t c = 0; c < cols.size(); ++c)
+    if (cols[c] == raw["sweep"]["reference"]) return c;
+  return 0;
+}
+
+}  // namespace
+
+json sweep_json(const json& raw) {
+  json out = raw;
+  const std::size_t C = raw["columns"].size();
+  const std::size_t ref = reference_column(raw);
+  json cells = json::array();
+  for (std::size_t k = 0; k < raw["cells"].size(); ++k) {
+    json cell = raw["cells"][k];
+    const std::size_t r = k / C, c = k % C;
+    const CellView v = view(raw, cell, c);
+    const CellView rv = view(raw, raw["cells"][r * C + ref], ref);
+    cell["row"] = r;
+    cell["column"] = c;
+    cell["value"] = v.value;
+    cell["ci95"] = {v.lo, v.hi};
+    cell["difference"] = v.value - rv.value;
+    cells.push_back(cell);
+  }
+  out["cells"] = cells;
+  out["order"] = row_order(raw);
+  return out;
+}
+
+std::string sweep_csv(const json& raw) {
+  std::ostringstream out;
+  auto quote = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  out << "row,column,method,runs,value,ci95_lo,ci95_hi,difference";
+  for (const auto& o : raw["outcomes"]) out << "," << quote(o.get<std::string>());
+  out << "\n";
+  const std::size_t C = raw["columns"].size();
+  const std::size_t ref = reference_column(raw);
+  for (std::size_t r : row_order(raw))
+    for (std::size_t c = 0; c < C; ++c) {
+      const CellView v = view(raw, raw["cells"][r * C + c], c);
+      const CellView rv = view(raw, raw["cells"][r * C + ref], ref);
+      out << quote(raw["rows"][r]) << "," << quote(raw["columns"][c]) << "," << v.method << ","
+          << v.runs << ","
+          << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}", v.value, v.lo, v.hi,
+                         v.value - rv.value);
+      for (double p : v.p) out << fmt::format(",{:.17g}", p);
+      out << "\n";
+    }
+  return out.str();
+}
+
+std::string sweep_table(const json& raw) {
+  std::ostringstream out;
+  const std::size_t C = raw["columns"].size();
+  const std::size_t ref = reference_column(raw);
+  const json& sw = raw["sweep"];
+  out << fmt::format(
+      "sweep {} on {}: P({}) in points; a cell is 'value ±half-width' (Monte Carlo, 95%) or "
+      "'value =' (exact), then its difference to the column '{}'\n",
+      sw["spec"].get<std::string>(), sw["scenario"].get<std::string>(),
+      sw["show"].get<std::string>(), sw["reference"].get<std::string>());
+  std::size_t w0 = 4;
+  for (const auto& r : raw["rows"]) w0 = std::max(w0, r.get<std::string>().size());
+  std::vector<std::size_t> width(C, 18);
+  for (std::size_t c = 0; c < C; ++c)
+    width[c] = std::max(width[c], raw["columns"][c].get<std::string>().size());
+  out << fmt::format("{:<{}}", "", w0);
+  for (std::size_t c = 0; c < C; ++c)
+    out << "  " << fmt::format("{:>{}}", raw["columns"][c].get<std::string>(), width[c]);
+  out << "\n";
+  std::size_t exact = 0, total = 0;
+  for (std::size_t r : row_order(raw)) {
+    out << fmt::format("{:<{}}", raw["rows"][r].get<std::string>(), w0);
+    for (std::size_t c = 0; c < C; ++c) {
+      const CellView v = view(raw, raw["cells"][r * C + c], c);
+      const CellView rv = view(raw, raw["cells"][r * C + ref], ref);
+      ++total;
+      std::string text;
+      if (v.method == "exact") {
+        ++exact;
+        text = fmt::format("{:.1f} =", 100 * v.value);
+      } else {
+        text = fmt::format("{:.1f} ±{:.1f}", 100 * v.value, 50 * (v.hi - v.lo));
+      }
+      if (c != ref) {
+        const double d = std::round(1000 * (v.value - rv.value)) / 10;  // points, no "-0.0"
+        text += fmt::format(" ({:+.1f})", d == 0 ? 0.0 : d);
+      }
+      out << "  " << fmt::format("{:>{}}", text, width[c]);
+    }
+    out << "\n";
+  }
+  out << fmt::format("{} cells: {} exact, {} Monte Carlo (seed {}, precision {} points)\n", total,
+                     exact, total - exact, sw["seed"].get<std::uint64_t>(),
+                     sw["precision"].get<double>());
+  return out.str();
+}
+
+}  // namespace rb

@@ -1,0 +1,80 @@
+// sim/sweep: a grid of variants of one scenario (docs/sweep.md). A spec names a base scenario and
+// axes (factions, fleets, technologies, cards, packs, roles, any --with change); the first axis
+// makes the rows, the cross product of the others the columns. Every cell is answered exactly when
+// the exact mode can within the spec's bounds, else by Monte Carlo to a stated precision, every
+// cell on the same seed (common random numbers along a row and a column).
+//
+// A cell's result is counts (the runs and the runs of each outcome) or exact probabilities, never
+// rates; the outputs are computed from them alone, so the cells of shards (--shard i/N: the cells
+// k with k % N == i - 1) merge into exactly the bytes of the unsharded run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/changes.hpp"
+#include "sim/scenario.hpp"
+
+namespace rb {
+
+// One value of an axis: what it changes in the base scenario, and its label.
+struct AxisValue {
+  std::string label;
+  Changes changes;              // --with / --without forms
+  std::string side;             // fleets: the side whose units it sets
+  toml::table units;            // fleets: a units table (empty: none)
+  bool fleet_starting = false;  // fleets: fleet = "starting"
+  bool swap_roles = false;      // roles: the two sides' tables swapped
+};
+
+struct Axis {
+  std::string name;  // for people: "attacker faction"
+  std::vector<AxisValue> values;
+};
+
+struct SweepSpec {
+  std::string file;  // the spec file, for messages
+  Scenario base;
+  std::vector<Axis> axes;  // the first: rows; the others: columns
+  std::string show;        // the outcome shown ("" : the report's first)
+  std::string reference;   // the reference column's label ("" : the first column)
+  double precision = 0.5;  // Monte Carlo: every probability's 95% half-width, in points
+  std::uint64_t seed = 1;
+  std::uint64_t max_runs = 10'000'000;
+  std::size_t max_states = 200'000;  // the exact mode's bounds per cell
+  double max_seconds = 5;
+};
+
+// Reads a spec; throws ContentError naming the file and line.
+SweepSpec read_sweep(const fs::path& file);
+
+struct SweepOptions {
+  int threads = 1;            // cells at once
+  int shard = 1, shards = 1;  // this run's slice: cells k with k % shards == shard - 1
+  // (cells done, cells planned), from the coordinating thread
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+// The grid's cells: labels, and for each cell of the slice its raw result
+// {"cell": k, "method": "exact", "p": [p per outcome]} or
+// {"cell": k, "method": "monte_carlo", "runs": n, "counts": [runs per outcome]}.
+// With shards > 1 it is a shard file ("shard": {"index", "count"}), which merge_sweeps reads.
+nlohmann::json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptions& o);
+
+// The shard files of one sweep as the unsharded run's raw result (every cell once; throws
+// UsageError naming what is missing, doubled or from another sweep).
+nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& shards,
+                            const std::vector<std::string>& names);
+
+// The outputs of a raw result with every cell: the JSON (schemas/sweep.schema.json), CSV and
+// the terminal's table.
+nlohmann::json sweep_json(const nlohmann::json& raw);
+std::string sweep_csv(const nlohmann::json& raw);
+std::string sweep_table(const nlohmann::json& raw);
+
+}  // namespace rb

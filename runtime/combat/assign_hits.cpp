@@ -74,8 +74,8 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
       const int policy_pick = queue.policy_target(mode, policy_sustains);
       std::size_t policy = choices.size();
       if (policy_pick >= 0) {
-        const std::string label = (policy_sustains ? "sustain:" : "") +
-                                  std::string(sym_name(queue.type(policy_pick)));
+        const std::string label =
+            (policy_sustains ? "sustain:" : "") + std::string(sym_name(queue.type(policy_pick)));
         policy = static_cast<std::size_t>(std::find(choices.begin(), choices.end(), label) -
                                           choices.begin());
       }

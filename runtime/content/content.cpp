@@ -395,11 +395,11 @@ Ruleset load_ruleset(const fs::path& dir) {
     for (auto&& [k, v] : *reports) {
       if (!v.is_table()) f.fail(v, "report." + std::string(k.str()) + " must be a table");
       const toml::table& rt = *v.as_table();
-      f.expect_keys(rt,
-                    {"outcomes", "means", "probabilities", "conditional", "distributions",
-                     "survivors", "survivor_kind", "survivor_location", "sides", "ci95", "wins",
-                     "draws"},
-                    "[report." + std::string(k.str()) + "]");
+      f.expect_keys(
+          rt,
+          {"outcomes", "means", "probabilities", "conditional", "distributions", "survivors",
+           "survivor_kind", "survivor_location", "sides", "ci95", "wins", "draws"},
+          "[report." + std::string(k.str()) + "]");
       ReportDef rep;
       rep.outcomes = f.strings(rt, "outcomes");
       rep.means = string_pairs(f, rt, "means");

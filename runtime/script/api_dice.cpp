@@ -756,8 +756,8 @@ void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
           if (i != policy && (any || fits(i))) allowed.push_back(i);
         if (!allowed.empty()) break;
       }
-      const int k = I.exact->choose(player, static_cast<std::uint32_t>(allowed.size()),
-                                    I.dice.exact_path());
+      const int k =
+          I.exact->choose(player, static_cast<std::uint32_t>(allowed.size()), I.dice.exact_path());
       const std::size_t pick = allowed[k < 0 ? 0 : static_cast<std::size_t>(k)];
       floor = loss(pick) ? choices[pick] : std::string();
       return pick;

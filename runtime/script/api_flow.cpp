@@ -146,8 +146,8 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
   // settings; in best play (the exact mode) the best side's decision is a choice among the
   // options instead, drawn from the step's path with the policy's own option first
   auto chosen = [&](int i, std::string why) {
-    const int k = exact ? exact->choose(player, static_cast<std::uint32_t>(n), dice.exact_path())
-                        : -1;
+    const int k =
+        exact ? exact->choose(player, static_cast<std::uint32_t>(n), dice.exact_path()) : -1;
     if (k >= 0) {
       i = k == 0 ? i : (k < i ? k : k + 1);
       why = "best play";

@@ -93,10 +93,10 @@ struct ExactResult {
   std::size_t cycles = 0, largest_cycle = 0;  // strongly connected sets solved as systems
   // best play (ExactRunOptions::best): the finals, added and unresolved above are its chain's
   struct Best {
-    double value = 0;               // the best play's value from the start (its objective)
-    std::size_t choice_nodes = 0;   // states where the side decided
-    std::size_t iterations = 0;     // sweeps of value iteration
-    bool settled = true;            // the values settled below 1e-13 within the cap
+    double value = 0;              // the best play's value from the start (its objective)
+    std::size_t choice_nodes = 0;  // states where the side decided
+    std::size_t iterations = 0;    // sweeps of value iteration
+    bool settled = true;           // the values settled below 1e-13 within the cap
   };
   std::optional<Best> best;
 };

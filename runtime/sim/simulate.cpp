@@ -554,20 +554,19 @@ nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::strin
   std::string sides;
   for (const auto& s : report_.sides) sides += (sides.empty() ? "" : ", ") + s;
   if (std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
-    throw UsageError("--best '" + side + "' is not a side of the report of '" +
-                     session_.procedure + "'" + (sides.empty() ? " (it has none)" : ": " + sides));
+    throw UsageError("--best '" + side + "' is not a side of the report of '" + session_.procedure +
+                     "'" + (sides.empty() ? " (it has none)" : ": " + sides));
   // the value of ending in each outcome: 1 for the side's win (and, not_lose, for a draw)
   std::vector<double> values(report_.outcomes.size(), 0.0);
   std::vector<std::string> counted;
   for (const auto& [s, outcome] : report_.wins)
     if (s == side) counted.push_back(outcome);
   if (counted.empty())
-    throw UsageError("best play: the report of '" + session_.procedure +
-                     "' declares no win for '" + side +
-                     "' (its ruleset's [report." + session_.procedure +
+    throw UsageError("best play: the report of '" + session_.procedure + "' declares no win for '" +
+                     side + "' (its ruleset's [report." + session_.procedure +
                      "] wins = { SIDE = \"OUTCOME\" })");
-  if (objective == "not_lose") counted.insert(counted.end(), report_.draws.begin(),
-                                              report_.draws.end());
+  if (objective == "not_lose")
+    counted.insert(counted.end(), report_.draws.begin(), report_.draws.end());
   for (std::size_t i = 0; i < report_.outcomes.size(); ++i)
     if (std::find(counted.begin(), counted.end(), report_.outcomes[i]) != counted.end())
       values[i] = 1;

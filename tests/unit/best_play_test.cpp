@@ -127,7 +127,8 @@ TEST_CASE("best play: the defender loses its destroyer, not the cruiser its hit_
   const double b = best.win({0, 1, 0}, {1, 1, 0});
   const double p = policy.win({0, 1, 0}, {1, 1, 0});
   REQUIRE(b > p + 0.01);  // the choice matters here
-  const nlohmann::json r = best_report("tests/fixtures/exact/best_play_cruiser_first.toml", "defender");
+  const nlohmann::json r =
+      best_report("tests/fixtures/exact/best_play_cruiser_first.toml", "defender");
   const nlohmann::json& x = r.at("best");
   CHECK(std::abs(x.at("policy").get<double>() - p) < 1e-9);
   CHECK(std::abs(x.at("best").get<double>() - b) < 1e-9);
@@ -145,7 +146,8 @@ TEST_CASE("best play: a hit_order that already plays best gains nothing",
   Solver policy{kDefault, kDefault, false, false, {}};
   const double b = best.win({0, 1, 0}, {1, 1, 0});
   REQUIRE(std::abs(b - policy.win({0, 1, 0}, {1, 1, 0})) < 1e-12);
-  const nlohmann::json r = best_report("tests/fixtures/exact/best_play_default_order.toml", "defender");
+  const nlohmann::json r =
+      best_report("tests/fixtures/exact/best_play_default_order.toml", "defender");
   CHECK(std::abs(r.at("best").at("best").get<double>() - b) < 1e-9);
   CHECK(std::abs(r.at("best").at("gain_points").get<double>()) < 1e-7);
   // ties go to the policy's own option: the whole report is the policy's
@@ -182,6 +184,5 @@ TEST_CASE("best play: not_lose counts a draw, and is at least the chance to win"
                   w.at("policy").at("draw").get<double>())) < 1e-12);
   CHECK(n.at("best").at("best").get<double>() >= w.at("best").at("best").get<double>());
   CHECK(n.at("best").at("best").get<double>() >= n.at("best").at("policy").get<double>() - 1e-12);
-  CHECK_THROWS_AS(best_report("tests/fixtures/exact/best_play_carrier.toml", "nobody"),
-                  UsageError);
+  CHECK_THROWS_AS(best_report("tests/fixtures/exact/best_play_carrier.toml", "nobody"), UsageError);
 }

@@ -708,13 +708,14 @@ int simulate(const Common& c, const SimulateArgs& a) {
         std::cout << fmt::format(
             "{}'s best play ({}): {:.6f}% against the policy's {:.6f}%: {:+.6f} points "
             "(the report above is the best play's; {} states where it decides)\n",
-            a.best, a.objective == "win" ? "to win" : "not to lose",
-            100 * b["best"].get<double>(), 100 * b["policy"].get<double>(),
-            b["gain_points"].get<double>(), b["choice_nodes"].get<std::size_t>());
+            a.best, a.objective == "win" ? "to win" : "not to lose", 100 * b["best"].get<double>(),
+            100 * b["policy"].get<double>(), b["gain_points"].get<double>(),
+            b["choice_nodes"].get<std::size_t>());
         if (!b["settled"].get<bool>())
-          std::cout << fmt::format("(the values did not settle in {} sweeps: the best play is "
-                                   "the last sweep's)\n",
-                                   b["iterations"].get<std::size_t>());
+          std::cout << fmt::format(
+              "(the values did not settle in {} sweeps: the best play is "
+              "the last sweep's)\n",
+              b["iterations"].get<std::size_t>());
       }
     }
     std::cout << std::flush;

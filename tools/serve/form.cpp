@@ -314,10 +314,10 @@ class FormReader {
   // `same` of shown_as and upgrade: an attribute, and an earlier field of the group with that key.
   std::string same_at(const toml::table& t, const std::string& where, const json& earlier) {
     const std::string a = attribute_at(t, "same", where, false);
-    if (!a.empty() && !std::any_of(earlier.begin(), earlier.end(),
-                                   [&](const json& e) { return e["key"] == a; }))
-      f_.fail(*t.get("same"),
-              where + ": same = '" + a + "' needs an earlier field of this group with key '" + a + "'");
+    if (!a.empty() &&
+        !std::any_of(earlier.begin(), earlier.end(), [&](const json& e) { return e["key"] == a; }))
+      f_.fail(*t.get("same"), where + ": same = '" + a +
+                                  "' needs an earlier field of this group with key '" + a + "'");
     return a;
   }
 

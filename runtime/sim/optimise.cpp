@@ -58,7 +58,9 @@ std::string sym_attr(const Content& c, const Record& r, const char* name) {
   return v ? std::string(sym_name(static_cast<Sym>(*v))) : std::string();
 }
 
-bool is_kind(const Record& r, const char* kind) { return !r.removed && r.kind == sym(kind); }
+bool is_kind(const Record& r, const char* kind) {
+  return !r.removed && r.kind == sym(kind);
+}
 
 UnitType unit_type(const Content& c, const std::string& name, const std::string& faction,
                    const std::vector<std::string>& technologies, const OptimiseSpec& spec) {
@@ -169,8 +171,8 @@ Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<Uni
     if (i < 0) return 0.0;
     const Record& r = s.content->records[static_cast<std::size_t>(i)];
     return static_cast<double>(int_attr(*s.content, r, "cost").value_or(0)) /
-           static_cast<double>(std::max<long long>(1, int_attr(*s.content, r, "units_per_cost")
-                                                          .value_or(1)));
+           static_cast<double>(
+               std::max<long long>(1, int_attr(*s.content, r, "units_per_cost").value_or(1)));
   };
   Value v;
   ExactRunOptions eo;
@@ -206,7 +208,8 @@ Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<Uni
     const auto& names = t.combination_types.at(spec.side);
     for (const auto& [left, runs] : t.combinations.at(spec.side)) {
       double x = 0;
-      for (std::size_t i = 0; i < left.size() && i < names.size(); ++i) x += worth(names[i]) * left[i];
+      for (std::size_t i = 0; i < left.size() && i < names.size(); ++i)
+        x += worth(names[i]) * left[i];
       sum += x * static_cast<double>(runs);
       sq += x * x * static_cast<double>(runs);
     }
@@ -272,15 +275,15 @@ OptimiseSpec read_optimise(const fs::path& file) {
     if (const toml::table* m = f.table(t, key))
       for (auto&& [k, n] : *m) {
         if (!n.is_integer() || n.as_integer()->get() < 0)
-          f.fail(n, std::string(key) + "." + std::string(k.str()) + " is a whole number, 0 or more");
+          f.fail(n,
+                 std::string(key) + "." + std::string(k.str()) + " is a whole number, 0 or more");
         (std::string(key) == "min" ? spec.min : spec.max)[std::string(k.str())] =
             n.as_integer()->get();
       }
   spec.objective = f.string(t, "objective").value_or("win");
-  if (spec.objective != "win" && spec.objective != "not_lose" &&
-      spec.objective != "resources_kept")
-    f.fail(*t.get("objective"),
-           "objective is \"win\", \"not_lose\" or \"resources_kept\", not '" + spec.objective + "'");
+  if (spec.objective != "win" && spec.objective != "not_lose" && spec.objective != "resources_kept")
+    f.fail(*t.get("objective"), "objective is \"win\", \"not_lose\" or \"resources_kept\", not '" +
+                                    spec.objective + "'");
   if (auto v = whole("top", 1, 100000)) spec.top = static_cast<std::size_t>(*v);
   if (auto v = f.number(t, "target")) {
     if (!(*v >= 0) || !std::isfinite(*v)) f.fail(*t.get("target"), "target is a number, 0 or more");
@@ -370,16 +373,14 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
           b.capacity_needed += n[k];
         else
           b.capacity += n[k] * u.capacity;
-        b.promise += static_cast<double>(n[k] * u.dice) *
-                     std::clamp(11 - u.combat, 0, 10) / 10.0;
+        b.promise += static_cast<double>(n[k] * u.dice) * std::clamp(11 - u.combat, 0, 10) / 10.0;
         b.hit_points += static_cast<int>(n[k]) * (u.sustain ? 2 : 1);
         if (n[k]) parts.push_back(std::to_string(n[k]) + " " + u.name);
       }
       if (units == 0 || (spec.capacity && b.capacity_needed > b.capacity)) return;
       b.label = join(parts, ", ");
       if (builds.size() >= spec.max_builds)
-        throw UsageError(spec.file + ": more than max_builds = " +
-                         std::to_string(spec.max_builds) +
+        throw UsageError(spec.file + ": more than max_builds = " + std::to_string(spec.max_builds) +
                          " legal builds; name fewer unit types, set a max per type, or raise it");
       builds.push_back(std::move(b));
       return;
@@ -448,11 +449,13 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
 
-  // best first: the value, then the cheaper, then as enumerated
+  // best first: the value, then the cheaper, then as enumerated (values within 1e-12 are equal:
+  // two builds that fight alike differ by rounding only)
   std::vector<std::size_t> rank(order.size());
   std::iota(rank.begin(), rank.end(), 0);
   std::stable_sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) {
-    if (values[a].value != values[b].value) return values[a].value > values[b].value;
+    if (std::abs(values[a].value - values[b].value) > 1e-12)
+      return values[a].value > values[b].value;
     return builds[order[a]].cost < builds[order[b]].cost;
   });
 
@@ -530,15 +533,14 @@ std::string optimise_table(const json& r) {
                             : "expected resources kept");
   std::size_t exact = 0;
   for (const auto& b : r["builds"]) exact += b["method"] == "exact";
-  out << fmt::format("{} legal builds, {} evaluated ({} exact, {} Monte Carlo){}\n",
-                     r["enumerated"].get<std::size_t>(), r["evaluated"].get<std::size_t>(), exact,
-                     r["builds"].size() - exact,
-                     r["evaluated"] == r["enumerated"] ? "" : ", the most promising by hits per round");
+  out << fmt::format(
+      "{} legal builds, {} evaluated ({} exact, {} Monte Carlo){}\n",
+      r["enumerated"].get<std::size_t>(), r["evaluated"].get<std::size_t>(), exact,
+      r["builds"].size() - exact,
+      r["evaluated"] == r["enumerated"] ? "" : ", the most promising by hits per round");
   auto cell = [&](const json& b) {
     const double v = b["value"], lo = b["ci95"][0], hi = b["ci95"][1];
-    return b["method"] == "exact"
-               ? show(v) + " ="
-               : show(v) + " ±" + show((hi - lo) / 2);
+    return b["method"] == "exact" ? show(v) + " =" : show(v) + " ±" + show((hi - lo) / 2);
   };
   out << fmt::format("{:>4}  {:>12}  {:>4}  {:>6}  {}\n", "rank", "value", "cost", "supply",
                      "build");

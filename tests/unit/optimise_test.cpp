@@ -20,7 +20,7 @@ const fs::path kRoot = RB_SOURCE_DIR;
 // Every legal build of the spec below, by hand: at most 2 non-fighter ships (destroyer 1,
 // cruiser 2, carrier 3 with capacity 4, dreadnought 4 with capacity 1; the flagship's 8 and the
 // war sun, which needs its technology, are out), fighters 2 for 1 resource within capacity, 6
-// resources in all.
+// resources in all. A label lists the types cheapest first (of equal cost, by name).
 struct Written {
   const char* label;
   const char* units;
@@ -40,12 +40,12 @@ const Written kBuilds[] = {
     {"1 dreadnought", "dreadnought = 1", 4},
     {"1 fighter, 1 dreadnought", "fighter = 1, dreadnought = 1", 5},
     {"1 destroyer, 1 carrier", "destroyer = 1, carrier = 1", 4},
-    {"1 fighter, 1 destroyer, 1 carrier", "fighter = 1, destroyer = 1, carrier = 1", 5},
-    {"2 fighter, 1 destroyer, 1 carrier", "fighter = 2, destroyer = 1, carrier = 1", 5},
-    {"3 fighter, 1 destroyer, 1 carrier", "fighter = 3, destroyer = 1, carrier = 1", 6},
-    {"4 fighter, 1 destroyer, 1 carrier", "fighter = 4, destroyer = 1, carrier = 1", 6},
+    {"1 destroyer, 1 fighter, 1 carrier", "fighter = 1, destroyer = 1, carrier = 1", 5},
+    {"1 destroyer, 2 fighter, 1 carrier", "fighter = 2, destroyer = 1, carrier = 1", 5},
+    {"1 destroyer, 3 fighter, 1 carrier", "fighter = 3, destroyer = 1, carrier = 1", 6},
+    {"1 destroyer, 4 fighter, 1 carrier", "fighter = 4, destroyer = 1, carrier = 1", 6},
     {"1 destroyer, 1 dreadnought", "destroyer = 1, dreadnought = 1", 5},
-    {"1 fighter, 1 destroyer, 1 dreadnought", "fighter = 1, destroyer = 1, dreadnought = 1", 6},
+    {"1 destroyer, 1 fighter, 1 dreadnought", "fighter = 1, destroyer = 1, dreadnought = 1", 6},
     {"1 cruiser, 1 carrier", "cruiser = 1, carrier = 1", 5},
     {"1 fighter, 1 cruiser, 1 carrier", "fighter = 1, cruiser = 1, carrier = 1", 6},
     {"2 fighter, 1 cruiser, 1 carrier", "fighter = 2, cruiser = 1, carrier = 1", 6},
@@ -53,7 +53,8 @@ const Written kBuilds[] = {
     {"2 carrier", "carrier = 2", 6},
 };
 
-const char* kSpec = R"(scenario = { ruleset = "ti4", procedure = "space_combat", attacker = {}, defender = { units = { cruiser = 2 } } }
+const char* kSpec =
+    R"(scenario = { ruleset = "ti4", procedure = "space_combat", attacker = {}, defender = { units = { cruiser = 2 } } }
 side = "attacker"
 resources = 6
 fleet_supply = 2
@@ -105,8 +106,8 @@ TEST_CASE("optimise: the best build and the cheapest reaching a target equal a b
     eo.max_states = 200'000;
     brute.push_back({w.label, w.cost, sim.exact(eo).at("attacker_win").get<double>()});
   }
-  const Answer best = *std::max_element(
-      brute.begin(), brute.end(), [](const Answer& a, const Answer& b) { return a.p < b.p; });
+  const Answer best = *std::max_element(brute.begin(), brute.end(),
+                                        [](const Answer& a, const Answer& b) { return a.p < b.p; });
   CHECK(r["builds"][0]["label"] == best.label);
   CHECK(r["builds"][0]["value"].get<double>() == Approx(best.p).margin(1e-12));
   for (const auto& b : r["builds"])
@@ -116,8 +117,8 @@ TEST_CASE("optimise: the best build and the cheapest reaching a target equal a b
   // the cheapest build that wins at least half the time (of equal cost, the likelier)
   const Answer* cheapest = nullptr;
   for (const Answer& a : brute)
-    if (a.p >= 0.5 && (!cheapest || a.cost < cheapest->cost ||
-                       (a.cost == cheapest->cost && a.p > cheapest->p)))
+    if (a.p >= 0.5 &&
+        (!cheapest || a.cost < cheapest->cost || (a.cost == cheapest->cost && a.p > cheapest->p)))
       cheapest = &a;
   REQUIRE(cheapest);
   REQUIRE(!r["target_build"].is_null());

@@ -89,8 +89,7 @@ int optimise(const Common& c, const OptimiseArgs& a) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double left =
           done ? secs / static_cast<double>(done) * static_cast<double>(planned - done) : 0;
-      std::cerr << fmt::format("\rbuild {}/{}  {:.1f}s  {:.1f}s left   ", done, planned, secs,
-                               left)
+      std::cerr << fmt::format("\rbuild {}/{}  {:.1f}s  {:.1f}s left   ", done, planned, secs, left)
                 << std::flush;
     };
   }

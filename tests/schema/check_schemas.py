@@ -6,7 +6,7 @@ Usage: check_schemas.py RULEBENCH_EXE SOURCE_DIR
 - every schema is a valid draft-7 schema;
 - every shipped pack.toml, data file (the pack's `data` list), rules test and scenario follows
   the schema .taplo.toml gives it (the TOML read with Python's tomllib, as taplo would);
-- the --json output of simulate (Monte Carlo and exact), compare, bench, import and every
+- the --json output of simulate (Monte Carlo and exact), compare, bench, sweep, optimise, import and every
   line of trace --json follows its schema in schemas/output/, and so does the reply of
   `rulebench serve`'s POST /api/board.
 Closes with "N passed, N failed" (one count per file or output checked).
@@ -102,6 +102,8 @@ outputs = [
     ("bench.schema.json", ["bench", "--runs", "50", "--json"]),
     ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small.toml"), "--json"]),
     ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small.toml"), "--shard", "2/3"]),
+    ("optimise.schema.json", ["optimise", os.path.join(source, "content/ti4-base/optimise/two_cruisers.toml"),
+                              "--target", "0.8", "--json"]),
     # a ti4battle.com link (and one with a parameter not understood): POST /api/import's reply too
     ("import.schema.json", ["import", "--json", "https://ti4battle.com/?attacker-unit-dreadnought=2"
                             "&attacker-effect-Duranium%20Armor=1&defender-faction=Sardakk+N%27orr&defender-unit-cruiser=3"]),

@@ -93,6 +93,18 @@ struct SweepArgs {
 int sweep(const Common& c, const SweepArgs& a);
 // rulebench merge SHARD.json...: the shards' cells printed as the unsharded sweep prints them
 int merge(const std::vector<std::string>& files, const SweepArgs& a);
+// rulebench optimise SPEC.toml (sweep.cpp, sim/optimise.hpp): the best builds for a budget
+struct OptimiseArgs {
+  std::string spec;
+  double target = -1;    // < 0: the spec's
+  std::size_t top = 0;   // 0: the spec's (default 10)
+  double precision = 0;  // points; 0: the spec's (default 0.5)
+  std::uint64_t seed = 1;
+  bool seed_given = false;
+  int threads = 0;  // builds at once; 0: every core
+  bool json = false;
+};
+int optimise(const Common& c, const OptimiseArgs& a);
 
 // rulebench import URL: the scenario of another tool's link (import.cpp, sim/link_import)
 struct ImportArgs {

@@ -248,6 +248,32 @@ int main(int argc, char** argv) {
   auto* merge_json = merge->add_flag("--json", merge_args.json, "print one JSON object");
   merge->add_flag("--csv", merge_args.csv, "print CSV")->excludes(merge_json);
 
+  cli::OptimiseArgs opt_args;
+  auto* optimise = app.add_subcommand(
+      "optimise",
+      "the best builds for a budget against a given fleet (docs/optimise.md): every legal build "
+      "enumerated, the most promising evaluated exactly where the exact mode answers, else by "
+      "Monte Carlo");
+  optimise->add_option("spec", opt_args.spec, "the optimise spec (TOML)")->required();
+  optimise
+      ->add_option("--target", opt_args.target,
+                   "print the cheapest build whose value reaches it (a probability 0..1, or "
+                   "resources for resources_kept)")
+      ->check(CLI::Range(0.0, 1e9));
+  optimise->add_option("--top", opt_args.top, "builds printed (default the spec's, else 10)")
+      ->check(whole(1, 100000));
+  optimise
+      ->add_option("--precision", opt_args.precision,
+                   "Monte Carlo builds: every probability's 95% half-width, in points (default "
+                   "the spec's, else 0.5)")
+      ->check(positive());
+  auto* opt_seed =
+      optimise->add_option("--seed", opt_args.seed, "random seed (default the spec's, else 1)")
+          ->check(whole(0, kMaxSeed));
+  optimise->add_option("--threads", opt_args.threads, "builds at once (default: every core)")
+      ->check(whole(1, kMaxThreads));
+  optimise->add_flag("--json", opt_args.json, "print one JSON object");
+
   cli::BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench",
                                    "runs per second on the bench cases the rulesets' scenarios "
@@ -408,6 +434,10 @@ int main(int argc, char** argv) {
       return cli::sweep(common, sweep_args);
     }
     if (*merge) return cli::merge(merge_files, merge_args);
+    if (*optimise) {
+      opt_args.seed_given = opt_seed->count() > 0;
+      return cli::optimise(common, opt_args);
+    }
     if (*bench) return cli::bench(common, bench_args);
     if (*test) return cli::test(common, test_paths, test_verbose, test_json, test_junit);
     if (*make) return cli::new_pack(common, new_args);

@@ -9,6 +9,7 @@
 
 #include "base/error.hpp"
 #include "commands.hpp"
+#include "sim/optimise.hpp"
 #include "sim/sweep.hpp"
 
 namespace rb::cli {
@@ -69,6 +70,36 @@ int merge(const std::vector<std::string>& files, const SweepArgs& a) {
     }
   }
   print(merge_sweeps(shards, files), a);
+  return 0;
+}
+
+int optimise(const Common& c, const OptimiseArgs& a) {
+  OptimiseSpec spec = read_optimise(a.spec);
+  if (a.target >= 0) spec.target = a.target;
+  if (a.top > 0) spec.top = a.top;
+  if (a.precision > 0) spec.precision = a.precision;
+  if (a.seed_given) spec.seed = a.seed;
+  OptimiseOptions o;
+  o.threads = a.threads > 0 ? a.threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (isatty(STDERR_FILENO)) {
+    const auto start = std::chrono::steady_clock::now();
+    o.progress = [start](std::uint64_t done, std::uint64_t planned) {
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left =
+          done ? secs / static_cast<double>(done) * static_cast<double>(planned - done) : 0;
+      std::cerr << fmt::format("\rbuild {}/{}  {:.1f}s  {:.1f}s left   ", done, planned, secs, left)
+                << std::flush;
+    };
+  }
+  const nlohmann::json r = run_optimise(spec, c.session(), o);
+  if (o.progress) std::cerr << "\r" << std::string(60, ' ') << "\r" << std::flush;
+  if (a.json)
+    std::cout << r.dump() << "\n";
+  else
+    std::cout << optimise_table(r);
+  std::cout << std::flush;
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "base/symbols.hpp"
 #include "content/toml_read.hpp"
 #include "exact/explore.hpp"
+#include "sim/cell.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb {
@@ -149,8 +150,7 @@ struct Value {
   double value = 0, lo = 0, hi = 0;
 };
 
-// One build answered as a sweep's cell is (sim/sweep.cpp): exact within the bounds, else Monte
-// Carlo until every probability's 95% half-width is below the precision.
+// One build answered as a sweep's cell is (sim/cell.hpp).
 Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<UnitType>& types) {
   Simulation sim(s);
   const ReportDef& def = sim.report_def();
@@ -175,11 +175,10 @@ Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<Uni
                std::max<long long>(1, int_attr(*s.content, r, "units_per_cost").value_or(1)));
   };
   Value v;
-  ExactRunOptions eo;
-  eo.max_states = spec.max_states;
-  eo.seconds = spec.max_seconds;
-  try {
-    const json r = sim.exact(eo);
+  const CellAnswer a = answer_cell(
+      sim, {spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds});
+  if (a.exact) {
+    const json& r = *a.exact;
     v.method = "exact";
     if (spec.objective == "resources_kept") {
       const json& sv = r.at(def.survivors).at(spec.side);
@@ -191,15 +190,8 @@ Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<Uni
     }
     v.lo = v.hi = v.value;
     return v;
-  } catch (const ExactLimit&) {  // past the bounds: Monte Carlo
-  } catch (const UsageError&) {  // a report the exact mode cannot give
   }
-  SimOptions o;
-  o.precision = spec.precision / 100;
-  o.max_runs = spec.max_runs;
-  o.seed = spec.seed;
-  o.threads = 1;
-  const Tally t = sim.run(o);
+  const Tally& t = a.tally;
   v.method = "monte_carlo";
   v.runs = t.runs;
   const double n = static_cast<double>(t.runs);

@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "content/toml_read.hpp"
 #include "exact/explore.hpp"
+#include "sim/cell.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb {
@@ -217,30 +218,20 @@ json evaluate(const Session& s, const SweepSpec& spec, std::size_t k) {
   Simulation sim(s);
   const auto& outcomes = sim.report_def().outcomes;
   json cell{{"cell", k}};
-  ExactRunOptions eo;
-  eo.max_states = spec.max_states;
-  eo.seconds = spec.max_seconds;
-  try {
-    const json r = sim.exact(eo);
+  const CellAnswer a = answer_cell(
+      sim, {spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds});
+  if (a.exact) {
     json p = json::array();
-    for (const auto& o : outcomes) p.push_back(r.value(o, 0.0));
+    for (const auto& o : outcomes) p.push_back(a.exact->value(o, 0.0));
     cell["method"] = "exact";
     cell["p"] = p;
     return cell;
-  } catch (const ExactLimit&) {  // past the bounds: Monte Carlo
-  } catch (const UsageError&) {  // a report the exact mode cannot give
   }
-  SimOptions o;
-  o.precision = spec.precision / 100;
-  o.max_runs = spec.max_runs;
-  o.seed = spec.seed;
-  o.threads = 1;
-  const Tally t = sim.run(o);
   cell["method"] = "monte_carlo";
-  cell["runs"] = t.runs;
+  cell["runs"] = a.tally.runs;
   json counts = json::array();
   for (std::size_t i = 0; i < outcomes.size(); ++i)
-    counts.push_back(i < t.outcomes.size() ? t.outcomes[i] : 0);
+    counts.push_back(i < a.tally.outcomes.size() ? a.tally.outcomes[i] : 0);
   cell["counts"] = counts;
   return cell;
 }

@@ -27,7 +27,7 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
   attacker = true, defender = true, piece_limits = true }
 local SIDE_KEYS = { faction = true, technologies = true, cards = true, laws = true, relics = true,
   leaders = true, notes = true, policy = true, tokens = true, trade_goods = true, commodities = true,
-  relic_fragments = true, assimilator_tokens = true, units = true, damaged = true }
+  relic_fragments = true, assimilator_tokens = true, units = true, damaged = true, versions = true }
 -- the tactical action's names for the two players and the places
 local PLAYER = { attacker = "attacking", defender = "defending" }
 local SYSTEM, PLANET = "system", "planet"

@@ -79,6 +79,14 @@ function lib.time_to_retreat(ctx, player)
   return false, "retreat: never"
 end
 
+-- Another version of a faction unit (a Codex's Ω, or the version it replaced) is a unit record
+-- whose replaces names a faction unit's record rather than a generic type: that record, or nil.
+function lib.version_of(ctx, rec)
+  local default = rec.replaces and ctx:record(rec.replaces, "unit")
+  if default and default.faction and default.replaces then return default end
+  return nil
+end
+
 -- The records new units of the player take, by generic type: the faction's own units (a
 -- faction's flagship, mech, Exotrireme ...), then the player's unit upgrade technologies.
 function lib.unit_records(ctx, player)
@@ -88,7 +96,13 @@ function lib.unit_records(ctx, player)
     local name = ctx:type(faction)
     for _, t in ipairs(ctx:records("unit")) do
       local rec = ctx:record(t, "unit")
-      if rec and rec.faction == name and rec.replaces then out[rec.replaces] = t end
+      if rec and rec.faction == name and rec.replaces and not lib.version_of(ctx, rec) then out[rec.replaces] = t end
+    end
+    -- the version the side chose instead (its flag "version:<record>", setup.lua's versions)
+    for _, t in ipairs(ctx:records("unit")) do
+      local rec = ctx:record(t, "unit")
+      local default = rec and ctx:flag(player, "version:" .. t) and lib.version_of(ctx, rec)
+      if default then out[default.replaces] = t end
     end
   end
   for _, tech in ipairs(ctx:entities { kind = "technology", owner = player }) do

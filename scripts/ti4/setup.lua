@@ -28,6 +28,9 @@ SIDE_KEYS.counters = true
 -- fleet = "starting": the ships of the side's faction's starting units (its faction record's
 -- starting_units: the faction sheet), besides any `units`
 SIDE_KEYS.fleet = true
+-- versions = ["naalu_mech"]: faction units this side plays in another version than the default
+-- (a unit record's version_of names the default one: the Codex's Ω or the version it replaced)
+SIDE_KEYS.versions = true
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
@@ -111,6 +114,11 @@ local function place_units(ctx, units, owner, location, path)
       ctx:reject(path .. "." .. name, "unit counts are whole numbers from 0 to " .. MAX_UNITS .. ", not " .. tostring(n))
     end
     local rec = record_or_reject(ctx, "unit", name, path .. "." .. name)
+    local default = rec.replaces and lib.version_of(ctx, rec)
+    if default then  -- another version: placed by the generic type, chosen by versions
+      ctx:reject(path .. "." .. name, name .. " is a version of " .. rec.faction .. "'s " .. default.replaces .. ": write "
+        .. default.replaces .. " and give the side faction = \"" .. rec.faction .. "\" and versions = [\"" .. name .. "\"]")
+    end
     if rec.replaces then  -- a faction's unit is placed by the generic type it stands in for
       ctx:reject(path .. "." .. name, name .. " is " .. rec.faction .. "'s " .. rec.replaces .. ": write " .. rec.replaces
         .. " and give the side faction = \"" .. rec.faction .. "\"")
@@ -254,19 +262,48 @@ local function side_policy(ctx, side, path)
   return policy
 end
 
--- The faction's units by the generic type each stands in for: { flagship = "...", mech = ... }.
+-- The faction's units by the generic type each stands in for: { flagship = "...", mech = ... }
+-- (not the other versions, whose replaces names a faction unit: lib.version_of).
 local function faction_units(ctx, faction)
   local out = {}
   for _, name in ipairs(ctx:records("unit")) do
     local rec = ctx:record(name, "unit")
-    if rec and rec.faction == faction and rec.replaces then out[rec.replaces] = name end
+    if rec and rec.faction == faction and rec.replaces and not lib.version_of(ctx, rec) then out[rec.replaces] = name end
   end
   return out
 end
 
--- Every unit of the player placed so far takes the faction's record for its type (idempotent).
+-- The versions a side chose (`versions`): units of its faction; each one that is another version
+-- (its replaces names the faction's default unit) sets the player's flag "version:<record>"
+-- (scope game), which keeps the choice for the units placed later (take_faction_units,
+-- lib.unit_records). A default unit listed changes nothing (the page lists them all).
+local function choose_versions(ctx, p, faction, list, path)
+  if list == nil then return end
+  if type(list) == "string" then list = { list } end
+  if type(list) ~= "table" then ctx:reject(path, path .. " must be a list of unit records: versions = [\"naalu_mech\"]") end
+  for i, name in ipairs(list) do
+    local at = path .. "." .. i
+    local rec = record_or_reject(ctx, "unit", name, at)
+    if not rec.faction then
+      ctx:reject(at, name .. " is not a faction unit: versions names a faction unit in another version (naalu_mech)")
+    end
+    if rec.faction ~= faction then
+      ctx:reject(at, name .. " is a unit of " .. rec.faction .. "; this side's faction is " .. tostring(faction or "none"))
+    end
+    if lib.version_of(ctx, rec) then ctx:set_flag(p, "version:" .. name, "game") end
+  end
+end
+
+-- Every unit of the player placed so far takes the faction's record for its type, or the
+-- version the side chose (its flag "version:<record>", set by choose_versions) (idempotent).
 local function take_faction_units(ctx, p, faction)
   local units = faction_units(ctx, faction)
+  for g, r in pairs(units) do
+    for _, name in ipairs(ctx:records("unit")) do
+      local rec = ctx:record(name, "unit")
+      if rec and rec.replaces == r and ctx:flag(p, "version:" .. name) then units[g] = name end
+    end
+  end
   for _, u in ipairs(ctx:entities { kind = "unit", owner = p }) do
     local r = units[ctx:type(u)]
     if r then ctx:upgrade(u, r) end
@@ -316,6 +353,7 @@ local function grant_records(ctx, p, side, path, list)
       ctx:create { kind = kind, type = name, owner = p }
     end
   end
+  choose_versions(ctx, p, faction, side.versions, path .. ".versions")
   if faction then
     ctx:create { kind = "faction", type = faction, owner = p }
     take_faction_units(ctx, p, faction)

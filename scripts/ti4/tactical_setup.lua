@@ -50,6 +50,7 @@ local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = 
   fleet_pool_tokens = true }
 PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
 PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
+PLAYER_KEYS.versions = true  -- versions = ["naalu_mech"]: faction units in another version (setup.lua)
 PLAYER_KEYS.counters = true  -- counters = { name = N }: counters on the player that cards read (scope game)
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true, galvanized = true,
   planets = true, command_tokens = true, tile = true, hex = true, wormhole = true }

@@ -151,6 +151,36 @@ hook {
 
 -- ------------------------------------------------------------------ Iconoclast (mech)
 
+-- Two versions (naalu.toml): Codex III's Iconoclast Ω, the default, and the faction sheet's,
+-- which a side plays with versions = ["naalu_mech"] (the player's flag version:naalu_mech).
+
+-- Iconoclast Ω: "other players cannot use Anti-Fighter Barrage against your units in this system."
+-- While a Naalu mech is in the active system (its space area or one of its planets), the other
+-- player's barrage dice are removed once rolled: no hit, no reroll.
+local function mech_in_system(ctx, player, sys)
+  if ctx:count(player, sys, "type:mech") > 0 then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:count(player, planet, "type:mech") > 0 then return true end
+  end
+  return false
+end
+
+hook {
+  id = "iconoclast_omega",
+  window = "space_combat.after_anti_fighter_barrage_roll",
+  source = "faction/naalu",
+  priority = 10,  -- before the player's other abilities there
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and not ctx:flag(player, "version:naalu_mech")
+      and args.pool:size() > 0 and mech_in_system(ctx, player, ctx:role("active_system"))
+  end,
+  apply = function(ctx, player, _, args)
+    ctx:event("iconoclast_omega:" .. ctx:name(player) .. ":" .. args.pool:size(),
+      "Iconoclast \u{3a9}: " .. ctx:name(args.player) .. "'s " .. args.pool:size() .. " Anti-Fighter Barrage dice do not count")
+    for i = args.pool:size(), 1, -1 do args.pool:remove(i) end
+  end,
+}
+
 -- "During combat against an opponent who has at least 1 relic fragment, apply +2 to the results of
 -- this unit's combat rolls." (relic fragments: the scenario's relic_fragments for a player) The +2
 -- (naalu.toml, the Naalu mechs' ground combat rolls) is switched on for the ground combat.
@@ -161,7 +191,8 @@ hook {
   condition = function(ctx, player, _, args)
     if player ~= args.player and player ~= args.opponent then return false end
     local opponent = player == args.player and args.opponent or args.player
-    return ctx:counter(opponent, "relic_fragments") > 0 and ctx:count(player, args.planet, "type:mech") > 0
+    return ctx:flag(player, "version:naalu_mech") and ctx:counter(opponent, "relic_fragments") > 0
+      and ctx:count(player, args.planet, "type:mech") > 0
   end,
   apply = function(ctx, player) ctx:activate("iconoclast_bonus", player, "combat") end,
 }

@@ -220,7 +220,7 @@
 ---| "range" # [red_alert] int: unit: its longest range in hexes
 ---| "reinforcement_tokens" # [ti4] int: player: command tokens in reinforcements
 ---| "reinforcements" # [ti4] int: unit: how many of it a player owns (piece limit; 0: unlimited, as fighters and infantry, whose tokens stand in)
----| "replaces" # [ti4] symbol: faction unit: the generic unit type it stands in for (flagship, mech, dreadnought, ...); a side of that faction places it for that type
+---| "replaces" # [ti4] symbol: faction unit: the generic unit type it stands in for (flagship, mech, dreadnought, ...); a side of that faction places it for that type. Another version of a faction unit (a Codex's Ω version, or the version the Codex replaced) names that unit's record instead: a side places it in its stead when its versions list names it
 ---| "requires" # [xwing] symbol: weapon: a requirement that is not spent: lock (a lock on the defender), focus
 ---| "resources" # [ti4] int
 ---| "retire_dice" # [red_alert] int: feature: dice rolled at a unit retiring onto or through it (its class symbol hits)
@@ -816,6 +816,7 @@
 ---| "naalu" # [ti4] The Naalu Collective: ti4-base:faction/naalu
 ---| "naalu_flagship" # [ti4] Matriarch: ti4-base:unit/naalu_flagship
 ---| "naalu_mech" # [ti4] Iconoclast: ti4-base:unit/naalu_mech
+---| "naalu_mech_omega" # [ti4] Iconoclast Ω: ti4-base:unit/naalu_mech_omega
 ---| "naaz_rokha" # [ti4] The Naaz-Rokha Alliance: ti4-pok:faction/naaz_rokha
 ---| "naaz_rokha_flagship" # [ti4] Visz El Vir: ti4-pok:unit/naaz_rokha_flagship
 ---| "naaz_rokha_mech" # [ti4] Eidolon: ti4-pok:unit/naaz_rokha_mech
@@ -1515,6 +1516,7 @@
 ---| "unit/muaat_mech" # [ti4] Ember Colossus: ti4-base:unit/muaat_mech
 ---| "unit/naalu_flagship" # [ti4] Matriarch: ti4-base:unit/naalu_flagship
 ---| "unit/naalu_mech" # [ti4] Iconoclast: ti4-base:unit/naalu_mech
+---| "unit/naalu_mech_omega" # [ti4] Iconoclast Ω: ti4-base:unit/naalu_mech_omega
 ---| "unit/naaz_rokha_flagship" # [ti4] Visz El Vir: ti4-pok:unit/naaz_rokha_flagship
 ---| "unit/naaz_rokha_mech" # [ti4] Eidolon: ti4-pok:unit/naaz_rokha_mech
 ---| "unit/naaz_rokha_mech_zgrav" # [ti4] Z-Grav Eidolon: ti4-pok:unit/naaz_rokha_mech_zgrav

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -27,5 +28,11 @@ struct CellAnswer {
 };
 
 CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds);
+
+// Runs job(0) .. job(n - 1) on `threads` threads (the caller's among them), each index once;
+// progress(done, n), if given, after each (one at a time). The first exception a job throws is
+// thrown again once every thread has stopped (the others take no new index after it).
+void for_each_cell(std::size_t n, int threads, const std::function<void(std::size_t)>& job,
+                   const std::function<void(std::uint64_t, std::uint64_t)>& progress);
 
 }  // namespace rb

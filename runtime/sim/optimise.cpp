@@ -402,15 +402,10 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
   if (order.size() > spec.evaluate) order.resize(spec.evaluate);
 
   std::vector<Value> values(order.size());
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex m;
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (;;) {
-      const std::size_t i = next++;
-      if (i >= order.size()) return;
-      const Build& b = builds[order[i]];
-      try {
+  for_each_cell(
+      order.size(), o.threads,
+      [&](std::size_t i) {
+        const Build& b = builds[order[i]];
         Session s = base;
         toml::table* t = s.scenario.table.get_as<toml::table>(spec.side);
         toml::table units;
@@ -423,23 +418,8 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
         } catch (const Error& e) {
           throw UsageError(spec.file + ": the build " + b.label + ": " + e.what());
         }
-      } catch (...) {
-        std::lock_guard lock(m);
-        if (!failure) failure = std::current_exception();
-        return;
-      }
-      const std::size_t d = ++done;
-      if (o.progress) {
-        std::lock_guard lock(m);
-        o.progress(d, order.size());
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, o.threads); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+      },
+      o.progress);
 
   // best first: the value, then the cheaper, then as enumerated (values within 1e-12 are equal:
   // two builds that fight alike differ by rounding only)

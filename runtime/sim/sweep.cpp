@@ -341,18 +341,9 @@ json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptio
   for (std::size_t k = 0; k < n_cells; ++k)
     if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard - 1) mine.push_back(k);
   std::vector<json> results(mine.size());
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex m;
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (;;) {
-      const std::size_t i = next++;
-      if (i >= mine.size()) return;
-      {
-        std::lock_guard lock(m);
-        if (failure) return;
-      }
-      try {
+  for_each_cell(
+      mine.size(), o.threads,
+      [&](std::size_t i) {
         const std::size_t k = mine[i];
         const std::size_t r = k / g.columns.size(), c = k % g.columns.size();
         std::vector<const AxisValue*> values{&spec.axes[0].values[r]};
@@ -366,23 +357,8 @@ json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptio
           throw UsageError(spec.file + ": the cell " + g.rows[r] + " x " + g.columns[c] + ": " +
                            e.what());
         }
-      } catch (...) {
-        std::lock_guard lock(m);
-        if (!failure) failure = std::current_exception();
-        return;
-      }
-      const std::size_t d = ++done;
-      if (o.progress) {
-        std::lock_guard lock(m);
-        o.progress(d, mine.size());
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, o.threads); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+      },
+      o.progress);
   raw["cells"] = results;
   if (o.shards > 1) raw["shard"] = {{"index", o.shard}, {"count", o.shards}};
   return raw;

@@ -1,6 +1,7 @@
 // rulebench sweep SPEC.toml and rulebench merge SHARD.json... (sim/sweep.hpp, docs/sweep.md)
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -26,6 +27,20 @@ void print(const nlohmann::json& raw, const SweepArgs& a) {
   std::cout << std::flush;
 }
 
+// A line on the terminal after each cell (or build): how many, the time so far and the time left.
+std::function<void(std::uint64_t, std::uint64_t)> progress_line(const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  return [start, what](std::uint64_t done, std::uint64_t planned) {
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double left =
+        done ? secs / static_cast<double>(done) * static_cast<double>(planned - done) : 0;
+    std::cerr << fmt::format("\r{} {}/{}  {:.1f}s  {:.1f}s left   ", what, done, planned, secs,
+                             left)
+              << std::flush;
+  };
+}
+
 }  // namespace
 
 int sweep(const Common& c, const SweepArgs& a) {
@@ -37,17 +52,7 @@ int sweep(const Common& c, const SweepArgs& a) {
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.shard = a.shard;
   o.shards = a.shards;
-  if (isatty(STDERR_FILENO)) {
-    const auto start = std::chrono::steady_clock::now();
-    o.progress = [start](std::uint64_t done, std::uint64_t planned) {
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double left =
-          done ? secs / static_cast<double>(done) * static_cast<double>(planned - done) : 0;
-      std::cerr << fmt::format("\rcell {}/{}  {:.1f}s  {:.1f}s left   ", done, planned, secs, left)
-                << std::flush;
-    };
-  }
+  if (isatty(STDERR_FILENO)) o.progress = progress_line("cell");
   const nlohmann::json raw = run_sweep(spec, c.session(), o);
   if (o.progress) std::cerr << "\r" << std::string(60, ' ') << "\r" << std::flush;
   if (a.shards > 1) {  // a shard file: the raw counts, for merge
@@ -82,17 +87,7 @@ int optimise(const Common& c, const OptimiseArgs& a) {
   OptimiseOptions o;
   o.threads = a.threads > 0 ? a.threads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (isatty(STDERR_FILENO)) {
-    const auto start = std::chrono::steady_clock::now();
-    o.progress = [start](std::uint64_t done, std::uint64_t planned) {
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double left =
-          done ? secs / static_cast<double>(done) * static_cast<double>(planned - done) : 0;
-      std::cerr << fmt::format("\rbuild {}/{}  {:.1f}s  {:.1f}s left   ", done, planned, secs, left)
-                << std::flush;
-    };
-  }
+  if (isatty(STDERR_FILENO)) o.progress = progress_line("build");
   const nlohmann::json r = run_optimise(spec, c.session(), o);
   if (o.progress) std::cerr << "\r" << std::string(60, ' ') << "\r" << std::flush;
   if (a.json)

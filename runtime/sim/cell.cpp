@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <exception>
+#include <filesystem>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -30,6 +33,44 @@ CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds) {
   o.threads = 1;
   a.tally = sim.run(o);
   return a;
+}
+
+Scenario read_spec_scenario(TomlFile& f, const toml::table& t, const std::string& what) {
+  const toml::node* sc = t.get("scenario");
+  if (!sc) f.fail(t, what + " needs scenario = \"FILE\" or a [scenario] table");
+  const std::filesystem::path dir = std::filesystem::path(f.path()).parent_path();
+  if (sc->is_string()) {
+    const std::filesystem::path p = dir / std::string(sc->as_string()->get());
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec))
+      f.fail(*sc, "no scenario file '" + p.string() + "'");
+    return read_scenario(p);
+  }
+  if (!sc->is_table())
+    f.fail(*sc, "scenario is a file name or a table, not " + toml_type_name(*sc));
+  return scenario_from_table(*sc->as_table(), f.path(), dir);
+}
+
+void read_cell_bounds(TomlFile& f, const toml::table& t, CellBounds& b) {
+  if (auto p = f.number(t, "precision")) {
+    if (!(*p > 0) || !std::isfinite(*p)) f.fail(*t.get("precision"), "precision is points above 0");
+    b.precision = *p;
+  }
+  auto whole = [&](const char* key, std::uint64_t lo,
+                   std::uint64_t hi) -> std::optional<long long> {
+    auto v = f.integer(t, key);
+    if (v && (*v < static_cast<long long>(lo) || static_cast<std::uint64_t>(*v) > hi))
+      f.fail(*t.get(key), std::string(key) + " is a whole number from " + std::to_string(lo) +
+                              " to " + std::to_string(hi));
+    return v;
+  };
+  if (auto v = whole("seed", 0, std::numeric_limits<long long>::max())) b.seed = *v;
+  if (auto v = whole("max_runs", 1, 1'000'000'000'000)) b.max_runs = *v;
+  if (auto v = whole("max_states", 1, 100'000'000)) b.max_states = static_cast<std::size_t>(*v);
+  if (auto v = f.number(t, "max_seconds")) {
+    if (!(*v > 0)) f.fail(*t.get("max_seconds"), "max_seconds is a number of seconds above 0");
+    b.max_seconds = *v;
+  }
 }
 
 void for_each_cell(std::size_t n, int threads, const std::function<void(std::size_t)>& job,

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "content/toml_read.hpp"
+#include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
 
 namespace rb {
@@ -28,6 +30,12 @@ struct CellAnswer {
 };
 
 CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds);
+
+// A spec's base scenario (sweep, optimise): scenario = "FILE" (relative to the spec) or a
+// [scenario] table; `what` names the spec in messages ("a sweep spec").
+Scenario read_spec_scenario(TomlFile& f, const toml::table& t, const std::string& what);
+// A spec's keys precision, seed, max_runs, max_states and max_seconds, where given, into `b`.
+void read_cell_bounds(TomlFile& f, const toml::table& t, CellBounds& b);
 
 // Runs job(0) .. job(n - 1) on `threads` threads (the caller's among them), each index once;
 // progress(done, n), if given, after each (one at a time). The first exception a job throws is

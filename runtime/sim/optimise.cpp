@@ -236,19 +236,7 @@ OptimiseSpec read_optimise(const fs::path& file) {
                 "an optimise spec");
   OptimiseSpec spec;
   spec.file = file.string();
-  const toml::node* sc = t.get("scenario");
-  if (!sc) f.fail(t, "an optimise spec needs scenario = \"FILE\" or a [scenario] table");
-  const fs::path dir = file.parent_path();
-  if (sc->is_string()) {
-    const fs::path p = dir / std::string(sc->as_string()->get());
-    std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) f.fail(*sc, "no scenario file '" + p.string() + "'");
-    spec.base = read_scenario(p);
-  } else if (sc->is_table()) {
-    spec.base = scenario_from_table(*sc->as_table(), spec.file, dir);
-  } else {
-    f.fail(*sc, "scenario is a file name or a table, not " + toml_type_name(*sc));
-  }
+  spec.base = read_spec_scenario(f, t, "an optimise spec");
   spec.side = f.string(t, "side").value_or("attacker");
   spec.units = f.strings(t, "units");
   auto whole = [&](const char* key, long long lo, long long hi) -> std::optional<long long> {
@@ -283,17 +271,10 @@ OptimiseSpec read_optimise(const fs::path& file) {
   }
   if (auto v = whole("max_builds", 1, 100'000'000)) spec.max_builds = static_cast<std::size_t>(*v);
   if (auto v = whole("evaluate", 1, 100'000'000)) spec.evaluate = static_cast<std::size_t>(*v);
-  if (auto p = f.number(t, "precision")) {
-    if (!(*p > 0) || !std::isfinite(*p)) f.fail(*t.get("precision"), "precision is points above 0");
-    spec.precision = *p;
-  }
-  if (auto v = whole("seed", 0, std::numeric_limits<long long>::max())) spec.seed = *v;
-  if (auto v = whole("max_runs", 1, 1'000'000'000'000)) spec.max_runs = *v;
-  if (auto v = whole("max_states", 1, 100'000'000)) spec.max_states = static_cast<std::size_t>(*v);
-  if (auto v = f.number(t, "max_seconds")) {
-    if (!(*v > 0)) f.fail(*t.get("max_seconds"), "max_seconds is a number of seconds above 0");
-    spec.max_seconds = *v;
-  }
+  CellBounds bounds{spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds};
+  read_cell_bounds(f, t, bounds);
+  spec.precision = bounds.precision, spec.seed = bounds.seed, spec.max_runs = bounds.max_runs;
+  spec.max_states = bounds.max_states, spec.max_seconds = bounds.max_seconds;
   return spec;
 }
 

@@ -247,19 +247,7 @@ SweepSpec read_sweep(const fs::path& file) {
                 "a sweep spec");
   SweepSpec spec;
   spec.file = file.string();
-  const toml::node* sc = t.get("scenario");
-  if (!sc) f.fail(t, "a sweep spec needs scenario = \"FILE\" or a [scenario] table");
-  const fs::path dir = file.parent_path();
-  if (sc->is_string()) {
-    const fs::path p = dir / std::string(sc->as_string()->get());
-    std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) f.fail(*sc, "no scenario file '" + p.string() + "'");
-    spec.base = read_scenario(p);
-  } else if (sc->is_table()) {
-    spec.base = scenario_from_table(*sc->as_table(), spec.file, dir);
-  } else {
-    f.fail(*sc, "scenario is a file name or a table, not " + toml_type_name(*sc));
-  }
+  spec.base = read_spec_scenario(f, t, "a sweep spec");
   const toml::array* axes = f.array(t, "axis");
   if (!axes || axes->empty()) f.fail(t, "a sweep spec needs at least one [[axis]]");
   for (const toml::node& a : *axes) {
@@ -268,25 +256,10 @@ SweepSpec read_sweep(const fs::path& file) {
   }
   spec.show = f.string(t, "show").value_or("");
   spec.reference = f.string(t, "reference").value_or("");
-  if (auto p = f.number(t, "precision")) {
-    if (!(*p > 0) || !std::isfinite(*p)) f.fail(*t.get("precision"), "precision is points above 0");
-    spec.precision = *p;
-  }
-  auto whole = [&](const char* key, std::uint64_t lo,
-                   std::uint64_t hi) -> std::optional<long long> {
-    auto v = f.integer(t, key);
-    if (v && (*v < static_cast<long long>(lo) || static_cast<std::uint64_t>(*v) > hi))
-      f.fail(*t.get(key), std::string(key) + " is a whole number from " + std::to_string(lo) +
-                              " to " + std::to_string(hi));
-    return v;
-  };
-  if (auto v = whole("seed", 0, std::numeric_limits<long long>::max())) spec.seed = *v;
-  if (auto v = whole("max_runs", 1, 1'000'000'000'000)) spec.max_runs = *v;
-  if (auto v = whole("max_states", 1, 100'000'000)) spec.max_states = static_cast<std::size_t>(*v);
-  if (auto v = f.number(t, "max_seconds")) {
-    if (!(*v > 0)) f.fail(*t.get("max_seconds"), "max_seconds is a number of seconds above 0");
-    spec.max_seconds = *v;
-  }
+  CellBounds bounds{spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds};
+  read_cell_bounds(f, t, bounds);
+  spec.precision = bounds.precision, spec.seed = bounds.seed, spec.max_runs = bounds.max_runs;
+  spec.max_states = bounds.max_states, spec.max_seconds = bounds.max_seconds;
   return spec;
 }
 

@@ -154,8 +154,8 @@ hook {
 -- Two versions (naalu.toml): Codex III's Iconoclast Ω, the default, and the faction sheet's,
 -- which a side plays with versions = ["naalu_mech"] (the player's flag version:naalu_mech).
 
--- Iconoclast Ω: "other players cannot use Anti-Fighter Barrage against your units in this system."
--- While a Naalu mech is in the active system (its space area or one of its planets), the other
+-- Iconoclast Ω (Codex III): no other player's Anti-Fighter Barrage works against the Naalu units
+-- in the mech's system. While a Naalu mech is in the active system (its space area or one of its planets), the other
 -- player's barrage dice are removed once rolled: no hit, no reroll.
 local function mech_in_system(ctx, player, sys)
   if ctx:count(player, sys, "type:mech") > 0 then return true end

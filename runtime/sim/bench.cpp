@@ -75,6 +75,22 @@ std::string rate_text(double r) {
   return r >= 1e6 ? fmt::format("{:.2f}M", r / 1e6) : fmt::format("{:.1f}k", r / 1e3);
 }
 
+// The outcome columns of the table: each side's win ("attacker win") around the draws, as the
+// report declares them; a report without sides shows its first three outcomes.
+std::vector<std::pair<std::string, std::string>> outcome_columns(const ReportDef& def) {
+  std::vector<std::pair<std::string, std::string>> cols;
+  if (def.wins.empty()) {
+    for (std::size_t i = 0; i < def.outcomes.size() && i < 3; ++i)
+      cols.emplace_back(def.outcomes[i], def.outcomes[i]);
+    return cols;
+  }
+  cols.emplace_back(def.wins.front().first + " wins", def.wins.front().second);
+  for (const std::string& d : def.draws) cols.emplace_back(d, d);
+  for (std::size_t i = 1; i < def.wins.size(); ++i)
+    cols.emplace_back(def.wins[i].first + " wins", def.wins[i].second);
+  return cols;
+}
+
 }  // namespace
 
 std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench) {
@@ -121,6 +137,7 @@ std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOpt
         r.changed_records.push_back(rec.id + (rec.removed ? " (removed by " : " (changed by ") +
                                     rec.changed_by + ")");
     r.report = sim.report(t, bench.seed);
+    r.columns = outcome_columns(sim.report_def());
     if (!c.baseline.empty()) {  // the same fleets without abilities, as many runs
       const Session base = open_session(read_scenario(so.root / c.baseline), so);
       const Simulation base_sim(base);
@@ -173,19 +190,21 @@ std::string format_bench(const std::vector<BenchResult>& results, const BenchOpt
                      threads == 1 ? "" : "s", bench.seed,
                      results.empty() ? std::string("-")
                                      : fmt::format("{}", fmt::join(results.front().packs, ", ")));
-  out << fmt::format("  {:<3} {:>9} {:>8} {:>11} {:>9} {:>8}   {:>8} {:>8} {:>8}\n", "", "runs",
-                     "seconds", "combats/s", "target", "reached", "att win", "draw", "def win");
+  out << fmt::format("  {:<3} {:>9} {:>8} {:>11} {:>9} {:>8}   {}\n", "", "runs", "seconds",
+                     "combats/s", "target", "reached", "outcomes");
   for (const BenchResult& r : results) {
     const auto& j = r.report;
-    auto p = [&](const char* k) {
-      return j.contains(k) ? fmt::format("{:.2f}%", 100 * j[k].get<double>()) : std::string("-");
-    };
+    std::string outcomes;
+    for (const auto& [heading, key] : r.columns)
+      if (j.contains(key) && j[key].is_number())
+        outcomes += fmt::format("{}{} {:.2f}%", outcomes.empty() ? "" : ", ", heading,
+                                100 * j[key].get<double>());
     const bool anchored = r.bench.target > 0;
     out << fmt::format(
-        "  ({}) {:>9} {:>8.2f} {:>11} {:>9} {:>8}   {:>8} {:>8} {:>8}\n", r.bench.name, r.runs,
-        r.seconds, rate_text(r.rate), anchored ? rate_text(r.bench.target) : std::string("-"),
+        "  ({}) {:>9} {:>8.2f} {:>11} {:>9} {:>8}   {}\n", r.bench.name, r.runs, r.seconds,
+        rate_text(r.rate), anchored ? rate_text(r.bench.target) : std::string("-"),
         anchored ? fmt::format("{:.0f}%", 100 * r.rate / r.bench.target) : std::string("-"),
-        p("attacker_win"), p("draw"), p("defender_win"));
+        outcomes.empty() ? std::string("-") : outcomes);
   }
   if (threads > 1) out << "  (the targets are for one thread)\n";
   if (!results.empty() && !results.front().left_out.empty())

@@ -51,6 +51,9 @@ struct BenchResult {
   // example)"): with every pack loaded, the units may not be the base units any more
   std::vector<std::string> changed_records;
   nlohmann::json report;  // simulate's object for the runs
+  // the columns of the table: (heading, report key): the report's declared wins and draws (the
+  // first side's win, the draws, the second side's win), else its first three outcomes
+  std::vector<std::pair<std::string, std::string>> columns;
 };
 
 std::vector<BenchResult> run_bench(const SessionOptions& options, const BenchOptions& bench);

@@ -4,12 +4,10 @@
 #include <cmath>
 #include <exception>
 #include <limits>
-#include <mutex>
 #include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 

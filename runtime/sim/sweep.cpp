@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <mutex>
 #include <numeric>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 

@@ -32,6 +32,17 @@ function lib.has_ships(ctx, player, sys)
   return ctx:count(player, sys, "ship") > 0
 end
 
+-- Whether `player` has a unit of `unit_type` in `sys`: in its space area or on one of its planets
+-- (a mech "in the system", as the Naalu's Iconoclast and the Nomad's Memoria read it).
+function lib.in_system(ctx, player, sys, unit_type)
+  local filter = "type:" .. unit_type
+  if ctx:count(player, sys, filter) > 0 then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:count(player, planet, filter) > 0 then return true end
+  end
+  return false
+end
+
 -- Whether a player other than `player` has ships in `sys` (7.3, movement).
 function lib.other_ships(ctx, player, sys)
   for _, other in ipairs(ctx:players()) do

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "base/error.hpp"
+#include "fixtures.hpp"
 #include "sim/compare.hpp"
 
 using namespace rb;
@@ -16,20 +17,14 @@ namespace {
 
 const fs::path kRoot = RB_SOURCE_DIR;
 
-SessionOptions ti4_options() {
-  SessionOptions so;
-  so.root = kRoot;
-  return so;
-}
-
 Session ti4_session(const std::string& scenario) {
   return open_session(read_scenario(kRoot / "content/ti4-base/scenarios" / scenario),
-                      ti4_options());
+                      rb::testing::repo_options());
 }
 
 nlohmann::json compare(const Session& a, const Changes& changes, std::uint64_t runs,
                        int threads = 2) {
-  const Session b = apply_changes(a, changes, ti4_options());
+  const Session b = apply_changes(a, changes, rb::testing::repo_options());
   const Comparison cmp(a, b);
   CompareOptions o;
   o.runs = runs;
@@ -117,7 +112,7 @@ TEST_CASE("variants: a record goes to the list the ruleset names for its kind, p
   const Session a = ti4_session("cruisers_vs_dreadnought.toml");
   const Session b = apply_changes(
       a, Changes{{"attacker:cruiser_ii", "morale_boost", "defender:prophecy_of_ixth"}, {}},
-      ti4_options());
+      rb::testing::repo_options());
   CHECK(strings(side_list(b, "attacker", "technologies")) ==
         std::vector<std::string>{"cruiser_ii"});
   CHECK(strings(side_list(b, "attacker", "cards")) == std::vector<std::string>{"morale_boost"});
@@ -126,8 +121,9 @@ TEST_CASE("variants: a record goes to the list the ruleset names for its kind, p
   CHECK_FALSE(b.scenario.table["defender"]["technologies"]);
   CHECK_FALSE(a.scenario.table["attacker"]["technologies"]);  // arm A is untouched
   // and out again
-  const Session c = apply_changes(
-      b, Changes{{}, {"attacker:morale_boost", "technology/cruiser_ii"}}, ti4_options());
+  const Session c =
+      apply_changes(b, Changes{{}, {"attacker:morale_boost", "technology/cruiser_ii"}},
+                    rb::testing::repo_options());
   CHECK(side_list(c, "attacker", "cards").empty());
   CHECK(side_list(c, "attacker", "technologies").empty());
   CHECK(strings(side_list(c, "defender", "cards")) == std::vector<std::string>{"morale_boost"});
@@ -139,13 +135,14 @@ TEST_CASE("variants: settings set and remove values in a side's table", "[compar
                                   Changes{{"attacker:policy.sustain=last", "policy.retreat=2",
                                            "defender:policy.hit_order=carrier,fighter"},
                                           {}},
-                                  ti4_options());
+                                  rb::testing::repo_options());
   CHECK(b.scenario.table["attacker"]["policy"]["sustain"].value_or(std::string()) == "last");
   CHECK(b.scenario.table["attacker"]["policy"]["retreat"].value_or(0LL) == 2);
   CHECK(b.scenario.table["defender"]["policy"]["retreat"].value_or(0LL) == 2);
   CHECK(strings(*b.scenario.table["defender"]["policy"]["hit_order"].as_array()) ==
         std::vector<std::string>{"carrier", "fighter"});
-  const Session c = apply_changes(b, Changes{{}, {"attacker:policy.sustain"}}, ti4_options());
+  const Session c =
+      apply_changes(b, Changes{{}, {"attacker:policy.sustain"}}, rb::testing::repo_options());
   CHECK_FALSE(c.scenario.table["attacker"]["policy"]["sustain"]);
   CHECK(c.scenario.table["attacker"]["policy"]["retreat"]);
 }
@@ -154,14 +151,18 @@ TEST_CASE("variants: --without SIDE:KEY removes a setting of one key (back to it
           "[compare][variants]") {
   // the help: "a setting without =VALUE goes back to its default"; a faction is such a setting
   const Session a = ti4_session("cruisers_vs_dreadnought.toml");
-  const Session b = apply_changes(a, Changes{{"attacker:faction=sol"}, {}}, ti4_options());
+  const Session b =
+      apply_changes(a, Changes{{"attacker:faction=sol"}, {}}, rb::testing::repo_options());
   REQUIRE(b.scenario.table["attacker"]["faction"].value_or(std::string()) == "sol");
-  const Session c = apply_changes(b, Changes{{}, {"attacker:faction"}}, ti4_options());
+  const Session c =
+      apply_changes(b, Changes{{}, {"attacker:faction"}}, rb::testing::repo_options());
   CHECK_FALSE(c.scenario.table["attacker"]["faction"]);
   CHECK(c.scenario.table["attacker"]["units"]);
   // a record of that name is still the record
-  const Session d = apply_changes(b, Changes{{"attacker:morale_boost"}, {}}, ti4_options());
-  const Session e = apply_changes(d, Changes{{}, {"attacker:morale_boost"}}, ti4_options());
+  const Session d =
+      apply_changes(b, Changes{{"attacker:morale_boost"}, {}}, rb::testing::repo_options());
+  const Session e =
+      apply_changes(d, Changes{{}, {"attacker:morale_boost"}}, rb::testing::repo_options());
   CHECK(side_list(e, "attacker", "cards").empty());
 }
 
@@ -169,7 +170,7 @@ TEST_CASE("variants: a record of an installed pack the scenario does not load na
           "[compare][variants]") {
   const Session a = ti4_session("cruisers_vs_dreadnought.toml");
   try {
-    apply_changes(a, Changes{{"attacker:dark_energy_tap"}, {}}, ti4_options());
+    apply_changes(a, Changes{{"attacker:dark_energy_tap"}, {}}, rb::testing::repo_options());
     FAIL("no error");
   } catch (const UsageError& e) {
     INFO(e.what());
@@ -184,7 +185,7 @@ TEST_CASE("variants: a change that cannot apply is a usage error that says why",
   auto fails = [&](Changes ch, const std::string& part) {
     INFO(ch.describe());
     try {
-      apply_changes(a, ch, ti4_options());
+      apply_changes(a, ch, rb::testing::repo_options());
       FAIL("no error");
     } catch (const UsageError& e) {
       INFO(e.what());
@@ -213,8 +214,9 @@ TEST_CASE("variants: a scenario error in a changed arm still names its line", "[
   for (const bool changed : {false, true}) {
     std::string error;
     try {
-      Session s = open_session(read_scenario(file), ti4_options());
-      if (changed) s = apply_changes(s, Changes{{"attacker:morale_boost"}, {}}, ti4_options());
+      Session s = open_session(read_scenario(file), rb::testing::repo_options());
+      if (changed)
+        s = apply_changes(s, Changes{{"attacker:morale_boost"}, {}}, rb::testing::repo_options());
       Table table(s);
     } catch (const ContentError& e) {
       error = e.what();

@@ -72,12 +72,17 @@ inline RunResult run_probe(MiniTable& table, RunOptions options = {}) {
   return result;
 }
 
+// Session options rooted at the repository (its packs and scripts).
+inline SessionOptions repo_options() {
+  SessionOptions so;
+  so.root = RB_SOURCE_DIR;
+  return so;
+}
+
 // The exact mode's report (Simulation::exact) of a repository scenario, every pack it names.
 inline nlohmann::json exact_report(const std::string& scenario) {
-  const std::filesystem::path root = RB_SOURCE_DIR;
-  SessionOptions so;
-  so.root = root;
-  const Session session = open_session(read_scenario(root / scenario), so);
+  const SessionOptions so = repo_options();
+  const Session session = open_session(read_scenario(so.root / scenario), so);
   return Simulation(session).exact(ExactRunOptions{});
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "base/error.hpp"
+#include "fixtures.hpp"
 #include "sim/sweep.hpp"
 
 using namespace rb;
@@ -14,18 +15,12 @@ namespace {
 
 const fs::path kRoot = RB_SOURCE_DIR;
 
-SessionOptions options() {
-  SessionOptions so;
-  so.root = kRoot;
-  return so;
-}
-
 nlohmann::json run(const SweepSpec& spec, int shard, int shards) {
   SweepOptions o;
   o.threads = 2;
   o.shard = shard;
   o.shards = shards;
-  return run_sweep(spec, options(), o);
+  return run_sweep(spec, rb::testing::repo_options(), o);
 }
 
 }  // namespace
@@ -63,7 +58,7 @@ TEST_CASE("starting_units: a number out of range is an error naming the file and
          "depends = [\"ti4-base\"]\ndata = [\"factions\"]\n";
   std::ofstream(dir / "factions" / "f.toml")
       << "[faction.bad]\nname = \"Bad\"\nstarting_units = { carrier = 2, infantry = 99 }\n";
-  SessionOptions so = options();
+  SessionOptions so = rb::testing::repo_options();
   so.search.push_back(dir);
   Scenario s = scenario_from_table(toml::parse("ruleset = \"ti4\"\npacks = [\"bad-start\"]\n"
                                                "attacker = {}\ndefender = {}\n"),

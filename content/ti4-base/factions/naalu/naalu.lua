@@ -157,14 +157,6 @@ hook {
 -- Iconoclast Ω (Codex III): no other player's Anti-Fighter Barrage works against the Naalu units
 -- in the mech's system. While a Naalu mech is in the active system (its space area or one of its planets), the other
 -- player's barrage dice are removed once rolled: no hit, no reroll.
-local function mech_in_system(ctx, player, sys)
-  if ctx:count(player, sys, "type:mech") > 0 then return true end
-  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-    if ctx:count(player, planet, "type:mech") > 0 then return true end
-  end
-  return false
-end
-
 hook {
   id = "iconoclast_omega",
   window = "space_combat.after_anti_fighter_barrage_roll",
@@ -172,7 +164,7 @@ hook {
   priority = 10,  -- before the player's other abilities there
   condition = function(ctx, player, _, args)
     return args.player ~= player and not ctx:flag(player, "version:naalu_mech")
-      and args.pool:size() > 0 and mech_in_system(ctx, player, ctx:role("active_system"))
+      and args.pool:size() > 0 and lib.in_system(ctx, player, ctx:role("active_system"), "mech")
   end,
   apply = function(ctx, player, _, args)
     ctx:event("iconoclast_omega:" .. ctx:name(player) .. ":" .. args.pool:size(),

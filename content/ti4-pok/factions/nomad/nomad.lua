@@ -282,14 +282,6 @@ hook {
 -- holds one of the Nomad player's mechs (space area or planet), as if adjacent (a move of 1, the
 -- anomaly rules of its own system applying). Through other systems holding mechs on the way: not
 -- modelled; nor retreats (the Rules Reference: not into a mech's system unless adjacent otherwise).
-local function has_mech(ctx, player, sys)
-  if ctx:count(player, sys, "type:mech") > 0 then return true end
-  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-    if ctx:count(player, planet, "type:mech") > 0 then return true end
-  end
-  return false
-end
-
 for _, rec in ipairs { "nomad_flagship", "nomad_flagship_ii" } do
   hook {
     id = rec == "nomad_flagship" and "memoria" or "memoria_ii",
@@ -297,7 +289,7 @@ for _, rec in ipairs { "nomad_flagship", "nomad_flagship_ii" } do
     source = "unit/" .. rec,
     optional = true,
     condition = function(ctx, player, source, args)
-      return args.unit == source and has_mech(ctx, player, ctx:role("active_system"))
+      return args.unit == source and lib.in_system(ctx, player, ctx:role("active_system"), "mech")
     end,
     apply = function(_, _, _, args) args.direct = true end,
   }

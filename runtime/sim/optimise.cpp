@@ -227,11 +227,11 @@ Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<Uni
 OptimiseSpec read_optimise(const fs::path& file) {
   TomlFile f(file.string());
   const toml::table& t = f.root();
-  f.expect_keys(t,
-                {"scenario", "side", "units", "resources", "fleet_supply", "capacity", "min", "max",
-                 "objective", "top", "target", "max_builds", "evaluate", "precision", "seed",
-                 "max_runs", "max_states", "max_seconds", "description"},
-                "an optimise spec");
+  f.expect_keys(
+      t, {"scenario",  "side", "units",     "resources",  "fleet_supply", "production", "capacity",
+          "min",       "max",  "objective", "top",        "target",       "max_builds", "evaluate",
+          "precision", "seed", "max_runs",  "max_states", "max_seconds",  "description"},
+      "an optimise spec");
   OptimiseSpec spec;
   spec.file = file.string();
   spec.base = read_spec_scenario(f, t, "an optimise spec");
@@ -248,6 +248,7 @@ OptimiseSpec read_optimise(const fs::path& file) {
   if (!res) f.fail(t, "an optimise spec needs a budget: resources = N");
   spec.resources = *res;
   if (auto v = whole("fleet_supply", 0, 100)) spec.fleet_supply = *v;
+  if (auto v = whole("production", 1, 1000)) spec.production = *v;
   if (auto v = f.boolean(t, "capacity")) spec.capacity = *v;
   for (const char* key : {"min", "max"})
     if (const toml::table* m = f.table(t, key))
@@ -325,9 +326,12 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
     if (piece_limits && u.limit > 0) u.max = std::min(u.max, u.limit);
   }
 
-  // every legal build: within the resources and the fleet supply, the fighters within capacity
+  // every legal build: within the resources, the fleet supply and the production limit (each
+  // fighter and infantry counts: the Learn to Play's Production step), the fighters within
+  // capacity
   std::vector<Build> builds;
   std::vector<long long> n(types.size(), 0);
+  long long produced = 0;
   std::function<void(std::size_t, long long, long long)> walk = [&](std::size_t i, long long cost,
                                                                     long long supply) {
     if (i == types.size()) {
@@ -362,8 +366,11 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
       const long long s2 = supply + (u.in_fleet_supply() ? k : 0);
       if (c2 > spec.resources) break;
       if (spec.fleet_supply >= 0 && s2 > spec.fleet_supply) break;
+      if (spec.production >= 0 && produced + k > spec.production) break;
       n[i] = k;
+      produced += k;
       walk(i + 1, c2, s2);
+      produced -= k;
     }
     n[i] = 0;
   };
@@ -417,6 +424,7 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
                      {"objective", spec.objective},
                      {"resources", spec.resources},
                      {"fleet_supply", spec.fleet_supply >= 0 ? json(spec.fleet_supply) : json()},
+                     {"production", spec.production >= 0 ? json(spec.production) : json()},
                      {"capacity", spec.capacity},
                      {"top", spec.top},
                      {"target", spec.target >= 0 ? json(spec.target) : json()},
@@ -473,12 +481,15 @@ std::string optimise_table(const json& r) {
   auto show = [&](double x) {
     return points ? fmt::format("{:.1f}", 100 * x) : fmt::format("{:.2f}", x);
   };
-  out << fmt::format("optimise {} on {}: {} builds with {} resources{}{}; objective {} ({})\n",
+  out << fmt::format("optimise {} on {}: {} builds with {} resources{}{}{}; objective {} ({})\n",
                      o["spec"].get<std::string>(), o["scenario"].get<std::string>(),
                      o["side"].get<std::string>(), o["resources"].get<long long>(),
                      o["fleet_supply"].is_null()
                          ? std::string()
                          : fmt::format(", fleet supply {}", o["fleet_supply"].get<long long>()),
+                     o.value("production", json()).is_null()
+                         ? std::string()
+                         : fmt::format(", production {}", o["production"].get<long long>()),
                      o["capacity"].get<bool>() ? ", fighters within capacity" : "", objective,
                      points ? "in points; 'value =' exact, 'value ±half-width' Monte Carlo 95%"
                             : "expected resources kept");

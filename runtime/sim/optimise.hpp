@@ -26,6 +26,7 @@ struct OptimiseSpec {
   std::vector<std::string> units;  // the unit types it may build (empty: every ship it may have)
   long long resources = 0;         // the budget
   long long fleet_supply = -1;     // non-fighter ships at most (-1: no limit)
+  long long production = -1;       // units at most, each fighter and infantry one (-1: no limit)
   bool capacity = true;            // fighters (and ground forces) need capacity
   std::map<std::string, long long> min, max;  // per type
   std::string objective = "win";              // win | not_lose | resources_kept

@@ -19,12 +19,12 @@ const fs::path kRoot = RB_SOURCE_DIR;
 
 Session ti4_session(const std::string& scenario) {
   return open_session(read_scenario(kRoot / "content/ti4-base/scenarios" / scenario),
-                      rb::testing::repo_options());
+                      rb::testing::repo_session_options());
 }
 
 nlohmann::json compare(const Session& a, const Changes& changes, std::uint64_t runs,
                        int threads = 2) {
-  const Session b = apply_changes(a, changes, rb::testing::repo_options());
+  const Session b = apply_changes(a, changes, rb::testing::repo_session_options());
   const Comparison cmp(a, b);
   CompareOptions o;
   o.runs = runs;
@@ -112,7 +112,7 @@ TEST_CASE("variants: a record goes to the list the ruleset names for its kind, p
   const Session a = ti4_session("cruisers_vs_dreadnought.toml");
   const Session b = apply_changes(
       a, Changes{{"attacker:cruiser_ii", "morale_boost", "defender:prophecy_of_ixth"}, {}},
-      rb::testing::repo_options());
+      rb::testing::repo_session_options());
   CHECK(strings(side_list(b, "attacker", "technologies")) ==
         std::vector<std::string>{"cruiser_ii"});
   CHECK(strings(side_list(b, "attacker", "cards")) == std::vector<std::string>{"morale_boost"});
@@ -123,7 +123,7 @@ TEST_CASE("variants: a record goes to the list the ruleset names for its kind, p
   // and out again
   const Session c =
       apply_changes(b, Changes{{}, {"attacker:morale_boost", "technology/cruiser_ii"}},
-                    rb::testing::repo_options());
+                    rb::testing::repo_session_options());
   CHECK(side_list(c, "attacker", "cards").empty());
   CHECK(side_list(c, "attacker", "technologies").empty());
   CHECK(strings(side_list(c, "defender", "cards")) == std::vector<std::string>{"morale_boost"});
@@ -135,14 +135,14 @@ TEST_CASE("variants: settings set and remove values in a side's table", "[compar
                                   Changes{{"attacker:policy.sustain=last", "policy.retreat=2",
                                            "defender:policy.hit_order=carrier,fighter"},
                                           {}},
-                                  rb::testing::repo_options());
+                                  rb::testing::repo_session_options());
   CHECK(b.scenario.table["attacker"]["policy"]["sustain"].value_or(std::string()) == "last");
   CHECK(b.scenario.table["attacker"]["policy"]["retreat"].value_or(0LL) == 2);
   CHECK(b.scenario.table["defender"]["policy"]["retreat"].value_or(0LL) == 2);
   CHECK(strings(*b.scenario.table["defender"]["policy"]["hit_order"].as_array()) ==
         std::vector<std::string>{"carrier", "fighter"});
-  const Session c =
-      apply_changes(b, Changes{{}, {"attacker:policy.sustain"}}, rb::testing::repo_options());
+  const Session c = apply_changes(b, Changes{{}, {"attacker:policy.sustain"}},
+                                  rb::testing::repo_session_options());
   CHECK_FALSE(c.scenario.table["attacker"]["policy"]["sustain"]);
   CHECK(c.scenario.table["attacker"]["policy"]["retreat"]);
 }
@@ -152,17 +152,17 @@ TEST_CASE("variants: --without SIDE:KEY removes a setting of one key (back to it
   // the help: "a setting without =VALUE goes back to its default"; a faction is such a setting
   const Session a = ti4_session("cruisers_vs_dreadnought.toml");
   const Session b =
-      apply_changes(a, Changes{{"attacker:faction=sol"}, {}}, rb::testing::repo_options());
+      apply_changes(a, Changes{{"attacker:faction=sol"}, {}}, rb::testing::repo_session_options());
   REQUIRE(b.scenario.table["attacker"]["faction"].value_or(std::string()) == "sol");
   const Session c =
-      apply_changes(b, Changes{{}, {"attacker:faction"}}, rb::testing::repo_options());
+      apply_changes(b, Changes{{}, {"attacker:faction"}}, rb::testing::repo_session_options());
   CHECK_FALSE(c.scenario.table["attacker"]["faction"]);
   CHECK(c.scenario.table["attacker"]["units"]);
   // a record of that name is still the record
   const Session d =
-      apply_changes(b, Changes{{"attacker:morale_boost"}, {}}, rb::testing::repo_options());
+      apply_changes(b, Changes{{"attacker:morale_boost"}, {}}, rb::testing::repo_session_options());
   const Session e =
-      apply_changes(d, Changes{{}, {"attacker:morale_boost"}}, rb::testing::repo_options());
+      apply_changes(d, Changes{{}, {"attacker:morale_boost"}}, rb::testing::repo_session_options());
   CHECK(side_list(e, "attacker", "cards").empty());
 }
 
@@ -170,7 +170,8 @@ TEST_CASE("variants: a record of an installed pack the scenario does not load na
           "[compare][variants]") {
   const Session a = ti4_session("cruisers_vs_dreadnought.toml");
   try {
-    apply_changes(a, Changes{{"attacker:dark_energy_tap"}, {}}, rb::testing::repo_options());
+    apply_changes(a, Changes{{"attacker:dark_energy_tap"}, {}},
+                  rb::testing::repo_session_options());
     FAIL("no error");
   } catch (const UsageError& e) {
     INFO(e.what());
@@ -185,7 +186,7 @@ TEST_CASE("variants: a change that cannot apply is a usage error that says why",
   auto fails = [&](Changes ch, const std::string& part) {
     INFO(ch.describe());
     try {
-      apply_changes(a, ch, rb::testing::repo_options());
+      apply_changes(a, ch, rb::testing::repo_session_options());
       FAIL("no error");
     } catch (const UsageError& e) {
       INFO(e.what());
@@ -214,9 +215,10 @@ TEST_CASE("variants: a scenario error in a changed arm still names its line", "[
   for (const bool changed : {false, true}) {
     std::string error;
     try {
-      Session s = open_session(read_scenario(file), rb::testing::repo_options());
+      Session s = open_session(read_scenario(file), rb::testing::repo_session_options());
       if (changed)
-        s = apply_changes(s, Changes{{"attacker:morale_boost"}, {}}, rb::testing::repo_options());
+        s = apply_changes(s, Changes{{"attacker:morale_boost"}, {}},
+                          rb::testing::repo_session_options());
       Table table(s);
     } catch (const ContentError& e) {
       error = e.what();

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures.hpp"
 #include "sim/compare.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
@@ -21,12 +22,6 @@
 using namespace rb;
 
 namespace {
-
-SessionOptions options() {
-  SessionOptions so;
-  so.root = RB_SOURCE_DIR;
-  return so;
-}
 
 void agree(const Session& session, const std::string& what, std::uint64_t runs) {
   const Simulation sim(session);
@@ -44,7 +39,8 @@ void agree(const Session& session, const std::string& what, std::uint64_t runs) 
   for (const std::string& key : probabilities) {
     const double p = exact.at(key).get<double>(), got = mc.at(key).get<double>();
     const double tolerance = 4.0 * std::sqrt(std::max(p * (1 - p), 1.0 / n) / n);
-    INFO(what << " " << key << ": exact " << p << ", simulated " << got << ", tolerance " << tolerance);
+    INFO(what << " " << key << ": exact " << p << ", simulated " << got << ", tolerance "
+              << tolerance);
     CHECK(std::abs(got - p) <= tolerance);
   }
   for (const auto& [key, metric] : def.means) {
@@ -52,13 +48,15 @@ void agree(const Session& session, const std::string& what, std::uint64_t runs) 
     const auto& ci = mc.at("ci95").at(key);
     const double se = (ci[1].get<double>() - ci[0].get<double>()) / 2 / 1.959963984540054;
     const double m = exact.at(key).get<double>(), got = mc.at(key).get<double>();
-    INFO(what << " " << key << ": exact " << m << ", simulated " << got << ", tolerance " << 4 * se);
+    INFO(what << " " << key << ": exact " << m << ", simulated " << got << ", tolerance "
+              << 4 * se);
     CHECK(std::abs(got - m) <= 4 * se + 1e-12);
   }
 }
 
 std::vector<fs::path> scenarios(bool slow) {
-  static const std::vector<std::string> kSlow = {"bench_f.toml", "bench_g.toml", "engagement_demo.toml"};
+  static const std::vector<std::string> kSlow = {"bench_f.toml", "bench_g.toml",
+                                                 "engagement_demo.toml"};
   std::vector<fs::path> out;
   for (const auto& pack : fs::directory_iterator(fs::path(RB_SOURCE_DIR) / "content")) {
     const fs::path dir = pack.path() / "scenarios";
@@ -80,24 +78,27 @@ TEST_CASE("exact mode: Monte Carlo agrees with it on every shipped scenario",
           "[exact][exact_mode][agreement]") {
   const auto files = scenarios(false);
   REQUIRE(files.size() >= 15);
-  for (const fs::path& f : files) agree(open_session(read_scenario(f), options()), f.string(), 40'000);
+  for (const fs::path& f : files)
+    agree(open_session(read_scenario(f), rb::testing::repo_session_options()), f.string(), 40'000);
 }
 
 TEST_CASE("exact mode: Monte Carlo agrees with it on the slow shipped scenarios",
           "[exact][exact_mode][agreement][slow]") {
   const auto files = scenarios(true);
   REQUIRE(files.size() == 3);
-  for (const fs::path& f : files) agree(open_session(read_scenario(f), options()), f.string(), 20'000);
+  for (const fs::path& f : files)
+    agree(open_session(read_scenario(f), rb::testing::repo_session_options()), f.string(), 20'000);
 }
 
 TEST_CASE("exact mode: Monte Carlo agrees with it when the cards' hooks are live",
           "[exact][exact_mode][agreement]") {
   const fs::path b = fs::path(RB_SOURCE_DIR) / "content/ti4-base/scenarios/bench_b.toml";
-  const Session base = open_session(read_scenario(b), options());
-  for (const char* change : {"attacker:morale_boost", "attacker:duranium_armor",
-                             "defender:shields_holding", "attacker:assault_cannon",
-                             "attacker:policy.retreat=2", "defender:fighter_prototype"}) {
-    const Session s = apply_changes(base, Changes{{change}, {}}, options());
+  const Session base = open_session(read_scenario(b), rb::testing::repo_session_options());
+  for (const char* change :
+       {"attacker:morale_boost", "attacker:duranium_armor", "defender:shields_holding",
+        "attacker:assault_cannon", "attacker:policy.retreat=2", "defender:fighter_prototype"}) {
+    const Session s =
+        apply_changes(base, Changes{{change}, {}}, rb::testing::repo_session_options());
     agree(s, change, 40'000);
   }
 }

@@ -73,7 +73,7 @@ inline RunResult run_probe(MiniTable& table, RunOptions options = {}) {
 }
 
 // Session options rooted at the repository (its packs and scripts).
-inline SessionOptions repo_options() {
+inline SessionOptions repo_session_options() {
   SessionOptions so;
   so.root = RB_SOURCE_DIR;
   return so;
@@ -81,7 +81,7 @@ inline SessionOptions repo_options() {
 
 // The exact mode's report (Simulation::exact) of a repository scenario, every pack it names.
 inline nlohmann::json exact_report(const std::string& scenario) {
-  const SessionOptions so = repo_options();
+  const SessionOptions so = repo_session_options();
   const Session session = open_session(read_scenario(so.root / scenario), so);
   return Simulation(session).exact(ExactRunOptions{});
 }

@@ -125,3 +125,31 @@ TEST_CASE("optimise: the best build and the cheapest reaching a target equal a b
   CHECK(r["builds"][r["target_build"].get<std::size_t>()]["label"] == cheapest->label);
   fs::remove_all(dir);
 }
+
+// The Production step (Learn to Play, "Production"): a player cannot produce more units than the
+// production value, each fighter and infantry counting. With production = 3 the legal builds are
+// exactly those written above with at most 3 units (a hand count of their `units`).
+TEST_CASE("optimise: a production limit keeps the builds of at most that many units",
+          "[optimise]") {
+  const fs::path dir = fs::temp_directory_path() / "rb_optimise_production_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "small.toml") << kSpec << "production = 3\nevaluate = 1\n";
+  const OptimiseSpec spec = read_optimise(dir / "small.toml");
+  CHECK(spec.production == 3);
+  SessionOptions so;
+  so.root = kRoot;
+  OptimiseOptions o;
+  o.threads = 1;
+  const nlohmann::json r = run_optimise(spec, so, o);
+  std::size_t want = 0;
+  for (const Written& w : kBuilds) {
+    int units = 0;
+    for (const char* c = w.units; *c; ++c)
+      if (*c >= '0' && *c <= '9') units += *c - '0';
+    if (units <= 3) ++want;
+  }
+  CHECK(want < std::size(kBuilds));  // the limit leaves some out
+  CHECK(r["enumerated"] == want);
+  CHECK(r["optimise"]["production"] == 3);
+  fs::remove_all(dir);
+}

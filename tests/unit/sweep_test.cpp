@@ -20,7 +20,7 @@ nlohmann::json run(const SweepSpec& spec, int shard, int shards) {
   o.threads = 2;
   o.shard = shard;
   o.shards = shards;
-  return run_sweep(spec, rb::testing::repo_options(), o);
+  return run_sweep(spec, rb::testing::repo_session_options(), o);
 }
 
 }  // namespace
@@ -58,7 +58,7 @@ TEST_CASE("starting_units: a number out of range is an error naming the file and
          "depends = [\"ti4-base\"]\ndata = [\"factions\"]\n";
   std::ofstream(dir / "factions" / "f.toml")
       << "[faction.bad]\nname = \"Bad\"\nstarting_units = { carrier = 2, infantry = 99 }\n";
-  SessionOptions so = rb::testing::repo_options();
+  SessionOptions so = rb::testing::repo_session_options();
   so.search.push_back(dir);
   Scenario s = scenario_from_table(toml::parse("ruleset = \"ti4\"\npacks = [\"bad-start\"]\n"
                                                "attacker = {}\ndefender = {}\n"),

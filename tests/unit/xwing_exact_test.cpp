@@ -82,5 +82,6 @@ TEST_CASE("exact mode: 2 attack dice against 1 defense die give 23/32 and 9/16",
   CHECK(std::abs(r.at("hit").get<double>() - 9.0 / 16.0) < 1e-12);
   CHECK(std::abs(r.at("expected_crits").get<double>() - 101.0 / 512.0) < 1e-12);
   const double damage[3] = {7.0 / 16.0, 13.0 / 32.0, 5.0 / 32.0};
-  for (std::size_t k = 0; k < 3; ++k) CHECK(std::abs(r.at("damage")[k].get<double>() - damage[k]) < 1e-12);
+  for (std::size_t k = 0; k < 3; ++k)
+    CHECK(std::abs(r.at("damage")[k].get<double>() - damage[k]) < 1e-12);
 }

@@ -338,6 +338,7 @@
 ---@alias RecordRef
 ---| "0_0_0" # [ti4] [0.0.0]: ti4-base:planet/0_0_0
 ---| "abaddon" # [ti4] Abaddon: ti4-pok:planet/abaddon
+---| "absolute_synergy" # [ti4] Absolute Synergy: ti4-te:technology/absolute_synergy
 ---| "abyz" # [ti4] Abyz: ti4-base:planet/abyz
 ---| "academy_pilot" # [xwing] Academy Pilot (TIE/ln fighter): xwing-core:ship/academy_pilot
 ---| "acamar" # [ti4] Acamar (agent): ti4-pok:leader/acamar
@@ -398,6 +399,7 @@
 ---| "ahk_syl_siven" # [ti4] Ahk-Syl Siven (hero): ti4-pok:leader/ahk_syl_siven
 ---| "ai_development_algorithm" # [ti4] AI Development Algorithm: ti4-pok:technology/ai_development_algorithm
 ---| "airo_shir_aur" # [ti4] Airo Shir Aur (hero): ti4-pok:leader/airo_shir_aur
+---| "al_raith_ix_ianovar" # [ti4] Al'Raith Ix Ianovar: ti4-te:technology/al_raith_ix_ianovar
 ---| "alio_prima" # [ti4] Alio Prima: ti4-pok:planet/alio_prima
 ---| "ang" # [ti4] Ang: ti4-pok:planet/ang
 ---| "antimass_deflectors" # [ti4] Antimass Deflectors: ti4-base:technology/antimass_deflectors
@@ -409,6 +411,7 @@
 ---| "archon_ren" # [ti4] Archon Ren: ti4-base:planet/archon_ren
 ---| "archon_tau" # [ti4] Archon Tau: ti4-base:planet/archon_tau
 ---| "archon_vail" # [ti4] Archon Vail: ti4-pok:planet/archon_vail
+---| "archons_gift" # [ti4] Archon's Gift: ti4-te:technology/archons_gift
 ---| "arcturus" # [ti4] Arcturus: ti4-pok:planet/arcturus
 ---| "argent" # [ti4] The Argent Flight: ti4-pok:faction/argent
 ---| "argent_flagship" # [ti4] Quetzecoatl: ti4-pok:unit/argent_flagship
@@ -423,10 +426,12 @@
 ---| "assault_cannon" # [ti4] Assault Cannon: ti4-base:technology/assault_cannon
 ---| "asteroid_field" # [red_alert] Asteroid field: red-alert-core:feature/asteroid_field
 ---| "atlas" # [ti4] Atlas: ti4-pok:planet/atlas
+---| "auto_factories" # [ti4] Auto-Factories: ti4-te:technology/auto_factories
 ---| "avar" # [ti4] Avar: ti4-pok:planet/avar
 ---| "bakal" # [ti4] Bakal: ti4-pok:planet/bakal
 ---| "battlefield/standard" # [red_alert] Standard battlefield (13 x 11): red-alert-core:battlefield/standard
 ---| "battleship" # [red_alert] Battleship squadron: red-alert-core:unit/battleship
+---| "bellum_gloriosum" # [ti4] Bellum Gloriosum: ti4-te:technology/bellum_gloriosum
 ---| "bereg" # [ti4] Bereg: ti4-base:planet/bereg
 ---| "berekar_berekon" # [ti4] Berekar Berekon (agent): ti4-base:leader/berekar_berekon
 ---| "bio_stims" # [ti4] Bio-Stims: ti4-pok:technology/bio_stims
@@ -491,12 +496,15 @@
 ---| "dark_pact" # [ti4] Dark Pact: ti4-pok:promissory_note/dark_pact
 ---| "darktalon_treilla" # [ti4] Darktalon Treilla (hero): ti4-base:leader/darktalon_treilla
 ---| "dart_and_tai" # [ti4] Dart and Tai (commander): ti4-pok:leader/dart_and_tai
+---| "data_skimmer" # [ti4] Data Skimmer: ti4-te:technology/data_skimmer
 ---| "decoy_operation" # [ti4] Decoy Operation: ti4-pok:action_card/decoy_operation
+---| "deepgloom_executable" # [ti4] Deepgloom Executable: ti4-te:technology/deepgloom_executable
 ---| "deepwrought" # [ti4] The Deepwrought Scholarate: ti4-te:faction/deepwrought
 ---| "deepwrought_flagship" # [ti4] D.W.S. Luminous: ti4-te:unit/deepwrought_flagship
 ---| "deepwrought_hero" # [ti4] Deepwrought hero: ti4-te:leader/deepwrought_hero
 ---| "deepwrought_mech" # [ti4] Eanautic: ti4-te:unit/deepwrought_mech
 ---| "default" # [red_alert] Defaults where the rules text is silent: red-alert-core:settings/default
+---| "deorbit_barrage" # [ti4] Deorbit Barrage: ti4-te:technology/deorbit_barrage
 ---| "destroyer" # [red_alert] Destroyer squadron: red-alert-core:unit/destroyer; [ti4] Destroyer I: ti4-base:unit/destroyer
 ---| "destroyer_ii" # [ti4] Destroyer II: ti4-base:unit/destroyer_ii; [ti4] Destroyer II: ti4-base:technology/destroyer_ii
 ---| "dimensional_splicer" # [ti4] Dimensional Splicer: ti4-base:technology/dimensional_splicer
@@ -560,6 +568,7 @@
 ---| "faction/xxcha" # [ti4] The Xxcha Kingdom: ti4-base:faction/xxcha
 ---| "faction/yin" # [ti4] The Yin Brotherhood: ti4-base:faction/yin
 ---| "faction/yssaril" # [ti4] The Yssaril Tribes: ti4-base:faction/yssaril
+---| "fealty_uplink" # [ti4] Fealty Uplink: ti4-te:technology/fealty_uplink
 ---| "feature/asteroid_field" # [red_alert] Asteroid field: red-alert-core:feature/asteroid_field
 ---| "feature/impassable" # [red_alert] Impassable hex: red-alert-core:feature/impassable
 ---| "feature/planet" # [red_alert] Planet (a group of adjacent planet hexes): red-alert-core:feature/planet
@@ -592,6 +601,7 @@
 ---| "gral" # [ti4] Gral: ti4-base:planet/gral
 ---| "graviton_laser_system" # [ti4] Graviton Laser System: ti4-base:technology/graviton_laser_system
 ---| "gravity_drive" # [ti4] Gravity Drive: ti4-base:technology/gravity_drive
+---| "gravleash_maneuvers" # [ti4] Gravleash Maneuvers: ti4-te:technology/gravleash_maneuvers
 ---| "greyfire_mutagen" # [ti4] Greyfire Mutagen: ti4-base:promissory_note/greyfire_mutagen
 ---| "greyfire_mutagen_omega" # [ti4] Greyfire Mutagen Ω: ti4-base:promissory_note/greyfire_mutagen_omega
 ---| "gurno_aggero" # [ti4] Gurno Aggero (hero): ti4-base:leader/gurno_aggero
@@ -613,8 +623,10 @@
 ---| "hyper_metabolism" # [ti4] Hyper Metabolism: ti4-base:technology/hyper_metabolism
 ---| "i48s" # [ti4] I48S (agent): ti4-base:leader/i48s
 ---| "iihq_modernization" # [ti4] I.I.H.Q. Modernization: ti4-keleres:technology/iihq_modernization
+---| "iihq_modernization_breakthrough" # [ti4] I.I.H.Q. Modernization: ti4-te:technology/iihq_modernization_breakthrough
 ---| "il_na_viroset" # [ti4] Il Na Viroset (commander): ti4-pok:leader/il_na_viroset
 ---| "impassable" # [red_alert] Impassable hex: red-alert-core:feature/impassable
+---| "imperator" # [ti4] Imperator: ti4-te:technology/imperator
 ---| "impulse_core" # [ti4] Impulse Core: ti4-base:technology/impulse_core
 ---| "in_the_silence_of_space" # [ti4] In the Silence of Space: ti4-base:action_card/in_the_silence_of_space
 ---| "infantry" # [ti4] Infantry I: ti4-base:unit/infantry
@@ -766,6 +778,7 @@
 ---| "letnev_flagship" # [ti4] Arc Secundus: ti4-base:unit/letnev_flagship
 ---| "letnev_mech" # [ti4] Dunlain Reaper: ti4-base:unit/letnev_mech
 ---| "light_wave_deflector" # [ti4] Light/Wave Deflector: ti4-base:technology/light_wave_deflector
+---| "lightrail_ordnance" # [ti4] Lightrail Ordnance: ti4-te:relic/lightrail_ordnance
 ---| "linkship" # [ti4] Linkship I: ti4-te:unit/linkship
 ---| "linkship_ii" # [ti4] Linkship II: ti4-te:technology/linkship_ii; [ti4] Linkship II: ti4-te:unit/linkship_ii
 ---| "lirta_iv" # [ti4] Lirta IV: ti4-base:planet/lirta_iv
@@ -800,9 +813,11 @@
 ---| "mellon" # [ti4] Mellon: ti4-base:planet/mellon
 ---| "memoria_ii" # [ti4] Memoria II: ti4-pok:technology/memoria_ii
 ---| "mentak" # [ti4] The Mentak Coalition: ti4-base:faction/mentak
+---| "mentak_corsair" # [ti4] Corsair: ti4-te:unit/mentak_corsair
 ---| "mentak_flagship" # [ti4] Fourth Moon: ti4-base:unit/mentak_flagship
 ---| "mentak_mech" # [ti4] Moll Terminus: ti4-base:unit/mentak_mech
 ---| "military_support" # [ti4] Military Support: ti4-base:promissory_note/military_support
+---| "mindsieve" # [ti4] Mindsieve: ti4-te:technology/mindsieve
 ---| "minister_of_peace" # [ti4] Minister of Peace: ti4-base:agenda/minister_of_peace
 ---| "mirik_aun_sissiri" # [ti4] Mirik Aun Sissiri (hero): ti4-pok:leader/mirik_aun_sissiri
 ---| "mirror_computing" # [ti4] Mirror Computing: ti4-base:technology/mirror_computing
@@ -817,7 +832,9 @@
 ---| "naalu_flagship" # [ti4] Matriarch: ti4-base:unit/naalu_flagship
 ---| "naalu_mech" # [ti4] Iconoclast: ti4-base:unit/naalu_mech
 ---| "naalu_mech_omega" # [ti4] Iconoclast Ω: ti4-base:unit/naalu_mech_omega
+---| "naalu_mech_te" # [ti4] Iconoclast (Thunder's Edge): ti4-te:unit/naalu_mech_te
 ---| "naaz_rokha" # [ti4] The Naaz-Rokha Alliance: ti4-pok:faction/naaz_rokha
+---| "naaz_rokha_eidolon_maximum" # [ti4] Eidolon Maximum: ti4-te:unit/naaz_rokha_eidolon_maximum
 ---| "naaz_rokha_flagship" # [ti4] Visz El Vir: ti4-pok:unit/naaz_rokha_flagship
 ---| "naaz_rokha_mech" # [ti4] Eidolon: ti4-pok:unit/naaz_rokha_mech
 ---| "naaz_rokha_mech_zgrav" # [ti4] Z-Grav Eidolon: ti4-pok:unit/naaz_rokha_mech_zgrav
@@ -845,12 +862,14 @@
 ---| "nomad_flagship_ii" # [ti4] Memoria II: ti4-pok:unit/nomad_flagship_ii
 ---| "nomad_mech" # [ti4] Quantum Manipulator: ti4-pok:unit/nomad_mech
 ---| "non_euclidean_shielding" # [ti4] Non-Euclidean Shielding: ti4-base:technology/non_euclidean_shielding
+---| "norr_supremacy" # [ti4] N'orr Supremacy: ti4-te:technology/norr_supremacy
 ---| "nullification_field" # [ti4] Nullification Field: ti4-base:technology/nullification_field
 ---| "obsidian" # [ti4] The Obsidian: ti4-te:faction/obsidian
 ---| "obsidian_flagship" # [ti4] Heaven's Hollow: ti4-te:unit/obsidian_flagship
 ---| "obsidian_mech" # [ti4] Viper Hollow: ti4-te:unit/obsidian_mech
 ---| "odlynn_myrr" # [ti4] Odlynn Myrr (hero): ti4-keleres:leader/odlynn_myrr
 ---| "parley" # [ti4] Parley: ti4-base:action_card/parley
+---| "particle_synthesis" # [ti4] Particle Synthesis: ti4-te:technology/particle_synthesis
 ---| "pds" # [ti4] PDS I: ti4-base:unit/pds
 ---| "pds_ii" # [ti4] PDS II: ti4-base:unit/pds_ii; [ti4] PDS II: ti4-base:technology/pds_ii
 ---| "perimeter" # [ti4] Perimeter: ti4-pok:planet/perimeter
@@ -1003,6 +1022,7 @@
 ---| "prototype_war_sun_ii" # [ti4] Prototype War Sun II: ti4-base:technology/prototype_war_sun_ii; [ti4] Prototype War Sun II: ti4-base:unit/prototype_war_sun_ii
 ---| "proxima_targeting_vi" # [ti4] Proxima Targeting VI: ti4-te:technology/proxima_targeting_vi
 ---| "psychoarchaeology" # [ti4] Psychoarchaeology: ti4-pok:technology/psychoarchaeology
+---| "psychospore" # [ti4] Psychospore: ti4-te:technology/psychospore
 ---| "publicize_weapon_schematics" # [ti4] Publicize Weapon Schematics: ti4-base:agenda/publicize_weapon_schematics
 ---| "quann" # [ti4] Quann: ti4-base:planet/quann
 ---| "quantum_datahub_node" # [ti4] Quantum Datahub Node: ti4-base:technology/quantum_datahub_node
@@ -1021,10 +1041,12 @@
 ---| "red_squadron_veteran" # [xwing] Red Squadron Veteran (T-65 X-wing): xwing-core:ship/red_squadron_veteran
 ---| "reflective_shielding" # [ti4] Reflective Shielding: ti4-base:action_card/reflective_shielding
 ---| "relic/dominus_orb" # [ti4] Dominus Orb: ti4-pok:relic/dominus_orb
+---| "relic/lightrail_ordnance" # [ti4] Lightrail Ordnance: ti4-te:relic/lightrail_ordnance
 ---| "relic/shard_of_the_throne" # [ti4] Shard of the Throne: ti4-pok:relic/shard_of_the_throne
 ---| "relic/the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-pok:relic/the_crown_of_thalnos
 ---| "resculon" # [ti4] Resculon: ti4-base:planet/resculon
 ---| "research_agreement" # [ti4] Research Agreement: ti4-base:promissory_note/research_agreement
+---| "resonance_generator" # [ti4] Resonance Generator: ti4-te:technology/resonance_generator
 ---| "retillion" # [ti4] Retillion: ti4-base:planet/retillion
 ---| "reveal_prototype" # [ti4] Reveal Prototype: ti4-pok:action_card/reveal_prototype
 ---| "rickar_rickani" # [ti4] Rickar Rickani (commander): ti4-base:leader/rickar_rickani
@@ -1077,6 +1099,7 @@
 ---| "skilled_retreat" # [ti4] Skilled Retreat: ti4-base:action_card/skilled_retreat
 ---| "sleeper" # [ti4] Sleeper token: ti4-pok:token/sleeper
 ---| "sling_relay" # [ti4] Sling Relay: ti4-pok:technology/sling_relay
+---| "slumberstate_computing" # [ti4] Slumberstate Computing: ti4-te:technology/slumberstate_computing
 ---| "so_ata" # [ti4] So Ata (commander): ti4-base:leader/so_ata
 ---| "sol" # [ti4] The Federation of Sol: ti4-base:faction/sol
 ---| "sol_flagship" # [ti4] Genesis: ti4-base:unit/sol_flagship
@@ -1087,10 +1110,12 @@
 ---| "spatial_conduit_cylinder" # [ti4] Spatial Conduit Cylinder: ti4-base:technology/spatial_conduit_cylinder
 ---| "spec_ops" # [ti4] Spec Ops I: ti4-base:unit/spec_ops
 ---| "spec_ops_ii" # [ti4] Spec Ops II: ti4-base:technology/spec_ops_ii; [ti4] Spec Ops II: ti4-base:unit/spec_ops_ii
+---| "specialized_compounds" # [ti4] Specialized Compounds: ti4-te:technology/specialized_compounds
 ---| "spy_net" # [ti4] Spy Net: ti4-base:promissory_note/spy_net
 ---| "ssruu" # [ti4] Ssruu (agent): ti4-base:leader/ssruu
 ---| "standard" # [red_alert] Standard battlefield (13 x 11): red-alert-core:battlefield/standard
 ---| "starpoint" # [ti4] Starpoint: ti4-base:planet/starpoint
+---| "stellar_genesis" # [ti4] Stellar Genesis: ti4-te:technology/stellar_genesis
 ---| "strike" # [red_alert] Strike class (blue triangle): red-alert-core:class/strike
 ---| "strike_wing_alpha" # [ti4] Strike Wing Alpha I: ti4-pok:unit/strike_wing_alpha
 ---| "strike_wing_alpha_ii" # [ti4] Strike Wing Alpha II: ti4-pok:technology/strike_wing_alpha_ii; [ti4] Strike Wing Alpha II: ti4-pok:unit/strike_wing_alpha_ii
@@ -1204,13 +1229,18 @@
 ---| "t_ro" # [ti4] T'ro (agent): ti4-base:leader/t_ro
 ---| "ta_zern" # [ti4] Ta Zern (commander): ti4-base:leader/ta_zern
 ---| "tar_mann" # [ti4] Tar'mann: ti4-base:planet/tar_mann
+---| "technology/absolute_synergy" # [ti4] Absolute Synergy: ti4-te:technology/absolute_synergy
 ---| "technology/advanced_carrier_ii" # [ti4] Advanced Carrier II: ti4-base:technology/advanced_carrier_ii
 ---| "technology/aerie_hololattice" # [ti4] Aerie Hololattice: ti4-pok:technology/aerie_hololattice
 ---| "technology/aetherstream" # [ti4] Aetherstream: ti4-pok:technology/aetherstream
 ---| "technology/agency_supply_network" # [ti4] Agency Supply Network: ti4-keleres:technology/agency_supply_network
 ---| "technology/ai_development_algorithm" # [ti4] AI Development Algorithm: ti4-pok:technology/ai_development_algorithm
+---| "technology/al_raith_ix_ianovar" # [ti4] Al'Raith Ix Ianovar: ti4-te:technology/al_raith_ix_ianovar
 ---| "technology/antimass_deflectors" # [ti4] Antimass Deflectors: ti4-base:technology/antimass_deflectors
+---| "technology/archons_gift" # [ti4] Archon's Gift: ti4-te:technology/archons_gift
 ---| "technology/assault_cannon" # [ti4] Assault Cannon: ti4-base:technology/assault_cannon
+---| "technology/auto_factories" # [ti4] Auto-Factories: ti4-te:technology/auto_factories
+---| "technology/bellum_gloriosum" # [ti4] Bellum Gloriosum: ti4-te:technology/bellum_gloriosum
 ---| "technology/bio_stims" # [ti4] Bio-Stims: ti4-pok:technology/bio_stims
 ---| "technology/bioplasmosis" # [ti4] Bioplasmosis: ti4-base:technology/bioplasmosis
 ---| "technology/carrier_ii" # [ti4] Carrier II: ti4-base:technology/carrier_ii
@@ -1219,6 +1249,9 @@
 ---| "technology/cruiser_ii" # [ti4] Cruiser II: ti4-base:technology/cruiser_ii
 ---| "technology/dacxive_animators" # [ti4] Dacxive Animators: ti4-base:technology/dacxive_animators
 ---| "technology/dark_energy_tap" # [ti4] Dark Energy Tap: ti4-pok:technology/dark_energy_tap
+---| "technology/data_skimmer" # [ti4] Data Skimmer: ti4-te:technology/data_skimmer
+---| "technology/deepgloom_executable" # [ti4] Deepgloom Executable: ti4-te:technology/deepgloom_executable
+---| "technology/deorbit_barrage" # [ti4] Deorbit Barrage: ti4-te:technology/deorbit_barrage
 ---| "technology/destroyer_ii" # [ti4] Destroyer II: ti4-base:technology/destroyer_ii
 ---| "technology/dimensional_splicer" # [ti4] Dimensional Splicer: ti4-base:technology/dimensional_splicer
 ---| "technology/dimensional_tear_ii" # [ti4] Dimensional Tear II: ti4-pok:technology/dimensional_tear_ii
@@ -1227,12 +1260,14 @@
 ---| "technology/e_res_siphons" # [ti4] E-res Siphons: ti4-base:technology/e_res_siphons
 ---| "technology/exile_ii" # [ti4] Exile II: ti4-te:technology/exile_ii
 ---| "technology/exotrireme_ii" # [ti4] Exotrireme II: ti4-base:technology/exotrireme_ii
+---| "technology/fealty_uplink" # [ti4] Fealty Uplink: ti4-te:technology/fealty_uplink
 ---| "technology/fighter_ii" # [ti4] Fighter II: ti4-base:technology/fighter_ii
 ---| "technology/fleet_logistics" # [ti4] Fleet Logistics: ti4-base:technology/fleet_logistics
 ---| "technology/floating_factory_ii" # [ti4] Floating Factory II: ti4-base:technology/floating_factory_ii
 ---| "technology/genetic_recombination" # [ti4] Genetic Recombination: ti4-pok:technology/genetic_recombination
 ---| "technology/graviton_laser_system" # [ti4] Graviton Laser System: ti4-base:technology/graviton_laser_system
 ---| "technology/gravity_drive" # [ti4] Gravity Drive: ti4-base:technology/gravity_drive
+---| "technology/gravleash_maneuvers" # [ti4] Gravleash Maneuvers: ti4-te:technology/gravleash_maneuvers
 ---| "technology/hegemonic_trade_policy" # [ti4] Hegemonic Trade Policy: ti4-base:technology/hegemonic_trade_policy
 ---| "technology/hel_titan_ii" # [ti4] Hel-Titan II: ti4-pok:technology/hel_titan_ii
 ---| "technology/helios_v2" # [ti4] 4X41C "Helios" V2: ti4-te:technology/helios_v2
@@ -1240,6 +1275,8 @@
 ---| "technology/hydrothermal_mining" # [ti4] Hydrothermal Mining: ti4-te:technology/hydrothermal_mining
 ---| "technology/hyper_metabolism" # [ti4] Hyper Metabolism: ti4-base:technology/hyper_metabolism
 ---| "technology/iihq_modernization" # [ti4] I.I.H.Q. Modernization: ti4-keleres:technology/iihq_modernization
+---| "technology/iihq_modernization_breakthrough" # [ti4] I.I.H.Q. Modernization: ti4-te:technology/iihq_modernization_breakthrough
+---| "technology/imperator" # [ti4] Imperator: ti4-te:technology/imperator
 ---| "technology/impulse_core" # [ti4] Impulse Core: ti4-base:technology/impulse_core
 ---| "technology/infantry_ii" # [ti4] Infantry II: ti4-base:technology/infantry_ii
 ---| "technology/inheritance_systems" # [ti4] Inheritance Systems: ti4-base:technology/inheritance_systems
@@ -1256,6 +1293,7 @@
 ---| "technology/mageon_implants" # [ti4] Mageon Implants: ti4-base:technology/mageon_implants
 ---| "technology/magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
 ---| "technology/memoria_ii" # [ti4] Memoria II: ti4-pok:technology/memoria_ii
+---| "technology/mindsieve" # [ti4] Mindsieve: ti4-te:technology/mindsieve
 ---| "technology/mirror_computing" # [ti4] Mirror Computing: ti4-base:technology/mirror_computing
 ---| "technology/nanomachines" # [ti4] Nanomachines: ti4-te:technology/nanomachines
 ---| "technology/neural_motivator" # [ti4] Neural Motivator: ti4-base:technology/neural_motivator
@@ -1263,7 +1301,9 @@
 ---| "technology/neural_parasite_obsidian" # [ti4] Neural Parasite (Obsidian): ti4-te:technology/neural_parasite_obsidian
 ---| "technology/neuroglaive" # [ti4] Neuroglaive: ti4-base:technology/neuroglaive
 ---| "technology/non_euclidean_shielding" # [ti4] Non-Euclidean Shielding: ti4-base:technology/non_euclidean_shielding
+---| "technology/norr_supremacy" # [ti4] N'orr Supremacy: ti4-te:technology/norr_supremacy
 ---| "technology/nullification_field" # [ti4] Nullification Field: ti4-base:technology/nullification_field
+---| "technology/particle_synthesis" # [ti4] Particle Synthesis: ti4-te:technology/particle_synthesis
 ---| "technology/pds_ii" # [ti4] PDS II: ti4-base:technology/pds_ii
 ---| "technology/plane_splitter" # [ti4] Plane Splitter: ti4-te:technology/plane_splitter
 ---| "technology/plane_splitter_obsidian" # [ti4] Plane Splitter (Obsidian): ti4-te:technology/plane_splitter_obsidian
@@ -1274,17 +1314,22 @@
 ---| "technology/prototype_war_sun_ii" # [ti4] Prototype War Sun II: ti4-base:technology/prototype_war_sun_ii
 ---| "technology/proxima_targeting_vi" # [ti4] Proxima Targeting VI: ti4-te:technology/proxima_targeting_vi
 ---| "technology/psychoarchaeology" # [ti4] Psychoarchaeology: ti4-pok:technology/psychoarchaeology
+---| "technology/psychospore" # [ti4] Psychospore: ti4-te:technology/psychospore
 ---| "technology/quantum_datahub_node" # [ti4] Quantum Datahub Node: ti4-base:technology/quantum_datahub_node
 ---| "technology/radical_advancement" # [ti4] Radical Advancement: ti4-te:technology/radical_advancement
+---| "technology/resonance_generator" # [ti4] Resonance Generator: ti4-te:technology/resonance_generator
 ---| "technology/salvage_operations" # [ti4] Salvage Operations: ti4-base:technology/salvage_operations
 ---| "technology/sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
 ---| "technology/saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii
 ---| "technology/scanlink_drone_network" # [ti4] Scanlink Drone Network: ti4-pok:technology/scanlink_drone_network
 ---| "technology/self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
 ---| "technology/sling_relay" # [ti4] Sling Relay: ti4-pok:technology/sling_relay
+---| "technology/slumberstate_computing" # [ti4] Slumberstate Computing: ti4-te:technology/slumberstate_computing
 ---| "technology/space_dock_ii" # [ti4] Space Dock II: ti4-base:technology/space_dock_ii
 ---| "technology/spatial_conduit_cylinder" # [ti4] Spatial Conduit Cylinder: ti4-base:technology/spatial_conduit_cylinder
 ---| "technology/spec_ops_ii" # [ti4] Spec Ops II: ti4-base:technology/spec_ops_ii
+---| "technology/specialized_compounds" # [ti4] Specialized Compounds: ti4-te:technology/specialized_compounds
+---| "technology/stellar_genesis" # [ti4] Stellar Genesis: ti4-te:technology/stellar_genesis
 ---| "technology/strike_wing_alpha_ii" # [ti4] Strike Wing Alpha II: ti4-pok:technology/strike_wing_alpha_ii
 ---| "technology/subatomic_splicer" # [ti4] Subatomic Splicer: ti4-te:technology/subatomic_splicer
 ---| "technology/super_dreadnought_ii" # [ti4] Super-Dreadnought II: ti4-base:technology/super_dreadnought_ii
@@ -1295,18 +1340,29 @@
 ---| "technology/test_flagship_drill" # [ti4] Test: flagship drill: ti4-test-kit:technology/test_flagship_drill
 ---| "technology/test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "technology/test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
+---| "technology/the_icon" # [ti4] The Icon: ti4-te:technology/the_icon
+---| "technology/the_reaping" # [ti4] The Reaping: ti4-te:technology/the_reaping
+---| "technology/the_sowing" # [ti4] The Sowing: ti4-te:technology/the_sowing
+---| "technology/the_tables_grace" # [ti4] The Table's Grace: ti4-te:technology/the_tables_grace
+---| "technology/thunders_paradox" # [ti4] Thunder's Paradox: ti4-te:technology/thunders_paradox
 ---| "technology/transit_diodes" # [ti4] Transit Diodes: ti4-base:technology/transit_diodes
 ---| "technology/transparasteel_plating" # [ti4] Transparasteel Plating: ti4-base:technology/transparasteel_plating
 ---| "technology/valefar_assimilator_x" # [ti4] Valefar Assimilator X: ti4-base:technology/valefar_assimilator_x
 ---| "technology/valefar_assimilator_y" # [ti4] Valefar Assimilator Y: ti4-base:technology/valefar_assimilator_y
+---| "technology/valefar_assimilator_z" # [ti4] Valefar Assimilator Z: ti4-te:technology/valefar_assimilator_z
 ---| "technology/valkyrie_particle_weave" # [ti4] Valkyrie Particle Weave: ti4-base:technology/valkyrie_particle_weave
+---| "technology/vaults_of_the_heir" # [ti4] Vaults of the Heir: ti4-te:technology/vaults_of_the_heir
+---| "technology/visionaria_select" # [ti4] Visionaria Select: ti4-te:technology/visionaria_select
+---| "technology/void_tether" # [ti4] Void Tether: ti4-te:technology/void_tether
 ---| "technology/voidwatch" # [ti4] Voidwatch: ti4-pok:technology/voidwatch
 ---| "technology/vortex" # [ti4] Vortex: ti4-pok:technology/vortex
 ---| "technology/war_sun" # [ti4] War Sun: ti4-base:technology/war_sun
+---| "technology/wing_transfer" # [ti4] Wing Transfer: ti4-te:technology/wing_transfer
 ---| "technology/wormhole_generator" # [ti4] Wormhole Generator: ti4-base:technology/wormhole_generator
 ---| "technology/x89_bacterial_weapon" # [ti4] X-89 Bacterial Weapon: ti4-base:technology/x89_bacterial_weapon
 ---| "technology/x89_bacterial_weapon_omega" # [ti4] X-89 Bacterial Weapon Ω: ti4-base:technology/x89_bacterial_weapon_omega
 ---| "technology/x89_bacterial_weapon_omega_omega" # [ti4] X-89 Bacterial Weapon ΩΩ: ti4-base:technology/x89_bacterial_weapon_omega_omega
+---| "technology/yin_ascendant" # [ti4] Yin Ascendant: ti4-te:technology/yin_ascendant
 ---| "technology/yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner
 ---| "tekklar_legion" # [ti4] Tekklar Legion: ti4-base:promissory_note/tekklar_legion
 ---| "tellurian" # [ti4] Tellurian (agent): ti4-pok:leader/tellurian
@@ -1323,10 +1379,15 @@
 ---| "the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-base:agenda/the_crown_of_thalnos; [ti4] The Crown of Thalnos: ti4-pok:relic/the_crown_of_thalnos
 ---| "the_dark" # [ti4] The Dark: ti4-pok:planet/the_dark
 ---| "the_helmsman" # [ti4] The Helmsman (hero): ti4-base:leader/the_helmsman
+---| "the_icon" # [ti4] The Icon: ti4-te:technology/the_icon
 ---| "the_oracle" # [ti4] The Oracle (hero): ti4-base:leader/the_oracle
+---| "the_reaping" # [ti4] The Reaping: ti4-te:technology/the_reaping
+---| "the_sowing" # [ti4] The Sowing: ti4-te:technology/the_sowing
 ---| "the_stillness_of_stars" # [ti4] The Stillness of Stars (agent): ti4-pok:leader/the_stillness_of_stars
+---| "the_tables_grace" # [ti4] The Table's Grace: ti4-te:technology/the_tables_grace
 ---| "the_thundarian" # [ti4] The Thundarian (agent): ti4-pok:leader/the_thundarian
 ---| "thibah" # [ti4] Thibah: ti4-base:planet/thibah
+---| "thunders_paradox" # [ti4] Thunder's Paradox: ti4-te:technology/thunders_paradox
 ---| "tile_1" # [ti4] Jord: ti4-base:system/tile_1
 ---| "tile_10" # [ti4] Arc Prime / Wren Terra: ti4-base:system/tile_10
 ---| "tile_11" # [ti4] Lisis II / Ragh: ti4-base:system/tile_11
@@ -1510,6 +1571,7 @@
 ---| "unit/mahact_flagship" # [ti4] Arvicon Rex: ti4-pok:unit/mahact_flagship
 ---| "unit/mahact_mech" # [ti4] Starlancer: ti4-pok:unit/mahact_mech
 ---| "unit/mech" # [ti4] Mech: ti4-base:unit/mech
+---| "unit/mentak_corsair" # [ti4] Corsair: ti4-te:unit/mentak_corsair
 ---| "unit/mentak_flagship" # [ti4] Fourth Moon: ti4-base:unit/mentak_flagship
 ---| "unit/mentak_mech" # [ti4] Moll Terminus: ti4-base:unit/mentak_mech
 ---| "unit/muaat_flagship" # [ti4] The Inferno: ti4-base:unit/muaat_flagship
@@ -1517,6 +1579,8 @@
 ---| "unit/naalu_flagship" # [ti4] Matriarch: ti4-base:unit/naalu_flagship
 ---| "unit/naalu_mech" # [ti4] Iconoclast: ti4-base:unit/naalu_mech
 ---| "unit/naalu_mech_omega" # [ti4] Iconoclast Ω: ti4-base:unit/naalu_mech_omega
+---| "unit/naalu_mech_te" # [ti4] Iconoclast (Thunder's Edge): ti4-te:unit/naalu_mech_te
+---| "unit/naaz_rokha_eidolon_maximum" # [ti4] Eidolon Maximum: ti4-te:unit/naaz_rokha_eidolon_maximum
 ---| "unit/naaz_rokha_flagship" # [ti4] Visz El Vir: ti4-pok:unit/naaz_rokha_flagship
 ---| "unit/naaz_rokha_mech" # [ti4] Eidolon: ti4-pok:unit/naaz_rokha_mech
 ---| "unit/naaz_rokha_mech_zgrav" # [ti4] Z-Grav Eidolon: ti4-pok:unit/naaz_rokha_mech_zgrav
@@ -1568,13 +1632,17 @@
 ---| "upgrade/predator" # [xwing] Predator (talent): xwing-core:upgrade/predator
 ---| "valefar_assimilator_x" # [ti4] Valefar Assimilator X: ti4-base:technology/valefar_assimilator_x
 ---| "valefar_assimilator_y" # [ti4] Valefar Assimilator Y: ti4-base:technology/valefar_assimilator_y
+---| "valefar_assimilator_z" # [ti4] Valefar Assimilator Z: ti4-te:technology/valefar_assimilator_z
 ---| "valk" # [ti4] Valk: ti4-pok:planet/valk
 ---| "valkyrie_particle_weave" # [ti4] Valkyrie Particle Weave: ti4-base:technology/valkyrie_particle_weave
+---| "vaults_of_the_heir" # [ti4] Vaults of the Heir: ti4-te:technology/vaults_of_the_heir
 ---| "vefut_ii" # [ti4] Vefut II: ti4-base:planet/vefut_ii
 ---| "vega_major" # [ti4] Vega Major: ti4-pok:planet/vega_major
 ---| "vega_minor" # [ti4] Vega Minor: ti4-pok:planet/vega_minor
 ---| "velnor" # [ti4] Velnor: ti4-pok:planet/velnor
 ---| "viscount_unlenn" # [ti4] Viscount Unlenn (agent): ti4-base:leader/viscount_unlenn
+---| "visionaria_select" # [ti4] Visionaria Select: ti4-te:technology/visionaria_select
+---| "void_tether" # [ti4] Void Tether: ti4-te:technology/void_tether
 ---| "voidwatch" # [ti4] Voidwatch: ti4-pok:technology/voidwatch
 ---| "vorhal" # [ti4] Vorhal: ti4-pok:planet/vorhal
 ---| "vortex" # [ti4] Vortex: ti4-pok:technology/vortex
@@ -1591,6 +1659,7 @@
 ---| "weapon/ion_cannon_turret" # [xwing] Ion Cannon Turret: xwing-core:weapon/ion_cannon_turret
 ---| "weapon/proton_torpedoes" # [xwing] Proton Torpedoes: xwing-core:weapon/proton_torpedoes
 ---| "wellon" # [ti4] Wellon: ti4-base:planet/wellon
+---| "wing_transfer" # [ti4] Wing Transfer: ti4-te:technology/wing_transfer
 ---| "winnu" # [ti4] Winnu: ti4-base:planet/winnu; [ti4] The Winnu: ti4-base:faction/winnu
 ---| "winnu_flagship" # [ti4] Salai Sai Corian: ti4-base:unit/winnu_flagship
 ---| "winnu_mech" # [ti4] Reclaimer: ti4-base:unit/winnu_mech
@@ -1609,6 +1678,7 @@
 ---| "xxehan" # [ti4] Xxehan: ti4-base:planet/xxehan
 ---| "xxekir_grom" # [ti4] Xxekir Grom (hero): ti4-base:leader/xxekir_grom
 ---| "yin" # [ti4] The Yin Brotherhood: ti4-base:faction/yin
+---| "yin_ascendant" # [ti4] Yin Ascendant: ti4-te:technology/yin_ascendant
 ---| "yin_flagship" # [ti4] Van Hauge: ti4-base:unit/yin_flagship
 ---| "yin_mech" # [ti4] Moyin's Ashes: ti4-base:unit/yin_mech
 ---| "yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner

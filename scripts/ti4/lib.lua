@@ -92,10 +92,30 @@ end
 
 -- Another version of a faction unit (a Codex's Ω, or the version it replaced) is a unit record
 -- whose replaces names a faction unit's record rather than a generic type: that record, or nil.
+-- So is a faction's record whose replaces names a unit upgrade's record (a card the faction lays
+-- over a generic upgrade: Thunder's Edge's Corsair over Cruiser II).
 function lib.version_of(ctx, rec)
   local default = rec.replaces and ctx:record(rec.replaces, "unit")
   if default and default.faction and default.replaces then return default end
+  if default and rec.faction and lib.upgrade_record(ctx, rec.replaces) then return default end
   return nil
+end
+
+-- Whether unit record `name` is what a unit upgrade technology makes of a unit (Cruiser II).
+function lib.upgrade_record(ctx, name)
+  for _, t in ipairs(ctx:records("technology")) do
+    if ctx:record(t, "technology").upgrade_to == name then return true end
+  end
+  return false
+end
+
+-- The record a unit of `player` takes for unit record `name`: the version the side chose of it
+-- (its flag "version:<record>", setup.lua's versions), else `name`.
+function lib.chosen_version(ctx, player, name)
+  for _, t in ipairs(ctx:records("unit")) do
+    if ctx:flag(player, "version:" .. t) and ctx:record(t, "unit").replaces == name then return t end
+  end
+  return name
 end
 
 -- The records new units of the player take, by generic type: the faction's own units (a
@@ -118,7 +138,7 @@ function lib.unit_records(ctx, player)
   end
   for _, tech in ipairs(ctx:entities { kind = "technology", owner = player }) do
     local rec = ctx:record(ctx:type(tech), "technology")
-    if rec.upgrades then out[rec.upgrades] = rec.upgrade_to end
+    if rec.upgrades then out[rec.upgrades] = lib.chosen_version(ctx, player, rec.upgrade_to) end
   end
   return out
 end

@@ -116,8 +116,10 @@ local function place_units(ctx, units, owner, location, path)
     local rec = record_or_reject(ctx, "unit", name, path .. "." .. name)
     local default = rec.replaces and lib.version_of(ctx, rec)
     if default then  -- another version: placed by the generic type, chosen by versions
-      ctx:reject(path .. "." .. name, name .. " is a version of " .. rec.faction .. "'s " .. default.replaces .. ": write "
-        .. default.replaces .. " and give the side faction = \"" .. rec.faction .. "\" and versions = [\"" .. name .. "\"]")
+      local g = default.replaces or rec.replaces  -- a faction unit's generic type, or the upgrade's record
+      ctx:reject(path .. "." .. name, name .. " is a version of " .. rec.faction .. "'s " .. g .. ": write "
+        .. (default.replaces or "the unit type " .. rec.replaces .. " upgrades, its technology")
+        .. " and give the side faction = \"" .. rec.faction .. "\" and versions = [\"" .. name .. "\"]")
     end
     if rec.replaces then  -- a faction's unit is placed by the generic type it stands in for
       ctx:reject(path .. "." .. name, name .. " is " .. rec.faction .. "'s " .. rec.replaces .. ": write " .. rec.replaces
@@ -520,7 +522,8 @@ return function(ctx, scenario)
     for _, tech in ipairs(scenario[role].technologies or {}) do
       local rec = ctx:record(tech, "technology")
       if rec.upgrades then
-        for _, u in ipairs(ctx:entities { kind = "unit", owner = players[role], type = rec.upgrades }) do ctx:upgrade(u, rec.upgrade_to) end
+        local to = lib.chosen_version(ctx, players[role], rec.upgrade_to)
+        for _, u in ipairs(ctx:entities { kind = "unit", owner = players[role], type = rec.upgrades }) do ctx:upgrade(u, to) end
       end
     end
   end

@@ -561,7 +561,8 @@ return function(ctx, scenario, h)
     for _, tech in ipairs(specs[p].spec.technologies or {}) do
       local rec = ctx:record(tech, "technology")
       if rec.upgrades then
-        for _, u in ipairs(ctx:entities { kind = "unit", owner = p, type = rec.upgrades }) do ctx:upgrade(u, rec.upgrade_to) end
+        local to = lib.chosen_version(ctx, p, rec.upgrade_to)
+        for _, u in ipairs(ctx:entities { kind = "unit", owner = p, type = rec.upgrades }) do ctx:upgrade(u, to) end
       end
     end
   end

@@ -163,7 +163,8 @@ hook {
   source = "faction/naalu",
   priority = 10,  -- before the player's other abilities there
   condition = function(ctx, player, _, args)
-    return args.player ~= player and not ctx:flag(player, "version:naalu_mech")
+    -- the player's mechs are Iconoclast Ω (no other version chosen: naalu_mech, Thunder's Edge's)
+    return args.player ~= player and lib.unit_records(ctx, player).mech == "naalu_mech_omega"
       and args.pool:size() > 0 and lib.in_system(ctx, player, ctx:role("active_system"), "mech")
   end,
   apply = function(ctx, player, _, args)

@@ -101,7 +101,8 @@
     return values.length ? { name: `${side} ${field.label || field.key}`, values } : null;
   }
 
-  // The sweep spec's TOML (docs/sweep.md) without `scenario`: the request's scenario is the base.
+  // The sweep spec (docs/sweep.md) without `scenario` (the request's scenario is the base):
+  // { text: its TOML, names: the axes' names, for the caption }.
   function specToml() {
     const rows = chosenAxis("rows");
     if (!rows) throw new Error("sweep: choose the rows' values (at least one)");
@@ -118,8 +119,11 @@
       for (const v of a.values) out += `  { label = ${tomlString(v.label)}, with = [${v.with.map(tomlString).join(", ")}] },\n`;
       out += "]\n";
     }
-    if ($("sweep-roles").checked) out += '\n[[axis]]\nroles = ["as_written", "swapped"]\n';
-    return out;
+    if ($("sweep-roles").checked) {
+      out += '\n[[axis]]\nroles = ["as_written", "swapped"]\n';
+      axes.push({ name: "roles" });
+    }
+    return { text: out, names: axes.map((a) => a.name) };
   }
 
   // ---------------------------------------------------------------- the heat map
@@ -176,7 +180,12 @@
     }
     table.append(body);
     const ramp = `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map((p) => heat(p).background).join(", ")})`;
-    box.append(el("p", { class: "muted", text: `P(${res.sweep.show}) in points for the row (with the roles swapped, the same side's outcome); "=" exact, "\u00b1" Monte Carlo's 95% half-width.` }),
+    const names = state.sent ? state.sent.names : [];
+    const swapped = names.includes("roles");
+    const axes = names.length ? ` The rows: ${names[0]}; the columns: ${names.length > 1 ? names.slice(1).join(" / ") : "none"}.` : "";
+    box.append(el("p", { class: "muted", id: "sweep-caption", text: `P(${res.sweep.show}) in points for the row` +
+      (swapped ? " (with the roles swapped, the same side's outcome)" : "") +
+      `; "=" exact, "\u00b1" Monte Carlo's 95% half-width.${axes}` }),
       table,
       el("div", { class: "heat-scale" }, el("span", { text: "0%" }), el("span", { class: "ramp", style: `background:${ramp}` }), el("span", { text: "100%" })));
   }
@@ -201,19 +210,19 @@
       return;
     }
     const scenario = rb.toToml(rb.getSetup());
-    $("sweep-spec").textContent = spec;
+    $("sweep-spec").textContent = spec.text;
     $("sweep-grid").replaceChildren();
     $("sweep-bar").style.width = "0%";
     const serial = ++state.serial;
     let job;
     try {
-      job = await rb.api("POST", "/api/sweep", { scenario, spec });
+      job = await rb.api("POST", "/api/sweep", { scenario, spec: spec.text });
     } catch (e) {
       status(e.message);
       return;
     }
     state.job = job.job;
-    state.sent = { scenario, spec };
+    state.sent = { scenario, spec: spec.text, names: spec.names };
     document.body.dataset.sweepState = "running";
     setRunning(true);
     const started = performance.now();
@@ -266,7 +275,7 @@
   async function openCell(k) {
     if (!state.sent) return;
     try {
-      const c = await rb.api("POST", "/api/sweep/cell", { ...state.sent, cell: k });
+      const c = await rb.api("POST", "/api/sweep/cell", { scenario: state.sent.scenario, spec: state.sent.spec, cell: k });
       const parsed = await rb.api("POST", "/api/parse", { toml: c.scenario });
       await rb.setSetup(parsed.scenario);
       document.body.dataset.sweepOpened = String(k);

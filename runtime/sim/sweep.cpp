@@ -397,8 +397,11 @@ json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptio
           }
           results[i] = std::move(cell);
         } catch (const Error& e) {  // which cell of which spec: the scenario's message follows
-          throw UsageError(spec.file + ": the cell " + g.rows[r] + " x " + g.columns[c] + ": " +
-                           e.what());
+          const std::string where =
+              spec.file + ": the cell " + g.rows[r] + " x " + g.columns[c] + ": ";
+          // a script that failed while running stays a script's error (serve: 422, not 400)
+          if (dynamic_cast<const ScriptError*>(&e)) throw ScriptError(where + e.what());
+          throw UsageError(where + e.what());
         }
       },
       o.progress);

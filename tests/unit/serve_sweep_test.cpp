@@ -270,3 +270,27 @@ TEST_CASE("serve: a sweep shows its cells while it runs, is cancelled, and stops
                  "the sweep stopped at this server's time cap (1.5 s)"));
   CHECK(secs < 30);
 }
+
+TEST_CASE("serve: a script that fails in a sweep's cell is a 422 naming the cell, as in simulate",
+          "[serve][sweep]") {
+  serve::ApiOptions o;
+  o.root = fixture_root();
+  o.threads = 1;
+  serve::Api api(o);
+  // the mini ruleset's combat fails in the exact mode (its roll writes a new spec table on
+  // every call, past the engine's limit): a script's error, which simulate reports as a 422
+  const std::string mini =
+      "ruleset = \"mini\"\nprocedure = \"combat\"\npacks = [\"mini-base\"]\n"
+      "attacker = { units = { cruiser = 2, fighter = 1 } }\ndefender = { units = { dreadnought = 1 } }\n";
+  const auto sim = post(api, "/api/simulate", {{"scenario", mini}, {"exact", true}, {"wait", true}});
+  REQUIRE(sim.status == 422);
+  const auto r = post(api, "/api/sweep",
+                      {{"scenario", mini},
+                       {"spec", "[[axis]]\nchanges = [{ label = \"one\" }]\n"},
+                       {"wait", true}});
+  INFO(error_of(r));
+  CHECK(r.status == 422);
+  CHECK(r.body["state"] == "error");
+  CHECK(contains(error_of(r), "spec: the cell one x all: "));
+  CHECK(contains(error_of(r), "more than 10000 different spec tables"));
+}

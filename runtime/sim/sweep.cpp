@@ -126,8 +126,7 @@ Axis read_axis(const TomlFile& f, const toml::table& t, int index) {
       }
       if (av.label.empty()) av.label = av.changes.empty() ? "as written" : av.changes.describe();
     }
-    if (!labels.insert(av.label).second)
-      f.fail(v, what + ": the value '" + av.label + "' twice");
+    if (!labels.insert(av.label).second) f.fail(v, what + ": the value '" + av.label + "' twice");
     axis.values.push_back(std::move(av));
   }
   return axis;

@@ -90,7 +90,8 @@ json job(serve::Api& api, std::uint64_t id) {
 TEST_CASE("serve: a sweep's cells are rulebench sweep's for the same spec and seed",
           "[serve][sweep]") {
   serve::Api api(options());
-  const auto r = post(api, "/api/sweep", {{"scenario", read(kBase)}, {"spec", kSpec}, {"wait", true}});
+  const auto r =
+      post(api, "/api/sweep", {{"scenario", read(kBase)}, {"spec", kSpec}, {"wait", true}});
   REQUIRE(r.status == 200);
   REQUIRE(r.body["state"] == "done");
   const json& got = r.body["result"];
@@ -133,13 +134,14 @@ TEST_CASE("serve: a sweep's cell opens as its scenario, which simulate answers a
       const auto o = post(api, "/api/sweep/cell", q);
       REQUIRE(o.status == 200);
       const json& cell = cells[k];
-      const std::string shown = r.body["result"]["outcomes"][r.body["result"]["shown"][k % 4]
-                                                                 .get<std::size_t>()];
+      const std::string shown =
+          r.body["result"]["outcomes"][r.body["result"]["shown"][k % 4].get<std::size_t>()];
       if (cell["method"] == "exact") {
         const auto s = post(api, "/api/simulate",
                             {{"scenario", o.body["scenario"]}, {"exact", true}, {"wait", true}});
         REQUIRE(s.status == 200);
-        CHECK(s.body["result"][shown].get<double>() == Approx(cell["value"].get<double>()).epsilon(1e-12));
+        CHECK(s.body["result"][shown].get<double>() ==
+              Approx(cell["value"].get<double>()).epsilon(1e-12));
       } else {
         const auto s = post(api, "/api/simulate",
                             {{"scenario", o.body["scenario"]},
@@ -198,8 +200,8 @@ TEST_CASE("serve: a bad sweep request is a 400 naming what is wrong, before anyt
   for (int a = 0; a < 20; ++a) {
     huge += "[[axis]]\nchanges = [";
     for (int v = 0; v < 10; ++v)
-      huge += "{ label = \"" + std::to_string(v) + "\", with = [\"attacker:policy.x=" +
-              std::to_string(v) + "\"] }, ";
+      huge += "{ label = \"" + std::to_string(v) +
+              "\", with = [\"attacker:policy.x=" + std::to_string(v) + "\"] }, ";
     huge += "]\n";
   }
   const auto start = std::chrono::steady_clock::now();
@@ -281,8 +283,10 @@ TEST_CASE("serve: a script that fails in a sweep's cell is a 422 naming the cell
   // every call, past the engine's limit): a script's error, which simulate reports as a 422
   const std::string mini =
       "ruleset = \"mini\"\nprocedure = \"combat\"\npacks = [\"mini-base\"]\n"
-      "attacker = { units = { cruiser = 2, fighter = 1 } }\ndefender = { units = { dreadnought = 1 } }\n";
-  const auto sim = post(api, "/api/simulate", {{"scenario", mini}, {"exact", true}, {"wait", true}});
+      "attacker = { units = { cruiser = 2, fighter = 1 } }\n"
+      "defender = { units = { dreadnought = 1 } }\n";
+  const auto sim =
+      post(api, "/api/simulate", {{"scenario", mini}, {"exact", true}, {"wait", true}});
   REQUIRE(sim.status == 422);
   const auto r = post(api, "/api/sweep",
                       {{"scenario", mini},

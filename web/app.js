@@ -18,6 +18,9 @@
 //   rb.records()         the records of the loaded packs (GET /api/records' `records`)
 //   rb.ruleset()         the chosen ruleset (GET /api/rulesets' entry: form, reports, procedures)
 //   rb.api(method, path, body)  a call to the server's API; rejects with the server's error text
+//   rb.sideFields(side)  the form fields of a side's column in the procedure now on the page
+//   rb.choices(field, table)  the records a field offers for that side's table (form.toml's
+//                        kind, where, unless, not_named_by and same)
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -1589,6 +1592,8 @@ window.rb = {
   records: () => page.records,
   ruleset: () => page.ruleset,
   api,
+  sideFields: (side) => (currentForm() ? sideFields(currentForm(), side) : []),
+  choices: (field, table) => options(field, table),
 };
 
 start();

@@ -15,11 +15,13 @@
 
 namespace rb {
 
-CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds) {
+CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds,
+                       const std::atomic<bool>* stop) {
   CellAnswer a;
   ExactRunOptions eo;
   eo.max_states = bounds.max_states;
   eo.seconds = bounds.max_seconds;
+  eo.stop = stop;
   try {
     a.exact = sim.exact(eo);
     return a;
@@ -31,6 +33,7 @@ CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds) {
   o.max_runs = bounds.max_runs;
   o.seed = bounds.seed;
   o.threads = 1;
+  o.stop = stop;
   a.tally = sim.run(o);
   return a;
 }

@@ -3,6 +3,7 @@
 // half-width is below the precision. Both ways are the runtime's own (Simulation).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,7 +30,10 @@ struct CellAnswer {
   Tally tally;                          // else the Monte Carlo runs (one thread)
 };
 
-CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds);
+// `stop`, when set from another thread, ends the exploration or the runs early (serve's cancel);
+// the answer is then partial and the caller drops it.
+CellAnswer answer_cell(const Simulation& sim, const CellBounds& bounds,
+                       const std::atomic<bool>* stop = nullptr);
 
 // A spec's base scenario (sweep, optimise): scenario = "FILE" (relative to the spec) or a
 // [scenario] table; `what` names the spec in messages ("a sweep spec").

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
+#include <mutex>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -69,6 +72,7 @@ Axis read_axis(const TomlFile& f, const toml::table& t, int index) {
   const toml::node& list = *t.get(kind);
   if (!list.is_array() || list.as_array()->empty())
     f.fail(list, "'" + kind + "' in an [[axis]] must be a list of values, at least one");
+  std::set<std::string> labels;  // a set: a spec from a request may list many values
   for (const toml::node& v : *list.as_array()) {
     AxisValue av;
     av.side = side;
@@ -121,8 +125,7 @@ Axis read_axis(const TomlFile& f, const toml::table& t, int index) {
       }
       if (av.label.empty()) av.label = av.changes.empty() ? "as written" : av.changes.describe();
     }
-    for (const AxisValue& other : axis.values)
-      if (other.label == av.label) f.fail(v, what + ": the value '" + av.label + "' twice");
+    if (!labels.insert(av.label).second) f.fail(v, what + ": the value '" + av.label + "' twice");
     axis.values.push_back(std::move(av));
   }
   return axis;
@@ -212,12 +215,13 @@ int shown_outcome(const std::vector<std::string>& outcomes, const std::string& s
   return it == outcomes.end() ? 0 : static_cast<int>(it - outcomes.begin());
 }
 
-json evaluate(const Session& s, const SweepSpec& spec, std::size_t k) {
+json evaluate(const Session& s, const SweepSpec& spec, std::size_t k,
+              const std::atomic<bool>* stop) {
   Simulation sim(s);
   const auto& outcomes = sim.report_def().outcomes;
   json cell{{"cell", k}};
   const CellAnswer a = answer_cell(
-      sim, {spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds});
+      sim, {spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds}, stop);
   if (a.exact) {
     json p = json::array();
     for (const auto& o : outcomes) p.push_back(a.exact->value(o, 0.0));
@@ -234,18 +238,32 @@ json evaluate(const Session& s, const SweepSpec& spec, std::size_t k) {
   return cell;
 }
 
-}  // namespace
+// The values of cell k's axes: the row's, then the column's of each other axis.
+std::vector<const AxisValue*> cell_values(const SweepSpec& spec, const Grid& g, std::size_t k) {
+  const std::size_t r = k / g.columns.size(), c = k % g.columns.size();
+  std::vector<const AxisValue*> values{&spec.axes[0].values[r]};
+  for (std::size_t a = 0; a < g.column_values[c].size(); ++a)
+    values.push_back(&spec.axes[a + 1].values[static_cast<std::size_t>(g.column_values[c][a])]);
+  return values;
+}
 
-SweepSpec read_sweep(const fs::path& file) {
-  TomlFile f(file.string());
+std::vector<std::string> report_sides(const Session& s) {
+  if (auto it = s.content->ruleset.reports.find(s.procedure);
+      it != s.content->ruleset.reports.end())
+    return it->second.sides;
+  return {};
+}
+
+// A spec's keys from its table; the base scenario is `base` when given, else the spec's own.
+SweepSpec read_spec(TomlFile& f, std::optional<Scenario> base) {
   const toml::table& t = f.root();
   f.expect_keys(t,
                 {"scenario", "axis", "show", "reference", "precision", "seed", "max_runs",
                  "max_states", "max_seconds", "description"},
                 "a sweep spec");
   SweepSpec spec;
-  spec.file = file.string();
-  spec.base = read_spec_scenario(f, t, "a sweep spec");
+  spec.file = f.path();
+  spec.base = base ? std::move(*base) : read_spec_scenario(f, t, "a sweep spec");
   const toml::array* axes = f.array(t, "axis");
   if (!axes || axes->empty()) f.fail(t, "a sweep spec needs at least one [[axis]]");
   for (const toml::node& a : *axes) {
@@ -261,16 +279,62 @@ SweepSpec read_sweep(const fs::path& file) {
   return spec;
 }
 
+}  // namespace
+
+SweepSpec read_sweep(const fs::path& file) {
+  TomlFile f(file.string());
+  return read_spec(f, std::nullopt);
+}
+
+SweepSpec read_sweep_text(const std::string& name, std::string_view text, Scenario base) {
+  TomlFile f(name, text);
+  if (const toml::node* sc = f.root().get("scenario"))
+    f.fail(*sc, "the base scenario is the request's scenario; a sweep spec here has no 'scenario'");
+  return read_spec(f, std::move(base));
+}
+
+std::uint64_t sweep_cells(const SweepSpec& spec) {
+  std::uint64_t n = 1;
+  for (const Axis& a : spec.axes) {
+    const std::uint64_t m = a.values.size();
+    n = m != 0 && n > std::numeric_limits<std::uint64_t>::max() / m
+            ? std::numeric_limits<std::uint64_t>::max()
+            : n * m;
+  }
+  return n;
+}
+
+Session sweep_cell_session(const SweepSpec& spec, const SessionOptions& so, std::size_t k) {
+  const Grid g = grid_of(spec);
+  if (k >= g.rows.size() * g.columns.size())
+    throw UsageError("cell " + std::to_string(k) + " is off the grid (" +
+                     std::to_string(g.rows.size() * g.columns.size()) + " cells)");
+  const Session base = open_session(spec.base, so);
+  Session s = cell_session(base, cell_values(spec, g, k), so, report_sides(base));
+  // a packs axis loads packs through the session, not the table: the table's `packs` says so too,
+  // so that the cell's scenario alone loads them
+  std::set<std::string> before, after;
+  for (const auto& p : base.content->packs) before.insert(p.id);
+  for (const auto& p : s.content->packs) after.insert(p.id);
+  if (before != after) {
+    toml::array packs;
+    if (const toml::array* old = s.scenario.table.get_as<toml::array>("packs"))
+      for (const toml::node& p : *old)
+        if (!p.is_string() || after.count(std::string(p.as_string()->get()))) packs.push_back(p);
+    for (const auto& id : after)
+      if (!before.count(id)) packs.push_back(id);
+    s.scenario.table.insert_or_assign("packs", std::move(packs));
+  }
+  return s;
+}
+
 json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptions& o) {
   if (o.shards < 1 || o.shard < 1 || o.shard > o.shards)
     throw UsageError("--shard is i/N with 1 <= i <= N");
   const Session base = open_session(spec.base, so);
   const Simulation base_sim(base);
   const ReportDef& def = base_sim.report_def();
-  std::vector<std::string> sides;
-  if (auto it = base.content->ruleset.reports.find(base.procedure);
-      it != base.content->ruleset.reports.end())
-    sides = it->second.sides;
+  const std::vector<std::string> sides = report_sides(base);
   if (def.outcomes.empty()) throw UsageError("the sweep shows an outcome; this report has none");
   const std::string show = spec.show.empty() ? def.outcomes[0] : spec.show;
   if (std::find(def.outcomes.begin(), def.outcomes.end(), show) == def.outcomes.end())
@@ -311,25 +375,38 @@ json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptio
   std::vector<std::size_t> mine;
   for (std::size_t k = 0; k < n_cells; ++k)
     if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard - 1) mine.push_back(k);
+  if (o.started) o.started(raw);
   std::vector<json> results(mine.size());
+  std::mutex done_mutex;  // cell_done: one call at a time
+  const auto stopped = [&] { return o.stop && o.stop->load(); };
   for_each_cell(
       mine.size(), o.threads,
       [&](std::size_t i) {
+        if (stopped()) return;
         const std::size_t k = mine[i];
         const std::size_t r = k / g.columns.size(), c = k % g.columns.size();
-        std::vector<const AxisValue*> values{&spec.axes[0].values[r]};
-        for (std::size_t a = 0; a < g.column_values[c].size(); ++a)
-          values.push_back(
-              &spec.axes[a + 1].values[static_cast<std::size_t>(g.column_values[c][a])]);
         try {
-          const Session s = cell_session(base, values, so, sides);
-          results[i] = evaluate(s, spec, k);
+          const Session s = cell_session(base, cell_values(spec, g, k), so, sides);
+          json cell = evaluate(s, spec, k, o.stop);
+          if (stopped()) return;  // cut short: not the cell's answer
+          if (o.cell_done) {
+            std::lock_guard lock(done_mutex);
+            o.cell_done(cell);
+          }
+          results[i] = std::move(cell);
         } catch (const Error& e) {  // which cell of which spec: the scenario's message follows
-          throw UsageError(spec.file + ": the cell " + g.rows[r] + " x " + g.columns[c] + ": " +
-                           e.what());
+          const std::string where =
+              spec.file + ": the cell " + g.rows[r] + " x " + g.columns[c] + ": ";
+          // a script that failed while running stays a script's error (serve: 422, not 400)
+          if (dynamic_cast<const ScriptError*>(&e)) throw ScriptError(where + e.what());
+          throw UsageError(where + e.what());
         }
       },
       o.progress);
+  if (stopped()) {  // the cells done before the stop
+    std::erase_if(results, [](const json& c) { return c.is_null(); });
+    raw["interrupted"] = true;
+  }
   raw["cells"] = results;
   if (o.shards > 1) raw["shard"] = {{"index", o.shard}, {"count", o.shards}};
   return raw;
@@ -431,21 +508,28 @@ std::size_t reference_column(const json& raw) {
 
 }  // namespace
 
+json sweep_cell_json(const json& raw, const json& cell) {
+  const std::size_t C = raw.at("columns").size();
+  const std::size_t k = cell.at("cell").get<std::size_t>();
+  const CellView v = view(raw, cell, k % C);
+  json out = cell;
+  out["row"] = k / C;
+  out["column"] = k % C;
+  out["value"] = v.value;
+  out["ci95"] = {v.lo, v.hi};
+  return out;
+}
+
 json sweep_json(const json& raw) {
   json out = raw;
   const std::size_t C = raw["columns"].size();
   const std::size_t ref = reference_column(raw);
   json cells = json::array();
   for (std::size_t k = 0; k < raw["cells"].size(); ++k) {
-    json cell = raw["cells"][k];
-    const std::size_t r = k / C, c = k % C;
-    const CellView v = view(raw, cell, c);
+    json cell = sweep_cell_json(raw, raw["cells"][k]);
+    const std::size_t r = k / C;
     const CellView rv = view(raw, raw["cells"][r * C + ref], ref);
-    cell["row"] = r;
-    cell["column"] = c;
-    cell["value"] = v.value;
-    cell["ci95"] = {v.lo, v.hi};
-    cell["difference"] = v.value - rv.value;
+    cell["difference"] = cell["value"].get<double>() - rv.value;
     cells.push_back(cell);
   }
   out["cells"] = cells;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -52,12 +53,25 @@ struct SweepSpec {
 
 // Reads a spec; throws ContentError naming the file and line.
 SweepSpec read_sweep(const fs::path& file);
+// A spec's text whose base scenario is given (rulebench serve: the request's scenario); a
+// `scenario` key in the text is an error. `name` names the text in messages.
+SweepSpec read_sweep_text(const std::string& name, std::string_view text, Scenario base);
+
+// The number of cells the spec's grid has (the product of its axes' sizes), without making the
+// grid; past 2^64 it stays at the largest value.
+std::uint64_t sweep_cells(const SweepSpec& spec);
 
 struct SweepOptions {
   int threads = 1;            // cells at once
   int shard = 1, shards = 1;  // this run's slice: cells k with k % shards == shard - 1
   // (cells done, cells planned), from the coordinating thread
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  // When set from another thread (serve's cancel), no cell starts and the cells in progress are
+  // dropped: the result holds the cells done before it, and "interrupted": true.
+  const std::atomic<bool>* stop = nullptr;
+  // serve's heat map, cell by cell: the result without cells, before the first cell runs; then
+  // each cell's raw result as it is done (one call at a time).
+  std::function<void(const nlohmann::json&)> started, cell_done;
 };
 
 // The grid's cells: labels, and for each cell of the slice its raw result
@@ -70,6 +84,15 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SessionOptions& so, const 
 // UsageError naming what is missing, doubled or from another sweep).
 nlohmann::json merge_sweeps(const std::vector<nlohmann::json>& shards,
                             const std::vector<std::string>& names);
+
+// The session of cell k (row-major) of the spec's grid: the base with the cell's changes; what
+// run_sweep answers for that cell (serve opens a cell as a battle on the page from it).
+Session sweep_cell_session(const SweepSpec& spec, const SessionOptions& so, std::size_t k);
+
+// One raw cell with what the outputs compute from it alone: its row and column, the shown
+// value and its 95% interval (equal ends when exact). Needs the raw result's `columns` and
+// `shown`; the difference to the reference column needs that cell too (sweep_json).
+nlohmann::json sweep_cell_json(const nlohmann::json& raw, const nlohmann::json& cell);
 
 // The outputs of a raw result with every cell: the JSON (schemas/sweep.schema.json), CSV and
 // the terminal's table.

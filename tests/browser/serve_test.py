@@ -26,6 +26,9 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
   cancel    a long run is cancelled from the page and shows the runs done;
   rulesets  an X-Wing and a Red Alert example scenario are loaded, changed in their forms and run,
             with the command line's numbers;
+  sweep     the Sweep view: two attacker factions in both roles on the starting fleets example;
+            the heat map's cells are `rulebench sweep --json`'s for the page's TOML and the spec
+            the page shows; a click on a cell opens that battle, answered with the cell's number;
   format    every example scenario of the packs, loaded on the page and written back as TOML,
             gives `simulate --json` the file's own numbers (the TI4 tactical action, which has no
             form, is run on the page too).
@@ -247,6 +250,91 @@ def tactical_map(check, driver, wait, args):
           f"map: in its own system Sol fights nobody and holds Wellon, its one planet: {shown}")
 
 
+def sweep_view(check, driver, wait, args, work):
+    """sweep: the Sweep view's heat map (web/sweep.js). On the starting fleets example, the rows
+    are two attacker factions, both roles the columns; the grid's cells are `rulebench sweep
+    --json`'s for the spec the page shows and the page's TOML, each coloured and marked exact or
+    Monte Carlo; a click on a cell opens that battle in the form, answered with the cell's number."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    def all_css(selector):
+        return driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def css(selector):
+        return driver.find_element(By.CSS_SELECTOR, selector)
+
+    def data(name):
+        return driver.execute_script(f"return document.body.dataset.{name} || '0'")
+
+    loads = data("loads")
+    Select(css("#ruleset")).select_by_value("ti4")
+    wait.until(lambda d: any("starting_fleets.toml" in o.text for o in Select(css("#example")).options))
+    example = Select(css("#example"))
+    example.select_by_visible_text(next(o.text for o in example.options if "/starting_fleets.toml" in o.text))
+    loads = data("loads")
+    css("#load-example").click()
+    wait.until(lambda d: data("loads") != loads and "fleet" in css("#toml").get_attribute("value"))
+    driver.execute_script("document.getElementById('sweep-section').scrollIntoView()")
+    Select(css("#sweep-rows-side")).select_by_value("attacker")
+    Select(css("#sweep-rows-what")).select_by_value("faction")
+    for name in ("sol", "letnev"):
+        css(f'#sweep-rows-values input[value="{name}"]').click()
+    Select(css("#sweep-columns-what")).select_by_value("")
+    css("#sweep-roles").click()
+    precision = css("#sweep-precision")
+    precision.clear()
+    precision.send_keys("2")
+    css("#sweep-run").click()
+    wait.until(lambda d: data("sweepState") in ("done", "error", "cancelled"))
+    check(data("sweepState") == "done", f"sweep: the sweep is done ({css('#sweep-status').text})")
+    cells = {int(c.get_attribute("data-cell")): c for c in all_css("#sweep-table td.cell")}
+    check(len(cells) == 4 and not all_css("#sweep-table td.pending"),
+          f"sweep: a grid of 2 rows x 2 columns, every cell answered ({len(cells)} cells)")
+    heads = [h.text for h in all_css("#sweep-table thead th")]
+    rows = [h.text for h in all_css("#sweep-table tbody th")]
+    check(heads[1:3] == ["as_written", "swapped"] and len(rows) == 2 and
+          any("Sol" in r for r in rows) and any("Letnev" in r for r in rows),
+          f"sweep: the columns are the roles, the rows the factions chosen ({heads}, {rows})")
+    # the command line, on the page's scenario and the spec the page sent
+    base = os.path.join(work, "sweep_base.toml")
+    with open(base, "w") as f:
+        f.write(css("#toml").get_attribute("value"))
+    spec_text = driver.execute_script("return document.getElementById('sweep-spec').textContent")
+    spec = os.path.join(work, "sweep_spec.toml")
+    with open(spec, "w") as f:
+        f.write('scenario = "sweep_base.toml"\n' + spec_text)
+    r = cli(args, "sweep", spec, "--json")
+    ok = r.returncode == 0
+    cli_json = json.loads(r.stdout) if ok else {"cells": [], "rows": []}
+    want = cli_json["cells"]
+    same = ok and len(want) == 4 and all(
+        float(cells[c["cell"]].get_attribute("data-value")) == c["value"] and
+        cells[c["cell"]].get_attribute("data-method") == c["method"] for c in want)
+    check(same, "sweep: every cell is `rulebench sweep --json`'s for the page's scenario and spec "
+          f"({[(c['cell'], c['method'], c['value']) for c in want] or r.stderr.strip()})")
+    marks = [c.text for c in cells.values()]
+    check(all(m.endswith(" =") or "\u00b1" in m for m in marks) and
+          all(c.value_of_css_property("background-color") not in ("", "rgba(0, 0, 0, 0)") for c in cells.values()),
+          f"sweep: each cell shows its value in points, exact (=) or with its interval, on a colour ({marks})")
+    # a click opens the cell: Letnev in the swapped column defends against the base's attacker
+    letnev = next((i for i, row in enumerate(cli_json["rows"]) if "Letnev" in row), 0)
+    k = 2 * letnev + 1  # the row of letnev, the column swapped
+    answers = data("answers")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cells[k])
+    cells[k].click()
+    wait.until(lambda d: data("sweepOpened") == str(k))
+    wait.until(lambda d: data("answers") != answers and data("answerState") == "final")
+    defender = Select(css('select[data-path="defender.faction"]')).first_selected_option.get_attribute("value")
+    attacker = Select(css('select[data-path="attacker.faction"]')).first_selected_option.get_attribute("value")
+    check(defender == "letnev" and attacker == "hacan",
+          f"sweep: the cell letnev x swapped opens as hacan attacking letnev ({attacker} against {defender})")
+    shown = css('[data-answer="defender_win"]').text
+    value = next((c["value"] for c in want if c["cell"] == k), None)
+    check(value is not None and shown == f"{100 * value:.2f}%",
+          f"sweep: the opened battle's answer P(defender_win) {shown} is the cell's {value}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rulebench", required=True)
@@ -254,6 +342,7 @@ def main():
     parser.add_argument("--packs", required=True)
     parser.add_argument("--screenshot")
     parser.add_argument("--docs", help="a folder for page-1280.png and page-390.png")
+    parser.add_argument("--only", choices=["sweep"], help="run only this part (for working on it)")
     args = parser.parse_args()
     args.root = os.path.abspath(args.root)
     args.packs = os.path.abspath(args.packs)
@@ -505,6 +594,9 @@ def main():
         # --- player: what a TI4 player does first (issue 28), on a page opened with no address
         driver.get(url)
         wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+        if args.only == "sweep":
+            sweep_view(check, driver, wait, args, work)
+            raise StopIteration("--only sweep: the other parts are not run")
         check(Select(css("#ruleset")).first_selected_option.get_attribute("value") == "ti4",
               "player: the page opens on TI4 (form.toml opens_first)")
         check(css('[data-pack="ti4-pok"]').is_selected(), "player: Prophecy of Kings is on (pack.toml default_on)")
@@ -818,8 +910,13 @@ def main():
         # --- a ti4battle.com link pasted: the hand-written scenario's battle and numbers
         ti4battle_link()
 
+        # --- the sweep: a heat map of battles, a cell opened as the battle (web/sweep.js)
+        sweep_view(check, driver, wait, args, work)
+
         # --- the tactical action on the hex map (web/map.js)
         tactical_map(check, driver, wait, args)
+    except StopIteration as e:
+        print(e)
     except Exception as e:  # a check that could not even run is a failure, with what it saw
         check(False, f"{type(e).__name__}: {e}")
         try:

@@ -7,7 +7,8 @@
 //
 // The API serves a temporary copy of the mini fixture ruleset and packs (tests/fixtures/root:
 // scripts/mini without its `spin` procedure, which exists to meet the 60 s time limit, mini-base
-// and mini-cards) with small caps: one thread, one run at once, at most 1000 runs.
+// and mini-cards) with small caps: one thread, one run at once, at most 1000 runs, a sweep of
+// at most 16 cells and 5 s.
 //
 // A finding: a crash or sanitizer report, a hang or runaway memory (libFuzzer), an exception out
 // of the API, or a 500 (an exception that is not a rulebench error) as the answer or as the state
@@ -157,6 +158,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   o.threads = 1;
   o.jobs = 1;
   o.max_runs = 1000;
+  o.max_sweep_cells = 16;  // a sweep: a few cells, stopped after 5 s (the default is 300 s)
+  o.sweep_seconds = 5;
   g_api = std::make_unique<rb::serve::Api>(o);
   return 0;
 }

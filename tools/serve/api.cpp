@@ -322,13 +322,14 @@ std::string Reply::text() const {
 
 struct Api::Job {
   std::uint64_t id = 0;
-  std::string kind;  // simulate, compare
+  std::string kind;  // simulate, compare, sweep
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> done{0}, planned{0};
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::mutex mutex;               // guards what follows
   std::string state = "running";  // running, done, cancelled, error
   json result;
+  json partial;  // a sweep while it runs: its rows, columns and the cells done (the heat map)
   std::string error;
   int error_status = 0;
   double seconds = 0;
@@ -1145,6 +1146,163 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   return {202, json{{"job", job->id}, {"state", "running"}, {"planned", job->planned.load()}}};
 }
 
+// ---------------------------------------------------------------- sweeps
+
+// The spec of POST /api/sweep and /api/sweep/cell: `spec`, a sweep spec's TOML text (docs/sweep.md)
+// whose base scenario is the request's `scenario`, within this server's caps. Its axes' changes
+// name packs by id, as with and without do. Loads content: called in a Slot.
+SweepSpec Api::sweep_spec(const json& request) const {
+  if (!request.contains("spec") || !request["spec"].is_string())
+    throw RequestError(400,
+                       "spec: the sweep's axes and settings are required, as a sweep spec's TOML "
+                       "text without 'scenario' (a string)");
+  const std::string& text = request["spec"].get_ref<const std::string&>();
+  if (text.size() > options_.max_scenario_bytes)
+    throw RequestError(
+        413, fmt::format("spec: {} bytes; at most {}", text.size(), options_.max_scenario_bytes));
+  const Session base = prepare(request, false);
+  SweepSpec spec = read_sweep_text("spec", text, base.scenario);
+  const std::uint64_t cells = sweep_cells(spec);
+  if (cells > options_.max_sweep_cells)
+    throw RequestError(400, fmt::format("spec: {} cells; this server runs at most {} in a sweep",
+                                        cells == std::numeric_limits<std::uint64_t>::max()
+                                            ? std::string("more than 2^64")
+                                            : std::to_string(cells),
+                                        options_.max_sweep_cells));
+  if (spec.max_runs > options_.max_runs)
+    throw RequestError(400, fmt::format("spec: max_runs = {} is above this server's cap (serve "
+                                        "--max-runs {}); write a smaller max_runs",
+                                        spec.max_runs, options_.max_runs));
+  if (spec.max_seconds > kExactSeconds)
+    throw RequestError(400, fmt::format("spec: max_seconds = {:g} is above this server's {:g}",
+                                        spec.max_seconds, kExactSeconds));
+  if (spec.max_states > ExactRunOptions{}.max_states)
+    throw RequestError(400, fmt::format("spec: max_states = {} is above this server's {}",
+                                        spec.max_states, ExactRunOptions{}.max_states));
+  const auto found = packs();
+  for (const Axis& a : spec.axes)
+    for (const AxisValue& v : a.values) {
+      for (const auto& c : v.changes.with) check_change(c, found);
+      for (const auto& c : v.changes.without) check_change(c, found);
+    }
+  Table check(base);  // the base scenario's errors now, as a 400
+  return spec;
+}
+
+// POST /api/sweep {scenario, spec, threads, wait}: a job like simulate's whose `done` and
+// `planned` count cells; while it runs, `partial` holds the result's rows, columns and the cells
+// done (each with its value and interval). Done: `rulebench sweep --json`'s object. Cancelled,
+// or stopped at the server's time cap: the cells done, "interrupted": true.
+Reply Api::start_sweep(const json& request) {
+  expect_keys(request, {"scenario", "spec", "threads", "wait"}, "sweep");
+  const int threads = run_threads(request);
+  bool wait = false;
+  if (request.contains("wait")) {
+    if (!request["wait"].is_boolean()) throw RequestError(400, "wait: true or false");
+    wait = request["wait"].get<bool>();
+  }
+  Slot slot(*this);
+  auto spec = std::make_shared<const SweepSpec>(sweep_spec(request));
+  auto job = std::make_shared<Job>();
+  job->kind = "sweep";
+  job->planned = sweep_cells(*spec);
+  const SessionOptions so = session_options();
+  const double seconds = options_.sweep_seconds;
+  {
+    std::lock_guard lock(mutex_);
+    std::size_t finished = 0;
+    for (auto& [id, j] : jobs_) finished += j->running() ? 0 : 1;
+    for (auto it = jobs_.begin(); it != jobs_.end() && finished > options_.keep_finished;) {
+      if (it->second->running()) {
+        ++it;
+        continue;
+      }
+      if (it->second->thread.joinable()) it->second->thread.join();
+      it = jobs_.erase(it);
+      --finished;
+    }
+    job->id = next_job_++;
+    jobs_[job->id] = job;
+    slot.to_job();
+    job->thread = std::thread([job, spec, so, threads, seconds] {
+      // the time cap: a watcher stops the sweep when it is still running then
+      std::mutex m;
+      std::condition_variable cv;
+      bool over = false;
+      std::atomic<bool> timed_out{false};
+      std::thread watcher([&] {
+        std::unique_lock l(m);
+        if (!cv.wait_for(l, std::chrono::duration<double>(seconds), [&] { return over; })) {
+          timed_out = true;
+          job->stop = true;
+        }
+      });
+      const auto end_watch = [&] {
+        {
+          std::lock_guard l(m);
+          over = true;
+        }
+        cv.notify_all();
+        watcher.join();
+      };
+      try {
+        SweepOptions o;
+        o.threads = threads;
+        o.stop = &job->stop;
+        o.progress = [&job = *job](std::uint64_t done, std::uint64_t planned) {
+          job.done = done;
+          job.planned = planned;
+        };
+        o.started = [&job = *job](const json& raw) {
+          std::lock_guard l(job.mutex);
+          job.partial = raw;
+          job.partial["cells"] = json::array();
+        };
+        o.cell_done = [&job = *job](const json& cell) {
+          std::lock_guard l(job.mutex);
+          job.partial["cells"].push_back(sweep_cell_json(job.partial, cell));
+        };
+        const json raw = run_sweep(*spec, so, o);
+        end_watch();
+        if (!raw.contains("interrupted")) {
+          job->finish("done", sweep_json(raw));
+          return;
+        }
+        json out = raw;
+        out["cells"] = json::array();
+        for (const json& c : raw["cells"]) out["cells"].push_back(sweep_cell_json(raw, c));
+        if (timed_out)
+          out["warning"] = fmt::format(
+              "the sweep stopped at this server's time cap ({:g} s): {} of {} cells done", seconds,
+              raw["cells"].size(), sweep_cells(*spec));
+        job->finish("cancelled", std::move(out));
+      } catch (const std::exception& e) {
+        if (watcher.joinable()) end_watch();
+        job->fail(status_of(e), e.what());
+      }
+    });
+  }
+  if (wait) {
+    while (job->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return job_reply(job->id, false);
+  }
+  return {202, json{{"job", job->id}, {"state", "running"}, {"planned", job->planned.load()}}};
+}
+
+// POST /api/sweep/cell {scenario, spec, cell}: cell k's scenario (row-major, as in the result's
+// `cells`) as TOML, the base with the cell's changes: the page opens it as a battle.
+Reply Api::sweep_cell_reply(const json& request) {
+  expect_keys(request, {"scenario", "spec", "cell"}, "sweep/cell");
+  Slot slot(*this);
+  const SweepSpec spec = sweep_spec(request);
+  const std::uint64_t cells = sweep_cells(spec);
+  const std::uint64_t k = whole(request, "cell", 0, 0, cells - 1);
+  const Session s = sweep_cell_session(spec, session_options(), static_cast<std::size_t>(k));
+  std::ostringstream toml_text;
+  toml_text << s.scenario.table << "\n";
+  return {200, json{{"cell", k}, {"scenario", toml_text.str()}}};
+}
+
 namespace {
 
 // POST /api/import {url}: another tool's link as a scenario (sim/link_import): its TOML, the
@@ -1183,6 +1341,8 @@ Reply Api::post(std::string_view path, std::string_view body) {
     if (path == "/api/board") return board_reply(request);
     if (path == "/api/simulate") return start_run("simulate", request);
     if (path == "/api/compare") return start_run("compare", request);
+    if (path == "/api/sweep") return start_sweep(request);
+    if (path == "/api/sweep/cell") return sweep_cell_reply(request);
     if (path == "/api/import") return import_reply(request, options_);
     return error_reply(404, "no API path " + excerpt(path) + " to POST to");
   } catch (const std::exception& e) {
@@ -1200,6 +1360,7 @@ json Api::job_json(Job& job) const {
             {"done", job.done.load()},
             {"planned", job.planned.load()}};
   if (job.state != "running") j["seconds"] = job.seconds;
+  if (job.state == "running" && !job.partial.is_null()) j["partial"] = job.partial;
   if (job.state == "error") {
     j["error"] = job.error;
     j["status"] = job.error_status;

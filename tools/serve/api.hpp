@@ -15,6 +15,11 @@
 //   POST   /api/compare   {scenario, with, without, runs, seed, threads}
 //                                            both start a run: 202 {"job": id}; "wait": true
 //                                            answers with the finished job instead
+//   POST   /api/sweep     {scenario, spec, threads}  a grid of variants of the scenario
+//                                            (sim/sweep: spec is a sweep spec's TOML without
+//                                            `scenario`), a job like simulate's; while it runs
+//                                            the job's `partial` holds the cells done
+//   POST   /api/sweep/cell {scenario, spec, cell}  cell k's scenario as TOML (the page opens it)
 //   GET    /api/jobs/ID                      progress (done, planned), then result or error
 //   DELETE /api/jobs/ID                      cancel: the runs done so far are the result
 //   POST   /api/trace     {scenario, seed, with, without}   one run, narrated
@@ -44,6 +49,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario.hpp"
+#include "sim/sweep.hpp"
 
 namespace rb::serve {
 
@@ -58,6 +64,8 @@ struct ApiOptions {
   std::size_t max_scenario_bytes = 256 * 1024;
   std::size_t keep_finished = 32;  // finished runs kept for GET /api/jobs/ID
   std::size_t max_trace_events = 200'000;
+  std::uint64_t max_sweep_cells = 2500;  // the most cells one sweep may have (25 x 25 x 2 fits)
+  double sweep_seconds = 300;            // a sweep still running then stops, its cells so far kept
 };
 
 struct Reply {
@@ -108,6 +116,9 @@ class Api {
   Reply trace_reply(const nlohmann::json& request);
   Reply board_reply(const nlohmann::json& request);
   Reply start_run(const std::string& kind, const nlohmann::json& request);
+  SweepSpec sweep_spec(const nlohmann::json& request) const;
+  Reply start_sweep(const nlohmann::json& request);
+  Reply sweep_cell_reply(const nlohmann::json& request);
   Reply job_reply(std::uint64_t id, bool cancel);
   Reply jobs_reply();
   nlohmann::json job_json(Job& job) const;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ti4-te pack's unit numbers against the second source (issue 30).
 
-The pack's unit records (content/ti4-te/factions/**/*.toml, from the first source) and the
+The pack's unit records (content/ti4-te/factions/**/*.toml and versions/*.toml, from the first source) and the
 transcription of the second source kept beside them (content/ti4-te/data/second_source.toml)
 must agree: every number the second source gives for a unit equals the pack's, every unit record
 of the pack is in the transcription (or in its `a_only` list: the second source has no numbers for
@@ -37,7 +37,9 @@ def main():
     pack = os.path.join(args.root, "content", args.pack)
 
     units = {}
-    for path in sorted(glob.glob(os.path.join(pack, "factions", "**", "*.toml"), recursive=True)):
+    paths = glob.glob(os.path.join(pack, "factions", "**", "*.toml"), recursive=True)
+    paths += glob.glob(os.path.join(pack, "versions", "**", "*.toml"), recursive=True)
+    for path in sorted(paths):
         for uid, rec in load(path).get("unit", {}).items():
             units[uid] = (rec, os.path.relpath(path, args.root))
     second_path = os.path.join(pack, "data", "second_source.toml")

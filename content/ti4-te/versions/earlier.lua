@@ -1,4 +1,4 @@
--- Thunder's Edge's changes to earlier factions' units (earlier.toml). Tests: ../../tests/earlier.toml
+-- Thunder's Edge's changes to earlier factions' units (earlier.toml). Tests: ../tests/earlier.toml
 
 -- Eidolon Maximum: repaired at the start of every combat round, space or ground, wherever the
 -- combat is that it takes part in (the active system's space area, or the planet fought over).

@@ -348,6 +348,7 @@
 ---| "action_card/blitz" # [ti4] Blitz: ti4-base:action_card/blitz
 ---| "action_card/bunker" # [ti4] Bunker: ti4-base:action_card/bunker
 ---| "action_card/courageous_to_the_end" # [ti4] Courageous to the End: ti4-base:action_card/courageous_to_the_end
+---| "action_card/crash_landing" # [ti4] Crash Landing: ti4-te:action_card/crash_landing
 ---| "action_card/decoy_operation" # [ti4] Decoy Operation: ti4-pok:action_card/decoy_operation
 ---| "action_card/direct_hit" # [ti4] Direct Hit: ti4-base:action_card/direct_hit
 ---| "action_card/disable" # [ti4] Disable: ti4-base:action_card/disable
@@ -367,6 +368,7 @@
 ---| "action_card/nav_suite" # [ti4] Nav Suite: ti4-pok:action_card/nav_suite
 ---| "action_card/parley" # [ti4] Parley: ti4-base:action_card/parley
 ---| "action_card/reflective_shielding" # [ti4] Reflective Shielding: ti4-base:action_card/reflective_shielding
+---| "action_card/rescue" # [ti4] Rescue: ti4-te:action_card/rescue
 ---| "action_card/reveal_prototype" # [ti4] Reveal Prototype: ti4-pok:action_card/reveal_prototype
 ---| "action_card/rout" # [ti4] Rout: ti4-pok:action_card/rout
 ---| "action_card/salvage" # [ti4] Salvage: ti4-base:action_card/salvage
@@ -471,6 +473,7 @@
 ---| "cormund" # [ti4] Cormund: ti4-pok:planet/cormund
 ---| "corneeq" # [ti4] Corneeq: ti4-base:planet/corneeq
 ---| "courageous_to_the_end" # [ti4] Courageous to the End: ti4-base:action_card/courageous_to_the_end
+---| "crash_landing" # [ti4] Crash Landing: ti4-te:action_card/crash_landing
 ---| "creuss" # [ti4] Creuss: ti4-base:planet/creuss; [ti4] The Ghosts of Creuss: ti4-base:faction/creuss
 ---| "creuss_flagship" # [ti4] Hil Colish: ti4-base:unit/creuss_flagship
 ---| "creuss_iff" # [ti4] Creuss IFF: ti4-base:promissory_note/creuss_iff
@@ -610,6 +613,7 @@
 ---| "hacan_mech" # [ti4] Pride of Kenara: ti4-base:unit/hacan_mech
 ---| "harka_leeds" # [ti4] Harka Leeds (hero): ti4-keleres:leader/harka_leeds
 ---| "harrugh_gefhara" # [ti4] Harrugh Gefhara (hero): ti4-base:leader/harrugh_gefhara
+---| "heart_of_ixth" # [ti4] Heart of Ixth: ti4-te:relic/heart_of_ixth
 ---| "hegemonic_trade_policy" # [ti4] Hegemonic Trade Policy: ti4-base:technology/hegemonic_trade_policy
 ---| "hel_titan" # [ti4] Hel-Titan I: ti4-pok:unit/hel_titan
 ---| "hel_titan_ii" # [ti4] Hel-Titan II: ti4-pok:technology/hel_titan_ii; [ti4] Hel-Titan II: ti4-pok:unit/hel_titan_ii
@@ -816,6 +820,8 @@
 ---| "mentak_corsair" # [ti4] Corsair: ti4-te:unit/mentak_corsair
 ---| "mentak_flagship" # [ti4] Fourth Moon: ti4-base:unit/mentak_flagship
 ---| "mentak_mech" # [ti4] Moll Terminus: ti4-base:unit/mentak_mech
+---| "metali_void_armaments" # [ti4] Metali Void Armaments: ti4-te:relic/metali_void_armaments
+---| "metali_void_shielding" # [ti4] Metali Void Shielding: ti4-te:relic/metali_void_shielding
 ---| "military_support" # [ti4] Military Support: ti4-base:promissory_note/military_support
 ---| "mindsieve" # [ti4] Mindsieve: ti4-te:technology/mindsieve
 ---| "minister_of_peace" # [ti4] Minister of Peace: ti4-base:agenda/minister_of_peace
@@ -1041,9 +1047,13 @@
 ---| "red_squadron_veteran" # [xwing] Red Squadron Veteran (T-65 X-wing): xwing-core:ship/red_squadron_veteran
 ---| "reflective_shielding" # [ti4] Reflective Shielding: ti4-base:action_card/reflective_shielding
 ---| "relic/dominus_orb" # [ti4] Dominus Orb: ti4-pok:relic/dominus_orb
+---| "relic/heart_of_ixth" # [ti4] Heart of Ixth: ti4-te:relic/heart_of_ixth
 ---| "relic/lightrail_ordnance" # [ti4] Lightrail Ordnance: ti4-te:relic/lightrail_ordnance
+---| "relic/metali_void_armaments" # [ti4] Metali Void Armaments: ti4-te:relic/metali_void_armaments
+---| "relic/metali_void_shielding" # [ti4] Metali Void Shielding: ti4-te:relic/metali_void_shielding
 ---| "relic/shard_of_the_throne" # [ti4] Shard of the Throne: ti4-pok:relic/shard_of_the_throne
 ---| "relic/the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-pok:relic/the_crown_of_thalnos
+---| "rescue" # [ti4] Rescue: ti4-te:action_card/rescue
 ---| "resculon" # [ti4] Resculon: ti4-base:planet/resculon
 ---| "research_agreement" # [ti4] Research Agreement: ti4-base:promissory_note/research_agreement
 ---| "resonance_generator" # [ti4] Resonance Generator: ti4-te:technology/resonance_generator

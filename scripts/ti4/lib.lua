@@ -129,11 +129,12 @@ function lib.unit_records(ctx, player)
       local rec = ctx:record(t, "unit")
       if rec and rec.faction == name and rec.replaces and not lib.version_of(ctx, rec) then out[rec.replaces] = t end
     end
-    -- the version the side chose instead (its flag "version:<record>", setup.lua's versions)
+    -- the version the side chose instead (its flag "version:<record>", setup.lua's versions); a
+    -- version of an upgrade's record (the Corsair) is taken with the technology, below
     for _, t in ipairs(ctx:records("unit")) do
       local rec = ctx:record(t, "unit")
       local default = rec and ctx:flag(player, "version:" .. t) and lib.version_of(ctx, rec)
-      if default then out[default.replaces] = t end
+      if default and default.replaces then out[default.replaces] = t end
     end
   end
   for _, tech in ipairs(ctx:entities { kind = "technology", owner = player }) do

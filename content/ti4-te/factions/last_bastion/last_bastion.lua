@@ -113,3 +113,44 @@ for where, window in pairs(DESTROYED) do
     end,
   }
 end
+
+-- Lyra Keen (hero): when one of the owner's galvanized units is destroyed, purge: 1 die for each
+-- other player's unit in its system (space area and planets); each die at or above the destroyed
+-- unit's combat value destroys the unit it was rolled for.
+local function others_in_system(ctx, player, sys)
+  local out = {}
+  local places = { sys }
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do places[#places + 1] = planet end
+  for _, place in ipairs(places) do
+    for _, u in ipairs(ctx:units(nil, place)) do
+      if ctx:owner(u) ~= player then out[#out + 1] = u end
+    end
+  end
+  return out
+end
+
+local function system_of(ctx, location)
+  return ctx:kind(location) == "planet" and ctx:location(location) or location
+end
+
+for where, window in pairs(DESTROYED) do
+  hook {
+    id = "lyra_keen_" .. where,
+    window = window,
+    source = "leader/lyra_keen",
+    optional = true,
+    discard = true,
+    condition = function(ctx, player, _, args)
+      return args.player == player and ctx:flag(args.unit, "galvanized") and (ctx:get(args.unit, "combat") or 0) > 0
+        and #others_in_system(ctx, player, system_of(ctx, args.location)) > 0
+    end,
+    apply = function(ctx, player, _, args)
+      local value = ctx:get(args.unit, "combat")
+      for _, u in ipairs(others_in_system(ctx, player, system_of(ctx, args.location))) do
+        if ctx:roll(player, "d10", 1, { purpose = "lyra_keen", threshold = value }):hit(1) then
+          ctx:destroy(u, window)
+        end
+      end
+    end,
+  }
+end

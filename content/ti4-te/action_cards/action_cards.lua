@@ -1,0 +1,90 @@
+-- Thunder's Edge's action cards (action_cards.toml). Tests: ../tests/action_cards.toml
+
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+-- Rescue: after another player moved ships into a system with the holder's ships, the holder
+-- moves 1 ship of theirs into it from any system that holds none of their command tokens (no
+-- move value, no path). The default ship is the most costly one that is not a fighter; it comes
+-- alone, and capacity is then checked where it left (its fighters and ground forces stay).
+local function rescuer(ctx, player, active)
+  local best
+  for _, sys in ipairs(ctx:entities { kind = "system" }) do
+    if sys ~= active and #ctx:entities { kind = "command_token", owner = player, location = sys } == 0 then
+      for _, u in ipairs(ctx:units(player, sys, "ship")) do
+        if not ctx:get(u, "fighter") and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then best = u end
+      end
+    end
+  end
+  return best
+end
+
+hook {
+  id = "rescue",
+  window = "tactical_action.after_movement",
+  source = "action_card/rescue",
+  optional = true,
+  discard = true,
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and ctx:count(args.player, args.system, "ship") > 0
+      and ctx:count(player, args.system, "ship") > 0 and rescuer(ctx, player, args.system) ~= nil
+  end,
+  apply = function(ctx, player, _, args)
+    local u = rescuer(ctx, player, args.system)
+    local from = ctx:location(u)
+    ctx:move(u, args.system)
+    if ctx:tracing() then
+      ctx:event("rescue:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. ctx:name(from),
+        ctx:name(player) .. " moves a " .. ctx:type(u) .. " from " .. ctx:name(from) .. " into " .. ctx:name(args.system) .. " (Rescue)")
+    end
+    lib.check_capacity(ctx, player, from)
+  end,
+}
+
+-- Crash Landing: when the holder's last ship in the active system is destroyed, 1 of their ground
+-- forces in its space area lands on a planet there other than Mecatol Rex. A planet where other
+-- players have units would need coexistence, and one another player controls an invasion of it:
+-- neither is offered here, only the holder's own planets and uncontrolled ones without units.
+local function landing_site(ctx, player, sys)
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    local owner = ctx:owner(planet)
+    if ctx:type(planet) ~= "mecatol_rex" and (owner == nil or owner == player)
+        and ctx:count(nil, planet) == ctx:count(player, planet) then
+      return planet
+    end
+  end
+  return nil
+end
+
+-- the most costly of the player's ground forces in the space area
+local function lander(ctx, player, sys)
+  local best
+  for _, u in ipairs(ctx:units(player, sys, "ground_force")) do
+    if not ctx:get(u, "ship") and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then best = u end
+  end
+  return best
+end
+
+for _, window in ipairs { "space_combat.unit_destroyed", "tactical_action.unit_destroyed" } do
+  hook {
+    id = "crash_landing_" .. window:gsub("%..*$", ""),
+    window = window,
+    source = "action_card/crash_landing",
+    optional = true,
+    discard = true,
+    condition = function(ctx, player, _, args)
+      local sys = ctx:role("active_system")
+      return args.player == player and args.location == sys and ctx:get(args.unit, "ship")
+        and ctx:count(player, sys, "ship") == 0 and lander(ctx, player, sys) ~= nil
+        and landing_site(ctx, player, sys) ~= nil
+    end,
+    apply = function(ctx, player)
+      local sys = ctx:role("active_system")
+      local u, planet = lander(ctx, player, sys), landing_site(ctx, player, sys)
+      ctx:move(u, planet)
+      if ctx:tracing() then
+        ctx:event("crash_landing:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
+          ctx:name(player) .. "'s " .. ctx:type(u) .. " lands on " .. ctx:name(planet) .. " (Crash Landing)")
+      end
+    end,
+  }
+end

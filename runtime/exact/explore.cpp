@@ -36,7 +36,7 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       if (++branches > o.max_branches)
         throw ExactLimit("step " + std::to_string(node.step + 1) + " branches into more than " +
                          std::to_string(o.max_branches) +
-                         " ways from one state: a roll whose dice a script reads (an after-roll "
+                         " ways from one state (--max-branches): a roll whose dice a script reads (an after-roll "
                          "ability, a reroll) is enumerated face by face, or a loop of rounds runs "
                          "inside one step (make each round a step that returns \"again\")" +
                          (o.trees ? std::string("; in best play, every option of each of the "
@@ -54,13 +54,13 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       if (o.trees) {
         ExactTreeLeaf t;
         double chance = p;  // a choice's draw counted 1/n in p: divided out
-        for (const auto& [at, n] : leaf.choices) chance *= static_cast<double>(n);
+        for (const ExactLeaf::Choice& c : leaf.choices) chance *= static_cast<double>(c.n);
         t.p = chance;
         t.draws.reserve(path.size());
         for (std::size_t i = 0; i < path.size(); ++i) t.draws.push_back(path.value(i));
-        for (const auto& [at, n] : leaf.choices) {
-          t.draws[at] |= ExactTreeLeaf::kChoice;
-          t.last_choice = std::max(t.last_choice, static_cast<int>(at));
+        for (const ExactLeaf::Choice& c : leaf.choices) {
+          t.draws[c.at] |= ExactTreeLeaf::kChoice | (c.owner ? ExactTreeLeaf::kSecond : 0);
+          t.last_choice = std::max(t.last_choice, static_cast<int>(c.at));
         }
         chose = chose || !leaf.choices.empty();
         tree.leaves.push_back(std::move(t));

@@ -730,19 +730,19 @@ void print_best(const nlohmann::json& b, const std::string& side, const std::str
                 << "best first; the margin of the best):\n";
     for (const auto& row : b["decisions"]) {
       // "2 hits (36.3%): lose 2 destroyer = lose 1 carrier, 1 destroyer 59.80%, ...": options of
-      // equal value joined by "="
+      // equal value joined by "=", the best two values shown
       std::string line = fmt::format("  {} hit{} ({:.1f}%):", row["hits"].get<int>(),
                                      row["hits"].get<int>() == 1 ? "" : "s",
                                      100 * row["p"].get<double>());
       std::size_t groups = 0, k = 0;
       const auto& options = row["options"];
-      while (k < options.size() && groups < 3) {
+      while (k < options.size() && groups < 2) {
         const double v = options[k]["value"].get<double>();
         std::string names;
         std::size_t same = 0;
         for (; k < options.size() && std::abs(options[k]["value"].get<double>() - v) <= 1e-9; ++k)
-          if (same++ < 3) names += (names.empty() ? "" : " = ") + options[k]["option"].get<std::string>();
-        if (same > 3) names += fmt::format(" (= {} more)", same - 3);
+          if (same++ < 2) names += (names.empty() ? "" : " = ") + options[k]["option"].get<std::string>();
+        if (same > 2) names += fmt::format(" (= {} more)", same - 2);
         line += fmt::format("{} {} {}", groups++ ? "," : "", names,
                             metric ? fmt::format("{:.4f}", v) : fmt::format("{:.2f}%", 100 * v));
       }

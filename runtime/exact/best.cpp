@@ -62,7 +62,7 @@ struct Eval {
   std::size_t tree;
   int side;
   const Fixed* fixed[2];
-  bool ones = false;                     // every leaf worth 1 (the chance of a prefix)
+  bool ones = false;                         // every leaf worth 1 (the chance of a prefix)
   std::vector<std::size_t>* keep = nullptr;  // the leaves the chosen options keep
   Fixed* record = nullptr;                   // the maximising side's choices (non-zero ones)
 
@@ -164,8 +164,7 @@ struct Solver {
   // The values of every node for `o`, `side` maximising (-1: none), the choices of the sides
   // fixed at `fixed` (null: the policy's own).
   std::vector<double> values(const BestObjective& o, int side, const Fixed* f0, const Fixed* f1,
-                             std::size_t max_sweeps,
-                             std::vector<std::vector<double>>& rewards) {
+                             std::size_t max_sweeps, std::vector<std::vector<double>>& rewards) {
     const std::size_t n = chain.size();
     std::vector<double> V(n, 0.0);
     rewards.assign(trees.size(), {});
@@ -230,14 +229,14 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
     s.tree_of[trees[t].node] = static_cast<std::int32_t>(t);
   std::vector<std::vector<double>> rewards;
   Fixed fixed[2];
-  std::vector<double> V0;  // the first side's values (its best response, or the pair's)
+  std::vector<double> V0;        // the first side's values (its best response, or the pair's)
   auto answer = [&](int side) {  // side's best response to the other's fixed choices
     std::vector<double> V = s.values(sides[static_cast<std::size_t>(side)], side, &fixed[0],
-                                           &fixed[1], o.max_sweeps, rewards);
+                                     &fixed[1], o.max_sweeps, rewards);
     Fixed chosen;
     for (std::size_t t = 0; t < trees.size(); ++t) {
-      const Eval e{trees[t].leaves, rewards[t], V, t, side, {&fixed[0], &fixed[1]}, false,
-                   nullptr, &chosen};
+      const Eval e{trees[t].leaves,        rewards[t], V,       t,      side,
+                   {&fixed[0], &fixed[1]}, false,      nullptr, &chosen};
       e(0, trees[t].leaves.size(), 0);
     }
     r.round_values.push_back(V[0]);

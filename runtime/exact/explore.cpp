@@ -37,7 +37,8 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       if (++branches > o.max_branches)
         throw ExactLimit("step " + std::to_string(node.step + 1) + " branches into more than " +
                          std::to_string(o.max_branches) +
-                         " ways from one state (--max-branches): a roll whose dice a script reads (an after-roll "
+                         " ways from one state (--max-branches): a roll whose dice a script reads "
+                         "(an after-roll "
                          "ability, a reroll) is enumerated face by face, or a loop of rounds runs "
                          "inside one step (make each round a step that returns \"again\")" +
                          (o.trees ? std::string("; in best play, every option of each of the "

@@ -654,10 +654,9 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
 // of the report, by its key or its metric: its expectation) maximised; "metric:-NAME" minimised.
 // `negate`: the other side of a game where the first maximises the metric. `of_report` gets how to
 // read the objective's value off a report.
-BestObjective Simulation::best_objective(const std::string& side, const std::string& objective,
-                                         bool negate,
-                                         std::function<double(const nlohmann::json&)>* of_report)
-    const {
+BestObjective Simulation::best_objective(
+    const std::string& side, const std::string& objective, bool negate,
+    std::function<double(const nlohmann::json&)>* of_report) const {
   BestObjective b;
   if (objective.rfind("metric:", 0) == 0) {
     std::string name = objective.substr(7);
@@ -715,10 +714,9 @@ nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::strin
   const bool both = side == "both";
   if (both && report_.sides.size() != 2)
     throw UsageError("--best both: the report of '" + session_.procedure +
-                     "' needs two sides (it has " +
-                     (sides.empty() ? std::string("none") : sides) + ")");
-  if (!both &&
-      std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
+                     "' needs two sides (it has " + (sides.empty() ? std::string("none") : sides) +
+                     ")");
+  if (!both && std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
     throw UsageError("--best '" + side + "' is not a side of the report of '" + session_.procedure +
                      "'" + (sides.empty() ? " (it has none)" : ": " + sides + ", or both"));
   const std::string first = both ? report_.sides[0] : side;

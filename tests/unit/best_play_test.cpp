@@ -283,8 +283,12 @@ nlohmann::json best_json(const std::string& scenario, const std::string& side,
 TEST_CASE("best play, both sides: best responses in turn settle on a pair, as a game solved here",
           "[best_play][exact_mode]") {
   const Fleet start{0, 2, 1};
-  auto attacker_wins = [](const Fleet& a, const Fleet& d) { return ships(a) > 0 && ships(d) == 0 ? 1.0 : 0.0; };
-  auto defender_wins = [](const Fleet& a, const Fleet& d) { return ships(d) > 0 && ships(a) == 0 ? 1.0 : 0.0; };
+  auto attacker_wins = [](const Fleet& a, const Fleet& d) {
+    return ships(a) > 0 && ships(d) == 0 ? 1.0 : 0.0;
+  };
+  auto defender_wins = [](const Fleet& a, const Fleet& d) {
+    return ships(d) > 0 && ships(a) == 0 ? 1.0 : 0.0;
+  };
   Game g;
   std::vector<double> rounds;
   bool settled = false;
@@ -327,9 +331,10 @@ TEST_CASE("best play, both sides: best responses in turn settle on a pair, as a 
   CHECK(std::abs(r.at("defender_win").get<double>() - pair_d) < 1e-9);
 }
 
-TEST_CASE("best play, metric objective: the attacker maximises the half resources it comes out "
-          "ahead by, as a dynamic program with rewards",
-          "[best_play][exact_mode]") {
+TEST_CASE(
+    "best play, metric objective: the attacker maximises the half resources it comes out "
+    "ahead by, as a dynamic program with rewards",
+    "[best_play][exact_mode]") {
   // half resources: destroyer 2, cruiser 4, carrier 6 (space_combat.lua, lib.unit_cost x 2)
   auto worth = [](const Fleet& f) { return 2 * f[0] + 4 * f[1] + 6 * f[2]; };
   const Fleet start{0, 2, 1};
@@ -343,8 +348,9 @@ TEST_CASE("best play, metric objective: the attacker maximises the half resource
   REQUIRE(b > p + 0.01);
   for (const char* objective : {"metric:half_resources_margin", "metric:resources_margin"}) {
     if (std::string(objective) == "metric:resources_margin") {
-      CHECK_THROWS_AS(best_json("tests/fixtures/exact/best_play_carrier.toml", "attacker", objective),
-                      UsageError);
+      CHECK_THROWS_AS(
+          best_json("tests/fixtures/exact/best_play_carrier.toml", "attacker", objective),
+          UsageError);
       continue;
     }
     const nlohmann::json r =
@@ -441,9 +447,10 @@ struct Attack {
 
 }  // namespace
 
-TEST_CASE("best play, X-Wing: the attacker's token spending for expected damage, against an "
-          "enumeration of every face and choice",
-          "[best_play][exact_mode]") {
+TEST_CASE(
+    "best play, X-Wing: the attacker's token spending for expected damage, against an "
+    "enumeration of every face and choice",
+    "[best_play][exact_mode]") {
   struct Case {
     const char* scenario;
     Attack attack;
@@ -473,8 +480,8 @@ TEST_CASE("best play, X-Wing: the attacker's token spending for expected damage,
 
 TEST_CASE("best play: the table of first decisions lists each option's value, the best first",
           "[best_play][exact_mode]") {
-  const nlohmann::json r = best_json("tests/fixtures/exact/best_play_carrier.toml", "defender",
-                                     "win", true);
+  const nlohmann::json r =
+      best_json("tests/fixtures/exact/best_play_carrier.toml", "defender", "win", true);
   const nlohmann::json& rows = r.at("best").at("decisions");
   REQUIRE(!rows.empty());
   bool keeps_cruisers = false;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <functional>
 #include <iostream>
@@ -706,8 +706,8 @@ void print_best(const nlohmann::json& b, const std::string& side, const std::str
   } else {
     const std::size_t rounds = b["rounds"].get<std::size_t>();
     std::cout << fmt::format("both sides' best responses in turn ({}): {} after {} round{}; ", goal,
-                             b["rounds_settled"].get<bool>() ? "settled" : "did not settle",
-                             rounds, rounds == 1 ? "" : "s");
+                             b["rounds_settled"].get<bool>() ? "settled" : "did not settle", rounds,
+                             rounds == 1 ? "" : "s");
     std::cout << (b["rounds_settled"].get<bool>()
                       ? "each side's play is a best response to the other's (the report above "
                         "is this pair's)\n"
@@ -731,9 +731,9 @@ void print_best(const nlohmann::json& b, const std::string& side, const std::str
     for (const auto& row : b["decisions"]) {
       // "2 hits (36.3%): lose 2 destroyer = lose 1 carrier, 1 destroyer 59.80%, ...": options of
       // equal value joined by "=", the best two values shown
-      std::string line = fmt::format("  {} hit{} ({:.1f}%):", row["hits"].get<int>(),
-                                     row["hits"].get<int>() == 1 ? "" : "s",
-                                     100 * row["p"].get<double>());
+      std::string line =
+          fmt::format("  {} hit{} ({:.1f}%):", row["hits"].get<int>(),
+                      row["hits"].get<int>() == 1 ? "" : "s", 100 * row["p"].get<double>());
       std::size_t groups = 0, k = 0;
       const auto& options = row["options"];
       while (k < options.size() && groups < 2) {
@@ -741,7 +741,8 @@ void print_best(const nlohmann::json& b, const std::string& side, const std::str
         std::string names;
         std::size_t same = 0;
         for (; k < options.size() && std::abs(options[k]["value"].get<double>() - v) <= 1e-9; ++k)
-          if (same++ < 2) names += (names.empty() ? "" : " = ") + options[k]["option"].get<std::string>();
+          if (same++ < 2)
+            names += (names.empty() ? "" : " = ") + options[k]["option"].get<std::string>();
         if (same > 2) names += fmt::format(" (= {} more)", same - 2);
         line += fmt::format("{} {} {}", groups++ ? "," : "", names,
                             metric ? fmt::format("{:.4f}", v) : fmt::format("{:.2f}%", 100 * v));
@@ -768,8 +769,8 @@ int simulate(const Common& c, const SimulateArgs& a) {
     eo.seconds = a.max_seconds;
     nlohmann::json report;
     try {
-      report = a.best.empty() ? sim.exact(eo)
-                               : sim.exact_best(eo, a.best, a.objective, a.decisions);
+      report =
+          a.best.empty() ? sim.exact(eo) : sim.exact_best(eo, a.best, a.objective, a.decisions);
     } catch (const ExactLimit& e) {
       throw UsageError(std::string("the exact mode stopped: ") + e.what() +
                        "; use Monte Carlo instead (drop --exact)");

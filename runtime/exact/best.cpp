@@ -3,121 +3,368 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
 
 namespace rb {
 
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr std::uint32_t kFlags = ExactTreeLeaf::kChoice | ExactTreeLeaf::kSecond;
 
-// The draw at `d` of a leaf (kNone past its end), its choice mark kept.
+// A side's choices fixed: (tree, depth, first leaf) -> option index; absent: option 0, the
+// policy's own.
+using Fixed = std::unordered_map<std::uint64_t, std::uint32_t>;
+
+std::uint64_t key_of(std::size_t tree, std::size_t d, std::size_t lo) {
+  return (static_cast<std::uint64_t>(tree) << 40) | (static_cast<std::uint64_t>(d) << 20) | lo;
+}
+
+std::uint32_t fixed_at(const Fixed& f, std::uint64_t key) {
+  const auto it = f.find(key);
+  return it == f.end() ? 0 : it->second;
+}
+
+// The draw at `d` of a leaf (kNone past its end), its choice marks kept.
 std::uint32_t draw_at(const ExactTreeLeaf& l, std::size_t d) {
   return d < l.draws.size() ? l.draws[d] : kNone;
 }
 
-// Whether option b's weight beats the best so far, a: ties (to rounding) keep the lower index.
+bool is_choice(std::uint32_t v) {
+  return v != kNone && (v & ExactTreeLeaf::kChoice) != 0;
+}
+
+int owner_of(std::uint32_t v) {
+  return (v & ExactTreeLeaf::kSecond) != 0 ? 1 : 0;
+}
+
+// Whether option b's value beats a: ties (to rounding) keep a.
 bool better(double b, double a) {
   return b > a + 1e-12 * std::abs(a);
 }
 
-// The tree of one node evaluated with the values V: its leaves [lo, hi) share their first d
-// draws. The sum of p x V(to) over the leaves, where at a choice only the best option's
-// leaves count (each option's leaves carry the same prefix, so the largest sum is the best).
-// `keep`, when given, gets the leaves the best options keep.
-double evaluate(const std::vector<ExactTreeLeaf>& leaves, std::size_t lo, std::size_t hi,
-                std::size_t d, const std::vector<double>& V, std::vector<std::size_t>* keep) {
-  bool choice_below = false;
-  for (std::size_t i = lo; i < hi && !choice_below; ++i)
-    choice_below = leaves[i].last_choice >= static_cast<int>(d);
-  if (!choice_below) {
-    double s = 0;
-    for (std::size_t i = lo; i < hi; ++i) {
-      s += leaves[i].p * V[leaves[i].to];
-      if (keep) keep->push_back(i);
-    }
-    return s;
-  }
-  const std::uint32_t first = draw_at(leaves[lo], d);
-  const bool choice = first != kNone && (first & ExactTreeLeaf::kChoice) != 0;
-  double total = 0, best = -1;
-  std::size_t best_lo = lo, best_hi = lo;
-  for (std::size_t i = lo; i < hi;) {
-    const std::uint32_t v = draw_at(leaves[i], d);
-    std::size_t j = i + 1;
-    while (j < hi && draw_at(leaves[j], d) == v) ++j;
-    if (!choice) {
-      total += evaluate(leaves, i, j, d + 1, V, keep);
-    } else {
-      const double w = v == kNone ? 0 : evaluate(leaves, i, j, d + 1, V, nullptr);
-      if (best < 0 || better(w, best)) best = w, best_lo = i, best_hi = j;
-    }
-    i = j;
-  }
-  if (!choice) return total;
-  if (keep) evaluate(leaves, best_lo, best_hi, d + 1, V, keep);
-  return best;
+double reward(const std::vector<std::pair<Sym, double>>& adds, const BestObjective& o) {
+  double r = 0;
+  for (const auto& [m, w] : o.metrics)
+    for (const auto& [a, v] : adds)
+      if (a == m) r += w * v;
+  return r;
 }
+
+// How one tree is evaluated: the values V, the side that maximises (-1: none, every choice
+// fixed), each side's fixed choices, and what to collect.
+struct Eval {
+  const std::vector<ExactTreeLeaf>& leaves;
+  const std::vector<double>& leaf_reward;  // by leaf, for the objective
+  const std::vector<double>& V;
+  std::size_t tree;
+  int side;
+  const Fixed* fixed[2];
+  bool ones = false;                         // every leaf worth 1 (the chance of a prefix)
+  std::vector<std::size_t>* keep = nullptr;  // the leaves the chosen options keep
+  Fixed* record = nullptr;                   // the maximising side's choices (non-zero ones)
+
+  double leaf(std::size_t i) const {
+    return ones ? leaves[i].p : leaves[i].p * (leaf_reward[i] + V[leaves[i].to]);
+  }
+
+  // The leaves [lo, hi) share their first d draws.
+  double operator()(std::size_t lo, std::size_t hi, std::size_t d) const {
+    bool choice_below = false;
+    for (std::size_t i = lo; i < hi && !choice_below; ++i)
+      choice_below = leaves[i].last_choice >= static_cast<int>(d);
+    if (!choice_below) {
+      double s = 0;
+      for (std::size_t i = lo; i < hi; ++i) {
+        s += leaf(i);
+        if (keep) keep->push_back(i);
+      }
+      return s;
+    }
+    const std::uint32_t first = draw_at(leaves[lo], d);
+    if (!is_choice(first)) {
+      double total = 0;
+      for (std::size_t i = lo; i < hi;) {
+        const std::uint32_t v = draw_at(leaves[i], d);
+        std::size_t j = i + 1;
+        while (j < hi && draw_at(leaves[j], d) == v) ++j;
+        total += (*this)(i, j, d + 1);
+        i = j;
+      }
+      return total;
+    }
+    const int owner = owner_of(first);
+    const std::uint64_t key = key_of(tree, d, lo);
+    const std::uint32_t had = fixed[owner] ? fixed_at(*fixed[owner], key) : 0;
+    std::size_t pick_lo = lo, pick_hi = lo;
+    double pick = -1;
+    bool found = false;
+    std::uint32_t pick_option = 0;
+    if (owner != side) {
+      // the other side's choice: its fixed option (the first, if that option has no leaves)
+      for (std::size_t i = lo; i < hi;) {
+        const std::uint32_t v = draw_at(leaves[i], d);
+        std::size_t j = i + 1;
+        while (j < hi && draw_at(leaves[j], d) == v) ++j;
+        if (!found || (v & ~kFlags) == had) pick_lo = i, pick_hi = j, found = true;
+        if ((v & ~kFlags) == had) break;
+        i = j;
+      }
+      if (record && side >= 0) {
+        // the answering side's choices below the other options are recorded too: its answer
+        // covers what the other side might do there (else they fall back to the policy's, and
+        // the other side, answering next, would find them there)
+        Eval off = *this;
+        off.keep = nullptr;
+        for (std::size_t i = lo; i < hi;) {
+          const std::uint32_t v = draw_at(leaves[i], d);
+          std::size_t j = i + 1;
+          while (j < hi && draw_at(leaves[j], d) == v) ++j;
+          if (i != pick_lo && v != kNone) off(i, j, d + 1);
+          i = j;
+        }
+      }
+      return (*this)(pick_lo, pick_hi, d + 1);
+    }
+    // the maximising side's choice: the best option; ties keep the option it had
+    Eval quiet = *this;
+    quiet.keep = nullptr, quiet.record = nullptr;
+    double had_value = -1;
+    std::size_t had_lo = lo, had_hi = lo;
+    for (std::size_t i = lo; i < hi;) {
+      const std::uint32_t v = draw_at(leaves[i], d);
+      std::size_t j = i + 1;
+      while (j < hi && draw_at(leaves[j], d) == v) ++j;
+      const double w = v == kNone ? 0 : quiet(i, j, d + 1);
+      if (!found || better(w, pick)) pick = w, pick_lo = i, pick_hi = j, pick_option = v & ~kFlags;
+      if (v != kNone && (v & ~kFlags) == had) had_value = w, had_lo = i, had_hi = j;
+      found = true;
+      i = j;
+    }
+    if (had_hi > had_lo && !better(pick, had_value))
+      pick = had_value, pick_lo = had_lo, pick_hi = had_hi, pick_option = had;
+    if (keep || record) {
+      if (record && pick_option != 0) (*record)[key] = pick_option;
+      (*this)(pick_lo, pick_hi, d + 1);  // what the chosen option keeps and chooses below
+    }
+    return pick;
+  }
+};
+
+struct Solver {
+  ExactChain& chain;
+  const std::vector<ExactTree>& trees;
+  int steps;
+  std::vector<std::int32_t> tree_of;
+  std::size_t sweeps = 0;
+  bool settled = true;
+
+  // The values of every node for `o`, `side` maximising (-1: none), the choices of the sides
+  // fixed at `fixed` (null: the policy's own).
+  std::vector<double> values(const BestObjective& o, int side, const Fixed* f0, const Fixed* f1,
+                             std::size_t max_sweeps, std::vector<std::vector<double>>& rewards) {
+    const std::size_t n = chain.size();
+    std::vector<double> V(n, 0.0);
+    rewards.assign(trees.size(), {});
+    for (std::size_t t = 0; t < trees.size(); ++t)
+      for (const ExactTreeLeaf& l : trees[t].leaves) rewards[t].push_back(reward(l.adds, o));
+    for (std::size_t v = 0; v < n; ++v) {
+      const ExactNode& node = chain.at(static_cast<std::uint32_t>(v));
+      if (node.step != steps) continue;
+      const int out = node.writes.outcome;
+      double x = 0;
+      if (out >= 0 && static_cast<std::size_t>(out) < o.outcomes.size())
+        x = o.outcomes[static_cast<std::size_t>(out)];
+      x += reward(node.writes.sets, o);
+      V[v] = x;
+    }
+    // value iteration from below, in place, the nodes in reverse order of exploration (a
+    // node's successors were mostly found after it): one sweep settles what does not come back
+    bool done = false;
+    for (std::size_t k = 0; k < max_sweeps && !done; ++k) {
+      ++sweeps;
+      double change = 0;
+      for (std::size_t v = n; v-- > 0;) {
+        const ExactNode& node = chain.at(static_cast<std::uint32_t>(v));
+        if (node.step == steps || node.out.empty()) continue;  // final, or never expanded
+        double value;
+        if (tree_of[v] >= 0) {
+          const auto t = static_cast<std::size_t>(tree_of[v]);
+          const auto& leaves = trees[t].leaves;
+          const Eval e{leaves, rewards[t], V, t, side, {f0, f1}};
+          value = e(0, leaves.size(), 0);
+        } else {
+          double s = 0, self = 0;
+          for (const ExactEdge& e : node.out) {
+            const double r = o.metrics.empty() ? 0 : reward(e.adds, o);
+            if (e.to == v)
+              self += e.p, s += e.p * r;
+            else
+              s += e.p * (r + V[e.to]);
+          }
+          value = self > 0 && self < 1 ? s / (1 - self) : s;
+        }
+        change = std::max(change, std::abs(value - V[v]));
+        V[v] = value;
+      }
+      done = change < 1e-13;
+    }
+    settled = settled && done;
+    return V;
+  }
+};
 
 }  // namespace
 
 BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int steps,
-                   const std::vector<double>& final_values, std::size_t max_sweeps) {
+                   const std::vector<BestObjective>& sides, const BestOptions& o) {
   BestPlay r;
   const std::size_t n = chain.size();
   r.choice_nodes = trees.size();
-  if (n == 0) return r;
-  std::vector<double> V(n, 0.0);
-  std::vector<std::int32_t> tree_of(n, -1);
+  if (n == 0 || sides.empty()) return r;
+  Solver s{chain, trees, steps, std::vector<std::int32_t>(n, -1)};
   for (std::size_t t = 0; t < trees.size(); ++t)
-    tree_of[trees[t].node] = static_cast<std::int32_t>(t);
-  for (std::size_t v = 0; v < n; ++v) {
-    const ExactNode& node = chain.at(static_cast<std::uint32_t>(v));
-    if (node.step != steps) continue;
-    const int o = node.writes.outcome;
-    if (o >= 0 && static_cast<std::size_t>(o) < final_values.size())
-      V[v] = final_values[static_cast<std::size_t>(o)];
-  }
-  // value iteration from below, in place, the nodes in reverse order of exploration (a node's
-  // successors were mostly found after it): one sweep settles what does not come back
-  r.settled = false;
-  while (r.iterations < max_sweeps) {
-    ++r.iterations;
-    double change = 0;
-    for (std::size_t v = n; v-- > 0;) {
-      const ExactNode& node = chain.at(static_cast<std::uint32_t>(v));
-      if (node.step == steps || node.out.empty()) continue;  // final, or never expanded
-      double value;
-      if (tree_of[v] >= 0) {
-        const auto& leaves = trees[static_cast<std::size_t>(tree_of[v])].leaves;
-        value = evaluate(leaves, 0, leaves.size(), 0, V, nullptr);
-      } else {
-        double s = 0, self = 0;
-        for (const ExactEdge& e : node.out)
-          if (e.to == v)
-            self += e.p;
-          else
-            s += e.p * V[e.to];
-        value = self > 0 && self < 1 ? s / (1 - self) : s;
+    s.tree_of[trees[t].node] = static_cast<std::int32_t>(t);
+  std::vector<std::vector<double>> rewards;
+  Fixed fixed[2];
+  std::vector<double> V0;        // the first side's values (its best response, or the pair's)
+  auto answer = [&](int side) {  // side's best response to the other's fixed choices
+    std::vector<double> V = s.values(sides[static_cast<std::size_t>(side)], side, &fixed[0],
+                                     &fixed[1], o.max_sweeps, rewards);
+    Fixed chosen;
+    for (std::size_t t = 0; t < trees.size(); ++t) {
+      const Eval e{trees[t].leaves,        rewards[t], V,       t,      side,
+                   {&fixed[0], &fixed[1]}, false,      nullptr, &chosen};
+      e(0, trees[t].leaves.size(), 0);
+    }
+    r.round_values.push_back(V[0]);
+    if (side == 0) V0 = std::move(V);
+    return chosen;
+  };
+  if (sides.size() == 1) {
+    fixed[0] = answer(0);
+    r.rounds = 1;
+  } else {
+    r.rounds_settled = false;
+    for (std::size_t round = 0; round < o.max_rounds; ++round) {
+      const int side = static_cast<int>(round % 2);
+      Fixed chosen = answer(side);
+      r.rounds = round + 1;
+      const bool same = chosen == fixed[side];
+      fixed[side] = std::move(chosen);
+      // unchanged: each side's choices are now a best response to the other's (round 1
+      // answered the second side's policy, round 2 that answer, ...)
+      if (round > 0 && same) {
+        r.rounds_settled = true;
+        break;
       }
-      change = std::max(change, std::abs(value - V[v]));
-      V[v] = value;
-    }
-    if (change < 1e-13) {
-      r.settled = true;
-      break;
     }
   }
-  r.value = V[0];
-  // every choice fixed at its best option: the node's edges are the leaves it keeps
+  // each side's value once both play the last pair (one side: its best response's)
+  if (sides.size() == 1) {
+    r.pair_values = r.round_values;
+  } else {
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+      std::vector<double> V = s.values(sides[k], -1, &fixed[0], &fixed[1], o.max_sweeps, rewards);
+      r.pair_values.push_back(V[0]);
+    }
+  }
+  r.value = r.pair_values[0];
+  r.iterations = s.sweeps;
+  r.settled = s.settled;
+  if (o.want_decisions) {
+    // the first side's first decisions, with its best response's values to the other's pair
+    const std::vector<double> V =
+        sides.size() == 1 ? V0 : s.values(sides[0], 0, &fixed[0], &fixed[1], o.max_sweeps, rewards);
+    std::vector<char> seen(n, 0), mine(trees.size(), 0);
+    for (std::size_t t = 0; t < trees.size(); ++t)
+      for (const ExactTreeLeaf& l : trees[t].leaves)
+        for (std::uint32_t v : l.draws)
+          if (is_choice(v) && owner_of(v) == 0) mine[t] = 1;
+    std::deque<std::uint32_t> queue{0};
+    seen[0] = 1;
+    while (!queue.empty() && r.decisions.size() < 4096) {
+      const std::uint32_t v = queue.front();
+      queue.pop_front();
+      const std::int32_t t = s.tree_of[v];
+      if (t >= 0 && mine[static_cast<std::size_t>(t)]) {
+        const auto ti = static_cast<std::size_t>(t);
+        const auto& leaves = trees[ti].leaves;
+        const Eval value{leaves, rewards[ti], V, ti, 0, {&fixed[0], &fixed[1]}};
+        Eval chance = value;
+        chance.ones = true;
+        // walks the tree to the side's first choices: a row of its choices is one option
+        std::function<void(std::size_t, std::size_t, std::size_t, BestDecision*,
+                           std::vector<std::uint32_t>&)>
+            walk = [&](std::size_t lo, std::size_t hi, std::size_t d, BestDecision* row,
+                       std::vector<std::uint32_t>& picks) {
+              bool choice_below = false;
+              for (std::size_t i = lo; i < hi && !choice_below; ++i)
+                choice_below = leaves[i].last_choice >= static_cast<int>(d);
+              const std::uint32_t first = draw_at(leaves[lo], d);
+              const bool mine_here = choice_below && is_choice(first) && owner_of(first) == 0;
+              if (row && !mine_here) {  // the row of choices ends: one option
+                row->options.push_back({picks, value(lo, hi, d), leaves[lo].to});
+                return;
+              }
+              if (!choice_below) return;
+              BestDecision here;
+              BestDecision* into = row;
+              if (!row && mine_here) {
+                here.node = v;
+                into = &here;
+              }
+              for (std::size_t i = lo; i < hi;) {
+                const std::uint32_t x = draw_at(leaves[i], d);
+                std::size_t j = i + 1;
+                while (j < hi && draw_at(leaves[j], d) == x) ++j;
+                const bool other = is_choice(x) && owner_of(x) == 1;
+                if (x != kNone &&
+                    (!other || (x & ~kFlags) == fixed_at(fixed[1], key_of(ti, d, lo)))) {
+                  if (into) picks.push_back(x & ~kFlags);
+                  walk(i, j, d + 1, into, picks);
+                  if (into) picks.pop_back();
+                }
+                i = j;
+              }
+              if (!row && mine_here) {
+                // the chance of the draws before it: its first option worth 1 per leaf
+                const std::uint32_t x0 = draw_at(leaves[lo], d);
+                std::size_t j = lo + 1;
+                while (j < hi && draw_at(leaves[j], d) == x0) ++j;
+                const double before = chance(lo, j, d + 1);
+                // a leaf's p is the chance of all its draws: the options' values are given
+                // the draws before the decision
+                for (BestDecision::Option& op : here.options)
+                  op.value = before > 0 ? op.value / before : 0;
+                here.p = before;
+                std::sort(here.options.begin(), here.options.end(),
+                          [](const auto& a, const auto& b) { return a.value > b.value; });
+                if (here.options.size() > 1) r.decisions.push_back(std::move(here));
+              }
+            };
+        std::vector<std::uint32_t> picks;
+        walk(0, leaves.size(), 0, nullptr, picks);
+        continue;  // the side's later decisions are not first ones
+      }
+      for (const ExactEdge& e : chain.at(v).out)
+        if (!seen[e.to]) seen[e.to] = 1, queue.push_back(e.to);
+    }
+  }
+  // every choice fixed at its pair's option: the node's edges are the leaves it keeps
   std::vector<std::size_t> keep;
-  for (const ExactTree& t : trees) {
+  for (std::size_t t = 0; t < trees.size(); ++t) {
     keep.clear();
-    evaluate(t.leaves, 0, t.leaves.size(), 0, V, &keep);
-    ExactNode& node = chain.at(t.node);
+    const std::vector<double> no_rewards(trees[t].leaves.size(), 0.0);
+    const Eval e{trees[t].leaves, no_rewards, V0, t, -1, {&fixed[0], &fixed[1]}, false, &keep};
+    e(0, trees[t].leaves.size(), 0);
+    ExactNode& node = chain.at(trees[t].node);
     node.out.clear();
     for (std::size_t i : keep) {
-      const ExactTreeLeaf& l = t.leaves[i];
-      chain.add_edge(t.node, {l.p, l.to, l.adds});
+      const ExactTreeLeaf& l = trees[t].leaves[i];
+      chain.add_edge(trees[t].node, {l.p, l.to, l.adds});
     }
   }
   return r;

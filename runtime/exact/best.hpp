@@ -1,33 +1,79 @@
-// exact/best: best play, a side's best response to the other side's policy (docs/exact.md,
-// "Best play"). The explorer (exact/explore.hpp) runs the side's decisions as choices: a draw
-// of an option index, filed in the node's tree of draws (ExactTree) beside the chain's edges.
-// best_play gives every node its value, the chance of reaching a final node the objective
-// counts (the final's value), where at a choice the side takes the option of highest value
-// (chance: the sum over the draws of p x value; choice: the largest); nodes that come back are
-// solved by value iteration. Then every choice is fixed at its best option (ties: the lowest
-// index, the option the runtime lists first: the policy's own) and the chain's edges of each
-// node with a tree become the leaves that option keeps, with their chance probabilities, so
-// that ExactChain::solve gives the best play's whole report.
+// exact/best: best play, a side's best response to the other side's policy, or both sides' best
+// responses in turn (docs/exact.md, "Best play"). The explorer (exact/explore.hpp) runs the
+// sides' decisions as choices: a draw of an option index, filed in the node's tree of draws
+// (ExactTree) beside the chain's edges, each marked with the side that chose (its owner).
+// best_play gives every node its value for a side's objective: the expected sum of what the run
+// earns on the way (a metric's additions, weighted) and at its end (the final node's outcome and
+// the last values of its metrics), where at the side's choices it takes the option of highest
+// value (chance: the sum over the draws of p x value; choice: the largest) and at the other
+// side's it takes the option fixed for it; nodes that come back are solved by value iteration.
+// Then every choice is fixed at its best option (ties: the option the side had, at first the
+// policy's own, which the runtime lists first) and the chain's edges of each node with a tree
+// become the leaves those options keep, with their chance probabilities, so that
+// ExactChain::solve gives the best play's whole report. With two sides, the sides answer each
+// other in turn (the first side's best response to the second's choices, then the second's to
+// that, ...) until a side's answer leaves its choices as they were: each side's choices are then
+// a best response to the other's. Or a cap of rounds is reached, and the last pair is kept.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "base/symbols.hpp"
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
 
 namespace rb {
 
-struct BestPlay {
-  double value = 0;              // the start's value under best play
-  std::size_t choice_nodes = 0;  // nodes whose step made choices
-  std::size_t iterations = 0;    // sweeps of value iteration
-  bool settled = true;           // the largest change fell below 1e-13 within max_sweeps
+// What a side's play is worth: the value of ending in each of the report's outcomes (by index;
+// others 0), and a weight per metric (its additions on the way and its last value at the end).
+struct BestObjective {
+  std::vector<double> outcomes;
+  std::vector<std::pair<Sym, double>> metrics;
 };
 
-// `steps`: a node with this step is final; `final_values`: a final node's value by its outcome
-// (index; an outcome past the end, or none, is 0). Rewrites the edges of the trees' nodes.
+// One of the first decisions of a side (the first nodes where it decides, reached from the start
+// without an earlier decision of its own): the options (the side's choices in a row, as option
+// indices) with their values, best first.
+struct BestDecision {
+  std::uint32_t node = 0;  // the chain's node whose step decides
+  double p = 0;            // the chance, from that node, of the draws that lead to the decision
+  struct Option {
+    std::vector<std::uint32_t> picks;  // the option index of each choice in the row
+    double value = 0;
+    std::uint32_t to = 0;  // a node the option leads to (what it changed: its state)
+  };
+  std::vector<Option> options;
+};
+
+struct BestPlay {
+  double value = 0;              // the start's value under best play (the first side's objective)
+  std::size_t choice_nodes = 0;  // nodes whose step made choices
+  std::size_t iterations = 0;    // sweeps of value iteration (all rounds)
+  bool settled = true;           // the largest change fell below 1e-13 within max_sweeps
+  // two sides: rounds of best responses, whether a round left its side's choices as they were,
+  // each round's value for the side that answered (round 1: the first side), and each side's
+  // value once both play the last pair
+  std::size_t rounds = 0;
+  bool rounds_settled = true;
+  std::vector<double> round_values;
+  std::vector<double> pair_values;
+  // the first side's first decisions (want_decisions)
+  std::vector<BestDecision> decisions;
+};
+
+struct BestOptions {
+  std::size_t max_sweeps = 100'000;
+  std::size_t max_rounds = 20;  // two sides: rounds of best responses at most
+  bool want_decisions = false;
+};
+
+// `steps`: a node with this step is final; `sides`: the objective of each side that chooses (one,
+// or two: the choices a tree marks as the second side's, ExactTreeLeaf::kSecond). Rewrites the
+// edges of the trees' nodes.
 BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int steps,
-                   const std::vector<double>& final_values, std::size_t max_sweeps = 100'000);
+                   const std::vector<BestObjective>& sides, const BestOptions& o = {});
 
 }  // namespace rb

@@ -13,6 +13,7 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
   chain.at(0).mass = 1;
   ExactPath path;
   State work;
+  std::size_t tree_bytes = 0;  // best play: what the trees of choices take (against max_bytes)
   while (!queue.empty()) {
     const std::uint32_t v = queue.front();
     queue.pop_front();
@@ -36,7 +37,8 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       if (++branches > o.max_branches)
         throw ExactLimit("step " + std::to_string(node.step + 1) + " branches into more than " +
                          std::to_string(o.max_branches) +
-                         " ways from one state: a roll whose dice a script reads (an after-roll "
+                         " ways from one state (--max-branches): a roll whose dice a script reads "
+                         "(an after-roll "
                          "ability, a reroll) is enumerated face by face, or a loop of rounds runs "
                          "inside one step (make each round a step that returns \"again\")" +
                          (o.trees ? std::string("; in best play, every option of each of the "
@@ -54,15 +56,17 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       if (o.trees) {
         ExactTreeLeaf t;
         double chance = p;  // a choice's draw counted 1/n in p: divided out
-        for (const auto& [at, n] : leaf.choices) chance *= static_cast<double>(n);
+        for (const ExactLeaf::Choice& c : leaf.choices) chance *= static_cast<double>(c.n);
         t.p = chance;
         t.draws.reserve(path.size());
         for (std::size_t i = 0; i < path.size(); ++i) t.draws.push_back(path.value(i));
-        for (const auto& [at, n] : leaf.choices) {
-          t.draws[at] |= ExactTreeLeaf::kChoice;
-          t.last_choice = std::max(t.last_choice, static_cast<int>(at));
+        for (const ExactLeaf::Choice& c : leaf.choices) {
+          t.draws[c.at] |= ExactTreeLeaf::kChoice | (c.owner ? ExactTreeLeaf::kSecond : 0);
+          t.last_choice = std::max(t.last_choice, static_cast<int>(c.at));
         }
         chose = chose || !leaf.choices.empty();
+        tree_bytes += sizeof(ExactTreeLeaf) + t.draws.size() * sizeof(std::uint32_t) +
+                      leaf.adds.size() * sizeof(leaf.adds[0]);
         tree.leaves.push_back(std::move(t));
       }
       ExactWrites w = node.writes;
@@ -74,12 +78,15 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       if (chain.size() > o.max_states)
         throw ExactLimit("the exact mode's chain passed " + std::to_string(o.max_states) +
                          " states (--max-states)");
-      if (chain.bytes() + (o.other_bytes ? *o.other_bytes : 0) > o.max_bytes)
+      if (chain.bytes() + (o.other_bytes ? *o.other_bytes : 0) + tree_bytes > o.max_bytes)
         throw ExactLimit("the exact mode's states took more than " +
                          std::to_string(o.max_bytes >> 20) + " MiB (" +
                          std::to_string(chain.size()) +
                          " states, --max-memory): this battle's states do not merge enough "
-                         "to enumerate them all");
+                         "to enumerate them all" +
+                         (tree_bytes ? std::string(" (best play's trees of choices take ") +
+                                           std::to_string(tree_bytes >> 20) + " MiB of it)"
+                                     : std::string()));
       chain.at(to).mass += node.mass * p;
       if (o.trees) tree.leaves.back().to = to, tree.leaves.back().adds = leaf.adds;
       chain.add_edge(v, {p, to, std::move(leaf.adds)});

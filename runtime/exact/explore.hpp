@@ -28,16 +28,23 @@ struct ExactLeaf {
   int outcome = -1;
   std::string outcome_name;
   // best play: the draws that were a side's choice (an option index drawn uniformly,
-  // ExactPath::draw): their position in the path and their number of options, in order
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> choices;
+  // ExactPath::draw): their position in the path, their number of options and whose choice it
+  // was (0: the first side that plays best, 1: the second), in order
+  struct Choice {
+    std::uint32_t at = 0, n = 0;
+    int owner = 0;
+  };
+  std::vector<Choice> choices;
 };
 
 // Best play: the leaves of a node whose step made choices, as its tree of draws. A leaf's draws
 // are every value its path drew, in order, a choice's marked with kChoice; `p` is the product of
-// its chance draws alone (a choice's 1/n divided out). Leaves are in the path's odometer order,
+// its chance draws alone (a choice's 1/n divided out). A choice of the second side that plays best
+// (--best both) is marked kSecond too. Leaves are in the path's odometer order,
 // so the leaves below a prefix of draws are consecutive.
 struct ExactTreeLeaf {
   static constexpr std::uint32_t kChoice = 0x80000000u;
+  static constexpr std::uint32_t kSecond = 0x40000000u;
   std::uint32_t to = 0;
   double p = 0;
   std::vector<std::pair<Sym, double>> adds;

@@ -781,7 +781,7 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   eo.other_bytes = &X.fire_bytes;
   for (const std::string& k : I.rules.interchangeable) eo.interchangeable.push_back(sym(k));
   X.trees.clear();
-  if (X.best != kNoEntity) eo.trees = &X.trees;
+  if (X.best.any()) eo.trees = &X.trees;
   ExploreStats stats;
   explore(
       chain, n, eo,
@@ -801,10 +801,14 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
         return leaf;
       },
       stats);
-  if (X.best != kNoEntity) {
+  if (X.best.any()) {
     // best play: the chain's edges become the best options' (exact/best.hpp)
-    const BestPlay b = best_play(chain, X.trees, n, X.options.best_values);
-    X.best_result = ExactResult::Best{b.value, b.choice_nodes, b.iterations, b.settled};
+    std::vector<BestObjective> sides{X.options.best_objective};
+    if (X.best.second != kNoEntity) sides.push_back(X.options.second_objective);
+    BestOptions bo;
+    bo.max_rounds = X.options.best_rounds;
+    bo.want_decisions = X.options.best_decisions;
+    X.best_result = best_play(chain, X.trees, n, sides, bo);
     X.trees.clear();
   }
   X.solution = chain.solve(n);

@@ -1043,10 +1043,14 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
                      "'");
   if (I.options.interactive)
     throw UsageError("the exact mode enumerates every run: interactive decisions are refused");
-  const EntityId best = o.best == kNoSym ? kNoEntity : start.role(o.best);
-  if (o.best != kNoSym && best == kNoEntity)
-    throw UsageError("best play: the start state has no player in the role '" +
-                     std::string(sym_name(o.best)) + "'");
+  auto best_role = [&](Sym role) {
+    const EntityId p = role == kNoSym ? kNoEntity : start.role(role);
+    if (role != kNoSym && p == kNoEntity)
+      throw UsageError("best play: the start state has no player in the role '" +
+                       std::string(sym_name(role)) + "'");
+    return p;
+  };
+  const EntityId best = best_role(o.best), second = best_role(o.best_second);
   State state = start;
   RunResult result;
   RunOptions options;
@@ -1063,7 +1067,7 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   I.memo_run = false;
   I.exact = std::make_unique<Impl::Exact>();
   I.exact->options = o;
-  I.exact->best = best;
+  I.exact->best = {best, second};
   TimeLimit limit(I, o.seconds);  // an exploration is many runs: its own limit
   struct Reset {
     Impl& I;
@@ -1106,6 +1110,20 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   r.cycles = X.solution.sets;
   r.largest_cycle = X.solution.largest_set;
   r.best = X.best_result;
+  if (r.best) {
+    // the first decisions' states, by index into decision_states; their chance from the start
+    std::unordered_map<std::uint32_t, std::uint32_t> index;
+    auto state_of = [&](std::uint32_t node) {
+      auto [it, added] = index.emplace(node, static_cast<std::uint32_t>(r.decision_states.size()));
+      if (added) r.decision_states.push_back(chain.at(node).state);
+      return it->second;
+    };
+    for (BestDecision& d : r.best->decisions) {
+      d.p *= d.node < X.solution.reach.size() ? X.solution.reach[d.node] : 0;
+      d.node = state_of(d.node);
+      for (BestDecision::Option& op : d.options) op.to = state_of(op.to);
+    }
+  }
   return r;
 }
 

@@ -19,6 +19,7 @@
 #include "decide/decide.hpp"
 #include "dice/dice.hpp"
 #include "events/events.hpp"
+#include "exact/best.hpp"
 #include "state/state.hpp"
 #include "trace/trace.hpp"
 
@@ -73,9 +74,14 @@ struct ExactRunOptions {
   double prune = 1e-16;                     // nodes less likely than this are not expanded
   const std::atomic<bool>* stop = nullptr;  // set from another thread: stops (ExactLimit)
   // Best play (docs/exact.md): the role whose decisions are choices (kNoSym: the policy plays
-  // every side), and the value of ending in each of the report's outcomes (by index; others 0).
+  // every side) and what it maximises; with --best both, the second role and its objective too
+  // (the roles then answer each other in turn, at most best_rounds rounds).
   Sym best = kNoSym;
-  std::vector<double> best_values;
+  BestObjective best_objective;
+  Sym best_second = kNoSym;
+  BestObjective second_objective;
+  std::size_t best_rounds = 20;
+  bool best_decisions = false;  // the first side's first decisions (BestPlay::decisions)
 };
 struct ExactResult {
   struct Final {
@@ -91,14 +97,10 @@ struct ExactResult {
   std::size_t states = 0;    // nodes of the chain
   std::uint64_t leaves = 0;  // step runs
   std::size_t cycles = 0, largest_cycle = 0;  // strongly connected sets solved as systems
-  // best play (ExactRunOptions::best): the finals, added and unresolved above are its chain's
-  struct Best {
-    double value = 0;              // the best play's value from the start (its objective)
-    std::size_t choice_nodes = 0;  // states where the side decided
-    std::size_t iterations = 0;    // sweeps of value iteration
-    bool settled = true;           // the values settled below 1e-13 within the cap
-  };
-  std::optional<Best> best;
+  // best play (ExactRunOptions::best): the finals, added and unresolved above are its chain's;
+  // a decision's `to` is an index into decision_states
+  std::optional<BestPlay> best;
+  std::vector<State> decision_states;  // the states the first decisions start from and lead to
 };
 
 class Engine {

@@ -172,22 +172,28 @@ struct Engine::Impl {
     ExploreStats stats;
     ExactChain::Solution solution;
     ExactPath* path = nullptr;  // the draws of the step being run
-    // best play: the player whose decisions are choices (kNoEntity: none), the choices the
-    // step being run made (ExactLeaf::choices), the trees of the nodes that made some, and
-    // what solving for the best play gave
-    EntityId best = kNoEntity;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> choices;
+    // best play: the players whose decisions are choices (none, one, or two with --best both),
+    // the choices the step being run made (ExactLeaf::choices), the trees of the nodes that
+    // made some, and what solving for the best play gave. `best == player` asks whether that
+    // player's decisions are choices.
+    struct BestPlayers {
+      EntityId first = kNoEntity, second = kNoEntity;
+      bool any() const { return first != kNoEntity; }
+      bool operator==(EntityId p) const { return p != kNoEntity && (p == first || p == second); }
+      bool operator>=(int) const { return any(); }  // (a test of "some player plays best")
+    };
+    BestPlayers best;
+    std::vector<ExactLeaf::Choice> choices;
     std::vector<ExactTree> trees;
-    std::optional<ExactResult::Best> best_result;
-    // Draws one of n options as the best side's choice: an index in [0, n), the path's
-    // next draw, recorded as a choice; -1 when no choice is being explored here (the policy
-    // decides: no best side, the player is not it, or the draws are not the step's own)
+    std::optional<BestPlay> best_result;
+    // Draws one of n options as a best side's choice: an index in [0, n), the path's next
+    // draw, recorded as a choice of that side; -1 when no choice is being explored here (the
+    // policy decides: no best side, the player is not one, or the draws are not the step's own)
     int choose(EntityId player, std::uint32_t n, ExactPath* active) {
-      if (best == kNoEntity || player != best || done || !path || active != path || n < 2)
-        return -1;
+      if (!(best == player) || done || !path || active != path || n < 2) return -1;
       const auto at = static_cast<std::uint32_t>(path->used());
       const std::uint32_t k = path->draw(n);
-      choices.emplace_back(at, n);
+      choices.push_back({at, n, player == best.second ? 1 : 0});
       return static_cast<int>(k);
     }
     // ctx:exchange_fire's rounds, by the state and spec they start from: a chain of rounds

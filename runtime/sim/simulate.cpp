@@ -423,6 +423,100 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
   return j;
 }
 
+namespace {
+
+// What an option of a first decision did to `side`'s counted units, from `before` to `after`:
+// "lose 2 fighter, 1 carrier; damage 1 dreadnought" (or "nothing"), and the hits it took (units
+// lost or changed: a unit that sustains damage).
+std::pair<std::string, int> describe_option(const std::vector<Counted>& counted,
+                                            const std::string& side, const State& before,
+                                            const State& after) {
+  std::string lost, changed;
+  int hits = 0;
+  for (const Counted& c : counted) {
+    if (c.side != side) continue;
+    int l = 0, d = 0;
+    for (EntityId e : c.units) {
+      const bool was = before.at(e).location != kReinforcements;
+      const bool is = after.at(e).location != kReinforcements;
+      if (was && !is) ++l;
+      if (was && is && before.at(e).attr != after.at(e).attr) ++d;
+    }
+    if (l) lost += (lost.empty() ? "" : ", ") + std::to_string(l) + " " + c.type;
+    if (d) changed += (changed.empty() ? "" : ", ") + std::to_string(d) + " " + c.type;
+    hits += l + d;
+  }
+  std::string what = lost.empty() ? "" : "lose " + lost;
+  if (!changed.empty()) what += (what.empty() ? "" : "; ") + std::string("damage ") + changed;
+  return {what.empty() ? "nothing" : what, hits};
+}
+
+// At most this many rows of first decisions are shown: the likeliest.
+constexpr std::size_t kDecisionRows = 12;
+
+// The first decisions of a best side (BestPlay::decisions) as rows: [{hits, p, options: [{option,
+// value}] best first, margin}], the hits taken in the round, the chance of the row, and how much
+// the best option beats the next one of a lower value.
+nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& states,
+                               const std::vector<Counted>& counted, const std::string& side) {
+  using nlohmann::json;
+  // decisions with the same hits and the same options are one row: each option's value is its
+  // mean over them, weighted by their chance
+  struct Row {
+    int hits = 0;
+    double p = 0;
+    std::map<std::string, double> value;  // option -> p x value
+  };
+  std::map<std::pair<int, std::vector<std::string>>, Row> rows;
+  for (const BestDecision& d : b.decisions) {
+    std::vector<std::string> whats;
+    std::map<std::string, double> best_of;  // two rows of choices may do the same
+    int hits = 0;
+    for (const BestDecision::Option& op : d.options) {
+      const auto [what, h] = describe_option(counted, side, states[d.node], states[op.to]);
+      hits = std::max(hits, h);
+      if (!best_of.count(what)) whats.push_back(what), best_of[what] = op.value;
+      best_of[what] = std::max(best_of[what], op.value);
+    }
+    if (best_of.size() < 2) continue;
+    std::sort(whats.begin(), whats.end());
+    Row& row = rows[{hits, whats}];
+    row.hits = hits;
+    row.p += d.p;
+    for (const auto& [what, v] : best_of) row.value[what] += d.p * v;
+  }
+  std::vector<const Row*> order;
+  for (const auto& [key, row] : rows)
+    if (row.p > 0) order.push_back(&row);
+  // the likeliest rows, then by hits
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Row* a, const Row* c) { return a->p > c->p; });
+  if (order.size() > kDecisionRows) order.resize(kDecisionRows);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Row* a, const Row* c) { return a->hits < c->hits; });
+  json out = json::array();
+  for (const Row* row : order) {
+    std::vector<std::pair<double, std::string>> opts;
+    for (const auto& [what, pv] : row->value) opts.emplace_back(pv / row->p, what);
+    std::stable_sort(opts.begin(), opts.end(),
+                     [](const auto& a, const auto& c) { return a.first > c.first; });
+    json options = json::array();
+    for (const auto& [v, what] : opts) options.push_back({{"option", what}, {"value", v}});
+    // the margin: the best over the next best of another value (options of equal value, such as
+    // losing either of two units alike in combat, are one)
+    double margin = 0;
+    for (const auto& [v, what] : opts)
+      if (opts[0].first - v > 1e-9) {
+        margin = opts[0].first - v;
+        break;
+      }
+    out.push_back({{"hits", row->hits}, {"p", row->p}, {"options", options}, {"margin", margin}});
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& engine,
                                  int repeats) const {
   using nlohmann::json;
@@ -443,14 +537,23 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   j["step_runs"] = r.leaves;
   j["unresolved"] = r.unresolved;
   j["seconds"] = seconds;
-  if (r.best)
+  const std::vector<Counted> counted = counted_units(report_, table.start);
+  if (r.best) {
     j["best_play"] = {{"value", r.best->value},
                       {"choice_nodes", r.best->choice_nodes},
                       {"iterations", r.best->iterations},
                       {"settled", r.best->settled}};
+    if (o.best_second != kNoSym)
+      j["best_play"].update({{"rounds", r.best->rounds},
+                             {"rounds_settled", r.best->rounds_settled},
+                             {"round_values", r.best->round_values},
+                             {"pair_values", r.best->pair_values}});
+    if (o.best_decisions)
+      j["best_play"]["decisions"] =
+          decisions_table(*r.best, r.decision_states, counted, std::string(sym_name(o.best)));
+  }
   std::vector<double> outcomes(report_.outcomes.size(), 0.0);
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability
-  const std::vector<Counted> counted = counted_units(report_, table.start);
   std::vector<std::vector<double>> alive(counted.size());
   for (std::size_t c = 0; c < counted.size(); ++c)
     alive[c].assign(counted[c].units.size() + 1, 0.0);
@@ -547,40 +650,86 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   return j;
 }
 
-nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::string& side,
-                                      const std::string& objective) const {
+// A side's objective (docs/exact.md, "Best play"): "win", "not_lose", or "metric:NAME" (a mean
+// of the report, by its key or its metric: its expectation) maximised; "metric:-NAME" minimised.
+// `negate`: the other side of a game where the first maximises the metric. `of_report` gets how to
+// read the objective's value off a report.
+BestObjective Simulation::best_objective(
+    const std::string& side, const std::string& objective, bool negate,
+    std::function<double(const nlohmann::json&)>* of_report) const {
+  BestObjective b;
+  if (objective.rfind("metric:", 0) == 0) {
+    std::string name = objective.substr(7);
+    double sign = negate ? -1 : 1;
+    if (!name.empty() && name[0] == '-') sign = -sign, name = name.substr(1);
+    std::string key, metric, keys;
+    for (const auto& [k, m] : report_.means) {
+      keys += (keys.empty() ? "" : ", ") + k;
+      if (k == name || m == name) key = k, metric = m;
+    }
+    if (key.empty())
+      throw UsageError("--objective '" + objective + "': the report of '" + session_.procedure +
+                       "' has no mean '" + name + "'" +
+                       (keys.empty() ? " (it has none)" : " (its means: " + keys + ")"));
+    b.metrics.emplace_back(sym(metric), sign);
+    if (of_report)
+      *of_report = [key, sign](const nlohmann::json& r) {
+        return r.contains(key) ? sign * r.at(key).get<double>() : 0.0;
+      };
+    return b;
+  }
   if (objective != "win" && objective != "not_lose")
-    throw UsageError("--objective '" + objective + "' is not one of: win, not_lose");
-  std::string sides;
-  for (const auto& s : report_.sides) sides += (sides.empty() ? "" : ", ") + s;
-  if (std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
-    throw UsageError("--best '" + side + "' is not a side of the report of '" + session_.procedure +
-                     "'" + (sides.empty() ? " (it has none)" : ": " + sides));
+    throw UsageError("--objective '" + objective +
+                     "' is not one of: win, not_lose, metric:NAME, metric:-NAME");
   // the value of ending in each outcome: 1 for the side's win (and, not_lose, for a draw)
-  std::vector<double> values(report_.outcomes.size(), 0.0);
+  b.outcomes.assign(report_.outcomes.size(), 0.0);
   std::vector<std::string> counted;
   for (const auto& [s, outcome] : report_.wins)
     if (s == side) counted.push_back(outcome);
   if (counted.empty())
     throw UsageError("best play: the report of '" + session_.procedure + "' declares no win for '" +
                      side + "' (its ruleset's [report." + session_.procedure +
-                     "] wins = { SIDE = \"OUTCOME\" })");
+                     "] wins = { SIDE = \"OUTCOME\" }); a metric objective (metric:NAME) needs "
+                     "none");
   if (objective == "not_lose")
     counted.insert(counted.end(), report_.draws.begin(), report_.draws.end());
   for (std::size_t i = 0; i < report_.outcomes.size(); ++i)
     if (std::find(counted.begin(), counted.end(), report_.outcomes[i]) != counted.end())
-      values[i] = 1;
-  auto value_of = [&](const nlohmann::json& report) {
-    double v = 0;
-    for (std::size_t i = 0; i < report_.outcomes.size(); ++i)
-      if (values[i] > 0 && report.contains(report_.outcomes[i]))
-        v += values[i] * report.at(report_.outcomes[i]).get<double>();
-    return v;
-  };
-  const nlohmann::json policy = exact(o);
+      b.outcomes[i] = 1;
+  if (of_report)
+    *of_report = [outcomes = report_.outcomes, values = b.outcomes](const nlohmann::json& r) {
+      double v = 0;
+      for (std::size_t i = 0; i < outcomes.size(); ++i)
+        if (values[i] > 0 && r.contains(outcomes[i]))
+          v += values[i] * r.at(outcomes[i]).get<double>();
+      return v;
+    };
+  return b;
+}
+
+nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::string& side,
+                                      const std::string& objective, bool decisions) const {
+  std::string sides;
+  for (const auto& s : report_.sides) sides += (sides.empty() ? "" : ", ") + s;
+  const bool both = side == "both";
+  if (both && report_.sides.size() != 2)
+    throw UsageError("--best both: the report of '" + session_.procedure +
+                     "' needs two sides (it has " + (sides.empty() ? std::string("none") : sides) +
+                     ")");
+  if (!both && std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
+    throw UsageError("--best '" + side + "' is not a side of the report of '" + session_.procedure +
+                     "'" + (sides.empty() ? " (it has none)" : ": " + sides + ", or both"));
+  const std::string first = both ? report_.sides[0] : side;
+  std::function<double(const nlohmann::json&)> value_of, second_of;
   ExactRunOptions bo = o;
-  bo.best = sym(side);
-  bo.best_values = values;
+  bo.best = sym(first);
+  bo.best_objective = best_objective(first, objective, false, &value_of);
+  bo.best_decisions = decisions;
+  if (both) {
+    bo.best_second = sym(report_.sides[1]);
+    bo.second_objective = best_objective(report_.sides[1], objective, true, &second_of);
+  }
+  const nlohmann::json policy = exact(o);
   nlohmann::json j = exact(bo);
   const double p = value_of(policy), b = value_of(j);
   const nlohmann::json& play = j.at("best_play");
@@ -588,10 +737,21 @@ nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::strin
                {"objective", objective},
                {"policy", p},
                {"best", b},
+               {"gain", b - p},
                {"gain_points", 100 * (b - p)},
                {"settled", play.at("settled")},
                {"iterations", play.at("iterations")},
                {"choice_nodes", play.at("choice_nodes")}};
+  if (both) {
+    // each side's value under the policies and at the last pair, from its own point of view
+    const double p2 = second_of(policy), b2 = second_of(j);
+    j["best"]["sides"] = {{report_.sides[0], {{"policy", p}, {"pair", b}}},
+                          {report_.sides[1], {{"policy", p2}, {"pair", b2}}}};
+    j["best"]["rounds"] = play.at("rounds");
+    j["best"]["rounds_settled"] = play.at("rounds_settled");
+    j["best"]["round_values"] = play.at("round_values");
+  }
+  if (play.contains("decisions")) j["best"]["decisions"] = play.at("decisions");
   j["policy"] = policy;
   return j;
 }

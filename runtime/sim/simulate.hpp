@@ -77,11 +77,17 @@ class Simulation {
                        int repeats = 1) const;
   // Best play (docs/exact.md): the exact mode with `side`'s decisions chosen to maximise its
   // objective ("win": the chance of its win, the report's `wins`; "not_lose": of its win or a
-  // draw, `draws`) against the other sides' policies. The best play's report, with "best" =
-  // {side, objective, policy, best, gain_points, settled, iterations, choice_nodes} and "policy"
-  // the policy's report (exact). Throws UsageError when the report declares no win for `side`.
+  // draw, `draws`; "metric:NAME": the expectation of a mean of the report, "metric:-NAME" its
+  // opposite) against the other sides' policies; `side` "both": the report's two sides answer
+  // each other in turn (the second side's objective is its own win, or the metric's opposite).
+  // The best play's report, with "best" = {side, objective, policy, best, gain, gain_points,
+  // settled, iterations, choice_nodes[, sides, rounds, rounds_settled, round_values][,
+  // decisions]} and "policy" the policy's report (exact). Throws UsageError when the report
+  // declares no win for `side`, or no such mean.
   nlohmann::json exact_best(const ExactRunOptions& o, const std::string& side,
-                            const std::string& objective) const;
+                            const std::string& objective, bool decisions = false) const;
+  BestObjective best_objective(const std::string& side, const std::string& objective, bool negate,
+                               std::function<double(const nlohmann::json&)>* of_report) const;
   // The largest 95% half-width among the reported probabilities (outcomes and the report's
   // probabilities), and among the reported means with an interval.
   double widest(const Tally& t) const;

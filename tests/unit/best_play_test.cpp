@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/error.hpp"
@@ -185,4 +187,321 @@ TEST_CASE("best play: not_lose counts a draw, and is at least the chance to win"
   CHECK(n.at("best").at("best").get<double>() >= w.at("best").at("best").get<double>());
   CHECK(n.at("best").at("best").get<double>() >= n.at("best").at("policy").get<double>() - 1e-12);
   CHECK_THROWS_AS(best_report("tests/fixtures/exact/best_play_carrier.toml", "nobody"), UsageError);
+}
+
+namespace {
+
+// Both sides choosing (simulate --best both), and a metric objective, in the same space combat:
+// each round both roll; the attacker chooses its losses a2 knowing both rolls, then the defender
+// its losses d2 knowing a2 too (ctx:assign_hits_each asks the attacker first). A policy maps
+// (a, d, hits on d, hits on a) to a2, and (a, d, hits on d, hits on a, a2) to d2; absent: the
+// hit_order's. A side's best response maximises its own value against the other's policy, ties
+// keeping the option it had, in every state and after every option of the other (a defender's
+// answer for each a2); the sides answer in turn until an answer changes nothing.
+using AKey = std::tuple<Fleet, Fleet, int, int>;
+using DKey = std::tuple<Fleet, Fleet, int, int, Fleet>;
+struct Game {
+  std::vector<int> order_a = kDefault, order_d = kDefault;
+  std::map<AKey, Fleet> A;
+  std::map<DKey, Fleet> D;
+  std::function<double(const Fleet&, const Fleet&)> end;  // a final state's value
+  int side = -1;                                          // the side answering (-1: none)
+  std::map<AKey, Fleet> newA;
+  std::map<DKey, Fleet> newD;
+  std::map<std::pair<Fleet, Fleet>, double> memo;
+
+  Fleet pa(const AKey& k) const {
+    auto it = A.find(k);
+    return it != A.end() ? it->second : lose(std::get<0>(k), std::get<3>(k), order_a);
+  }
+  Fleet pd(const DKey& k) const {
+    auto it = D.find(k);
+    return it != D.end() ? it->second : lose(std::get<1>(k), std::get<2>(k), order_d);
+  }
+  double value(const Fleet& a, const Fleet& d) {
+    if (ships(a) == 0 || ships(d) == 0) return end(a, d);
+    if (auto it = memo.find({a, d}); it != memo.end()) return it->second;
+    const std::vector<double> ha = hits(a), hd = hits(d);
+    double v = 0;
+    for (std::size_t i = 0; i < ha.size(); ++i)
+      for (std::size_t j = 0; j < hd.size(); ++j) {
+        if (i == 0 && j == 0) continue;
+        const int on_d = static_cast<int>(i), on_a = static_cast<int>(j);
+        const AKey ka{a, d, on_d, on_a};
+        // the defender's answer to a2: its policy's, or (answering) its best
+        auto defend = [&](const Fleet& a2) {
+          const DKey kd{a, d, on_d, on_a, a2};
+          Fleet d2 = pd(kd);
+          if (side != 1) return value(a2, d2);
+          double best = value(a2, d2);
+          for (const Fleet& x : losses(d, on_d))
+            if (const double w = value(a2, x); w > best + 1e-12 * std::abs(best)) best = w, d2 = x;
+          if (d2 != lose(d, on_d, order_d)) newD[kd] = d2;
+          return best;
+        };
+        Fleet a2 = pa(ka);
+        double w = defend(a2);
+        if (side == 1)  // the defender's answer covers what the attacker might lose instead
+          for (const Fleet& x : losses(a, on_a)) defend(x);
+        if (side == 0) {
+          for (const Fleet& x : losses(a, on_a))
+            if (const double y = defend(x); y > w + 1e-12 * std::abs(w)) w = y, a2 = x;
+          if (a2 != lose(a, on_a, order_a)) newA[ka] = a2;
+        }
+        v += ha[i] * hd[j] * w;
+      }
+    v /= 1 - hits(a)[0] * hits(d)[0];
+    memo[{a, d}] = v;
+    return v;
+  }
+  // the value from (a, d) with `answering` choosing; every sub-fleet visited, so that the
+  // answer covers every state (as the runtime's covers every state it explored)
+  double answer(const Fleet& a, const Fleet& d, int answering) {
+    side = answering;
+    memo.clear(), newA.clear(), newD.clear();
+    for (int x0 = 0; x0 <= a[0]; ++x0)
+      for (int x1 = 0; x1 <= a[1]; ++x1)
+        for (int x2 = 0; x2 <= a[2]; ++x2)
+          for (int y0 = 0; y0 <= d[0]; ++y0)
+            for (int y1 = 0; y1 <= d[1]; ++y1)
+              for (int y2 = 0; y2 <= d[2]; ++y2) value({x0, x1, x2}, {y0, y1, y2});
+    return value(a, d);
+  }
+};
+
+nlohmann::json best_json(const std::string& scenario, const std::string& side,
+                         const std::string& objective, bool decisions = false) {
+  const std::filesystem::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  const Session session = open_session(read_scenario(root / scenario), so);
+  return Simulation(session).exact_best(ExactRunOptions{}, side, objective, decisions);
+}
+
+}  // namespace
+
+TEST_CASE("best play, both sides: best responses in turn settle on a pair, as a game solved here",
+          "[best_play][exact_mode]") {
+  const Fleet start{0, 2, 1};
+  auto attacker_wins = [](const Fleet& a, const Fleet& d) {
+    return ships(a) > 0 && ships(d) == 0 ? 1.0 : 0.0;
+  };
+  auto defender_wins = [](const Fleet& a, const Fleet& d) {
+    return ships(d) > 0 && ships(a) == 0 ? 1.0 : 0.0;
+  };
+  Game g;
+  std::vector<double> rounds;
+  bool settled = false;
+  for (int round = 0; round < 20 && !settled; ++round) {
+    const int side = round % 2;
+    g.end = side == 0 ? std::function<double(const Fleet&, const Fleet&)>(attacker_wins)
+                      : std::function<double(const Fleet&, const Fleet&)>(defender_wins);
+    rounds.push_back(g.answer(start, start, side));
+    if (side == 0) {
+      settled = round > 0 && g.newA == g.A;
+      g.A = g.newA;
+    } else {
+      settled = g.newD == g.D;
+      g.D = g.newD;
+    }
+  }
+  REQUIRE(settled);
+  REQUIRE(rounds.size() >= 2);
+  g.end = attacker_wins;
+  const double pair_a = g.answer(start, start, -1);
+  g.end = defender_wins;
+  const double pair_d = g.answer(start, start, -1);
+  Game policy;
+  policy.end = attacker_wins;
+  const double policy_a = policy.answer(start, start, -1);
+  REQUIRE(std::abs(pair_a - policy_a) > 0.01);  // the choices matter
+
+  const nlohmann::json r = best_json("tests/fixtures/exact/best_play_carrier.toml", "both", "win");
+  const nlohmann::json& b = r.at("best");
+  CHECK(b.at("rounds_settled").get<bool>());
+  CHECK(b.at("rounds").get<std::size_t>() == rounds.size());
+  const auto got = b.at("round_values").get<std::vector<double>>();
+  REQUIRE(got.size() == rounds.size());
+  for (std::size_t k = 0; k < rounds.size(); ++k) CHECK(std::abs(got[k] - rounds[k]) < 1e-9);
+  CHECK(std::abs(b.at("sides").at("attacker").at("pair").get<double>() - pair_a) < 1e-9);
+  CHECK(std::abs(b.at("sides").at("defender").at("pair").get<double>() - pair_d) < 1e-9);
+  CHECK(std::abs(b.at("sides").at("attacker").at("policy").get<double>() - policy_a) < 1e-9);
+  // the report is the pair's
+  CHECK(std::abs(r.at("attacker_win").get<double>() - pair_a) < 1e-9);
+  CHECK(std::abs(r.at("defender_win").get<double>() - pair_d) < 1e-9);
+}
+
+TEST_CASE(
+    "best play, metric objective: the attacker maximises the half resources it comes out "
+    "ahead by, as a dynamic program with rewards",
+    "[best_play][exact_mode]") {
+  // half resources: destroyer 2, cruiser 4, carrier 6 (space_combat.lua, lib.unit_cost x 2)
+  auto worth = [](const Fleet& f) { return 2 * f[0] + 4 * f[1] + 6 * f[2]; };
+  const Fleet start{0, 2, 1};
+  auto margin = [&](const Fleet& a, const Fleet& d) {
+    return static_cast<double>((worth(start) - worth(d)) - (worth(start) - worth(a)));
+  };
+  Game best, policy;
+  best.end = policy.end = margin;
+  const double b = best.answer(start, start, 0);
+  const double p = policy.answer(start, start, -1);
+  REQUIRE(b > p + 0.01);
+  for (const char* objective : {"metric:half_resources_margin", "metric:resources_margin"}) {
+    if (std::string(objective) == "metric:resources_margin") {
+      CHECK_THROWS_AS(
+          best_json("tests/fixtures/exact/best_play_carrier.toml", "attacker", objective),
+          UsageError);
+      continue;
+    }
+    const nlohmann::json r =
+        best_json("tests/fixtures/exact/best_play_carrier.toml", "attacker", objective);
+    CHECK(std::abs(r.at("best").at("best").get<double>() - b) < 1e-9);
+    CHECK(std::abs(r.at("best").at("policy").get<double>() - p) < 1e-9);
+    CHECK(std::abs(r.at("half_resources_margin").get<double>() - b) < 1e-9);
+  }
+  // the defender minimises the same metric (metric:-NAME): its own margin, from its side
+  Game dbest;
+  dbest.end = [&](const Fleet& a, const Fleet& d) { return -margin(a, d); };
+  const double db = dbest.answer(start, start, 1);
+  const nlohmann::json r = best_json("tests/fixtures/exact/best_play_carrier.toml", "defender",
+                                     "metric:-half_resources_margin");
+  CHECK(std::abs(r.at("best").at("best").get<double>() - db) < 1e-9);
+}
+
+namespace {
+
+// One X-Wing attack, enumerated: attack dice (3 hit, 1 crit, 2 focus, 2 blank of 8), the
+// attacker's lock (reroll no dice, the blanks, or the blanks and focus results) and focus token
+// (focus results become hits), then the defender's dice (3 evade, 2 focus, 3 blank of 8), its
+// evade token spent when a result is left uncancelled (on a blank or focus die), and the damage:
+// the uncancelled hits and crits, at most hull + shields.
+struct Attack {
+  int dice = 3, agility = 2, cap = 5;
+  bool focus = false, lock = false, evade = true;
+  // counts of (hit+crit, focus, blank) of n dice with their probabilities
+  static std::map<std::array<int, 3>, double> roll(int n) {
+    std::map<std::array<int, 3>, double> out{{{0, 0, 0}, 1.0}};
+    for (int k = 0; k < n; ++k) {
+      std::map<std::array<int, 3>, double> next;
+      for (const auto& [c, p] : out) {
+        next[{c[0] + 1, c[1], c[2]}] += p * 4 / 8;
+        next[{c[0], c[1] + 1, c[2]}] += p * 2 / 8;
+        next[{c[0], c[1], c[2] + 1}] += p * 2 / 8;
+      }
+      out = next;
+    }
+    return out;
+  }
+  double damage(int results) const {
+    double e = 0;
+    std::map<std::array<int, 3>, double> def{{{0, 0, 0}, 1.0}};  // evade, focus, blank
+    for (int k = 0; k < agility; ++k) {
+      std::map<std::array<int, 3>, double> next;
+      for (const auto& [c, p] : def) {
+        next[{c[0] + 1, c[1], c[2]}] += p * 3 / 8;
+        next[{c[0], c[1] + 1, c[2]}] += p * 2 / 8;
+        next[{c[0], c[1], c[2] + 1}] += p * 3 / 8;
+      }
+      def = next;
+    }
+    for (const auto& [c, p] : def) {
+      int evades = c[0];
+      if (evade && results - evades > 0 && c[1] + c[2] > 0) ++evades;
+      e += p * std::min(cap, std::max(0, results - evades));
+    }
+    return e;
+  }
+  // after the lock: the focus token (yes or no, or the policy's yes)
+  double after_lock(int hits, int focus_results, bool best) const {
+    const double no = damage(hits);
+    if (!focus || focus_results == 0) return no;
+    const double yes = damage(hits + focus_results);
+    return best ? std::max(yes, no) : yes;
+  }
+  // reroll `n` dice of a roll (hits h, focus f) left with the others
+  double reroll(int h, int f, int n, bool best) const {
+    double v = 0;
+    for (const auto& [c, p] : roll(n)) v += p * after_lock(h + c[0], f + c[1], best);
+    return v;
+  }
+  // `policy`: the lock's policy ("blanks", "blanks_and_focus"), "" for best play
+  double value(const std::string& policy) const {
+    const bool best = policy.empty();
+    double v = 0;
+    for (const auto& [c, p] : roll(dice)) {
+      const int h = c[0], f = c[1], b = c[2];
+      double w;
+      if (!lock || b + f == 0) {
+        w = after_lock(h, f, best);
+      } else {
+        const double none = after_lock(h, f, best);
+        const double blanks = reroll(h, f, b, best);
+        const double both = reroll(h, 0, b + f, best);
+        w = best ? std::max({none, blanks, both}) : policy == "blanks" ? blanks : both;
+      }
+      v += p * w;
+    }
+    return v;
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "best play, X-Wing: the attacker's token spending for expected damage, against an "
+    "enumeration of every face and choice",
+    "[best_play][exact_mode]") {
+  struct Case {
+    const char* scenario;
+    Attack attack;
+    const char* policy;
+  };
+  Attack focus_lock;
+  focus_lock.focus = true, focus_lock.lock = true;
+  Attack lock_only;
+  lock_only.lock = true;
+  for (const Case& c : {Case{"best_play_xwing_lock_focus.toml", focus_lock, "blanks"},
+                        Case{"best_play_xwing_lock_policy.toml", focus_lock, "blanks_and_focus"},
+                        Case{"best_play_xwing_lock_only.toml", lock_only, "blanks"}}) {
+    INFO(c.scenario);
+    const double b = c.attack.value(""), p = c.attack.value(c.policy);
+    const nlohmann::json r = best_json(std::string("tests/fixtures/exact/") + c.scenario,
+                                       "attacker", "metric:expected_damage");
+    CHECK(std::abs(r.at("best").at("best").get<double>() - b) < 1e-9);
+    CHECK(std::abs(r.at("best").at("policy").get<double>() - p) < 1e-9);
+    CHECK(std::abs(r.at("expected_damage").get<double>() - b) < 1e-9);
+    CHECK(std::abs(r.at("best").at("gain").get<double>() - (b - p)) < 1e-9);
+  }
+  // the default policy already spends best; the two others lose expected damage
+  CHECK(std::abs(focus_lock.value("") - focus_lock.value("blanks")) < 1e-12);
+  CHECK(focus_lock.value("") > focus_lock.value("blanks_and_focus") + 0.01);
+  CHECK(lock_only.value("") > lock_only.value("blanks") + 0.01);
+}
+
+TEST_CASE("best play: the table of first decisions lists each option's value, the best first",
+          "[best_play][exact_mode]") {
+  const nlohmann::json r =
+      best_json("tests/fixtures/exact/best_play_carrier.toml", "defender", "win", true);
+  const nlohmann::json& rows = r.at("best").at("decisions");
+  REQUIRE(!rows.empty());
+  bool keeps_cruisers = false;
+  for (const auto& row : rows) {
+    const auto& options = row.at("options");
+    REQUIRE(options.size() >= 2);
+    // the margin: over the next option of a lower value (equal ones are alike)
+    double next = options[0].at("value").get<double>();
+    for (const auto& o : options)
+      if (options[0].at("value").get<double>() - o.at("value").get<double>() > 1e-9) {
+        next = o.at("value").get<double>();
+        break;
+      }
+    CHECK(row.at("margin").get<double>() ==
+          Approx(options[0].at("value").get<double>() - next).margin(1e-12));
+    CHECK(row.at("margin").get<double>() > 0);  // here every choice matters
+    CHECK(options[0].at("value").get<double>() >= options[1].at("value").get<double>());
+    // one hit: losing the carrier beats losing a cruiser (the best response keeps its cruisers)
+    if (row.at("hits").get<int>() == 1 && options[0].at("option") == "lose 1 carrier")
+      keeps_cruisers = true;
+  }
+  CHECK(keeps_cruisers);
 }

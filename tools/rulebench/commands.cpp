@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <functional>
 #include <iostream>
@@ -679,6 +680,83 @@ void add_run_description(nlohmann::json& report, const Session& session, const C
 
 }  // namespace
 
+namespace {
+
+// The lines after the best play's report: "defender's best play (to win): 57.5% against the
+// policy's 54.5%: +3.0 points"; with both sides, each side's odds and whether the rounds
+// settled; then the first decisions' table (--decisions).
+void print_best(const nlohmann::json& b, const std::string& side, const std::string& objective) {
+  const bool metric = objective.rfind("metric:", 0) == 0;
+  const std::string goal = objective == "win"        ? "to win"
+                           : objective == "not_lose" ? "not to lose"
+                                                     : "for " + objective;
+  // a chance in %, a metric as it is
+  auto value = [&](double v) {
+    return metric ? fmt::format("{:.6f}", v) : fmt::format("{:.6f}%", 100 * v);
+  };
+  auto gain = [&](double g) {
+    return metric ? fmt::format("{:+.6f}", g) : fmt::format("{:+.6f} points", 100 * g);
+  };
+  if (side != "both") {
+    std::cout << fmt::format(
+        "{}'s best play ({}): {} against the policy's {}: {} (the report above is the best "
+        "play's; {} states where it decides)\n",
+        side, goal, value(b["best"].get<double>()), value(b["policy"].get<double>()),
+        gain(b["gain"].get<double>()), b["choice_nodes"].get<std::size_t>());
+  } else {
+    const std::size_t rounds = b["rounds"].get<std::size_t>();
+    std::cout << fmt::format("both sides' best responses in turn ({}): {} after {} round{}; ", goal,
+                             b["rounds_settled"].get<bool>() ? "settled" : "did not settle", rounds,
+                             rounds == 1 ? "" : "s");
+    std::cout << (b["rounds_settled"].get<bool>()
+                      ? "each side's play is a best response to the other's (the report above "
+                        "is this pair's)\n"
+                      : "the report above is the last pair's\n");
+    for (const auto& [s, v] : b["sides"].items())
+      std::cout << fmt::format("  {}: {} at the pair, {} with both policies ({})\n", s,
+                               value(v["pair"].get<double>()), value(v["policy"].get<double>()),
+                               gain(v["pair"].get<double>() - v["policy"].get<double>()));
+  }
+  if (!b["settled"].get<bool>())
+    std::cout << fmt::format(
+        "(the values did not settle in {} sweeps: the best play is the last sweep's)\n",
+        b["iterations"].get<std::size_t>());
+  if (b.contains("decisions")) {
+    const std::string who = side == "both" ? "the first side" : side;
+    if (b["decisions"].empty())
+      std::cout << who << " has no first decision with two options or more\n";
+    else
+      std::cout << who << "'s first decisions (the chance of each; each option's value, "
+                << "best first; the margin of the best):\n";
+    for (const auto& row : b["decisions"]) {
+      // "2 hits (36.3%): lose 2 destroyer = lose 1 carrier, 1 destroyer 59.80%, ...": options of
+      // equal value joined by "=", the best two values shown
+      std::string line =
+          fmt::format("  {} hit{} ({:.1f}%):", row["hits"].get<int>(),
+                      row["hits"].get<int>() == 1 ? "" : "s", 100 * row["p"].get<double>());
+      std::size_t groups = 0, k = 0;
+      const auto& options = row["options"];
+      while (k < options.size() && groups < 2) {
+        const double v = options[k]["value"].get<double>();
+        std::string names;
+        std::size_t same = 0;
+        for (; k < options.size() && std::abs(options[k]["value"].get<double>() - v) <= 1e-9; ++k)
+          if (same++ < 2)
+            names += (names.empty() ? "" : " = ") + options[k]["option"].get<std::string>();
+        if (same > 2) names += fmt::format(" (= {} more)", same - 2);
+        line += fmt::format("{} {} {}", groups++ ? "," : "", names,
+                            metric ? fmt::format("{:.4f}", v) : fmt::format("{:.2f}%", 100 * v));
+      }
+      if (k < options.size()) line += fmt::format(" (+{} more)", options.size() - k);
+      line += metric ? fmt::format(": {:+.4f}", row["margin"].get<double>())
+                     : fmt::format(": {:+.2f} points", 100 * row["margin"].get<double>());
+      std::cout << line << "\n";
+    }
+  }
+}
+
+}  // namespace
+
 int simulate(const Common& c, const SimulateArgs& a) {
   const SessionOptions so = c.session();
   const Session session = changed_session(so, a.scenario, a.changes);
@@ -686,11 +764,13 @@ int simulate(const Common& c, const SimulateArgs& a) {
   if (a.exact) {
     ExactRunOptions eo;
     eo.max_states = a.max_states;
+    eo.max_branches = a.max_branches;
     eo.max_bytes = a.max_memory << 20;
     eo.seconds = a.max_seconds;
     nlohmann::json report;
     try {
-      report = a.best.empty() ? sim.exact(eo) : sim.exact_best(eo, a.best, a.objective);
+      report =
+          a.best.empty() ? sim.exact(eo) : sim.exact_best(eo, a.best, a.objective, a.decisions);
     } catch (const ExactLimit& e) {
       throw UsageError(std::string("the exact mode stopped: ") + e.what() +
                        "; use Monte Carlo instead (drop --exact)");
@@ -702,21 +782,7 @@ int simulate(const Common& c, const SimulateArgs& a) {
       std::cout << describe_session(session);
       if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
       std::cout << format_report(report, sim.report_def());
-      if (report.contains("best")) {
-        // "attacker's best play: 61.2% against the policy's 58.9%: +2.3 points"
-        const nlohmann::json& b = report["best"];
-        std::cout << fmt::format(
-            "{}'s best play ({}): {:.6f}% against the policy's {:.6f}%: {:+.6f} points "
-            "(the report above is the best play's; {} states where it decides)\n",
-            a.best, a.objective == "win" ? "to win" : "not to lose", 100 * b["best"].get<double>(),
-            100 * b["policy"].get<double>(), b["gain_points"].get<double>(),
-            b["choice_nodes"].get<std::size_t>());
-        if (!b["settled"].get<bool>())
-          std::cout << fmt::format(
-              "(the values did not settle in {} sweeps: the best play is "
-              "the last sweep's)\n",
-              b["iterations"].get<std::size_t>());
-      }
+      if (report.contains("best")) print_best(report["best"], a.best, a.objective);
     }
     std::cout << std::flush;
     return 0;

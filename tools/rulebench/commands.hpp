@@ -58,11 +58,13 @@ struct SimulateArgs {
   bool no_memo = false;                // run every step of a ctx:steps procedure (no step memo)
   bool exact = false;                  // the exact mode (Engine::run_exact) instead of Monte Carlo
   std::size_t max_states = 1'000'000;  // the exact mode's limit
-  std::size_t max_memory = 2048;       // the exact mode's chain, in MiB
-  double max_seconds = 120;            // the exact mode's time limit
-  std::string best;                    // --best SIDE: that side's best play (the exact mode)
-  std::string objective = "win";       // --objective win|not_lose
-  Changes changes;  // --with / --without: records, packs, settings (sim/compare.hpp)
+  std::uint64_t max_branches = 200'000;  // the exact mode's leaves of one step from one state
+  std::size_t max_memory = 2048;         // the exact mode's chain, in MiB
+  double max_seconds = 120;              // the exact mode's time limit
+  std::string best;                      // --best SIDE|both: that side's best play (the exact mode)
+  std::string objective = "win";         // --objective win|not_lose|metric:NAME|metric:-NAME
+  bool decisions = false;  // --decisions: the best side's first decisions, each option's value
+  Changes changes;         // --with / --without: records, packs, settings (sim/compare.hpp)
 };
 int simulate(const Common& c, const SimulateArgs& a);
 

@@ -157,6 +157,12 @@ int main(int argc, char** argv) {
       ->check(whole(1, 1 << 20))
       ->needs(exact_flag);
   simulate
+      ->add_option("--max-branches", sim.max_branches,
+                   "the most leaves one step may have from one state in the exact mode (default "
+                   "200000; best play's choices multiply them)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->needs(exact_flag);
+  simulate
       ->add_option("--max-seconds", sim.max_seconds,
                    "the exact mode's time limit; past it, it stops and says so (default 120)")
       ->check(CLI::Range(0.01, 86400.0))
@@ -164,13 +170,24 @@ int main(int argc, char** argv) {
   auto* best = simulate
                    ->add_option("--best", sim.best,
                                 "SIDE's best play against the others' policies: its decisions "
-                                "chosen to maximise --objective (exact mode; docs/exact.md)")
+                                "chosen to maximise --objective; both: the two sides answer each "
+                                "other in turn until neither changes (exact mode; docs/exact.md)")
                    ->needs(exact_flag);
   simulate
       ->add_option("--objective", sim.objective,
-                   "what --best maximises: win (the side's win, default) or not_lose (its win "
-                   "or a draw)")
-      ->check(CLI::IsMember({"win", "not_lose"}))
+                   "what --best maximises: win (the side's win, default), not_lose (its win "
+                   "or a draw), metric:NAME (the expectation of a mean of the report, by its key "
+                   "or metric) or metric:-NAME (its opposite)")
+      ->check([](const std::string& v) {
+        return v == "win" || v == "not_lose" || (v.rfind("metric:", 0) == 0 && v.size() > 7)
+                   ? std::string()
+                   : std::string("not one of: win, not_lose, metric:NAME, metric:-NAME");
+      })
+      ->needs(best);
+  simulate
+      ->add_flag("--decisions", sim.decisions,
+                 "with --best: a table of the (first) best side's first decisions, each option's "
+                 "value and the best one's margin")
       ->needs(best);
   simulate->add_flag("--no-memo", sim.no_memo,
                      "run every step of every run (the step memo replays steps; same numbers)");

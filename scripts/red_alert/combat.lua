@@ -427,21 +427,28 @@ function M.unit_combat(ctx, u, t, opts)
   return res
 end
 
+-- The unit_combat.target decision of an ordered unit (alive) with no target given: the chosen
+-- option (entity, dice, ranged, distance: its checks made), or nil for no combat.
+function M.choose_target(ctx, u)
+  local options = lib.targets(ctx, u)
+  if #options == 0 then
+    if ctx:tracing() then
+      ctx:event("no_target:" .. name(ctx, u), name(ctx, u) .. " has no target in range and sight")
+    end
+    return nil
+  end
+  options[#options + 1] = { id = "no_combat" }
+  local o = ctx:decide(ctx:owner(u), "unit_combat.target", options)
+  if o.id == "no_combat" then return nil end
+  return o
+end
+
 -- An ordered unit's combat: its target from the scenario, else the unit_combat.target decision.
 function M.order(ctx, u, target)
   if not lib.alive(ctx, u) then return nil end
   if target == nil then
-    local options = lib.targets(ctx, u)
-    if #options == 0 then
-      if ctx:tracing() then
-        ctx:event("no_target:" .. name(ctx, u), name(ctx, u) .. " has no target in range and sight")
-      end
-      return nil
-    end
-    options[#options + 1] = { id = "no_combat" }
-    local o = ctx:decide(ctx:owner(u), "unit_combat.target", options)
-    if o.id == "no_combat" then return nil end
-    return M.unit_combat(ctx, u, o.entity, { checked = o })
+    local o = M.choose_target(ctx, u)
+    return o and M.unit_combat(ctx, u, o.entity, { checked = o })
   end
   return M.unit_combat(ctx, u, target, {})
 end

@@ -63,16 +63,44 @@ local function count_combat(ctx, r)
   ctx:add_metric("stars", r.stars + (r.bonus_result and r.bonus_result.stars or 0))
 end
 
+-- Steps 1 to 6 of an ordered unit's combat (combat.attack). When it rolled, what steps 7 to 11
+-- read of the roll is kept in counters of the active player (scope combat, ended by the combat)
+-- for the next step, and it returns true.
+local function attack(ctx, ap, u, t, opts)
+  local res, roll = combat.attack(ctx, u, t, opts)
+  if res then
+    count_combat(ctx, res)
+    return false
+  end
+  ctx:set_counter(ap, "rolled_unit", u + 1, "combat")
+  ctx:set_counter(ap, "rolled_target", t + 1, "combat")
+  ctx:set_counter(ap, "rolled_distance", opts.checked and opts.checked.distance or ctx:hex_distance(u, t), "combat")
+  ctx:set_counter(ap, "rolled_dice", roll.dice, "combat")
+  ctx:set_counter(ap, "rolled_scored", roll.scored, "combat")
+  ctx:set_counter(ap, "rolled_alerts", roll.alerts, "combat")
+  ctx:set_counter(ap, "rolled_stars", roll.stars, "combat")
+  return true
+end
+
+-- One step of the orders: the next ordered unit's target chosen (or its combat when the
+-- scenario gives the target), the chosen target's combat to its roll, or the rolled combat's
+-- steps 7 to 11. Each step's state says which comes next.
 function M.order_next(ctx)
   local ap = ctx:role("active_player")
+  local rolled = ctx:counter(ap, "rolled_unit")
   local chosen = ctx:counter(ap, "chosen_unit")
-  if chosen > 0 then
+  if rolled > 0 then
+    local roll = { dice = ctx:counter(ap, "rolled_dice"), scored = ctx:counter(ap, "rolled_scored"),
+      alerts = ctx:counter(ap, "rolled_alerts"), stars = ctx:counter(ap, "rolled_stars") }
+    local opts = { checked = { distance = ctx:counter(ap, "rolled_distance") } }
+    count_combat(ctx, combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll))
+  elseif chosen > 0 then
     -- the combat of the target chosen in the step before
     local distance = ctx:counter(ap, "chosen_distance")
     local checked = { dice = ctx:counter(ap, "chosen_dice"), ranged = distance > 1, distance = distance }
     local t = ctx:counter(ap, "chosen_target") - 1
     ctx:end_scope("combat")
-    count_combat(ctx, combat.unit_combat(ctx, chosen - 1, t, { checked = checked }))
+    if attack(ctx, ap, chosen - 1, t, { checked = checked }) then return "again" end
   else
     local u = next_ordered(ctx, ap)
     ctx:set_flag(u, "order_done", "turn")
@@ -80,7 +108,7 @@ function M.order_next(ctx)
     local target = t > 0 and t - 1 or nil
     if target and not lib.alive(ctx, target) then target = nil end
     if target and lib.alive(ctx, u) then
-      count_combat(ctx, combat.unit_combat(ctx, u, target, {}))
+      if attack(ctx, ap, u, target, {}) then return "again" end
     elseif lib.alive(ctx, u) then
       local o = combat.choose_target(ctx, u)
       if o then

@@ -281,7 +281,8 @@ function M.attack(ctx, u, t, opts)
   -- (opts.checked: the target option lib.targets made for t, in this same state)
   local why, dice, ranged, distance
   if opts.checked then
-    dice, ranged, distance = opts.checked.dice, opts.checked.ranged, opts.checked.distance
+    dice, distance = opts.checked.dice, opts.checked.distance
+    ranged = distance > 1
   else
     why, dice, ranged, distance = lib.check(ctx, u, t)
   end
@@ -444,8 +445,8 @@ function M.resolve(ctx, u, t, opts, roll)
 end
 
 -- One unit combat of `u` against `t`. opts: battle_back (this is a battle back), bonus (a
--- bonus combat), checked (t's option from lib.targets, in this same state: its checks are not
--- made again). Returns a result table: combat (it happened), hits, lost (target figures),
+-- bonus combat), checked (t's option from lib.targets, in this same state, or its dice and
+-- distance: its checks are not made again). Returns a result table: combat (it happened), hits, lost (target figures),
 -- eliminated, retired (hexes), stars, attacker_lost, battle_back, pursuit.
 function M.unit_combat(ctx, u, t, opts)
   opts = opts or {}

@@ -97,7 +97,7 @@ function M.order_next(ctx)
   elseif chosen > 0 then
     -- the combat of the target chosen in the step before
     local distance = ctx:counter(ap, "chosen_distance")
-    local checked = { dice = ctx:counter(ap, "chosen_dice"), ranged = distance > 1, distance = distance }
+    local checked = { dice = ctx:counter(ap, "chosen_dice"), distance = distance }
     local t = ctx:counter(ap, "chosen_target") - 1
     ctx:end_scope("combat")
     if attack(ctx, ap, chosen - 1, t, { checked = checked }) then return "again" end

@@ -255,14 +255,17 @@ end
 
 -- ----------------------------------------------------------------- the combat
 
--- One unit combat of `u` against `t`. opts: battle_back (this is a battle back), bonus (a
--- bonus combat), checked (t's option from lib.targets, in this same state: its checks are not
--- made again). Returns a result table: combat (it happened), hits, lost (target figures),
--- eliminated, retired (hexes), stars, attacker_lost, battle_back, pursuit.
-function M.unit_combat(ctx, u, t, opts)
-  opts = opts or {}
-  local res = { combat = false, hits = 0, lost = 0, eliminated = false, retired = 0, stars = 0,
+local function new_result()
+  return { combat = false, hits = 0, lost = 0, eliminated = false, retired = 0, stars = 0,
     attacker_lost = 0, battle_back = false, pursuit = false, bonus = false }
+end
+
+-- A unit combat's steps 1 to 6 (announce to the roll) of `u` against `t`. opts as for
+-- M.unit_combat. Returns the result when the combat ends there (it did not happen), else nil
+-- and the roll: { dice (rolled), scored (the target's symbol and blasts not ignored), alerts,
+-- stars } (what steps 7 to 11 read of it; M.resolve).
+function M.attack(ctx, u, t, opts)
+  local res = new_result()
   local ap, tp = ctx:owner(u), ctx:owner(t)
 
   -- 1. Announce unit combat: one target; a unit combats once per turn.
@@ -278,7 +281,8 @@ function M.unit_combat(ctx, u, t, opts)
   -- (opts.checked: the target option lib.targets made for t, in this same state)
   local why, dice, ranged, distance
   if opts.checked then
-    dice, ranged, distance = opts.checked.dice, opts.checked.ranged, opts.checked.distance
+    dice, distance = opts.checked.dice, opts.checked.distance
+    ranged = distance > 1
   else
     why, dice, ranged, distance = lib.check(ctx, u, t)
   end
@@ -316,7 +320,6 @@ function M.unit_combat(ctx, u, t, opts)
     return res
   end
   if not opts.battle_back then ctx:set_flag(u, "combatted", "turn") end
-  res.combat = true
 
   -- 6. Resolve battle.
   if ctx:tracing() then
@@ -325,12 +328,26 @@ function M.unit_combat(ctx, u, t, opts)
   local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u })
   args.pool = pool
   ctx:open("unit_combat.after_roll", args)
+  -- what steps 7 to 11 read of the roll: the target's class symbol, and blasts less the ones it
+  -- ignores; red alerts; stars
+  local blasts = math.max(0, pool:count("blast") - lib.ignored_blasts(ctx, u, t))
+  return nil, { dice = dice, scored = pool:count(ctx:get(t, "symbol")) + blasts, alerts = pool:count("red_alert"),
+    stars = pool:count("star") }
+end
+
+-- Steps 7 to 11 of the unit combat of `u` against `t` whose roll M.attack made (in this same
+-- state). Returns the result table of M.unit_combat.
+function M.resolve(ctx, u, t, opts, roll)
+  local res = new_result()
+  res.combat = true
+  local ap, tp = ctx:owner(u), ctx:owner(t)
+  local distance = opts.checked and opts.checked.distance or ctx:hex_distance(u, t)
+  local ranged = distance > 1
+  local args = { attacker = u, target = t, player = ap, opponent = tp, ranged = ranged, distance = distance,
+    battle_back = opts.battle_back == true, bonus = opts.bonus == true, dice = roll.dice }
 
   -- 7. Score hits: the target's class symbol, and blasts less the ones it ignores.
-  local symbol = ctx:get(t, "symbol")
-  local blasts = math.max(0, pool:count("blast") - lib.ignored_blasts(ctx, u, t))
-  local scored = pool:count(symbol) + blasts
-  local alerts = pool:count("red_alert")
+  local scored, alerts = roll.scored, roll.alerts
   if scored > 0 and alerts > 0 and ctx:get(t, "marker") then
     if ctx:tracing() then
       ctx:event("marker_hits:" .. name(ctx, t) .. ":" .. alerts, name(ctx, t) .. " has a red alert marker: " .. alerts .. " red alert(s) count as hits")
@@ -348,7 +365,7 @@ function M.unit_combat(ctx, u, t, opts)
 
   -- 8. Collect star tokens (a battle back's stars only when the setting says so).
   if not opts.battle_back or lib.setting(ctx, "battle_back_stars") then
-    res.stars = gain_stars(ctx, ap, pool:count("star"), "stars rolled against " .. name(ctx, t))
+    res.stars = gain_stars(ctx, ap, roll.stars, "stars rolled against " .. name(ctx, t))
   end
 
   -- 9. Red alerts.
@@ -427,21 +444,39 @@ function M.unit_combat(ctx, u, t, opts)
   return res
 end
 
+-- One unit combat of `u` against `t`. opts: battle_back (this is a battle back), bonus (a
+-- bonus combat), checked (t's option from lib.targets, in this same state, or its dice and
+-- distance: its checks are not made again). Returns a result table: combat (it happened), hits, lost (target figures),
+-- eliminated, retired (hexes), stars, attacker_lost, battle_back, pursuit.
+function M.unit_combat(ctx, u, t, opts)
+  opts = opts or {}
+  local res, roll = M.attack(ctx, u, t, opts)
+  if res then return res end
+  return M.resolve(ctx, u, t, opts, roll)
+end
+
+-- The unit_combat.target decision of an ordered unit (alive) with no target given: the chosen
+-- option (entity, dice, ranged, distance: its checks made), or nil for no combat.
+function M.choose_target(ctx, u)
+  local options = lib.targets(ctx, u)
+  if #options == 0 then
+    if ctx:tracing() then
+      ctx:event("no_target:" .. name(ctx, u), name(ctx, u) .. " has no target in range and sight")
+    end
+    return nil
+  end
+  options[#options + 1] = { id = "no_combat" }
+  local o = ctx:decide(ctx:owner(u), "unit_combat.target", options)
+  if o.id == "no_combat" then return nil end
+  return o
+end
+
 -- An ordered unit's combat: its target from the scenario, else the unit_combat.target decision.
 function M.order(ctx, u, target)
   if not lib.alive(ctx, u) then return nil end
   if target == nil then
-    local options = lib.targets(ctx, u)
-    if #options == 0 then
-      if ctx:tracing() then
-        ctx:event("no_target:" .. name(ctx, u), name(ctx, u) .. " has no target in range and sight")
-      end
-      return nil
-    end
-    options[#options + 1] = { id = "no_combat" }
-    local o = ctx:decide(ctx:owner(u), "unit_combat.target", options)
-    if o.id == "no_combat" then return nil end
-    return M.unit_combat(ctx, u, o.entity, { checked = o })
+    local o = M.choose_target(ctx, u)
+    return o and M.unit_combat(ctx, u, o.entity, { checked = o })
   end
   return M.unit_combat(ctx, u, target, {})
 end

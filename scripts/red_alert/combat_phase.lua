@@ -8,10 +8,14 @@
 --
 -- It runs as steps (ctx:steps): M.order_next resolves one ordered unit's order each time and
 -- returns "again" until all are done, so the state between two orders is all there is (the step
--- memo and the exact mode meet runs again there). The flag "order_done" (scope turn) marks the
--- units whose order is resolved; what the orders add up to are metrics added to as they go
--- (ctx:add_metric), the figures lost counted at the end against the counter "figures_before"
--- each unit gets at the start.
+-- memo and the exact mode meet runs again there). A unit that chooses its target does so in a
+-- step of its own: the choice (target, battle dice, distance) is kept in counters of the active
+-- player (scope combat) for the next step, which fights that combat, so the target search is
+-- made once per state and not again for every way the dice fall. The flag "order_done" (scope
+-- turn) marks the units whose order is taken; what the orders add up to are metrics added to as
+-- they go (ctx:add_metric), the figures lost counted at the end against the counter
+-- "figures_before" each unit gets at the start. The last order's step also ends the phase
+-- (M.finish), so the states it leaves are the run's last.
 local combat = require "combat"
 local lib = require "lib"
 
@@ -49,22 +53,75 @@ function M.start(ctx)
   for _, m in ipairs { "stars", "retire_hexes", "combats", "battle_backs", "pursuits" } do ctx:add_metric(m, 0) end
 end
 
-function M.order_next(ctx)
-  local u = next_ordered(ctx, ctx:role("active_player"))
-  if not u then return end
-  ctx:set_flag(u, "order_done", "turn")
-  local t = ctx:counter(u, "order_target")
-  local target = t > 0 and t - 1 or nil
-  if target and not lib.alive(ctx, target) then target = nil end
-  local r = combat.order(ctx, u, target)
-  if r and r.combat then
-    ctx:add_metric("combats", 1)
-    if r.battle_back then ctx:add_metric("battle_backs", 1) end
-    if r.pursuit then ctx:add_metric("pursuits", 1) end
-    ctx:add_metric("retire_hexes", r.retired)
-    ctx:add_metric("stars", r.stars + (r.bonus_result and r.bonus_result.stars or 0))
+-- adds an order's combat to the metrics
+local function count_combat(ctx, r)
+  if not (r and r.combat) then return end
+  ctx:add_metric("combats", 1)
+  if r.battle_back then ctx:add_metric("battle_backs", 1) end
+  if r.pursuit then ctx:add_metric("pursuits", 1) end
+  ctx:add_metric("retire_hexes", r.retired)
+  ctx:add_metric("stars", r.stars + (r.bonus_result and r.bonus_result.stars or 0))
+end
+
+-- Steps 1 to 6 of an ordered unit's combat (combat.attack). When it rolled, what steps 7 to 11
+-- read of the roll is kept in counters of the active player (scope combat, ended by the combat)
+-- for the next step, and it returns true.
+local function attack(ctx, ap, u, t, opts)
+  local res, roll = combat.attack(ctx, u, t, opts)
+  if res then
+    count_combat(ctx, res)
+    return false
   end
-  return "again"
+  ctx:set_counter(ap, "rolled_unit", u + 1, "combat")
+  ctx:set_counter(ap, "rolled_target", t + 1, "combat")
+  ctx:set_counter(ap, "rolled_distance", opts.checked and opts.checked.distance or ctx:hex_distance(u, t), "combat")
+  ctx:set_counter(ap, "rolled_dice", roll.dice, "combat")
+  ctx:set_counter(ap, "rolled_scored", roll.scored, "combat")
+  ctx:set_counter(ap, "rolled_alerts", roll.alerts, "combat")
+  ctx:set_counter(ap, "rolled_stars", roll.stars, "combat")
+  return true
+end
+
+-- One step of the orders: the next ordered unit's target chosen (or its combat when the
+-- scenario gives the target), the chosen target's combat to its roll, or the rolled combat's
+-- steps 7 to 11. Each step's state says which comes next.
+function M.order_next(ctx)
+  local ap = ctx:role("active_player")
+  local rolled = ctx:counter(ap, "rolled_unit")
+  local chosen = ctx:counter(ap, "chosen_unit")
+  if rolled > 0 then
+    local roll = { dice = ctx:counter(ap, "rolled_dice"), scored = ctx:counter(ap, "rolled_scored"),
+      alerts = ctx:counter(ap, "rolled_alerts"), stars = ctx:counter(ap, "rolled_stars") }
+    local opts = { checked = { distance = ctx:counter(ap, "rolled_distance") } }
+    count_combat(ctx, combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll))
+  elseif chosen > 0 then
+    -- the combat of the target chosen in the step before
+    local distance = ctx:counter(ap, "chosen_distance")
+    local checked = { dice = ctx:counter(ap, "chosen_dice"), distance = distance }
+    local t = ctx:counter(ap, "chosen_target") - 1
+    ctx:end_scope("combat")
+    if attack(ctx, ap, chosen - 1, t, { checked = checked }) then return "again" end
+  else
+    local u = next_ordered(ctx, ap)
+    ctx:set_flag(u, "order_done", "turn")
+    local t = ctx:counter(u, "order_target")
+    local target = t > 0 and t - 1 or nil
+    if target and not lib.alive(ctx, target) then target = nil end
+    if target and lib.alive(ctx, u) then
+      if attack(ctx, ap, u, target, {}) then return "again" end
+    elseif lib.alive(ctx, u) then
+      local o = combat.choose_target(ctx, u)
+      if o then
+        ctx:set_counter(ap, "chosen_unit", u + 1, "combat")
+        ctx:set_counter(ap, "chosen_target", o.entity + 1, "combat")
+        ctx:set_counter(ap, "chosen_dice", o.dice, "combat")
+        ctx:set_counter(ap, "chosen_distance", o.distance, "combat")
+        return "again"
+      end
+    end
+  end
+  if next_ordered(ctx, ap) then return "again" end
+  M.finish(ctx)
 end
 
 function M.finish(ctx)
@@ -91,7 +148,7 @@ function M.finish(ctx)
   ctx:end_scope("turn")
 end
 
-M.steps = { M.start, M.order_next, M.finish }
+M.steps = { M.start, M.order_next }
 
 function M.run(ctx)
   ctx:steps(M.steps)

@@ -443,11 +443,10 @@ Ruleset load_ruleset(const fs::path& dir) {
       // only_when_any = ["ongoing"]: outcomes (or probabilities' keys) shown only when not 0
       rep.only_when_any = f.strings(rt, "only_when_any");
       for (const std::string& o : rep.only_when_any)
-        if (!outcome_named(o) &&
-            std::none_of(rep.probabilities.begin(), rep.probabilities.end(),
-                         [&](const auto& kv) { return kv.first == o; }))
-          f.fail(*rt.get("only_when_any"), where + ".only_when_any: '" + o +
-                                               "' is not one of its outcomes or probabilities");
+        if (!outcome_named(o) && std::none_of(rep.probabilities.begin(), rep.probabilities.end(),
+                                              [&](const auto& kv) { return kv.first == o; }))
+          f.fail(*rt.get("only_when_any"),
+                 where + ".only_when_any: '" + o + "' is not one of its outcomes or probabilities");
       r.reports.emplace(std::string(k.str()), std::move(rep));
     }
   }

@@ -60,10 +60,6 @@ struct DecisionDef {
 // How `simulate` summarises runs of a procedure (see sim/).
 struct ReportDef {
   std::vector<std::string> outcomes;                               // categorical outcome names
-  // outcomes (or probabilities' keys) the terminal and the page show only when some run ends in
-  // them (the JSON always has them): "ongoing", a combat stopped after round k, would clutter
-  // every other report
-  std::vector<std::string> only_when_any;
   std::vector<std::pair<std::string, std::string>> means;          // json key -> metric
   std::vector<std::pair<std::string, std::string>> probabilities;  // json key -> 0/1 metric
   // json key -> P(metric | given), both 0/1 metrics; reported only when `given` happened at all
@@ -81,6 +77,10 @@ struct ReportDef {
   // outcomes that are neither side's win nor loss (the objective not_lose counts them)
   std::vector<std::pair<std::string, std::string>> wins;  // side -> outcome
   std::vector<std::string> draws;
+  // outcomes (or probabilities' keys) the terminal and the page show only when some run ends in
+  // them (the JSON always has them): "ongoing", a combat stopped after round k, would clutter
+  // every other report
+  std::vector<std::string> only_when_any;
 };
 
 // One line of `rulebench list counts`: the records of a kind (optionally only those whose symbol

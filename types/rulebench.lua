@@ -333,6 +333,7 @@
 ---| "defender_win" # [ti4] procedure space_combat; [ti4] procedure tactical_action
 ---| "draw" # [ti4] procedure space_combat; [ti4] procedure tactical_action
 ---| "no_combat" # [ti4] procedure tactical_action
+---| "ongoing" # [ti4] procedure space_combat; [ti4] procedure tactical_action
 
 ---A record: its short name, kind/name or full id (pack:kind/name).
 ---@alias RecordRef

@@ -841,6 +841,12 @@ function chart(name, values, dataKey) {
   return el("div", { class: "chart", "data-chart": dataKey }, el("div", { class: "title", text: name }), svg);
 }
 
+// An outcome or probability the report shows only when some run ends in it (only_when_any: the
+// outcome "ongoing" of a combat stopped after round k)
+function hiddenKey(def, result, key) {
+  return (def.only_when_any || []).includes(key) && !(result[key] > 0);
+}
+
 function renderResult(result, state) {
   const def = page.ruleset.reports[page.procedure] || { outcomes: [], means: [], probabilities: [], distributions: [], sides: [] };
   const box = $("results");
@@ -853,8 +859,9 @@ function renderResult(result, state) {
   if (result.warning) box.append(el("p", { class: "message error", text: result.warning }));
   if (result.exact_stopped) box.append(el("p", { class: "message", id: "exact-stopped", text: result.exact_stopped }));
   const bars = el("div", { class: "bars", id: "outcomes" });
-  def.outcomes.forEach((o, i) => bars.append(...barRow(o, o, result[o], result.ci95[o], i)));
+  def.outcomes.forEach((o, i) => { if (!hiddenKey(def, result, o)) bars.append(...barRow(o, o, result[o], result.ci95[o], i)); });
   def.probabilities.forEach(({ key, metric }, i) => {
+    if (hiddenKey(def, result, key)) return;
     const label = result.labels && result.labels[metric] ? `${key} (${result.labels[metric]})` : key;
     bars.append(...barRow(key, label, result[key], result.ci95[key], i + def.outcomes.length));
   });
@@ -1259,6 +1266,7 @@ function renderAnswer(result) {
     const bar = el("div", { class: "stack" });
     const legend = el("div", { class: "legend" });
     def.outcomes.forEach((o, i) => {
+      if (hiddenKey(def, result, o)) return;
       const p = result[o] || 0;
       bar.append(el("div", { class: "seg", style: `width:${100 * p}%; background:${colour(i)}`, title: `${o}: ${pct(p)}` }));
       legend.append(el("span", { class: "item" }, el("i", { style: `background:${colour(i)}` }),

@@ -398,7 +398,7 @@ Ruleset load_ruleset(const fs::path& dir) {
       f.expect_keys(
           rt,
           {"outcomes", "means", "probabilities", "conditional", "distributions", "survivors",
-           "survivor_kind", "survivor_location", "sides", "ci95", "wins", "draws"},
+           "survivor_kind", "survivor_location", "sides", "ci95", "wins", "draws", "only_when_any"},
           "[report." + std::string(k.str()) + "]");
       ReportDef rep;
       rep.outcomes = f.strings(rt, "outcomes");
@@ -440,6 +440,13 @@ Ruleset load_ruleset(const fs::path& dir) {
       for (const std::string& o : rep.draws)
         if (!outcome_named(o))
           f.fail(*rt.get("draws"), where + ".draws: '" + o + "' is not one of its outcomes");
+      // only_when_any = ["ongoing"]: outcomes (or probabilities' keys) shown only when not 0
+      rep.only_when_any = f.strings(rt, "only_when_any");
+      for (const std::string& o : rep.only_when_any)
+        if (!outcome_named(o) && std::none_of(rep.probabilities.begin(), rep.probabilities.end(),
+                                              [&](const auto& kv) { return kv.first == o; }))
+          f.fail(*rt.get("only_when_any"),
+                 where + ".only_when_any: '" + o + "' is not one of its outcomes or probabilities");
       r.reports.emplace(std::string(k.str()), std::move(rep));
     }
   }

@@ -77,6 +77,10 @@ struct ReportDef {
   // outcomes that are neither side's win nor loss (the objective not_lose counts them)
   std::vector<std::pair<std::string, std::string>> wins;  // side -> outcome
   std::vector<std::string> draws;
+  // outcomes (or probabilities' keys) the terminal and the page show only when some run ends in
+  // them (the JSON always has them): "ongoing", a combat stopped after round k, would clutter
+  // every other report
+  std::vector<std::string> only_when_any;
 };
 
 // One line of `rulebench list counts`: the records of a kind (optionally only those whose symbol

@@ -842,8 +842,16 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
     for (int i = 0; i < n; ++i) b += "\u2588";
     return b + std::string(static_cast<std::size_t>(width - n), ' ');
   };
+  // an outcome or probability shown only when some run ends in it ("ongoing": a combat stopped
+  // after round k)
+  auto hidden = [&](const std::string& key) {
+    return j[key].get<double>() <= 0 &&
+           std::find(def.only_when_any.begin(), def.only_when_any.end(), key) !=
+               def.only_when_any.end();
+  };
   for (const auto& o : def.outcomes) {
     const double p = j[o].get<double>();
+    if (hidden(o)) continue;
     if (exact) {
       out << fmt::format("  {:<14} {:.6f}%  {}\n", o, 100 * p, bar(p, 30));
       continue;
@@ -874,7 +882,7 @@ std::string format_report(const nlohmann::json& j, const ReportDef& def) {
                        pct(ci[0].get<double>()), pct(ci[1].get<double>()));
   };
   for (const auto& [key, metric] : def.probabilities)
-    if (!unwritten(key)) probability(key, label(key, metric));
+    if (!unwritten(key) && !hidden(key)) probability(key, label(key, metric));
   // P(metric | given): only when the condition held in some runs and not in all of them
   for (const auto& c : def.conditional) {
     if (!j.contains(c.key)) continue;

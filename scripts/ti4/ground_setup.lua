@@ -24,7 +24,7 @@
 -- An error names the key of this form (defender.units.cruiser), not of the tactical action's.
 
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description = true, name = true,
-  attacker = true, defender = true, piece_limits = true }
+  attacker = true, defender = true, piece_limits = true, rounds = true }
 local SIDE_KEYS = { faction = true, technologies = true, cards = true, laws = true, relics = true,
   leaders = true, notes = true, policy = true, tokens = true, trade_goods = true, commodities = true,
   relic_fragments = true, assimilator_tokens = true, units = true, damaged = true, versions = true }

@@ -28,8 +28,8 @@ local function ground_order(ctx, p) return ctx:policy(p).hit_order end
 
 -- Rounds of ground combat with no hook that can run are plain exchanges of fire, run in C++
 -- exactly as the round below would; a round is handed back as soon as one of these can run.
--- The counter "round" counts to 2 (round 1 or a later one: nothing asks more), so a round that
--- changes nothing leads back to the same state; the metric "ground_rounds" is added to as each
+-- The counter "round" counts to 2 (round 1 or a later one: nothing else asks more; a stop after
+-- round k, rounds = k, counts to k + 1), so a round that changes nothing leads back to the same state; the metric "ground_rounds" is added to as each
 -- round begins.
 local ROUND_CAP = 2
 local FIRE = {
@@ -298,6 +298,9 @@ local function ground_combat(ctx, st, planet, a, d, resume)
   -- are the procedure's, in one call)
   local round, begun = 1, 1
   local ongoing = true
+  -- rounds = k: every round is run here (not in C++), and the combat stops after round k
+  local limit = lib.round_limit(ctx)
+  local cap = math.max(ROUND_CAP, limit + 1)
   if not resume then
     ctx:set_counter(planet, "round", round, "combat")
     ctx:add_metric("ground_rounds", 1)
@@ -315,8 +318,10 @@ local function ground_combat(ctx, st, planet, a, d, resume)
     end
   end
   while ongoing do
-    ongoing = ctx:exchange_fire(planet, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, ROUND_CAP)
-    if ongoing == "again" then return "again" end
+    if limit == 0 then
+      ongoing = ctx:exchange_fire(planet, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, ROUND_CAP)
+      if ongoing == "again" then return "again" end
+    end
     round = ctx:counter(planet, "round")
     if not ongoing then break end
     if round > 1 and open(ctx, st, "invasion.start_of_ground_round", args) > 0
@@ -337,7 +342,13 @@ local function ground_combat(ctx, st, planet, a, d, resume)
     if ongoing then
       open(ctx, st, "invasion.end_of_ground_round", args)
       ctx:end_scope("round")
-      round, begun = math.min(round + 1, ROUND_CAP), begun + 1
+      -- rounds = k: both sides still have ground forces after round k; the run ends here (the
+      -- step runs again and finds the run stopped: tactical_action.lua's steps)
+      if limit > 0 and round >= limit then
+        lib.stop_rounds(ctx, planet, round)
+        return "again"
+      end
+      round, begun = math.min(round + 1, cap), begun + 1
       ctx:set_counter(planet, "round", round, "combat")
       ctx:add_metric("ground_rounds", 1)
       -- the next round is the step's next run (a trace fights them all in this call): the exact
@@ -489,6 +500,9 @@ function M.report(ctx, st)
   end
   ctx:metric("ground_forces_attacker", mine)
   ctx:metric("ground_forces_defender", theirs)
+  -- a combat stopped after round k (rounds = k): written only then (the report leaves an
+  -- unwritten probability out)
+  if lib.rounds_stopped(ctx) then ctx:metric("rounds_stopped", 1) end
 end
 
 return M

@@ -72,6 +72,27 @@ function lib.sort_cargo(ctx, player, cargo)
   end)
 end
 
+-- rounds = k in the scenario: every combat of the run stops after its round k, and the run ends
+-- there with the outcome "ongoing" (0: no stop). setup.lua keeps k as the counter "round_limit"
+-- on the active system; a combat that stops sets the flag "rounds_stopped" there (scope game).
+function lib.round_limit(ctx)
+  return ctx:counter(ctx:role("active_system"), "round_limit")
+end
+
+function lib.rounds_stopped(ctx)
+  return ctx:flag(ctx:role("active_system"), "rounds_stopped")
+end
+
+-- The combat at `where` (a system or planet) stops after `round` (rounds = k): the run ends.
+function lib.stop_rounds(ctx, where, round)
+  ctx:set_flag(ctx:role("active_system"), "rounds_stopped", "game")
+  if ctx:tracing() then
+    ctx:event("rounds_stopped:" .. ctx:name(where) .. ":" .. round,
+      "the combat in " .. lib.place(ctx, where) .. " stops after round " .. round .. " (rounds = " .. round .. ")")
+  end
+  ctx:result("ongoing")
+end
+
 -- Whether the player's retreat policy says to leave now: "never", "when_outnumbered" (fewer
 -- ships than the opponent here) or N (once N rounds have been fought). Also says why.
 function lib.time_to_retreat(ctx, player)

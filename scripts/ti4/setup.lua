@@ -36,7 +36,7 @@ local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_
 local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_tokens",
   fleet = "fleet_tokens", strategy = "strategy_tokens" }
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, attacker = true, defender = true,
-  system = true, description = true, name = true, map = true, systems = true, piece_limits = true }
+  system = true, description = true, name = true, map = true, systems = true, piece_limits = true, rounds = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, planets = true, adjacent = true, command_tokens = true,
   tile = true, hex = true }
 local PLANET_KEYS = { name = true, owner = true, units = true }
@@ -257,6 +257,19 @@ local function side_policy(ctx, side, path)
   if policy.sustain ~= "first" and policy.sustain ~= "last" and policy.sustain ~= "never" then
     ctx:reject(path .. ".policy.sustain", "sustain must be first, last or never")
   end
+  -- retreat = { after_round = k }: the same as retreat = k (announce once k rounds were fought)
+  if type(policy.retreat) == "table" then
+    local t = policy.retreat
+    for k in pairs(t) do
+      if k ~= "after_round" then
+        ctx:reject(path .. ".policy.retreat." .. tostring(k), "retreat = { after_round = k } has the one key after_round, not '" .. tostring(k) .. "'")
+      end
+    end
+    policy.retreat = t.after_round
+    if math.type(policy.retreat) ~= "integer" or policy.retreat < 0 then
+      ctx:reject(path .. ".policy.retreat.after_round", "after_round is a whole number of rounds (0 or more), not " .. tostring(t.after_round))
+    end
+  end
   local r = policy.retreat
   if not (r == "never" or r == "when_outnumbered" or (math.type(r) == "integer" and r >= 0)) then
     ctx:reject(path .. ".policy.retreat", "retreat must be never, when_outnumbered, or a number of rounds")
@@ -401,7 +414,19 @@ local function side_units(ctx, side, role)
   return units
 end
 
-return function(ctx, scenario)
+-- rounds = k (every procedure): every combat stops after its round k, 1 to MAX_ROUNDS
+local MAX_ROUNDS = 1000
+local function round_limit(ctx, scenario)
+  local k = scenario.rounds
+  if k == nil then return 0 end
+  if math.type(k) ~= "integer" or k < 1 or k > MAX_ROUNDS then
+    ctx:reject("rounds", "rounds is a whole number of combat rounds from 1 to " .. MAX_ROUNDS
+      .. " (every combat stops after that round, outcome ongoing), not " .. tostring(k))
+  end
+  return k
+end
+
+local function build(ctx, scenario)
   local helpers = { check_keys = check_keys, place_units = place_units,
     record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
     ANOMALIES = ANOMALIES, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens }
@@ -527,4 +552,10 @@ return function(ctx, scenario)
       end
     end
   end
+end
+
+return function(ctx, scenario)
+  local limit = round_limit(ctx, scenario)
+  build(ctx, scenario)
+  if limit > 0 then ctx:set_counter(ctx:role("active_system"), "round_limit", limit, "game") end
 end

@@ -323,11 +323,12 @@ end
 -- The tactical action runs the same steps among its own.
 
 -- The counter "round" counts up to the highest round number a rule in play asks about: 2 (round
--- 1 or a later one) or a retreat policy's N + 1 ("retreat after N rounds"). A round that changes
+-- 1 or a later one), a retreat policy's N + 1 ("retreat after N rounds") or the scenario's stop
+-- k + 1 (rounds = k: lib.round_limit). A round that changes
 -- nothing then leads back to the same state, where the step memo and the exact mode meet it
 -- again; the metric "rounds" (the number of the last round begun) is added to as each begins.
 local function round_cap(ctx, a, d)
-  local cap = 2
+  local cap = math.max(2, lib.round_limit(ctx) + 1)
   for _, p in ipairs { a, d } do
     local r = ctx:policy(p).retreat
     if math.type(r) == "integer" and r + 1 > cap then cap = r + 1 end
@@ -405,14 +406,16 @@ function M.begin(ctx)
 end
 
 -- One round of the combat (steps 2 to 5), or as many as ctx:exchange_fire runs in C++; "again"
--- while both sides still have ships.
+-- while both sides still have ships. With a stop (rounds = k) every round is run here, one per
+-- step, and the combat stops after round k (lib.stop_rounds).
 function M.rounds(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
   if not fighting(ctx, sys) then return end
   local neighbours = ctx:adjacent(sys)
   local pa, pd = ctx:policy(a), ctx:policy(d)
+  local limit = lib.round_limit(ctx)
   -- no retreat is possible, or none will be announced: nothing to decide in a round
-  if #neighbours == 0 or not (may_announce(ctx, a, pa) or may_announce(ctx, d, pd)) then
+  if limit == 0 and (#neighbours == 0 or not (may_announce(ctx, a, pa) or may_announce(ctx, d, pd))) then
     local ongoing = ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, round_cap(ctx, a, d))
     if not ongoing then return over(ctx, sys) end
     if ongoing == "again" then return "again" end
@@ -456,15 +459,22 @@ function M.rounds(ctx)
     return over(ctx, sys)
   end
   ctx:end_scope("round")
+  -- rounds = k: both sides still have ships after round k; the run ends here (ongoing)
+  if limit > 0 and round >= limit then
+    lib.stop_rounds(ctx, sys, round)
+    return over(ctx, sys)
+  end
   ctx:set_counter(sys, "round", math.min(round + 1, round_cap(ctx, a, d)), "combat")
   ctx:add_metric("rounds", 1)  -- a new round begins
   return "again"
 end
 
--- The end of the combat: its windows (9.1) and the winner (10).
+-- The end of the combat: its windows (9.1) and the winner (10). A combat stopped after round k
+-- (rounds = k) has not ended: no end windows, the outcome stays "ongoing".
 function M.finish(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
   if ctx:counter(sys, "round") == 0 then return end  -- no combat
+  if lib.rounds_stopped(ctx) then return end
   if ctx:flag(sys, "ended_after_round") then
     ctx:open("space_combat.end_of_combat")
   else
@@ -486,6 +496,7 @@ end
 function M.after(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
   if ctx:counter(sys, "round") == 0 then return end  -- no combat
+  if lib.rounds_stopped(ctx) then return end  -- stopped (rounds = k): the run ends there
   ctx:open("space_combat.after_combat")
   -- 10.1 and notes: capacity is checked after the winner is known
   local carried_a, carried_d = ctx:count(a, sys, "fighter", "ground_force"), ctx:count(d, sys, "fighter", "ground_force")

@@ -1137,9 +1137,15 @@ end
 -- A hook may end the active player's turn (the action flag turn_ended on them, after activation
 -- say: Minister of Peace, Nullification Field): the steps up to Production are skipped (no combat: the outcome is no_combat; the combat's
 -- own steps find no round begun); the end of the turn and the report still run.
+-- A combat stopped after round k (rounds = k: lib.stop_rounds) ends the run there: the steps after
+-- it are skipped, the end of the turn too; the report still runs.
 local function step(f, always)
   return function(ctx)
     local st = facts(ctx)
+    if lib.rounds_stopped(ctx) then
+      if f == M.finish then invasion.report(ctx, st) end
+      return
+    end
     if not always and ctx:flag(st.player, "turn_ended") then
       if f == M.space_combat then
         if ctx:tracing() then ctx:event("turn_ended:" .. ctx:name(st.player), ctx:name(st.player) .. "'s turn has ended") end

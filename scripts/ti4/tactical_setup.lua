@@ -40,7 +40,7 @@
 
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description = true, name = true,
   players = true, systems = true, active_player = true, activate = true, attacker = true, defender = true,
-  map = true, piece_limits = true }
+  map = true, piece_limits = true, rounds = true }
 -- [attacker] and [defender] (what compare/simulate --with attacker:CARD and attacker:policy.x=v
 -- write): added to the active player's and the defender's own lists and policy
 local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, relics = true, leaders = true, notes = true,

@@ -16,6 +16,12 @@
 
 namespace {
 
+// --rounds: the most rounds a stop may name (scripts/ti4/setup.lua's MAX_ROUNDS)
+constexpr std::uint64_t kMaxRounds = 1000;
+constexpr const char* kRoundsHelp =
+    "stop every combat after round K: the outcome ongoing and the state then (the scenario's "
+    "rounds = K; docs/ti4.md)";
+
 // A whole number written in digits only (no sign, no exponent, no fraction) within [lo, hi]:
 // "--runs -1" or "--runs 1e20" is an error, not a wrapped or truncated number.
 CLI::Validator whole(std::uint64_t lo, std::uint64_t hi) {
@@ -108,6 +114,9 @@ int main(int argc, char** argv) {
   trace->add_option("--with", trace_changes.with,
                     "records, packs or settings to add ([SIDE:]ID, PACK, [SIDE:]PATH=VALUE)");
   trace->add_option("--without", trace_changes.without, "records, packs or settings to remove");
+  // --rounds k: the scenario's rounds = k (every combat stops after round k: outcome ongoing)
+  std::uint64_t trace_rounds = 0;
+  trace->add_option("--rounds", trace_rounds, kRoundsHelp)->check(whole(1, kMaxRounds));
   bool trace_verbose = false;
   trace->add_flag("-v,--verbose", trace_verbose,
                   "every event: also the rules that showed nothing and each repeated window");
@@ -194,6 +203,8 @@ int main(int argc, char** argv) {
   simulate->add_option("--with", sim.changes.with,
                        "records, packs or settings to add: [SIDE:]RECORD, PACK, [SIDE:]PATH=VALUE");
   simulate->add_option("--without", sim.changes.without, "records, packs or settings to remove");
+  std::uint64_t sim_rounds = 0;
+  simulate->add_option("--rounds", sim_rounds, kRoundsHelp)->check(whole(1, kMaxRounds));
 
   cli::CompareArgs cmp;
   auto* compare = app.add_subcommand(
@@ -421,6 +432,13 @@ int main(int argc, char** argv) {
     }
     if (*check) return cli::check(common, check_packs, check_json);
     if (*list) return cli::list(common, list_what, list_ruleset, list_json, list_packs);
+    // --rounds k is the setting scenario:rounds=k (a ruleset whose scenarios have no rounds key
+    // rejects it in its setup)
+    auto with_rounds = [](Changes& changes, std::uint64_t k) {
+      if (k > 0) changes.with.push_back("scenario:rounds=" + std::to_string(k));
+    };
+    with_rounds(trace_changes, trace_rounds);
+    with_rounds(sim.changes, sim_rounds);
     if (*trace)
       return cli::trace(common, trace_scenario, trace_seed, trace_json, trace_interactive,
                         trace_changes, trace_verbose);

@@ -234,7 +234,8 @@ json report_json(const ReportDef& r) {
           {"survivors", r.survivors},
           {"survivor_kind", r.survivor_kind},
           {"sides", r.sides},
-          {"ci95", r.ci95}};
+          {"ci95", r.ci95},
+          {"only_when_any", r.only_when_any}};
 }
 
 // The board of a state as the page draws it (POST /api/board): each hex with the entity placed

@@ -475,6 +475,20 @@ void Api::stop_all() {
     if (job->thread.joinable()) job->thread.join();
 }
 
+void Api::forget_finished() {
+  std::size_t finished = 0;
+  for (auto& [id, j] : jobs_) finished += j->running() ? 0 : 1;
+  for (auto it = jobs_.begin(); it != jobs_.end() && finished > options_.keep_finished;) {
+    if (it->second->running()) {
+      ++it;
+      continue;
+    }
+    if (it->second->thread.joinable()) it->second->thread.join();
+    it = jobs_.erase(it);
+    --finished;
+  }
+}
+
 std::size_t Api::running_jobs() {
   std::size_t running = 0;
   for (auto& [id, j] : jobs_) running += j->running() ? 1 : 0;
@@ -1044,18 +1058,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   job->planned = exact ? 1 : precision > 0 ? std::min<std::uint64_t>(max_runs, 20000) : runs;
   {
     std::lock_guard lock(mutex_);
-    // forget the oldest finished runs beyond the number kept
-    std::size_t finished = 0;
-    for (auto& [id, j] : jobs_) finished += j->running() ? 0 : 1;
-    for (auto it = jobs_.begin(); it != jobs_.end() && finished > options_.keep_finished;) {
-      if (it->second->running()) {
-        ++it;
-        continue;
-      }
-      if (it->second->thread.joinable()) it->second->thread.join();
-      it = jobs_.erase(it);
-      --finished;
-    }
+    forget_finished();
     job->id = next_job_++;
     jobs_[job->id] = job;
     slot.to_job();
@@ -1211,17 +1214,7 @@ Reply Api::start_sweep(const json& request) {
   const double seconds = options_.sweep_seconds;
   {
     std::lock_guard lock(mutex_);
-    std::size_t finished = 0;
-    for (auto& [id, j] : jobs_) finished += j->running() ? 0 : 1;
-    for (auto it = jobs_.begin(); it != jobs_.end() && finished > options_.keep_finished;) {
-      if (it->second->running()) {
-        ++it;
-        continue;
-      }
-      if (it->second->thread.joinable()) it->second->thread.join();
-      it = jobs_.erase(it);
-      --finished;
-    }
+    forget_finished();
     job->id = next_job_++;
     jobs_[job->id] = job;
     slot.to_job();

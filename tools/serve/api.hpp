@@ -124,6 +124,7 @@ class Api {
   nlohmann::json job_json(Job& job) const;
   int run_threads(const nlohmann::json& request) const;
   std::size_t running_jobs();  // under mutex_
+  void forget_finished();      // under mutex_: the oldest finished jobs beyond keep_finished
   std::size_t busy();          // under mutex_: running jobs and the slots of requests
 
   ApiOptions options_;

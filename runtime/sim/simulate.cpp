@@ -606,7 +606,8 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     json arr = json::array();
     for (long long v = 0; v <= top; ++v) {
       auto it = h.find(v);
-      arr.push_back(it == h.end() ? 0.0 : it->second);
+      // a sum of path probabilities can pass 1 by a rounding (1.0000000000000002)
+      arr.push_back(it == h.end() ? 0.0 : std::min(1.0, it->second));
     }
     j[key] = arr;
   }

@@ -356,6 +356,14 @@ local function count_resources(ctx, a, d, sign)
   ctx:add_metric("half_resources_margin", sign * (rd - ra))
 end
 
+-- As the combat ends (or stops after round k): how many damaged units each side has in the
+-- active system ("attacker_damaged_units", "defender_damaged_units"; the report's state after
+-- the combat beside the survivors).
+local function count_damaged(ctx, a, d, sys)
+  ctx:metric("attacker_damaged_units", ctx:count(a, sys, "damaged"))
+  ctx:metric("defender_damaged_units", ctx:count(d, sys, "damaged"))
+end
+
 local function fighting(ctx, sys)
   return ctx:counter(sys, "round") > 0 and not ctx:flag(sys, "combat_over")
 end
@@ -496,13 +504,18 @@ end
 function M.after(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
   if ctx:counter(sys, "round") == 0 then return end  -- no combat
-  if lib.rounds_stopped(ctx) then return end  -- stopped (rounds = k): the run ends there
+  -- stopped (rounds = k): the run ends there, with what each side lost until then
+  if lib.rounds_stopped(ctx) then
+    count_resources(ctx, a, d, -1)
+    return count_damaged(ctx, a, d, sys)
+  end
   ctx:open("space_combat.after_combat")
   -- 10.1 and notes: capacity is checked after the winner is known
   local carried_a, carried_d = ctx:count(a, sys, "fighter", "ground_force"), ctx:count(d, sys, "fighter", "ground_force")
   if carried_a > 0 then check_capacity(ctx, a, sys, carried_a) end
   if carried_d > 0 then check_capacity(ctx, d, sys, carried_d) end
   count_resources(ctx, a, d, -1)
+  count_damaged(ctx, a, d, sys)
   ctx:end_scope("combat")
 end
 

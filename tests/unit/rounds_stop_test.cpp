@@ -9,6 +9,7 @@
 
 #include "fixtures.hpp"
 #include "sim/changes.hpp"
+#include "sim/compare.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
 
@@ -112,4 +113,33 @@ TEST_CASE("report: an only_when_any outcome is printed only when some run ends i
     const std::string text = format_report(sim.exact(ExactRunOptions{}), sim.report_def());
     CHECK(text.find("  ongoing") != std::string::npos);
   }
+}
+
+// compare --rounds k: arm A is the scenario with the stop, arm B that with the change (Morale
+// Boost: +1 to every combat roll, destroyers hit on 8: 0.3). The resources each side lost until
+// the stop are the round's hits: a destroyer 2 half resources, a cruiser 4.
+TEST_CASE("compare --rounds 1: both arms stop after round 1; resources lost are round 1's",
+          "[ti4][exact][rounds][compare]") {
+  const Session stopped = bench_a({"scenario:rounds=1"});
+  Changes boost;
+  boost.with = {"attacker:morale_boost"};
+  const Session boosted = apply_changes(stopped, boost, rb::testing::repo_session_options());
+  const nlohmann::json r = exact_comparison(stopped, boosted, boost, ExactRunOptions{});
+  auto win = [](double p) { return 3 * p * p * (1 - p) + p * p * p; };  // 2 or 3 of 3 dice hit
+  const nlohmann::json& a = r.at("a");
+  const nlohmann::json& b = r.at("b");
+  CHECK(std::abs(a.at("attacker_win").get<double>() - win(0.2)) < 1e-12);
+  CHECK(std::abs(b.at("attacker_win").get<double>() - win(0.3)) < 1e-12);
+  CHECK(std::abs(b.at("ongoing").get<double>() - (1 - win(0.3))) < 1e-12);
+  // the cruisers' 2 dice at 0.4 destroy 0.8 destroyers on average in both arms
+  CHECK(std::abs(a.at("attacker_half_resources_lost").get<double>() - 2 * 0.8) < 1e-12);
+  CHECK(std::abs(b.at("attacker_half_resources_lost").get<double>() - 2 * 0.8) < 1e-12);
+  // the destroyers' hits destroy min(hits, 2) cruisers
+  auto lost = [&](double p) {
+    double e = 0;
+    for (int h = 0; h <= 3; ++h) e += std::min(h, 2) * binomial(3, h, p);
+    return 4 * e;
+  };
+  CHECK(std::abs(a.at("defender_half_resources_lost").get<double>() - lost(0.2)) < 1e-12);
+  CHECK(std::abs(b.at("defender_half_resources_lost").get<double>() - lost(0.3)) < 1e-12);
 }

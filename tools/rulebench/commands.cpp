@@ -849,7 +849,10 @@ int compare(const Common& c, const CompareArgs& a) {
         "compare needs --with or --without: what arm B changes (a record, a pack or a "
         "setting), or there is nothing to compare");
   const SessionOptions so = c.session();
-  const Session as_written = open_session(read_scenario(a.scenario), so);
+  // --rounds k: the setting scenario:rounds=k in both arms (arm A is the scenario with the stop)
+  Changes stop;
+  if (a.rounds > 0) stop.with.push_back("scenario:rounds=" + std::to_string(a.rounds));
+  const Session as_written = apply_changes(open_session(read_scenario(a.scenario), so), stop, so);
   const Session changed = apply_changes(as_written, a.changes, so);
   Comparison cmp(as_written, changed);
   if (a.exact) {

@@ -79,6 +79,7 @@ struct CompareArgs {
   std::size_t max_memory = 2048;  // MiB, each arm
   double max_seconds = 120;       // each arm
   Changes changes;                // arm B: the scenario with these; arm A: as written
+  std::uint64_t rounds = 0;       // --rounds k: both arms stop every combat after round k
 };
 int compare(const Common& c, const CompareArgs& a);
 

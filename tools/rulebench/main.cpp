@@ -226,6 +226,8 @@ int main(int argc, char** argv) {
   compare->add_option("--threads", cmp.threads, "threads (default: every core)")
       ->check(whole(1, kMaxThreads));
   compare->add_flag("--json", cmp.json, "print one JSON object");
+  compare->add_option("--rounds", cmp.rounds, kRoundsHelp + std::string(", in both arms"))
+      ->check(whole(1, kMaxRounds));
   auto* cmp_exact = compare->add_flag(
       "--exact", cmp.exact,
       "both arms exact: the exact difference, no interval (see simulate --exact)");

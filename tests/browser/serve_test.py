@@ -28,7 +28,8 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
             with the command line's numbers;
   best      the Best play view: the defender ticked on a small battle, the gain shown is
             `simulate --exact --best defender --json`'s, the first decisions' table is --decisions';
-            both ticked, each side's values are --best both's;
+            both ticked, each side's values are --best both's; on the Ground view (a ground combat
+            loaded as TOML) the objectives are the report's means, with --best's numbers;
   sweep     the Sweep view: two attacker factions in both roles on the starting fleets example;
             the heat map's cells are `rulebench sweep --json`'s for the page's TOML and the spec
             the page shows; a click on a cell opens that battle, answered with the cell's number;
@@ -418,6 +419,28 @@ def best_view(check, driver, wait, args, work):
           all(f"{100 * v['pair']:.2f}%" in sides[s] and f"{100 * v['policy']:.2f}%" in sides[s] for s, v in want["sides"].items()),
           f"best: both: each side's value at the pair and with both policies is --best both's ({sides})")
     css('#best-sides input[value="attacker"]').click()
+    # the Ground view shares the form: its report has no wins, so its means are the objectives
+    with open(os.path.join(args.root, "tests/fixtures/ground/best_play_ground.toml")) as f:
+        ground = f.read()
+    loads = data("loads")
+    driver.execute_script("const t = document.getElementById('toml'); t.value = arguments[0]; "
+                          "document.getElementById('load-toml').click()", ground)
+    wait.until(lambda d: data("loads") != loads and "tactical_ground_combat" in css("#toml").get_attribute("value"))
+    objectives = [o.get_attribute("value") for o in Select(css("#best-objective")).options]
+    check("win" not in objectives and "metric:ground_forces_defender_mean" in objectives,
+          f"best: on the Ground view the objectives are the report's means ({objectives[:4]})")
+    check(css('#best-sides input[value="defender"]').is_selected(), "best: the defender's tick stays across the switch")
+    Select(css("#best-objective")).select_by_value("metric:ground_forces_defender_mean")
+    ran = run_best()
+    r = cli(args, "simulate", page_file("best_ground.toml"), "--exact", "--best", "defender", "--objective",
+            "metric:ground_forces_defender_mean", "--decisions", "--json")
+    want = json.loads(r.stdout)["best"] if r.returncode == 0 else {}
+    head = css("#best-head")
+    table = [(int(tr.get_attribute("data-hits")), float(tr.find_element(By.CSS_SELECTOR, "[data-margin]").get_attribute("data-margin")))
+             for tr in all_css("#best-decisions tr[data-hits]")]
+    check(ran == "done" and want and float(head.get_attribute("data-gain")) == want["gain"] and
+          f"{want['best']:.4f}" in head.text and table == [(d["hits"], d["margin"]) for d in want["decisions"]] and table,
+          f"best: a ground combat's best play for the defender's ground forces is --best's: {head.text!r}, {table}")
     css('#best-sides input[value="defender"]').click()
 
 

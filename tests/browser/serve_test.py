@@ -26,6 +26,10 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
   cancel    a long run is cancelled from the page and shows the runs done;
   rulesets  an X-Wing and a Red Alert example scenario are loaded, changed in their forms and run,
             with the command line's numbers;
+  best      the Best play view: the defender ticked on a small battle, the gain shown is
+            `simulate --exact --best defender --json`'s, the first decisions' table is --decisions';
+            both ticked, each side's values are --best both's; on the Ground view (a ground combat
+            loaded as TOML) the objectives are the report's means, with --best's numbers;
   sweep     the Sweep view: two attacker factions in both roles on the starting fleets example;
             the heat map's cells are `rulebench sweep --json`'s for the page's TOML and the spec
             the page shows; a click on a cell opens that battle, answered with the cell's number;
@@ -335,14 +339,119 @@ def sweep_view(check, driver, wait, args, work):
           f"sweep: the opened battle's answer P(defender_win) {shown} is the cell's {value}")
 
 
+def best_view(check, driver, wait, args, work):
+    """best: the Best play view (web/best.js). On a small battle (2 cruisers and a carrier against
+    the same: tests/fixtures/exact/best_play_carrier.toml, loaded as TOML), the defender ticked:
+    the gain shown beside the policy's odds is `rulebench simulate --exact --best defender
+    --decisions --json`'s on the page's TOML, and so are the first decisions' table (each number of
+    hits: the best option and its margin); both ticked, each side's value is `--best both`'s."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    def all_css(selector):
+        return driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def css(selector):
+        return driver.find_element(By.CSS_SELECTOR, selector)
+
+    def data(name):
+        return driver.execute_script(f"return document.body.dataset.{name} || '0'")
+
+    with open(os.path.join(args.root, "tests/fixtures/exact/best_play_carrier.toml")) as f:
+        battle = f.read()
+    Select(css("#ruleset")).select_by_value("ti4")
+    loads = data("loads")
+    driver.execute_script("const t = document.getElementById('toml'); t.value = arguments[0]; "
+                          "t.dispatchEvent(new Event('input')); document.getElementById('load-toml').click()", battle)
+    wait.until(lambda d: data("loads") != loads and "carrier" in css("#toml").get_attribute("value"))
+    driver.execute_script("document.getElementById('best-section').scrollIntoView()")
+    check(len(all_css("#best-sides input")) == 2 and css("#best-run").get_attribute("disabled") is not None,
+          "best: one tick per side of the report, and nothing to run before a side is ticked")
+    objectives = [o.get_attribute("value") for o in Select(css("#best-objective")).options]
+    check(objectives[:2] == ["win", "not_lose"], f"best: the objectives start with win and not lose ({objectives[:4]})")
+
+    def run_best():
+        css("#best-run").click()
+        wait.until(lambda d: data("bestState") in ("done", "error"))
+        return data("bestState")
+
+    def page_file(name):
+        path = os.path.join(work, name)
+        with open(path, "w") as f:
+            f.write(css("#toml").get_attribute("value"))
+        return path
+
+    css('#best-sides input[value="defender"]').click()
+    check("defender plays best" in css("#best-what").text, f"best: the choice is named ({css('#best-what').text})")
+    ran = run_best()
+    check(ran == "done", f"best: the defender's best play is answered ({css('#best-status').text})")
+    r = cli(args, "simulate", page_file("best_page.toml"), "--exact", "--best", "defender", "--decisions", "--json")
+    want = json.loads(r.stdout)["best"] if r.returncode == 0 else {}
+    head = css("#best-head")
+    shown = float(head.get_attribute("data-gain-points")) if ran == "done" else None
+    check(r.returncode == 0 and shown == want.get("gain_points") and want["gain_points"] > 1,
+          f"best: the gain shown ({shown} points) is simulate --exact --best defender's gain_points "
+          f"({want.get('gain_points')}; {r.stderr.strip()[:200]})")
+    text = css("#best-gain").text if ran == "done" else ""
+    check(want and text == f"+{want['gain_points']:.2f} points" and f"{100 * want['best']:.2f}%" in head.text
+          and f"{100 * want['policy']:.2f}%" in head.text,
+          f"best: beside the policy's odds, in words: {head.text!r}")
+    rows = all_css("#best-decisions tr[data-hits]")
+    table = [(int(tr.get_attribute("data-hits")), float(tr.find_element(By.CSS_SELECTOR, "[data-margin]").get_attribute("data-margin")),
+              tr.find_element(By.CSS_SELECTOR, "b").text) for tr in rows]
+    expect = [(d["hits"], d["margin"], d["options"][0]["option"]) for d in want.get("decisions", [])]
+    check(table and table == expect,
+          f"best: the first decisions' table is --decisions' (hits, margin, best option): {table[:3]} against {expect[:3]}")
+    first = rows[0].text if rows else ""
+    check("hit" in first and "%" in first and "points" in first, f"best: a row reads as words: {first!r}")
+    if args.docs:
+        driver.execute_script("document.getElementById('best-section').scrollIntoView()")
+        time.sleep(0.2)
+        css("#best-section").screenshot(os.path.join(args.docs, "page-best.png"))
+    # both sides answer each other in turn
+    css('#best-sides input[value="attacker"]').click()
+    check("both sides" in css("#best-what").text, f"best: both ticked is both ({css('#best-what').text})")
+    ran = run_best()
+    r = cli(args, "simulate", page_file("best_page.toml"), "--exact", "--best", "both", "--decisions", "--json")
+    want = json.loads(r.stdout)["best"] if r.returncode == 0 else {}
+    sides = {li.get_attribute("data-side"): li.text for li in all_css("#best-sides-values li")}
+    check(ran == "done" and want and set(sides) == set(want["sides"]) and
+          all(f"{100 * v['pair']:.2f}%" in sides[s] and f"{100 * v['policy']:.2f}%" in sides[s] for s, v in want["sides"].items()),
+          f"best: both: each side's value at the pair and with both policies is --best both's ({sides})")
+    css('#best-sides input[value="attacker"]').click()
+    # the Ground view shares the form: its report has no wins, so its means are the objectives
+    with open(os.path.join(args.root, "tests/fixtures/ground/best_play_ground.toml")) as f:
+        ground = f.read()
+    loads = data("loads")
+    driver.execute_script("const t = document.getElementById('toml'); t.value = arguments[0]; "
+                          "document.getElementById('load-toml').click()", ground)
+    wait.until(lambda d: data("loads") != loads and "tactical_ground_combat" in css("#toml").get_attribute("value"))
+    objectives = [o.get_attribute("value") for o in Select(css("#best-objective")).options]
+    check("win" not in objectives and "metric:ground_forces_defender_mean" in objectives,
+          f"best: on the Ground view the objectives are the report's means ({objectives[:4]})")
+    check(css('#best-sides input[value="defender"]').is_selected(), "best: the defender's tick stays across the switch")
+    Select(css("#best-objective")).select_by_value("metric:ground_forces_defender_mean")
+    ran = run_best()
+    r = cli(args, "simulate", page_file("best_ground.toml"), "--exact", "--best", "defender", "--objective",
+            "metric:ground_forces_defender_mean", "--decisions", "--json")
+    want = json.loads(r.stdout)["best"] if r.returncode == 0 else {}
+    head = css("#best-head")
+    table = [(int(tr.get_attribute("data-hits")), float(tr.find_element(By.CSS_SELECTOR, "[data-margin]").get_attribute("data-margin")))
+             for tr in all_css("#best-decisions tr[data-hits]")]
+    check(ran == "done" and want and float(head.get_attribute("data-gain")) == want["gain"] and
+          f"{want['best']:.4f}" in head.text and table == [(d["hits"], d["margin"]) for d in want["decisions"]] and table,
+          f"best: a ground combat's best play for the defender's ground forces is --best's: {head.text!r}, {table}")
+    css('#best-sides input[value="defender"]').click()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rulebench", required=True)
     parser.add_argument("--root", required=True)
     parser.add_argument("--packs", required=True)
     parser.add_argument("--screenshot")
-    parser.add_argument("--docs", help="a folder for page-1280.png and page-390.png")
-    parser.add_argument("--only", choices=["sweep"], help="run only this part (for working on it)")
+    parser.add_argument("--docs", help="a folder for page-1280.png, page-390.png and page-best.png")
+    parser.add_argument("--only", choices=["sweep", "best"], help="run only this part (for working on it)")
     args = parser.parse_args()
     args.root = os.path.abspath(args.root)
     args.packs = os.path.abspath(args.packs)
@@ -597,6 +706,9 @@ def main():
         if args.only == "sweep":
             sweep_view(check, driver, wait, args, work)
             raise StopIteration("--only sweep: the other parts are not run")
+        if args.only == "best":
+            best_view(check, driver, wait, args, work)
+            raise StopIteration("--only best: the other parts are not run")
         check(Select(css("#ruleset")).first_selected_option.get_attribute("value") == "ti4",
               "player: the page opens on TI4 (form.toml opens_first)")
         check(css('[data-pack="ti4-pok"]').is_selected(), "player: Prophecy of Kings is on (pack.toml default_on)")
@@ -912,6 +1024,9 @@ def main():
 
         # --- the sweep: a heat map of battles, a cell opened as the battle (web/sweep.js)
         sweep_view(check, driver, wait, args, work)
+
+        # --- best play: the gain beside the policy's odds, the first decisions (web/best.js)
+        best_view(check, driver, wait, args, work)
 
         # --- the tactical action on the hex map (web/map.js)
         tactical_map(check, driver, wait, args)

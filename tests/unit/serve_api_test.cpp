@@ -21,6 +21,7 @@
 
 #include "api.hpp"
 #include "base/error.hpp"
+#include "cli_run.hpp"
 #include "content/toml_read.hpp"
 #include "fixtures.hpp"
 #include "form.hpp"
@@ -735,6 +736,105 @@ TEST_CASE("serve: an exact exploration is cancelled at its next step run", "[ser
   CHECK(cancelled.status == 422);
   CHECK(contains(error_of(cancelled), "the exact mode was cancelled"));
   CHECK(waited < 5);
+}
+
+// The numbers of a report that are not times (the explorations' "seconds")
+json without_seconds(json r) {
+  r.erase("seconds");
+  if (r.contains("policy")) r["policy"].erase("seconds");
+  return r;
+}
+
+TEST_CASE("serve: best play gives simulate --exact --best's numbers, the decisions table too",
+          "[serve][best]") {
+  serve::Api api(repo_options());
+  // 2 cruisers and a carrier against the same: the default order loses the cruisers first, best
+  // play the carrier (docs/exact.md, +8.5 points for either side)
+  const fs::path file = test_dir() / "fixtures/exact/best_play_carrier.toml";
+  auto r = post(api, "/api/simulate",
+                {{"scenario", read(file)},
+                 {"exact", true},
+                 {"best", "defender"},
+                 {"decisions", true},
+                 {"wait", true}});
+  REQUIRE(r.status == 200);
+  const json got = r.body["result"];
+  // the command line's JSON, by the command line itself
+  const Run cli = rulebench(
+      test_dir(), "simulate '" + file.string() + "' --exact --best defender --decisions --json");
+  REQUIRE(cli.code == 0);
+  const json want = json::parse(cli.out);
+  CHECK(got["best"] == want["best"]);
+  CHECK(got["best"]["side"] == "defender");
+  CHECK(got["best"]["gain_points"].get<double>() > 1);  // it gains: the check can fail
+  CHECK(got["best"]["decisions"].size() > 0);
+  for (const char* outcome : {"attacker_win", "defender_win", "draw"}) {
+    CHECK(got[outcome] == want[outcome]);
+    CHECK(got["policy"][outcome] == want["policy"][outcome]);
+  }
+  // the whole report is the entry point's (simulate's --exact --best) for both sides and not_lose
+  r = post(api, "/api/simulate",
+           {{"scenario", read(file)},
+            {"exact", true},
+            {"best", "both"},
+            {"objective", "not_lose"},
+            {"wait", true}});
+  REQUIRE(r.status == 200);
+  const Session session = open_session(read_scenario(file), repo_session());
+  const json both = Simulation(session).exact_best(ExactRunOptions{}, "both", "not_lose", false);
+  CHECK(without_seconds(r.body["result"]) == without_seconds(both));
+  CHECK(r.body["result"]["best"]["sides"].size() == 2);
+}
+
+TEST_CASE("serve: best play's bad requests are 400s naming the field; past a bound, no fallback",
+          "[serve][best]") {
+  serve::Api api(repo_options());
+  const std::string carrier = read(test_dir() / "fixtures/exact/best_play_carrier.toml");
+  auto bad = [&](json body, const std::string& says, int status = 400) {
+    if (!body.contains("scenario")) body["scenario"] = carrier;
+    body["wait"] = true;
+    const auto r = post(api, "/api/simulate", body);
+    CHECK(r.status == status);
+    CHECK(contains(error_of(r), says));
+  };
+  bad({{"best", "defender"}}, "best: best play is answered by the exact mode only");
+  bad({{"best", "defender"}, {"runs", 1000}}, "best: best play is answered by the exact mode only");
+  bad({{"best", "defender"}, {"exact", true}, {"fallback", true}},
+      "fallback: best play has no Monte Carlo fallback");
+  bad({{"best", "nobody"}, {"exact", true}},
+      "best: 'nobody' is not a side of the report of 'space_combat': attacker, defender, or both");
+  bad({{"best", 2}, {"exact", true}}, "best: 2 is not a side of the report");
+  bad({{"best", ""}, {"exact", true}}, "best: '' is not a side of the report");
+  bad({{"best", "attacker"}, {"exact", true}, {"objective", "lose"}},
+      "objective: 'lose' is not one of: win, not_lose, metric:NAME, metric:-NAME");
+  bad({{"best", "attacker"}, {"exact", true}, {"objective", "metric:nosuch"}},
+      "objective: 'metric:nosuch': the report of 'space_combat' has no mean 'nosuch'");
+  bad({{"best", "attacker"}, {"exact", true}, {"objective", 1}}, "objective: 1 is not one of");
+  bad({{"exact", true}, {"objective", "win"}}, "objective: a setting of best play; give best too");
+  bad({{"exact", true}, {"decisions", true}}, "decisions: a setting of best play; give best too");
+  bad({{"best", "attacker"}, {"exact", true}, {"decisions", "yes"}}, "decisions: true or false");
+  bad({{"exact", true}, {"max_memory", 0}}, "max_memory: 0 is out of range (expected 1 to 2048)");
+  bad({{"exact", true}, {"max_memory", 4096}},
+      "max_memory: 4096 is out of range (expected 1 to 2048)");
+  bad({{"max_memory", 100}}, "max_memory: a bound of the exact mode; give exact = true too");
+  // X-Wing's report declares no wins: best play there maximises a metric
+  bad({{"scenario", read(test_dir() / "fixtures/exact/best_play_xwing_lock_focus.toml")},
+       {"best", "attacker"},
+       {"exact", true}},
+      "objective: best play: the report of 'attack' declares no win for 'attacker'");
+  // compare has no best play
+  auto r = post(api, "/api/compare",
+                {{"scenario", carrier},
+                 {"with", {"attacker:morale_boost"}},
+                 {"exact", true},
+                 {"best", "attacker"}});
+  CHECK(r.status == 400);
+  CHECK(contains(error_of(r), "compare: unknown key 'best'"));
+  // past a bound the job says so, and that best play has no Monte Carlo answer
+  bad({{"best", "defender"}, {"exact", true}, {"max_states", 5}},
+      "the exact mode stopped: the exact mode's chain passed 5 states", 422);
+  bad({{"best", "defender"}, {"exact", true}, {"max_states", 5}},
+      "best play has no Monte Carlo fallback", 422);
 }
 
 TEST_CASE("serve: the server answers on its port and stops when asked", "[serve]") {

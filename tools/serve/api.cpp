@@ -72,6 +72,9 @@ std::string describe(const json& v) {
 // for it, and the explorations that take longer (a Red Alert combat phase) are for the command
 // line.
 constexpr double kExactSeconds = 120;
+// What an exact exploration may take on the server, in MiB (the command line's --max-memory
+// default): the chain, and best play's trees of choices.
+constexpr std::uint64_t kExactMemoryMiB = ExactRunOptions{}.max_bytes >> 20;
 
 int status_of(const std::exception& e) {
   if (const auto* r = dynamic_cast<const RequestError*>(&e)) return r->status;
@@ -223,6 +226,8 @@ json report_json(const ReportDef& r) {
     for (const auto& [key, metric] : v) a.push_back({{"key", key}, {"metric", metric}});
     return a;
   };
+  json wins = json::object();
+  for (const auto& [side, outcome] : r.wins) wins[side] = outcome;
   json conditional = json::array();  // P(metric | given): the key its value has in a result
   for (const auto& c : r.conditional)
     conditional.push_back({{"key", c.key}, {"metric", c.metric}, {"given", c.given}});
@@ -234,6 +239,8 @@ json report_json(const ReportDef& r) {
           {"survivors", r.survivors},
           {"survivor_kind", r.survivor_kind},
           {"sides", r.sides},
+          {"wins", wins},  // side -> its win's outcome (best play's objectives win, not_lose)
+          {"draws", r.draws},
           {"ci95", r.ci95},
           {"only_when_any", r.only_when_any}};
 }
@@ -953,17 +960,92 @@ Reply Api::board_reply(const json& request) {
   return after_run(std::move(body), error);
 }
 
+namespace {
+
+// Best play asked of /api/simulate: `best` (a side of the report, or "both"), `objective` (win,
+// not_lose, metric:KEY, metric:-KEY) and `decisions` (the first decisions' table), as
+// `simulate --exact --best SIDE --objective O --decisions` take them.
+struct BestRequest {
+  std::string side;  // empty: no best play
+  std::string objective = "win";
+  bool decisions = false;
+};
+
+BestRequest best_request(const json& request, bool exact, bool fallback) {
+  BestRequest b;
+  const auto given = [&](const char* key) {
+    return request.contains(key) && !request[key].is_null();
+  };
+  if (given("best")) {
+    if (!request["best"].is_string() || request["best"].get_ref<const std::string&>().empty())
+      throw RequestError(400, "best: " + describe(request["best"]) +
+                                  " is not a side of the report or \"both\" (a string)");
+    b.side = request["best"].get<std::string>();
+  }
+  for (const char* key : {"objective", "decisions"})
+    if (b.side.empty() && given(key))
+      throw RequestError(400, std::string(key) + ": a setting of best play; give best too");
+  if (given("objective")) {
+    if (!request["objective"].is_string())
+      throw RequestError(400, "objective: " + describe(request["objective"]) +
+                                  " is not one of: win, not_lose, metric:KEY, metric:-KEY");
+    b.objective = request["objective"].get<std::string>();
+  }
+  if (given("decisions")) {
+    if (!request["decisions"].is_boolean()) throw RequestError(400, "decisions: true or false");
+    b.decisions = request["decisions"].get<bool>();
+  }
+  if (b.side.empty()) return b;
+  if (!exact)
+    throw RequestError(400,
+                       "best: best play is answered by the exact mode only (every state, each "
+                       "decision's options compared); give exact = true");
+  if (fallback)
+    throw RequestError(400,
+                       "fallback: best play has no Monte Carlo fallback (sampled runs cannot say "
+                       "which option is best); drop fallback");
+  return b;
+}
+
+// The side and objective checked against the scenario's report before anything runs: a 400
+// naming the field, not a failed job.
+void check_best(const Simulation& sim, const BestRequest& b) {
+  const auto& sides = sim.report_def().sides;
+  std::string names;
+  for (const auto& s : sides) names += (names.empty() ? "" : ", ") + s;
+  const std::string procedure = sim.session().procedure;
+  if (b.side == "both" && sides.size() != 2)
+    throw RequestError(400, "best: \"both\" needs a report of two sides; the report of '" +
+                                procedure + "' has " + (names.empty() ? "none" : names));
+  if (b.side != "both" && std::find(sides.begin(), sides.end(), b.side) == sides.end())
+    throw RequestError(400, "best: " + describe(json(b.side)) +
+                                " is not a side of the report of '" + procedure + "'" +
+                                (names.empty() ? " (it has none)" : ": " + names + ", or both"));
+  try {
+    for (const auto& s : b.side == "both" ? sides : std::vector<std::string>{b.side})
+      sim.best_objective(s, b.objective, s != sides.front(), nullptr);
+  } catch (const UsageError& e) {
+    std::string m = e.what();
+    const std::string flag = "--objective ";
+    if (m.rfind(flag, 0) == 0) m = m.substr(flag.size());
+    throw RequestError(400, "objective: " + m);
+  }
+}
+
+}  // namespace
+
 Reply Api::start_run(const std::string& kind, const json& request) {
   const bool simulate = kind == "simulate";
   if (simulate)
     expect_keys(request,
                 {"scenario", "runs", "precision", "max_runs", "seed", "threads", "with", "without",
-                 "wait", "exact", "max_states", "max_seconds", "fallback"},
+                 "wait", "exact", "max_states", "max_seconds", "max_memory", "fallback", "best",
+                 "objective", "decisions"},
                 "simulate");
   else
     expect_keys(request,
                 {"scenario", "runs", "seed", "threads", "with", "without", "wait", "exact",
-                 "max_states", "max_seconds", "fallback"},
+                 "max_states", "max_seconds", "max_memory", "fallback"},
                 "compare");
   const std::uint64_t cap = options_.max_runs;
   const auto runs_range = [&](const char* key) {
@@ -996,7 +1078,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     if (!request["exact"].is_boolean()) throw RequestError(400, "exact: true or false");
     exact = request["exact"].get<bool>();
   }
-  for (const char* key : {"max_states", "max_seconds", "fallback"})
+  for (const char* key : {"max_states", "max_seconds", "max_memory", "fallback"})
     if (!exact && request.contains(key) && !request[key].is_null())
       throw RequestError(400,
                          std::string(key) + ": a bound of the exact mode; give exact = true too");
@@ -1016,12 +1098,17 @@ Reply Api::start_run(const std::string& kind, const json& request) {
                                   fmt::format(" is not a number from 0.01 to {:g}", kExactSeconds));
     max_seconds = m.get<double>();
   }
+  // what the exploration may take, in MiB (simulate --max-memory; best play's trees count too)
+  const std::uint64_t max_memory =
+      whole(request, "max_memory", kExactMemoryMiB, 1, kExactMemoryMiB);
   // when the exact mode stops at a bound: Monte Carlo instead, to the precision below, saying so
   bool fallback = false;
   if (request.contains("fallback") && !request["fallback"].is_null()) {
     if (!request["fallback"].is_boolean()) throw RequestError(400, "fallback: true or false");
     fallback = request["fallback"].get<bool>();
   }
+  // best play (simulate --exact --best SIDE --objective O --decisions): the exact mode only
+  const BestRequest best = best_request(request, exact, fallback);
   bool wait = false;
   if (request.contains("wait")) {
     if (!request["wait"].is_boolean()) throw RequestError(400, "wait: true or false");
@@ -1034,6 +1121,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   if (simulate) {
     a = std::make_shared<Session>(prepare(request, true));
     Table check(*a);  // the scenario's errors now, as a 400, not later in the run
+    if (!best.side.empty()) check_best(Simulation(*a), best);
   } else {
     Changes changes;
     changes.with = strings(request, "with");
@@ -1064,7 +1152,8 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     slot.to_job();
     // started under the lock: no other request sees the job before its thread is set
     job->thread = std::thread([job, a, b, simulate, runs, seed, threads, precision, max_runs,
-                               changes, exact, max_states, max_seconds, fallback] {
+                               changes, exact, max_states, max_seconds, max_memory, fallback,
+                               best] {
       try {
         std::string exact_stopped;  // why the exact mode handed over to Monte Carlo
         if (exact) {
@@ -1072,16 +1161,26 @@ Reply Api::start_run(const std::string& kind, const json& request) {
           ExactRunOptions eo;
           eo.max_states = static_cast<std::size_t>(max_states);
           eo.seconds = max_seconds;
+          eo.max_bytes = static_cast<std::size_t>(max_memory) << 20;
           eo.stop = &job->stop;
           try {
-            json report =
-                simulate ? Simulation(*a).exact(eo) : exact_comparison(*a, *b, changes, eo);
+            json report = !simulate           ? exact_comparison(*a, *b, changes, eo)
+                          : best.side.empty() ? Simulation(*a).exact(eo)
+                                              : Simulation(*a).exact_best(
+                                                    eo, best.side, best.objective, best.decisions);
             job->done = 1;
             job->finish("done", std::move(report));
             return;
           } catch (const ExactLimit& e) {
             if (job->stop.load()) {
               job->fail(422, "the exact mode was cancelled: an exploration has no partial result");
+              return;
+            }
+            if (!best.side.empty()) {
+              job->fail(422, std::string("the exact mode stopped: ") + e.what() +
+                                 "; best play has no Monte Carlo fallback: it is the exact mode's "
+                                 "or nothing (a smaller battle, or the command line's larger "
+                                 "bounds)");
               return;
             }
             if (!fallback) {

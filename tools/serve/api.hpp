@@ -11,7 +11,10 @@
 //   GET    /api/scenarios?ruleset=R&packs=.. the loaded packs' example scenarios, as TOML
 //   POST   /api/parse     {toml}             a scenario's TOML as JSON (the page's "load")
 //   POST   /api/check     {scenario}         loads and sets up the scenario, runs nothing
-//   POST   /api/simulate  {scenario, runs | precision [max_runs], seed, threads, with, without}
+//   POST   /api/simulate  {scenario, runs | precision [max_runs] | exact [max_states, max_seconds,
+//                          max_memory, fallback | best, objective, decisions], seed, threads, with,
+//                          without}   best: a side's best play (simulate --exact --best), the
+//                                     exact mode only
 //   POST   /api/compare   {scenario, with, without, runs, seed, threads}
 //                                            both start a run: 202 {"job": id}; "wait": true
 //                                            answers with the finished job instead

@@ -141,15 +141,19 @@ function M.run(ctx, st, ability_limit)
     end
   end
   if ability_limit then limit = ability_limit end
-  if limit <= 0 then return 0 end
+  -- (a hook may give production where no unit has it: Particle Synthesis)
+  if limit <= 0 and not ctx:hooked("production.start_of_production") then return 0 end
   -- blockaded: another player's ships in the system and none of the player's
   local others = false
   for _, q in ipairs(st.players) do
     if q ~= p and ctx:count(q, sys, "ship") > 0 then others = true end
   end
-  local args = { player = p, system = sys, limit = limit, blockaded = others and ctx:count(p, sys, "ship") == 0 }
+  -- discount: resources taken off the combined cost of what is produced
+  local args = { player = p, system = sys, limit = limit, blockaded = others and ctx:count(p, sys, "ship") == 0, discount = 0 }
   open(ctx, st, "production.start_of_production", args)
   limit = args.limit
+  if limit <= 0 then return 0 end
+  local discount = math.max(0, args.discount)
   local blockaded = args.blockaded
   event(ctx, "production:" .. ctx:name(p) .. ":" .. limit .. (blockaded and ":blockaded" or ""),
     ctx:name(p) .. " may produce up to " .. limit .. " units" .. (blockaded and " (blockaded: no ships)" or ""))
@@ -165,7 +169,7 @@ function M.run(ctx, st, ability_limit)
       for _, t in ipairs(types) do
         -- a piece limit: none left in reinforcements and none on the board to take back
         local room = in_reinforcements(ctx, p, t, queued) > 0 or reclaimable(ctx, p, t.name, taken)
-        if cost + t.cost <= money and not (blockaded and t.ship) and room then
+        if cost + t.cost - discount <= money and not (blockaded and t.ship) and room then
           options[#options + 1] = t.name
           by_name[t.name] = t
           -- "the player receives two units for the indicated cost": he may take one
@@ -200,6 +204,7 @@ function M.run(ctx, st, ability_limit)
     ctx:add_counter(p, "produced:" .. t.name, added, "action")
   end
   if #queue == 0 then return 0 end
+  cost = math.max(0, cost - discount)
 
   -- pay: which planets to exhaust, how many trade goods
   local ways = M.payments(ctx, p, cost)

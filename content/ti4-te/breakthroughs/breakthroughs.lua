@@ -187,3 +187,27 @@ hook {
   helps = function(ctx, player) return upgrades(ctx, player)[1].gain > 0 end,
   apply = function(ctx, player) research(ctx, player) end,
 }
+
+-- Particle Synthesis (Ghosts of Creuss): in the Production step, each wormhole of the active system
+-- is a Production 1 unit of the player's while the player has ships there, and what the player
+-- produces in a system with wormholes costs 1 resource less in all for each of them.
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+local function wormholes(ctx, sys)
+  local n = 0
+  for _, a in ipairs(WORMHOLE_ATTRS) do
+    if ctx:get(sys, a) then n = n + 1 end
+  end
+  return n
+end
+
+hook {
+  id = "particle_synthesis",
+  window = "production.start_of_production",
+  source = "technology/particle_synthesis",
+  condition = function(ctx, player, _, args) return args.player == player and wormholes(ctx, args.system) > 0 end,
+  apply = function(ctx, player, _, args)
+    local n = wormholes(ctx, args.system)
+    if ctx:count(player, args.system, "ship") > 0 then args.limit = args.limit + n end
+    args.discount = args.discount + n
+  end,
+}

@@ -23,14 +23,9 @@ hook {
 -- the player's unit to galvanize among `units`: the most costly one not yet galvanized (its extra
 -- die is worth most), then the first made
 local function best_to_galvanize(ctx, units)
-  local best
-  for _, u in ipairs(units) do
-    if not ctx:flag(u, "galvanized") and (ctx:get(u, "combat") or 0) > 0
-        and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then
-      best = u
-    end
-  end
-  return best
+  return lib.most_costly(ctx, units, function(u)
+    return not ctx:flag(u, "galvanized") and (ctx:get(u, "combat") or 0) > 0
+  end)
 end
 
 -- the units of `player` that took part in the combat that just ended, still there

@@ -211,3 +211,14 @@ hook {
     args.discount = args.discount + n
   end,
 }
+
+-- Bellum Gloriosum (Sol): in the Production step, the ground forces and fighters produced, up to
+-- the capacity of the ships with capacity produced with them, do not count against the limit (they
+-- are paid for as usual).
+hook {
+  id = "bellum_gloriosum",
+  window = "production.start_of_production",
+  source = "technology/bellum_gloriosum",
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(_, _, _, args) args.cargo_outside_limit = true end,
+}

@@ -123,6 +123,7 @@
 ---| "invasion.use_space_cannon_defense" # [ti4] Whether a player's PDS fire Space Cannon Defense: yes or no (policy use.space_cannon_defense).
 ---| "production.pay" # [ti4] Which planets to exhaust and how many trade goods to spend (policy: the least resources wasted, then the fewest trade goods).
 ---| "production.place_ground_force" # [ti4] Which planet's space dock produced a ground force, when the player has producing units on several planets of the active system (policy: the first, in the scenario's order).
+---| "production.place_ships" # [ti4] Where the ships produced are placed instead of the active system, when an ability allows other systems (The Icon): the systems' ids.
 ---| "production.produce" # [ti4] The next unit (or pair: fighter, infantry; fighter:1 for one of a pair at the full cost) to produce, or done (policy production plan, else the most combat per resource).
 ---| "research.unit_upgrade" # [ti4] Which unit upgrade technology an ability researches at no cost during a tactical action (N'orr Supremacy): prerequisites met, options best first by the combat the player's units in the active system gain.
 ---| "reveal_prototype.pay" # [ti4] Which planets to exhaust and how many trade goods to spend on Reveal Prototype's 4 resources (options best first: the least resources wasted, then the fewest trade goods).

@@ -222,3 +222,67 @@ hook {
   condition = function(_, player, _, args) return args.player == player end,
   apply = function(_, _, _, args) args.cargo_outside_limit = true end,
 }
+
+-- The Icon (Last Bastion): when the player produces ships, exhaust it (once here) to place them in
+-- another system that holds one of the player's command tokens, one of their ground forces (space
+-- area or planet) and no other player's ships (decision production.place_ships, by system id). The
+-- ships produced in this step carry the action flag produced_this_step. The default does not use
+-- it: nothing later in the tactical action fights there (policy use = { the_icon = "always" }).
+local PRODUCED = "produced_this_step"
+
+hook {
+  id = "the_icon_produced",
+  window = "production.unit_produced",
+  source = "technology/the_icon",
+  condition = function(ctx, player, _, args) return args.player == player and ctx:get(args.unit, "ship") end,
+  apply = function(ctx, _, _, args) ctx:set_flag(args.unit, PRODUCED, "action") end,
+}
+
+local function icon_systems(ctx, player, active)
+  local out = {}
+  for _, sys in ipairs(ctx:entities { kind = "system" }) do
+    local ok = sys ~= active and #ctx:entities { kind = "command_token", owner = player, location = sys } > 0
+    for _, q in ipairs(ctx:players()) do
+      if ok and q ~= player and ctx:count(q, sys, "ship") > 0 then ok = false end
+    end
+    local ground = ctx:count(player, sys, "ground_force") > 0
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+      if ctx:count(player, planet, "ground_force") > 0 then ground = true end
+    end
+    if ok and ground then out[#out + 1] = sys end
+  end
+  return out
+end
+
+local function produced_ships(ctx, player, sys)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, sys, "ship")) do
+    if ctx:flag(u, PRODUCED) then out[#out + 1] = u end
+  end
+  return out
+end
+
+hook {
+  id = "the_icon",
+  window = "production.end_of_production",
+  source = "technology/the_icon",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player, _, args)
+    return args.player == player and #produced_ships(ctx, player, args.system) > 0 and #icon_systems(ctx, player, args.system) > 0
+  end,
+  helps = function() return false end,
+  apply = function(ctx, player, _, args)
+    local systems, names = icon_systems(ctx, player, args.system), {}
+    for i, sys in ipairs(systems) do names[i] = ctx:name(sys) end
+    local choice = ctx:decide(player, "production.place_ships", names)
+    for i, n in ipairs(names) do
+      if n == choice then
+        for _, u in ipairs(produced_ships(ctx, player, args.system)) do ctx:move(u, systems[i]) end
+        if ctx:tracing() then
+          ctx:event("the_icon:" .. ctx:name(player) .. ":" .. n, ctx:name(player) .. "'s ships produced are placed in " .. lib.place(ctx, systems[i]) .. " (The Icon)")
+        end
+      end
+    end
+  end,
+}

@@ -59,7 +59,7 @@
 ---| "invasion.unit_destroyed" # [ti4] A unit was destroyed during the invasion (bombardment, space cannon defense, ground combat, structures); args {unit, player, location}.
 ---| "invasion.unit_sustained_damage" # [ti4] A ground force used Sustain Damage in ground combat; args {unit, player, location}.
 ---| "production.end_of_production" # [ti4] Step 5 over; args {player, system}.
----| "production.start_of_production" # [ti4] Step 5, before units are chosen; args {player, system, limit, blockaded}: hooks may change the limit.
+---| "production.start_of_production" # [ti4] Step 5, before units are chosen; args {player, system, limit, blockaded, discount, cargo_outside_limit}: hooks may change the limit (opened even at 0 when hooked), discount takes resources off the combined cost, and cargo_outside_limit = true lets ground forces and fighters up to the capacity of the ships with capacity produced go beyond the limit.
 ---| "production.unit_produced" # [ti4] A unit was produced and placed; args {player, unit}.
 ---| "ship.destroyed" # [xwing] A destroyed ship is removed (args.unit).
 ---| "space_combat.after_anti_fighter_barrage_roll" # [ti4] Right after one player's Anti-Fighter Barrage roll; args {player, pool}.
@@ -123,7 +123,9 @@
 ---| "invasion.use_space_cannon_defense" # [ti4] Whether a player's PDS fire Space Cannon Defense: yes or no (policy use.space_cannon_defense).
 ---| "production.pay" # [ti4] Which planets to exhaust and how many trade goods to spend (policy: the least resources wasted, then the fewest trade goods).
 ---| "production.place_ground_force" # [ti4] Which planet's space dock produced a ground force, when the player has producing units on several planets of the active system (policy: the first, in the scenario's order).
+---| "production.place_ships" # [ti4] Where the ships produced are placed instead of the active system, when an ability allows other systems (The Icon): the systems' ids.
 ---| "production.produce" # [ti4] The next unit (or pair: fighter, infantry; fighter:1 for one of a pair at the full cost) to produce, or done (policy production plan, else the most combat per resource).
+---| "research.unit_upgrade" # [ti4] Which unit upgrade technology an ability researches at no cost during a tactical action (N'orr Supremacy): prerequisites met, options best first by the combat the player's units in the active system gain.
 ---| "reveal_prototype.pay" # [ti4] Which planets to exhaust and how many trade goods to spend on Reveal Prototype's 4 resources (options best first: the least resources wasted, then the fewest trade goods).
 ---| "reveal_prototype.technology" # [ti4] Which unit upgrade Reveal Prototype researches (options best first: the most combat gained by the participating units of its type).
 ---| "space_combat.announce_retreat" # [ti4] Whether to announce a retreat: yes or no (policy retreat: never, when_outnumbered, or a number of rounds).

@@ -17,6 +17,7 @@
 --   units = { infantry = 2, pds = 1 }   on the planet: ground forces and structures (a ship would
 --                     fight a space combat first: write that as a tactical action)
 --   damaged = { mech = 1 }
+--   galvanized = { infantry = 1 }   either side: units with a galvanize token (Thunder's Edge)
 --
 -- The defender's PDS fire Space Cannon Defense at the landing ground forces; their Space Cannon
 -- Offense belongs before the space combat, which a ground combat comes after, so they fire it
@@ -27,7 +28,8 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
   attacker = true, defender = true, piece_limits = true, rounds = true }
 local SIDE_KEYS = { faction = true, technologies = true, cards = true, laws = true, relics = true,
   leaders = true, notes = true, policy = true, tokens = true, trade_goods = true, commodities = true,
-  relic_fragments = true, assimilator_tokens = true, units = true, damaged = true, versions = true }
+  relic_fragments = true, assimilator_tokens = true, units = true, damaged = true, versions = true,
+  galvanized = true }
 -- the tactical action's names for the two players and the places
 local PLAYER = { attacker = "attacking", defender = "defending" }
 local SYSTEM, PLANET = "system", "planet"
@@ -37,6 +39,8 @@ local RENAMES = {
   { "players.1.", "attacker." }, { "players.2.", "defender." },
   { "systems.1.units." .. PLAYER.attacker, "attacker.units" },
   { "systems.1.damaged." .. PLAYER.attacker, "attacker.damaged" },
+  { "systems.1.galvanized." .. PLAYER.attacker, "attacker.galvanized" },
+  { "systems.1.planets.1.galvanized", "defender.galvanized" },
   { "systems.1.planets.1.units", "defender.units" },
 }
 local function form_path(path)
@@ -69,7 +73,7 @@ return function(ctx, scenario, h)
     h.check_keys(ctx, side, SIDE_KEYS, role)
     local p = { name = PLAYER[role] }
     for k, v in pairs(side) do
-      if k ~= "units" and k ~= "damaged" then p[k] = v end
+      if k ~= "units" and k ~= "damaged" and k ~= "galvanized" then p[k] = v end
     end
     players[i] = p
   end
@@ -103,7 +107,8 @@ return function(ctx, scenario, h)
       id = SYSTEM,
       units = att.units ~= nil and { [PLAYER.attacker] = att.units } or nil,
       damaged = att.damaged ~= nil and { [PLAYER.attacker] = att.damaged } or nil,
-      planets = { { name = PLANET, owner = PLAYER.defender, units = def.units } },
+      galvanized = att.galvanized ~= nil and { [PLAYER.attacker] = att.galvanized } or nil,
+      planets = { { name = PLANET, owner = PLAYER.defender, units = def.units, galvanized = def.galvanized } },
     } },
   }
   require("tactical_setup")(renaming(ctx), tactical, h)

@@ -379,6 +379,21 @@ function lib.unit_cost(ctx, u)
   return (ctx:get(u, "cost") or 0) / math.max(1, ctx:get(u, "units_per_cost") or 1)
 end
 
+-- "The most costly unit of a player that ...": the unit of the list `units` with the highest
+-- lib.unit_cost among those for which `keep(u)` is true (`keep` nil: all of them), the first in
+-- the list among equals; nil when none is kept. (Rescue, Crash Landing, Metali Void Shielding,
+-- Phoenix Standard, The Cavalry.)
+function lib.most_costly(ctx, units, keep)
+  local best, best_cost
+  for _, u in ipairs(units) do
+    if not keep or keep(u) then
+      local c = lib.unit_cost(ctx, u)
+      if not best or c > best_cost then best, best_cost = u, c end
+    end
+  end
+  return best
+end
+
 -- "Reroll any number of your dice; a unit that rerolls and does not hit is destroyed" (The Crown
 -- of Thalnos, the base law and the Prophecy of Kings relic). `how`: bonus (added to each rerolled
 -- result), any_hit_saves (a unit is safe if any of its dice hits, not only its rerolled ones),

@@ -141,15 +141,22 @@ function M.run(ctx, st, ability_limit)
     end
   end
   if ability_limit then limit = ability_limit end
-  if limit <= 0 then return 0 end
+  -- (a hook may give production where no unit has it: Particle Synthesis)
+  if limit <= 0 and not ctx:hooked("production.start_of_production") then return 0 end
   -- blockaded: another player's ships in the system and none of the player's
   local others = false
   for _, q in ipairs(st.players) do
     if q ~= p and ctx:count(q, sys, "ship") > 0 then others = true end
   end
-  local args = { player = p, system = sys, limit = limit, blockaded = others and ctx:count(p, sys, "ship") == 0 }
+  -- discount: resources taken off the combined cost of what is produced; cargo_outside_limit: the
+  -- ground forces and fighters produced, up to the capacity of the ships with capacity produced,
+  -- do not count against the limit
+  local args = { player = p, system = sys, limit = limit, blockaded = others and ctx:count(p, sys, "ship") == 0, discount = 0,
+    cargo_outside_limit = false }
   open(ctx, st, "production.start_of_production", args)
   limit = args.limit
+  if limit <= 0 then return 0 end
+  local discount = math.max(0, args.discount)
   local blockaded = args.blockaded
   event(ctx, "production:" .. ctx:name(p) .. ":" .. limit .. (blockaded and ":blockaded" or ""),
     ctx:name(p) .. " may produce up to " .. limit .. " units" .. (blockaded and " (blockaded: no ships)" or ""))
@@ -159,13 +166,25 @@ function M.run(ctx, st, ability_limit)
   local types = M.producible(ctx, p, upgrade)
   local money = budget(ctx, p)
   local queue, count, cost, queued, taken, reclaim = {}, 0, 0, {}, {}, {}
+  -- the units counted against the limit: the others, and the cargo (ground forces, fighters) beyond
+  -- the room the ships produced give when cargo_outside_limit is set
+  local others_n, cargo, room, is_cargo, cap = 0, 0, 0, {}, {}
+  for _, t in ipairs(types) do
+    local rec = ctx:record(t.name, "unit")
+    is_cargo[t] = rec.ground_force or rec.fighter or false
+    cap[t] = args.cargo_outside_limit and t.ship and not is_cargo[t] and (ctx:record(upgrade[t.name] or t.name, "unit").capacity or 0) or 0
+  end
+  local function count_after(t, k)
+    if is_cargo[t] then return others_n + math.max(0, cargo + k - room) end
+    return others_n + k + math.max(0, cargo - room - k * cap[t])
+  end
   for _ = 1, 100 do
     local options, by_name = {}, {}
-    if count < limit then
+    if count < limit or args.cargo_outside_limit then
       for _, t in ipairs(types) do
         -- a piece limit: none left in reinforcements and none on the board to take back
-        local room = in_reinforcements(ctx, p, t, queued) > 0 or reclaimable(ctx, p, t.name, taken)
-        if cost + t.cost <= money and not (blockaded and t.ship) and room then
+        local left = in_reinforcements(ctx, p, t, queued) > 0 or reclaimable(ctx, p, t.name, taken)
+        if cost + t.cost - discount <= money and not (blockaded and t.ship) and left and count_after(t, 1) <= limit then
           options[#options + 1] = t.name
           by_name[t.name] = t
           -- "the player receives two units for the indicated cost": he may take one
@@ -181,7 +200,8 @@ function M.run(ctx, st, ability_limit)
     local choice = ctx:decide(p, "production.produce", options)
     local t = by_name[choice]
     if not t then break end
-    local n, added = math.min(choice:find(":1$") and 1 or t.per_cost, limit - count), 0
+    local n, added = choice:find(":1$") and 1 or t.per_cost, 0
+    while n > 1 and count_after(t, n) > limit do n = n - 1 end
     for _ = 1, n do
       if in_reinforcements(ctx, p, t, queued) <= 0 then
         -- "he may remove one of his units of that type from a system that does not contain one of
@@ -196,10 +216,12 @@ function M.run(ctx, st, ability_limit)
       added = added + 1
     end
     if added == 0 then break end
-    count, cost = count + added, cost + t.cost
+    if is_cargo[t] then cargo = cargo + added else others_n, room = others_n + added, room + added * cap[t] end
+    count, cost = others_n + math.max(0, cargo - room), cost + t.cost
     ctx:add_counter(p, "produced:" .. t.name, added, "action")
   end
   if #queue == 0 then return 0 end
+  cost = math.max(0, cost - discount)
 
   -- pay: which planets to exhaust, how many trade goods
   local ways = M.payments(ctx, p, cost)

@@ -103,6 +103,27 @@ local PLANET_LIMITS = { pds = 2, space_dock = 1 }
 -- units = { cruiser = 2 } placed at `location` for `owner`; returns the created entities by type.
 -- The pieces a player has are limited by the unit's `reinforcements` (its piece limit: a player
 -- cannot have 6 dreadnoughts or 2 flagships on the board) and by PLANET_LIMITS on a planet.
+-- galvanized = { cruiser = 1 }: `n` of `owner`'s units of each type at `location` carry a galvanize
+-- token (Thunder's Edge; lib.galvanize); `where` names the place in the error ("there", "on the planet")
+local function galvanize_units(ctx, owner, location, types, path, where)
+  check_keys(ctx, types, setmetatable({}, { __index = function() return true end }), path)
+  local names = {}
+  for name in pairs(types) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local n = types[name]
+    record_or_reject(ctx, "unit", name, path .. "." .. name)
+    if math.type(n) ~= "integer" or n < 0 then
+      ctx:reject(path .. "." .. name, "galvanized counts are whole numbers, not " .. tostring(n))
+    end
+    local left = n
+    for _, u in ipairs(ctx:units(owner, location, "type:" .. name)) do
+      if left > 0 and lib.galvanize(ctx, u) then left = left - 1 end
+    end
+    if left > 0 then ctx:reject(path .. "." .. name, "more galvanized " .. name .. " than units " .. where) end
+  end
+end
+
 local function place_units(ctx, units, owner, location, path)
   check_keys(ctx, units, setmetatable({}, { __index = function() return true end }), path)
   local names = {}
@@ -428,7 +449,7 @@ end
 
 local function build(ctx, scenario)
   local helpers = { check_keys = check_keys, place_units = place_units,
-    record_or_reject = record_or_reject, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
+    record_or_reject = record_or_reject, galvanize_units = galvanize_units, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
     ANOMALIES = ANOMALIES, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens }
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
     return require("tactical_setup")(ctx, scenario, helpers)
@@ -477,13 +498,7 @@ local function build(ctx, scenario)
       end
       if left > 0 then ctx:reject(role .. ".damaged." .. name, "more damaged " .. name .. " than units that can sustain damage") end
     end
-    for name, n in pairs(side.galvanized or {}) do
-      local left = n
-      for _, u in ipairs(ctx:units(p, active, "type:" .. name)) do
-        if left > 0 and lib.galvanize(ctx, u) then left = left - 1 end
-      end
-      if left > 0 then ctx:reject(role .. ".galvanized." .. name, "more galvanized " .. name .. " than units") end
-    end
+    if side.galvanized ~= nil then galvanize_units(ctx, p, active, side.galvanized, role .. ".galvanized", "in the space area") end
     for name, n in pairs(side.counters or {}) do
       if math.type(n) ~= "integer" or n < 0 then ctx:reject(role .. ".counters." .. name, "a counter is a whole number") end
       ctx:set_counter(p, name, n, "game")

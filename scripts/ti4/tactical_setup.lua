@@ -24,6 +24,8 @@
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
 --   planets = [{ name = "wellon", owner = "xxcha", resources = 1, influence = 2, exhausted = false, trait = "cultural",
 --                units = { infantry = 1, naalu = { infantry = 2 } } }]   -- the owner's, or by player
+--   galvanized = { naalu = { cruiser = 1 } }   -- units that carry a galvanize token (Thunder's Edge):
+--                                    -- in a system by player; in a planet entry as its units
 --   units = { sol = "starting" }     -- a player's faction's starting units: in a system its ships,
 --                                    -- on a planet its ground forces and structures
 --   trade_goods = 1                  -- [[players]]: trade goods to spend on production
@@ -57,7 +59,8 @@ local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, 
 -- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
 local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true }
-local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true, trait = true }
+local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true, trait = true,
+  galvanized = true }
 local TRAITS = { cultural = true, hazardous = true, industrial = true }
 local PRODUCE_KEYS = { unit = true, count = true }
 local MOVE_KEYS = { unit = true, from = true, path = true, carry = true }
@@ -325,6 +328,24 @@ return function(ctx, scenario, h)
           place_units(ctx, units_of(p.units[who], who, true, at), player_named(who, at), planet, at)
         end
       end
+      -- galvanized = { infantry = 1, naalu = { mech = 1 } }: units on the planet with a galvanize
+      -- token (the owner's, or by player, as units)
+      if p.galvanized ~= nil then
+        local gpath = ppath .. ".galvanized"
+        check_keys(ctx, p.galvanized, setmetatable({}, { __index = function() return true end }), gpath)
+        local own, names = {}, {}
+        for k, v in pairs(p.galvanized) do
+          if type(v) == "table" then names[#names + 1] = k else own[k] = v end
+        end
+        table.sort(names)
+        if next(own) then
+          if not owner then ctx:reject(gpath, "galvanized counts on a planet belong to its owner: give the planet an owner, or list them under a player's name") end
+          h.galvanize_units(ctx, owner, planet, own, gpath, "on the planet")
+        end
+        for _, who in ipairs(names) do
+          h.galvanize_units(ctx, player_named(who, gpath .. "." .. who), planet, p.galvanized[who], gpath .. "." .. who, "on the planet")
+        end
+      end
     end
     for j, who in ipairs(list_of(ctx, spec.command_tokens, path .. ".command_tokens")) do
       ctx:create { kind = "command_token", owner = player_named(who, path .. ".command_tokens." .. j), location = sys }
@@ -343,14 +364,14 @@ return function(ctx, scenario, h)
       end
     end
     -- galvanized = { who = { cruiser = 1 } }: units in the space area with a galvanize token
-    for who, types in pairs(spec.galvanized or {}) do
-      local p = player_named(who, path .. ".galvanized." .. who)
-      for t, n in pairs(types) do
-        local left = n
-        for _, u in ipairs(ctx:units(p, sys, "type:" .. t)) do
-          if left > 0 and lib.galvanize(ctx, u) then left = left - 1 end
-        end
-        if left > 0 then ctx:reject(path .. ".galvanized." .. who .. "." .. t, "more galvanized " .. t .. " than units there") end
+    if spec.galvanized ~= nil then
+      check_keys(ctx, spec.galvanized, setmetatable({}, { __index = function() return true end }), path .. ".galvanized")
+      local names = {}
+      for who in pairs(spec.galvanized) do names[#names + 1] = who end
+      table.sort(names)
+      for _, who in ipairs(names) do
+        local at = path .. ".galvanized." .. who
+        h.galvanize_units(ctx, player_named(who, at), sys, spec.galvanized[who], at, "in the space area")
       end
     end
   end

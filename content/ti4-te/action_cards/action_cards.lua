@@ -7,15 +7,13 @@ local lib = require "lib"  -- scripts/ti4/lib.lua
 -- move value, no path). The default ship is the most costly one that is not a fighter; it comes
 -- alone, and capacity is then checked where it left (its fighters and ground forces stay).
 local function rescuer(ctx, player, active)
-  local best
+  local ships = {}
   for _, sys in ipairs(ctx:entities { kind = "system" }) do
     if sys ~= active and #ctx:entities { kind = "command_token", owner = player, location = sys } == 0 then
-      for _, u in ipairs(ctx:units(player, sys, "ship")) do
-        if not ctx:get(u, "fighter") and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then best = u end
-      end
+      for _, u in ipairs(ctx:units(player, sys, "ship")) do ships[#ships + 1] = u end
     end
   end
-  return best
+  return lib.most_costly(ctx, ships, function(u) return not ctx:get(u, "fighter") end)
 end
 
 hook {
@@ -57,11 +55,7 @@ end
 
 -- the most costly of the player's ground forces in the space area
 local function lander(ctx, player, sys)
-  local best
-  for _, u in ipairs(ctx:units(player, sys, "ground_force")) do
-    if not ctx:get(u, "ship") and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then best = u end
-  end
-  return best
+  return lib.most_costly(ctx, ctx:units(player, sys, "ground_force"), function(u) return not ctx:get(u, "ship") end)
 end
 
 for _, window in ipairs { "space_combat.unit_destroyed", "tactical_action.unit_destroyed" } do

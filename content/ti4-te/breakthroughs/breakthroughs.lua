@@ -77,3 +77,212 @@ hook {
     end
   end,
 }
+
+-- N'orr Supremacy (Sardakk N'orr): after the player wins a combat (space or ground: the opponent has
+-- no units left there, destroyed or retreated), either 1 command token (not modelled) or research a
+-- unit upgrade technology: its prerequisites met by the colours of the player's technologies, the
+-- faction's own upgrade of a type where it has one, else the generic one. The player's units of
+-- that type take the upgraded record at once, so an upgrade researched after the space combat fights
+-- the ground combat (decision research.unit_upgrade, options best first by the combat the player's
+-- units in the active system gain; the default uses it when the best gains something).
+local function colours(ctx, player)
+  local out = {}
+  for _, t in ipairs(ctx:entities { kind = "technology", owner = player }) do
+    local c = ctx:record(ctx:type(t), "technology").specialty
+    if c then out[c] = (out[c] or 0) + 1 end
+  end
+  return out
+end
+
+local function meets(have, prerequisites)
+  local need = {}
+  for c in (prerequisites or ""):gmatch("%S+") do need[c] = (need[c] or 0) + 1 end
+  for c, n in pairs(need) do
+    if (have[c] or 0) < n then return false end
+  end
+  return true
+end
+
+-- expected hits of one unit's combat roll
+local function strength(combat, dice)
+  if not combat or combat <= 0 then return 0 end
+  return (dice or 1) * math.max(0, math.min(10, 11 - combat)) / 10
+end
+
+-- the unit upgrades the player can research, best first: { name =, gain = }
+local function upgrades(ctx, player)
+  local faction = (ctx:entities { kind = "faction", owner = player })[1]
+  faction = faction and ctx:type(faction)
+  local own, generic = {}, {}
+  for _, name in ipairs(ctx:records("technology")) do
+    local rec = ctx:record(name, "technology")
+    if rec.upgrades then
+      if rec.faction == nil then generic[rec.upgrades] = name
+      elseif rec.faction == faction then own[rec.upgrades] = name end
+    end
+  end
+  local sys, have, out = ctx:role("active_system"), colours(ctx, player), {}
+  local places = { sys }
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do places[#places + 1] = planet end
+  for t, g in pairs(generic) do
+    local name = own[t] or g
+    local rec = ctx:record(name, "technology")
+    if not lib.owns(ctx, player, name) and meets(have, rec.prerequisites) then
+      local to, gain = ctx:record(lib.chosen_version(ctx, player, rec.upgrade_to), "unit"), 0
+      for _, place in ipairs(places) do
+        for _, u in ipairs(ctx:units(player, place, "type:" .. t)) do
+          gain = gain + strength(to.combat, to.dice) - strength(ctx:get(u, "combat"), ctx:get(u, "dice"))
+        end
+      end
+      out[#out + 1] = { name = name, gain = gain }
+    end
+  end
+  table.sort(out, function(a, b)
+    if a.gain ~= b.gain then return a.gain > b.gain end
+    return a.name < b.name
+  end)
+  return out
+end
+
+local function research(ctx, player)
+  local opts, names = upgrades(ctx, player), {}
+  for i, o in ipairs(opts) do names[i] = o.name end
+  local name = ctx:decide(player, "research.unit_upgrade", names)
+  local rec = ctx:record(name, "technology")
+  ctx:create { kind = "technology", type = name, owner = player }
+  local to = lib.chosen_version(ctx, player, rec.upgrade_to)
+  for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, to) end
+  if ctx:tracing() then
+    ctx:event("norr_supremacy:" .. ctx:name(player) .. ":" .. name, ctx:name(player) .. " researches " .. name .. " (N'orr Supremacy)")
+  end
+end
+
+-- the winner of the combat that just ended: the player with units left when the opponent has none
+local function won(ctx, player, place, what, opponent)
+  return opponent ~= nil and ctx:count(player, place, what) > 0 and ctx:count(opponent, place, what) == 0
+end
+
+hook {
+  id = "norr_supremacy_space",
+  window = "space_combat.end_of_combat",
+  source = "technology/norr_supremacy",
+  optional = true,
+  condition = function(ctx, player)
+    return won(ctx, player, ctx:role("active_system"), "ship", lib.opponent(ctx, player)) and #upgrades(ctx, player) > 0
+  end,
+  helps = function(ctx, player) return upgrades(ctx, player)[1].gain > 0 end,
+  apply = research,
+}
+
+hook {
+  id = "norr_supremacy_ground",
+  window = "invasion.end_of_ground_combat",
+  source = "technology/norr_supremacy",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    if args.player ~= player and args.opponent ~= player then return false end
+    local other = args.player == player and args.opponent or args.player
+    return won(ctx, player, args.planet, "ground_force", other) and #upgrades(ctx, player) > 0
+  end,
+  helps = function(ctx, player) return upgrades(ctx, player)[1].gain > 0 end,
+  apply = function(ctx, player) research(ctx, player) end,
+}
+
+-- Particle Synthesis (Ghosts of Creuss): in the Production step, each wormhole of the active system
+-- is a Production 1 unit of the player's while the player has ships there, and what the player
+-- produces in a system with wormholes costs 1 resource less in all for each of them.
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+local function wormholes(ctx, sys)
+  local n = 0
+  for _, a in ipairs(WORMHOLE_ATTRS) do
+    if ctx:get(sys, a) then n = n + 1 end
+  end
+  return n
+end
+
+hook {
+  id = "particle_synthesis",
+  window = "production.start_of_production",
+  source = "technology/particle_synthesis",
+  condition = function(ctx, player, _, args) return args.player == player and wormholes(ctx, args.system) > 0 end,
+  apply = function(ctx, player, _, args)
+    local n = wormholes(ctx, args.system)
+    if ctx:count(player, args.system, "ship") > 0 then args.limit = args.limit + n end
+    args.discount = args.discount + n
+  end,
+}
+
+-- Bellum Gloriosum (Sol): in the Production step, the ground forces and fighters produced, up to
+-- the capacity of the ships with capacity produced with them, do not count against the limit (they
+-- are paid for as usual).
+hook {
+  id = "bellum_gloriosum",
+  window = "production.start_of_production",
+  source = "technology/bellum_gloriosum",
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(_, _, _, args) args.cargo_outside_limit = true end,
+}
+
+-- The Icon (Last Bastion): when the player produces ships, exhaust it (once here) to place them in
+-- another system that holds one of the player's command tokens, one of their ground forces (space
+-- area or planet) and no other player's ships (decision production.place_ships, by system id). The
+-- ships produced in this step carry the action flag produced_this_step. The default does not use
+-- it: nothing later in the tactical action fights there (policy use = { the_icon = "always" }).
+local PRODUCED = "produced_this_step"
+
+hook {
+  id = "the_icon_produced",
+  window = "production.unit_produced",
+  source = "technology/the_icon",
+  condition = function(ctx, player, _, args) return args.player == player and ctx:get(args.unit, "ship") end,
+  apply = function(ctx, _, _, args) ctx:set_flag(args.unit, PRODUCED, "action") end,
+}
+
+local function icon_systems(ctx, player, active)
+  local out = {}
+  for _, sys in ipairs(ctx:entities { kind = "system" }) do
+    local ok = sys ~= active and #ctx:entities { kind = "command_token", owner = player, location = sys } > 0
+    for _, q in ipairs(ctx:players()) do
+      if ok and q ~= player and ctx:count(q, sys, "ship") > 0 then ok = false end
+    end
+    local ground = ctx:count(player, sys, "ground_force") > 0
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+      if ctx:count(player, planet, "ground_force") > 0 then ground = true end
+    end
+    if ok and ground then out[#out + 1] = sys end
+  end
+  return out
+end
+
+local function produced_ships(ctx, player, sys)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, sys, "ship")) do
+    if ctx:flag(u, PRODUCED) then out[#out + 1] = u end
+  end
+  return out
+end
+
+hook {
+  id = "the_icon",
+  window = "production.end_of_production",
+  source = "technology/the_icon",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player, _, args)
+    return args.player == player and #produced_ships(ctx, player, args.system) > 0 and #icon_systems(ctx, player, args.system) > 0
+  end,
+  helps = function() return false end,
+  apply = function(ctx, player, _, args)
+    local systems, names = icon_systems(ctx, player, args.system), {}
+    for i, sys in ipairs(systems) do names[i] = ctx:name(sys) end
+    local choice = ctx:decide(player, "production.place_ships", names)
+    for i, n in ipairs(names) do
+      if n == choice then
+        for _, u in ipairs(produced_ships(ctx, player, args.system)) do ctx:move(u, systems[i]) end
+        if ctx:tracing() then
+          ctx:event("the_icon:" .. ctx:name(player) .. ":" .. n, ctx:name(player) .. "'s ships produced are placed in " .. lib.place(ctx, systems[i]) .. " (The Icon)")
+        end
+      end
+    end
+  end,
+}

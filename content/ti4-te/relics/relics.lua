@@ -63,14 +63,9 @@ hook {
 -- the hits of a space combat's combat rolls, and of Space Cannon Offense. The ship chosen is the
 -- most costly one that can (hits are otherwise taken by hit_order, cheapest first).
 local function shieldable(ctx, player, sys)
-  local best
-  for _, u in ipairs(ctx:units(player, sys, "ship")) do
-    if not ctx:get(u, "fighter") and not ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged")
-        and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then
-      best = u
-    end
-  end
-  return best
+  return lib.most_costly(ctx, ctx:units(player, sys, "ship"), function(u)
+    return not ctx:get(u, "fighter") and not ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged")
+  end)
 end
 
 local function shield(ctx, player, sys, hits, window)

@@ -208,25 +208,24 @@ local function gains(ctx, u, fs)
     or ctx:get(u, "combat") == fs.combat and ctx:get(u, "dice") < fs.dice or ctx:get(u, "afb") == 0
 end
 
+-- (rank: without Sustain Damage above with it, then the worse combat value above the better)
+local function cavalry_rank(ctx, u)
+  return (ctx:get(u, "sustain_damage") and 0 or 1001) + ctx:get(u, "combat")
+end
+
 local function cavalry_ship(ctx, player, fs)
-  local best
-  for _, u in ipairs(ctx:units(player, ctx:role("active_system"), "ship")) do
+  local ships, top = ctx:units(player, ctx:role("active_system"), "ship"), nil
+  for _, u in ipairs(ships) do
     if not ctx:get(u, "fighter") and gains(ctx, u, fs) then
-      if not best then
-        best = u
-      else
-        local su, sb = ctx:get(u, "sustain_damage") and 1 or 0, ctx:get(best, "sustain_damage") and 1 or 0
-        if su ~= sb then
-          if su < sb then best = u end
-        elseif ctx:get(u, "combat") ~= ctx:get(best, "combat") then
-          if ctx:get(u, "combat") > ctx:get(best, "combat") then best = u end
-        elseif ctx:get(u, "cost") > ctx:get(best, "cost") then
-          best = u
-        end
-      end
+      local r = cavalry_rank(ctx, u)
+      if not top or r > top then top = r end
     end
   end
-  return best
+  if not top then return nil end
+  -- among the ships of the best rank, the most costly
+  return lib.most_costly(ctx, ships, function(u)
+    return not ctx:get(u, "fighter") and gains(ctx, u, fs) and cavalry_rank(ctx, u) == top
+  end)
 end
 
 hook {

@@ -23,14 +23,9 @@ hook {
 -- the player's unit to galvanize among `units`: the most costly one not yet galvanized (its extra
 -- die is worth most), then the first made
 local function best_to_galvanize(ctx, units)
-  local best
-  for _, u in ipairs(units) do
-    if not ctx:flag(u, "galvanized") and (ctx:get(u, "combat") or 0) > 0
-        and (not best or lib.unit_cost(ctx, u) > lib.unit_cost(ctx, best)) then
-      best = u
-    end
-  end
-  return best
+  return lib.most_costly(ctx, units, function(u)
+    return not ctx:flag(u, "galvanized") and (ctx:get(u, "combat") or 0) > 0
+  end)
 end
 
 -- the units of `player` that took part in the combat that just ended, still there
@@ -154,3 +149,70 @@ for where, window in pairs(DESTROYED) do
     end,
   }
 end
+
+-- Proxima Targeting VI (faction technology). "Present" is read as on the planet bombarded: each of
+-- the owner's galvanized units there cancels 1 bombardment hit against the owner's ground forces.
+local function galvanized_on(ctx, player, planet)
+  local n = 0
+  for _, u in ipairs(ctx:units(player, planet)) do
+    if ctx:flag(u, "galvanized") then n = n + 1 end
+  end
+  return n
+end
+
+local function cancels(ctx, player, planet)
+  return lib.owns(ctx, player, "proxima_targeting_vi") and galvanized_on(ctx, player, planet) or 0
+end
+
+hook {
+  id = "proxima_targeting_vi_cancel",
+  window = "invasion.assign_bombardment_hits",
+  source = "technology/proxima_targeting_vi",
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and args.hits > 0 and ctx:count(player, args.planet, "ground_force") > 0
+      and galvanized_on(ctx, player, args.planet) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    args.hits = math.max(0, args.hits - galvanized_on(ctx, player, args.planet))
+  end,
+}
+
+-- Its own bombardment: at the start of each ground combat round it takes part in, the owner may
+-- roll 3 dice at 8 against the opponent's ground forces there, and must then roll the same against
+-- their own (each roll's hits less the target's cancels above). A Planetary Shield of the
+-- opponent on the planet forbids it, unless the owner has a war sun in the system.
+local PROXIMA_DICE, PROXIMA_VALUE = 3, 8
+local BOMBARDMENT_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+  decision = "invasion.assign_bombardment_hits", destroyed_window = "invasion.unit_destroyed" }
+
+local function opponent_of(player, args)
+  return args.player == player and args.opponent or args.player
+end
+
+hook {
+  id = "proxima_targeting_vi_bombardment",
+  window = "invasion.start_of_ground_round",
+  source = "technology/proxima_targeting_vi",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    if args.player ~= player and args.opponent ~= player then return false end
+    local other = opponent_of(player, args)
+    return ctx:count(other, args.planet, "planetary_shield") == 0
+      or ctx:count(player, ctx:location(args.planet), "type:war_sun") > 0
+  end,
+  -- the default: when the owner's cancels or numbers make the two equal rolls worth it
+  helps = function(ctx, player, _, args)
+    local other = opponent_of(player, args)
+    return cancels(ctx, player, args.planet) > cancels(ctx, other, args.planet)
+      or ctx:count(player, args.planet, "ground_force") > ctx:count(other, args.planet, "ground_force")
+  end,
+  apply = function(ctx, player, _, args)
+    for _, target in ipairs { opponent_of(player, args), player } do
+      local pool = ctx:roll(player, "d10", PROXIMA_DICE, { purpose = "bombardment", threshold = PROXIMA_VALUE })
+      local hits = math.max(0, pool:hits() - cancels(ctx, target, args.planet))
+      if hits > 0 then
+        ctx:assign_hits(target, args.planet, hits, BOMBARDMENT_HITS, ctx:policy(target).hit_order, ctx:policy(target).sustain)
+      end
+    end
+  end,
+}

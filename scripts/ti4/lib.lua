@@ -394,6 +394,77 @@ function lib.most_costly(ctx, units, keep)
   return best
 end
 
+-- The unit upgrade technologies `player` can research now (Reveal Prototype, N'orr Supremacy):
+-- for each unit type, the faction's own upgrade where it has one, else the generic one; not
+-- owned, and its prerequisites met by the colours of the player's technologies. Only the types
+-- among `units` unless `any_type`. Best first: { name =, gain = } where gain is what `units` of
+-- the type gain in expected hits per combat roll under the upgraded record (the version the
+-- player chose of it), then by name.
+local function expected_hits(combat, dice)
+  if not combat or combat <= 0 then return 0 end
+  return (dice or 1) * math.max(0, math.min(10, 11 - combat)) / 10
+end
+
+function lib.unit_upgrades(ctx, player, units, any_type)
+  local faction = ctx:entities { kind = "faction", owner = player }[1]
+  faction = faction and ctx:type(faction)
+  local have = {}
+  for _, t in ipairs(ctx:entities { kind = "technology", owner = player }) do
+    local c = ctx:record(ctx:type(t), "technology").specialty
+    if c then have[c] = (have[c] or 0) + 1 end
+  end
+  local function meets(prerequisites)
+    local need = {}
+    for c in (prerequisites or ""):gmatch("%S+") do need[c] = (need[c] or 0) + 1 end
+    for c, n in pairs(need) do
+      if (have[c] or 0) < n then return false end
+    end
+    return true
+  end
+  local by_type = {}
+  for _, u in ipairs(units) do
+    local t = ctx:type(u)
+    by_type[t] = by_type[t] or {}
+    by_type[t][#by_type[t] + 1] = u
+  end
+  local own, generic = {}, {}
+  for _, name in ipairs(ctx:records("technology")) do
+    local rec = ctx:record(name, "technology")
+    if rec.upgrades and (any_type or by_type[rec.upgrades]) then
+      if rec.faction == nil then generic[rec.upgrades] = name
+      elseif rec.faction == faction then own[rec.upgrades] = name end
+    end
+  end
+  local names = {}  -- the type's upgrade: the faction's own (Memoria II has no generic one)
+  for t, g in pairs(generic) do names[t] = g end
+  for t, o in pairs(own) do names[t] = o end
+  local out = {}
+  for t, name in pairs(names) do
+    local rec = ctx:record(name, "technology")
+    if not lib.owns(ctx, player, name) and meets(rec.prerequisites) then
+      local to, gain = ctx:record(lib.chosen_version(ctx, player, rec.upgrade_to), "unit"), 0
+      for _, u in ipairs(by_type[t] or {}) do
+        gain = gain + expected_hits(to.combat, to.dice) - expected_hits(ctx:get(u, "combat"), ctx:get(u, "dice"))
+      end
+      out[#out + 1] = { name = name, gain = gain }
+    end
+  end
+  table.sort(out, function(a, b)
+    if a.gain ~= b.gain then return a.gain > b.gain end
+    return a.name < b.name
+  end)
+  return out
+end
+
+-- `player` researches the unit upgrade technology `name`: every unit of its type takes the
+-- upgraded record (the version the player chose of it) at once.
+function lib.research_unit_upgrade(ctx, player, name)
+  local rec = ctx:record(name, "technology")
+  ctx:create { kind = "technology", type = name, owner = player }
+  local to = lib.chosen_version(ctx, player, rec.upgrade_to)
+  for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, to) end
+end
+
 -- "Reroll any number of your dice; a unit that rerolls and does not hit is destroyed" (The Crown
 -- of Thalnos, the base law and the Prophecy of Kings relic). `how`: bonus (added to each rerolled
 -- result), any_hit_saves (a unit is safe if any of its dice hits, not only its rerolled ones),

@@ -23,72 +23,10 @@ local production = require "production"    -- scripts/ti4/production.lua: the wa
 
 local COST = 4
 
-local function faction_of(ctx, player)
-  local f = ctx:entities { kind = "faction", owner = player }[1]
-  return f and ctx:type(f)
-end
-
--- How many of each colour the player's technologies give.
-local function colours(ctx, player)
-  local out = {}
-  for _, t in ipairs(ctx:entities { kind = "technology", owner = player }) do
-    local c = ctx:record(ctx:type(t), "technology").specialty
-    if c then out[c] = (out[c] or 0) + 1 end
-  end
-  return out
-end
-
-local function meets(have, prerequisites)
-  local need = {}
-  for c in (prerequisites or ""):gmatch("%S+") do need[c] = (need[c] or 0) + 1 end
-  for c, n in pairs(need) do
-    if (have[c] or 0) < n then return false end
-  end
-  return true
-end
-
--- A unit's expected hits per combat roll under a record (or its own attributes).
-local function strength(combat, dice)
-  if not combat or combat <= 0 then return 0 end
-  return (dice or 1) * math.max(0, math.min(10, 11 - combat)) / 10
-end
-
--- The upgrades the player can research now, best first: { name=, gain= }.
+-- The upgrades the player can research now for the participating units' types, best first
+-- (lib.unit_upgrades: { name=, gain= }).
 local function options(ctx, player, units)
-  local faction, have = faction_of(ctx, player), colours(ctx, player)
-  local by_type = {}
-  for _, u in ipairs(units) do
-    local t = ctx:type(u)
-    by_type[t] = by_type[t] or {}
-    by_type[t][#by_type[t] + 1] = u
-  end
-  -- the upgrade records for each type: the faction's own, else the generic one
-  local own, generic = {}, {}
-  for _, name in ipairs(ctx:records("technology")) do
-    local rec = ctx:record(name, "technology")
-    if rec.upgrades and by_type[rec.upgrades] then
-      if rec.faction == nil then generic[rec.upgrades] = name
-      elseif rec.faction == faction then own[rec.upgrades] = name end
-    end
-  end
-  local out = {}
-  for t, list in pairs(by_type) do
-    local name = own[t] or generic[t]
-    local rec = name and ctx:record(name, "technology")
-    if rec and not lib.owns(ctx, player, name) and meets(have, rec.prerequisites) then
-      local to = ctx:record(rec.upgrade_to, "unit")
-      local gain = 0
-      for _, u in ipairs(list) do
-        gain = gain + strength(to.combat, to.dice) - strength(ctx:get(u, "combat"), ctx:get(u, "dice"))
-      end
-      out[#out + 1] = { name = name, gain = gain }
-    end
-  end
-  table.sort(out, function(a, b)
-    if a.gain ~= b.gain then return a.gain > b.gain end
-    return a.name < b.name
-  end)
-  return out
+  return lib.unit_upgrades(ctx, player, units)
 end
 
 -- whether the card may be played: a participating unit with an upgrade to research, and the cost
@@ -123,9 +61,7 @@ local function research(ctx, player, units)
     end
   end
   -- research: the technology, and every unit of the type takes the upgraded record
-  local rec = ctx:record(name, "technology")
-  ctx:create { kind = "technology", type = name, owner = player }
-  for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, rec.upgrade_to) end
+  lib.research_unit_upgrade(ctx, player, name)
   if ctx:tracing() then
     ctx:event("reveal_prototype:" .. ctx:name(player) .. ":" .. name,
       ctx:name(player) .. " pays " .. COST .. " resources (" .. pay .. ") and researches " .. name .. " (Reveal Prototype)")

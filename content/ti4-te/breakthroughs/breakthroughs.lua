@@ -85,73 +85,22 @@ hook {
 -- that type take the upgraded record at once, so an upgrade researched after the space combat fights
 -- the ground combat (decision research.unit_upgrade, options best first by the combat the player's
 -- units in the active system gain; the default uses it when the best gains something).
-local function colours(ctx, player)
-  local out = {}
-  for _, t in ipairs(ctx:entities { kind = "technology", owner = player }) do
-    local c = ctx:record(ctx:type(t), "technology").specialty
-    if c then out[c] = (out[c] or 0) + 1 end
-  end
-  return out
-end
-
-local function meets(have, prerequisites)
-  local need = {}
-  for c in (prerequisites or ""):gmatch("%S+") do need[c] = (need[c] or 0) + 1 end
-  for c, n in pairs(need) do
-    if (have[c] or 0) < n then return false end
-  end
-  return true
-end
-
--- expected hits of one unit's combat roll
-local function strength(combat, dice)
-  if not combat or combat <= 0 then return 0 end
-  return (dice or 1) * math.max(0, math.min(10, 11 - combat)) / 10
-end
-
--- the unit upgrades the player can research, best first: { name =, gain = }
+-- the unit upgrades the player can research, best first (lib.unit_upgrades: { name =, gain = }),
+-- the gain counted over the player's units in the active system and on its planets
 local function upgrades(ctx, player)
-  local faction = (ctx:entities { kind = "faction", owner = player })[1]
-  faction = faction and ctx:type(faction)
-  local own, generic = {}, {}
-  for _, name in ipairs(ctx:records("technology")) do
-    local rec = ctx:record(name, "technology")
-    if rec.upgrades then
-      if rec.faction == nil then generic[rec.upgrades] = name
-      elseif rec.faction == faction then own[rec.upgrades] = name end
-    end
+  local sys = ctx:role("active_system")
+  local units = ctx:units(player, sys)
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    for _, u in ipairs(ctx:units(player, planet)) do units[#units + 1] = u end
   end
-  local sys, have, out = ctx:role("active_system"), colours(ctx, player), {}
-  local places = { sys }
-  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do places[#places + 1] = planet end
-  for t, g in pairs(generic) do
-    local name = own[t] or g
-    local rec = ctx:record(name, "technology")
-    if not lib.owns(ctx, player, name) and meets(have, rec.prerequisites) then
-      local to, gain = ctx:record(lib.chosen_version(ctx, player, rec.upgrade_to), "unit"), 0
-      for _, place in ipairs(places) do
-        for _, u in ipairs(ctx:units(player, place, "type:" .. t)) do
-          gain = gain + strength(to.combat, to.dice) - strength(ctx:get(u, "combat"), ctx:get(u, "dice"))
-        end
-      end
-      out[#out + 1] = { name = name, gain = gain }
-    end
-  end
-  table.sort(out, function(a, b)
-    if a.gain ~= b.gain then return a.gain > b.gain end
-    return a.name < b.name
-  end)
-  return out
+  return lib.unit_upgrades(ctx, player, units, true)
 end
 
 local function research(ctx, player)
   local opts, names = upgrades(ctx, player), {}
   for i, o in ipairs(opts) do names[i] = o.name end
   local name = ctx:decide(player, "research.unit_upgrade", names)
-  local rec = ctx:record(name, "technology")
-  ctx:create { kind = "technology", type = name, owner = player }
-  local to = lib.chosen_version(ctx, player, rec.upgrade_to)
-  for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, to) end
+  lib.research_unit_upgrade(ctx, player, name)
   if ctx:tracing() then
     ctx:event("norr_supremacy:" .. ctx:name(player) .. ":" .. name, ctx:name(player) .. " researches " .. name .. " (N'orr Supremacy)")
   end

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -148,8 +150,11 @@ struct Value {
   double value = 0, lo = 0, hi = 0;
 };
 
-// One build answered as a sweep's cell is (sim/cell.hpp).
-Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<UnitType>& types) {
+// One build answered as a sweep's cell is (sim/cell.hpp), or given `quick` (the quick stage) by
+// screen_runs Monte Carlo runs on that table, its engine set up again with the build (for
+// resources_kept, on a table of its own: the survivors are counted by Simulation::run).
+Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<UnitType>& types,
+               Table* quick = nullptr) {
   Simulation sim(s);
   const ReportDef& def = sim.report_def();
   std::string win;
@@ -173,8 +178,31 @@ Value evaluate(const Session& s, const OptimiseSpec& spec, const std::vector<Uni
                std::max<long long>(1, int_attr(*s.content, r, "units_per_cost").value_or(1)));
   };
   Value v;
-  const CellAnswer a = answer_cell(
-      sim, {spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds});
+  CellAnswer a;
+  if (quick && spec.objective != "resources_kept") {  // the outcomes of runs 0 .. screen_runs - 1
+    quick->engine.setup(s.scenario.table, s.scenario.file, quick->start, s.scenario.path);
+    a.tally.runs = spec.screen_runs;
+    a.tally.outcomes.assign(def.outcomes.size(), 0);
+    State work;
+    RunResult result;
+    RunOptions run;
+    run.seed = spec.seed;
+    for (std::uint64_t i = 0; i < spec.screen_runs; ++i) {
+      work = quick->start;
+      run.run = i;
+      quick->engine.run(s.procedure, work, run, result);
+      if (result.outcome >= 0 && static_cast<std::size_t>(result.outcome) < def.outcomes.size())
+        ++a.tally.outcomes[static_cast<std::size_t>(result.outcome)];
+    }
+  } else if (quick) {  // the survivors' resources: the whole tally
+    SimOptions q;
+    q.runs = spec.screen_runs;
+    q.seed = spec.seed;
+    a.tally = sim.run(q);
+  } else {
+    a = answer_cell(sim,
+                    {spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds});
+  }
   if (a.exact) {
     const json& r = *a.exact;
     v.method = "exact";
@@ -228,9 +256,10 @@ OptimiseSpec read_optimise(const fs::path& file) {
   TomlFile f(file.string());
   const toml::table& t = f.root();
   f.expect_keys(
-      t, {"scenario",  "side", "units",     "resources",  "fleet_supply", "production", "capacity",
-          "min",       "max",  "objective", "top",        "target",       "max_builds", "evaluate",
-          "precision", "seed", "max_runs",  "max_states", "max_seconds",  "description"},
+      t, {"scenario",   "side",       "units",       "resources",   "fleet_supply", "production",
+          "capacity",   "min",        "max",         "objective",   "top",          "target",
+          "max_builds", "evaluate",   "screen",      "screen_runs", "precision",    "seed",
+          "max_runs",   "max_states", "max_seconds", "description"},
       "an optimise spec");
   OptimiseSpec spec;
   spec.file = file.string();
@@ -270,6 +299,9 @@ OptimiseSpec read_optimise(const fs::path& file) {
   }
   if (auto v = whole("max_builds", 1, 100'000'000)) spec.max_builds = static_cast<std::size_t>(*v);
   if (auto v = whole("evaluate", 1, 100'000'000)) spec.evaluate = static_cast<std::size_t>(*v);
+  if (auto v = whole("screen", 0, 100'000'000)) spec.screen = static_cast<std::size_t>(*v);
+  if (auto v = whole("screen_runs", 1, 1'000'000))
+    spec.screen_runs = static_cast<std::uint64_t>(*v);
   CellBounds bounds{spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds};
   read_cell_bounds(f, t, bounds);
   spec.precision = bounds.precision, spec.seed = bounds.seed, spec.max_runs = bounds.max_runs;
@@ -385,27 +417,71 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
     if (x.hit_points != y.hit_points) return x.hit_points > y.hit_points;
     return x.cost < y.cost;
   });
+  const auto session_of = [&](const Build& b) {
+    Session s = base;
+    toml::table* t = s.scenario.table.get_as<toml::table>(spec.side);
+    toml::table units;
+    for (std::size_t k = 0; k < types.size(); ++k)
+      if (b.n[k]) units.insert_or_assign(types[k].name, b.n[k]);
+    t->erase("fleet");
+    t->insert_or_assign("units", units);
+    return s;
+  };
+  const auto answer = [&](const Build& b, Table* quick) {
+    try {
+      return evaluate(session_of(b), spec, types, quick);
+    } catch (const Error& e) {
+      throw UsageError(spec.file + ": the build " + b.label + ": " + e.what());
+    }
+  };
+
+  // the quick stage: when more builds are legal than `evaluate`, the `screen` most promising are
+  // run screen_runs times each (the same dice for every build) and the best of them by that
+  // estimate go on to be evaluated; promise alone misjudges what it does not count (the other
+  // side's Anti-Fighter Barrage, sustain damage, the order hits are taken in)
+  std::map<std::size_t, double> quick;  // build -> its quick estimate
+  std::size_t screened = 0;
+  if (spec.screen > 0 && order.size() > spec.evaluate) {
+    screened = std::min(order.size(), spec.screen);
+    order.resize(screened);
+    std::vector<Value> q(screened);
+    // one engine per thread for every build it screens (a Table costs more than 200 runs)
+    std::mutex tables_mutex;
+    std::vector<std::unique_ptr<Table>> tables;
+    for_each_cell(
+        screened, o.threads,
+        [&](std::size_t i) {
+          std::unique_ptr<Table> t;
+          {
+            std::lock_guard lock(tables_mutex);
+            if (!tables.empty()) {
+              t = std::move(tables.back());
+              tables.pop_back();
+            }
+          }
+          if (!t) t = std::make_unique<Table>(base);
+          q[i] = answer(builds[order[i]], t.get());
+          std::lock_guard lock(tables_mutex);
+          tables.push_back(std::move(t));
+        },
+        o.progress);
+    std::vector<std::size_t> by(screened);
+    std::iota(by.begin(), by.end(), 0);
+    std::stable_sort(by.begin(), by.end(),
+                     [&](std::size_t a, std::size_t b) { return q[a].value > q[b].value; });
+    if (by.size() > spec.evaluate) by.resize(spec.evaluate);
+    std::sort(by.begin(), by.end());  // in order of promise again: the ranking's last tie-break
+    std::vector<std::size_t> next;
+    for (std::size_t i : by) next.push_back(order[i]);
+    for (std::size_t i = 0; i < screened; ++i) quick[order[i]] = q[i].value;
+    order = std::move(next);
+  }
   if (order.size() > spec.evaluate) order.resize(spec.evaluate);
 
   std::vector<Value> values(order.size());
   for_each_cell(
       order.size(), o.threads,
-      [&](std::size_t i) {
-        const Build& b = builds[order[i]];
-        Session s = base;
-        toml::table* t = s.scenario.table.get_as<toml::table>(spec.side);
-        toml::table units;
-        for (std::size_t k = 0; k < types.size(); ++k)
-          if (b.n[k]) units.insert_or_assign(types[k].name, b.n[k]);
-        t->erase("fleet");
-        t->insert_or_assign("units", units);
-        try {
-          values[i] = evaluate(s, spec, types);
-        } catch (const Error& e) {
-          throw UsageError(spec.file + ": the build " + b.label + ": " + e.what());
-        }
-      },
-      o.progress);
+      [&](std::size_t i) { values[i] = answer(builds[order[i]], nullptr); }, o.progress);
 
   // best first: the value, then the cheaper, then as enumerated (values within 1e-12 are equal:
   // two builds that fight alike differ by rounding only)
@@ -430,6 +506,8 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
                      {"target", spec.target >= 0 ? json(spec.target) : json()},
                      {"max_builds", spec.max_builds},
                      {"evaluate", spec.evaluate},
+                     {"screen", spec.screen},
+                     {"screen_runs", spec.screen_runs},
                      {"precision", spec.precision},
                      {"seed", spec.seed},
                      {"max_runs", spec.max_runs},
@@ -448,6 +526,7 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
                   {"max", u.max == std::numeric_limits<long long>::max() ? json() : json(u.max)}});
   out["units"] = ut;
   out["enumerated"] = builds.size();
+  out["screened"] = screened;
   out["evaluated"] = order.size();
   json bs = json::array();
   std::optional<std::size_t> cheapest;
@@ -463,6 +542,7 @@ json run_optimise(const OptimiseSpec& spec, const SessionOptions& so, const Opti
            {"promise", b.promise},   {"method", v.method},
            {"value", v.value},       {"ci95", {v.lo, v.hi}}};
     if (v.method == "monte_carlo") e["runs"] = v.runs;
+    if (auto it = quick.find(order[rank[r]]); it != quick.end()) e["screen_value"] = it->second;
     bs.push_back(e);
     if (spec.target >= 0 && v.value >= spec.target &&
         (!cheapest || b.cost < bs[*cheapest]["cost"].get<long long>()))
@@ -495,11 +575,18 @@ std::string optimise_table(const json& r) {
                             : "expected resources kept");
   std::size_t exact = 0;
   for (const auto& b : r["builds"]) exact += b["method"] == "exact";
+  const std::size_t screened = r.value("screened", std::size_t{0});
   out << fmt::format(
-      "{} legal builds, {} evaluated ({} exact, {} Monte Carlo){}\n",
-      r["enumerated"].get<std::size_t>(), r["evaluated"].get<std::size_t>(), exact,
-      r["builds"].size() - exact,
-      r["evaluated"] == r["enumerated"] ? "" : ", the most promising by hits per round");
+      "{} legal builds, {}{} evaluated ({} exact, {} Monte Carlo){}\n",
+      r["enumerated"].get<std::size_t>(),
+      screened ? fmt::format("the {} most promising by hits per round screened by Monte Carlo "
+                             "({} runs each), ",
+                             screened, o["screen_runs"].get<std::uint64_t>())
+               : std::string(),
+      r["evaluated"].get<std::size_t>(), exact, r["builds"].size() - exact,
+      r["evaluated"] == r["enumerated"] ? ""
+      : screened                        ? ", the best of the screen"
+                                        : ", the most promising by hits per round");
   auto cell = [&](const json& b) {
     const double v = b["value"], lo = b["ci95"][0], hi = b["ci95"][1];
     return b["method"] == "exact" ? show(v) + " =" : show(v) + " ±" + show((hi - lo) / 2);

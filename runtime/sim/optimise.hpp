@@ -1,7 +1,8 @@
 // sim/optimise: the best builds for a budget against a given fleet (docs/optimise.md). A spec names
 // a base scenario, the side that builds, the unit types it may build and a budget (resources,
 // fleet supply, capacity, a least and a most per type); every legal build is enumerated, ordered
-// by promise (expected hits per round), and the most promising are evaluated as a sweep's cell is
+// by promise (expected hits per round), screened by a quick Monte Carlo of a few runs each when
+// there are more than it evaluates, and the best of the screen are evaluated as a sweep's cell is
 // (sim/sweep.hpp: exact within the bounds, else Monte Carlo to a precision), ranked by the
 // objective: P(win), P(not lose) or the expected resources of the side's surviving units.
 #pragma once
@@ -33,8 +34,12 @@ struct OptimiseSpec {
   std::size_t top = 10;                       // builds printed
   double target = -1;                         // the cheapest build reaching it (< 0: none)
   std::size_t max_builds = 1'000'000;         // the most legal builds enumerated
-  std::size_t evaluate = 300;                 // the most builds evaluated (by promise)
-  double precision = 0.5;                     // Monte Carlo: 95% half-width, in points
+  std::size_t evaluate = 300;                 // the most builds evaluated
+  // the quick stage, when more builds are legal than `evaluate`: the most promising `screen`
+  // (0: none) run screen_runs times each; the best by that estimate are evaluated
+  std::size_t screen = 2000;
+  std::uint64_t screen_runs = 200;
+  double precision = 0.5;  // Monte Carlo: 95% half-width, in points
   std::uint64_t seed = 1;
   std::uint64_t max_runs = 10'000'000;
   std::size_t max_states = 200'000;  // the exact mode's bounds per build

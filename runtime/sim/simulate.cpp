@@ -264,6 +264,26 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
   }
 }
 
+std::vector<int> Simulation::run_outcomes(
+    std::uint64_t seed, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ranges,
+    const std::atomic<bool>* stop) const {
+  Table table(session_);
+  State work;
+  RunResult result;
+  RunOptions options;
+  options.seed = seed;
+  std::vector<int> out;
+  for (const auto& [first, last] : ranges)
+    for (std::uint64_t i = first; i < last; ++i) {
+      if (stop && i % 256 == 0 && stop->load()) return out;
+      work = table.start;
+      options.run = i;
+      table.engine.run(session_.procedure, work, options, result);
+      out.push_back(result.outcome >= 0 ? result.outcome : -1);
+    }
+  return out;
+}
+
 Tally Simulation::run(const SimOptions& o) const {
   const int threads = std::max(1, o.threads);
   std::vector<std::unique_ptr<Table>> tables;

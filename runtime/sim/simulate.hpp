@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -98,6 +99,12 @@ class Simulation {
   double runs_needed(const Tally& t, double precision, double precision_mean) const;
   const Session& session() const { return session_; }
   const ReportDef& report_def() const { return report_; }
+  // The outcome of each run of the ranges [first, last), in order, on one thread (the report's
+  // outcome index, -1 for none): what a sweep pairs along a row, run i drawing from the stream
+  // (seed, i) in every cell. When `stop` is set it returns early, with the runs done.
+  std::vector<int> run_outcomes(std::uint64_t seed,
+                                const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ranges,
+                                const std::atomic<bool>* stop = nullptr) const;
 
  private:
   void for_each_estimate(const Tally& t, const std::function<void(std::uint64_t)>& probability,

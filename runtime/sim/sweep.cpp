@@ -215,26 +215,78 @@ int shown_outcome(const std::vector<std::string>& outcomes, const std::string& s
   return it == outcomes.end() ? 0 : static_cast<int>(it - outcomes.begin());
 }
 
-json evaluate(const Session& s, const SweepSpec& spec, std::size_t k,
+// The exact answer of a cell, when the spec lets the exact mode try and it answers within the
+// bounds: every outcome's probability.
+std::optional<json> exact_cell(const Simulation& sim, const SweepSpec& spec,
+                               const std::atomic<bool>* stop) {
+  if (!spec.exact) return std::nullopt;
+  ExactRunOptions eo;
+  eo.max_states = spec.max_states;
+  eo.seconds = spec.max_seconds;
+  eo.stop = stop;
+  json report;
+  try {
+    report = sim.exact(eo);
+  } catch (const ExactLimit&) {  // past the bounds: Monte Carlo
+    return std::nullopt;
+  } catch (const UsageError&) {  // a report the exact mode cannot give
+    return std::nullopt;
+  }
+  json p = json::array();
+  for (const auto& o : sim.report_def().outcomes) p.push_back(report.value(o, 0.0));
+  return p;
+}
+
+using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+// The runs of the given blocks.
+Ranges block_ranges(const std::vector<std::uint64_t>& blocks, std::uint64_t runs) {
+  Ranges r;
+  for (std::uint64_t b : blocks)
+    r.emplace_back(b * kSweepBlock, std::min(runs, (b + 1) * kSweepBlock));
+  return r;
+}
+
+// A cell's answer in the process: exact probabilities, or the outcome of each of its runs.
+struct Answer {
+  std::optional<json> p;
+  std::vector<int> outcomes;
+};
+
+Answer answer(const Session& s, const SweepSpec& spec, const Ranges& ranges,
               const std::atomic<bool>* stop) {
-  Simulation sim(s);
-  const auto& outcomes = sim.report_def().outcomes;
+  const Simulation sim(s);
+  Answer a;
+  a.p = exact_cell(sim, spec, stop);
+  if (!a.p) a.outcomes = sim.run_outcomes(spec.seed, ranges, stop);
+  return a;
+}
+
+// The raw cell of an answer; `ref`: the row's reference cell's answer and the outcome it shows
+// (paired counts when both are Monte Carlo), none for the reference cell itself.
+json raw_cell(std::size_t k, const Answer& a, std::size_t n_outcomes, int shown, const Answer* ref,
+              int ref_shown) {
   json cell{{"cell", k}};
-  const CellAnswer a = answer_cell(
-      sim, {spec.precision, spec.seed, spec.max_runs, spec.max_states, spec.max_seconds}, stop);
-  if (a.exact) {
-    json p = json::array();
-    for (const auto& o : outcomes) p.push_back(a.exact->value(o, 0.0));
+  if (a.p) {
     cell["method"] = "exact";
-    cell["p"] = p;
+    cell["p"] = *a.p;
     return cell;
   }
   cell["method"] = "monte_carlo";
-  cell["runs"] = a.tally.runs;
-  json counts = json::array();
-  for (std::size_t i = 0; i < outcomes.size(); ++i)
-    counts.push_back(i < a.tally.outcomes.size() ? a.tally.outcomes[i] : 0);
+  cell["runs"] = a.outcomes.size();
+  std::vector<std::uint64_t> counts(n_outcomes, 0);
+  for (int o : a.outcomes)
+    if (o >= 0 && static_cast<std::size_t>(o) < n_outcomes) ++counts[static_cast<std::size_t>(o)];
   cell["counts"] = counts;
+  if (ref && !ref->p && ref->outcomes.size() == a.outcomes.size()) {
+    std::uint64_t plus = 0, minus = 0;  // run i shows it here and not in the reference, and back
+    for (std::size_t i = 0; i < a.outcomes.size(); ++i) {
+      const bool x = a.outcomes[i] == shown, y = ref->outcomes[i] == ref_shown;
+      plus += x && !y ? 1 : 0;
+      minus += y && !x ? 1 : 0;
+    }
+    cell["paired"] = {plus, minus};
+  }
   return cell;
 }
 
@@ -259,7 +311,7 @@ SweepSpec read_spec(TomlFile& f, std::optional<Scenario> base) {
   const toml::table& t = f.root();
   f.expect_keys(t,
                 {"scenario", "axis", "show", "reference", "precision", "seed", "max_runs",
-                 "max_states", "max_seconds", "description"},
+                 "max_states", "max_seconds", "exact", "description"},
                 "a sweep spec");
   SweepSpec spec;
   spec.file = f.path();
@@ -276,6 +328,7 @@ SweepSpec read_spec(TomlFile& f, std::optional<Scenario> base) {
   read_cell_bounds(f, t, bounds);
   spec.precision = bounds.precision, spec.seed = bounds.seed, spec.max_runs = bounds.max_runs;
   spec.max_states = bounds.max_states, spec.max_seconds = bounds.max_seconds;
+  spec.exact = f.boolean(t, "exact").value_or(true);
   return spec;
 }
 
@@ -291,6 +344,16 @@ SweepSpec read_sweep_text(const std::string& name, std::string_view text, Scenar
   if (const toml::node* sc = f.root().get("scenario"))
     f.fail(*sc, "the base scenario is the request's scenario; a sweep spec here has no 'scenario'");
   return read_spec(f, std::move(base));
+}
+
+std::uint64_t sweep_runs(double precision, std::uint64_t max_runs) {
+  const double z = 1.959963984540054, h = precision / 100;
+  const double need = std::ceil(z * z / (4 * h * h));
+  const double blocks = std::ceil(need / static_cast<double>(kSweepBlock));
+  const double most = static_cast<double>(max_runs);
+  return blocks * static_cast<double>(kSweepBlock) >= most
+             ? max_runs
+             : static_cast<std::uint64_t>(blocks) * kSweepBlock;
 }
 
 std::uint64_t sweep_cells(const SweepSpec& spec) {
@@ -357,7 +420,9 @@ json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptio
                   {"seed", spec.seed},
                   {"max_runs", spec.max_runs},
                   {"max_states", spec.max_states},
-                  {"max_seconds", spec.max_seconds}};
+                  {"max_seconds", spec.max_seconds},
+                  {"exact", spec.exact},
+                  {"runs", sweep_runs(spec.precision, spec.max_runs)}};
   raw["outcomes"] = def.outcomes;
   raw["rows"] = g.rows;
   raw["columns"] = g.columns;
@@ -370,24 +435,63 @@ json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptio
   }
   raw["shown"] = shown;
 
-  // this slice's cells, row-major
-  const std::size_t n_cells = g.rows.size() * g.columns.size();
+  // this slice: with the exact mode, the cells k with k % N == i - 1, each with all its runs;
+  // without it, the blocks b of each row r with (r * blocks + b) % N == i - 1, in every cell of r
+  const std::size_t C = g.columns.size();
+  const std::size_t n_cells = g.rows.size() * C;
+  const std::size_t ref = static_cast<std::size_t>(
+      std::find(g.columns.begin(), g.columns.end(), reference) - g.columns.begin());
+  const std::uint64_t runs = sweep_runs(spec.precision, spec.max_runs);
+  const std::uint64_t n_blocks = (runs + kSweepBlock - 1) / kSweepBlock;
+  const auto N = static_cast<std::uint64_t>(o.shards), me = static_cast<std::uint64_t>(o.shard - 1);
+  std::vector<std::vector<std::uint64_t>> row_blocks(g.rows.size());
+  for (std::size_t r = 0; r < g.rows.size(); ++r)
+    for (std::uint64_t b = 0; b < n_blocks; ++b)
+      if (spec.exact || (r * n_blocks + b) % N == me) row_blocks[r].push_back(b);
+  const bool split = !spec.exact && N > 1;  // a cell's blocks may be in several shards
   std::vector<std::size_t> mine;
   for (std::size_t k = 0; k < n_cells; ++k)
-    if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard - 1) mine.push_back(k);
+    if (spec.exact ? k % N == me : !row_blocks[k / C].empty()) mine.push_back(k);
   if (o.started) o.started(raw);
+
+  // each row's reference cell, answered once in this process by the first cell that needs it
+  struct Reference {
+    std::once_flag once;
+    Answer answer;
+  };
+  std::vector<Reference> refs(g.rows.size());
+  const auto session_of = [&](std::size_t k) {
+    return cell_session(base, cell_values(spec, g, k), so, sides);
+  };
+  const auto reference_of = [&](std::size_t r) -> const Answer& {
+    std::call_once(refs[r].once, [&] {
+      refs[r].answer =
+          answer(session_of(r * C + ref), spec, block_ranges(row_blocks[r], runs), o.stop);
+    });
+    return refs[r].answer;
+  };
   std::vector<json> results(mine.size());
   std::mutex done_mutex;  // cell_done: one call at a time
   const auto stopped = [&] { return o.stop && o.stop->load(); };
+  const std::size_t n_outcomes = def.outcomes.size();
   for_each_cell(
       mine.size(), o.threads,
       [&](std::size_t i) {
         if (stopped()) return;
         const std::size_t k = mine[i];
-        const std::size_t r = k / g.columns.size(), c = k % g.columns.size();
+        const std::size_t r = k / C, c = k % C;
+        const int shown_c = shown[c].get<int>(), shown_ref = shown[ref].get<int>();
         try {
-          const Session s = cell_session(base, cell_values(spec, g, k), so, sides);
-          json cell = evaluate(s, spec, k, o.stop);
+          json cell;
+          if (c == ref) {
+            cell = raw_cell(k, reference_of(r), n_outcomes, shown_c, nullptr, 0);
+          } else {
+            const Answer a = answer(session_of(k), spec, block_ranges(row_blocks[r], runs), o.stop);
+            // the reference's runs are needed only to pair them with this cell's
+            const Answer* paired = a.p ? nullptr : &reference_of(r);
+            cell = raw_cell(k, a, n_outcomes, shown_c, paired, shown_ref);
+          }
+          if (split && cell["method"] == "monte_carlo") cell["blocks"] = row_blocks[r];
           if (stopped()) return;  // cut short: not the cell's answer
           if (o.cell_done) {
             std::lock_guard lock(done_mutex);
@@ -421,6 +525,9 @@ json merge_sweeps(const std::vector<json>& shards, const std::vector<std::string
   std::vector<json> cells(n_cells);
   std::set<int> seen_shards;
   int count = 0;
+  const std::uint64_t runs = out.at("sweep").value("runs", std::uint64_t{0});
+  const std::uint64_t n_blocks = (runs + kSweepBlock - 1) / kSweepBlock;
+  std::vector<std::set<std::uint64_t>> blocks_seen(n_cells);
   for (std::size_t i = 0; i < shards.size(); ++i) {
     const json& s = shards[i];
     for (const char* key : {"sweep", "outcomes", "rows", "columns", "shown"})
@@ -439,9 +546,43 @@ json merge_sweeps(const std::vector<json>& shards, const std::vector<std::string
       const std::size_t k = c.at("cell").get<std::size_t>();
       if (k >= n_cells)
         throw UsageError(names[i] + ": cell " + std::to_string(k) + " is off the grid");
-      cells[k] = c;
+      if (!c.contains("blocks")) {
+        cells[k] = c;
+        continue;
+      }
+      // some blocks of a Monte Carlo cell: their counts add up
+      for (const json& b : c.at("blocks")) {
+        const std::uint64_t block = b.get<std::uint64_t>();
+        if (block >= n_blocks || !blocks_seen[k].insert(block).second)
+          throw UsageError(names[i] + ": cell " + std::to_string(k) + "'s block " +
+                           std::to_string(block) +
+                           (block >= n_blocks ? " is past the cell's " + std::to_string(n_blocks)
+                                              : " is in two shards"));
+      }
+      json& m = cells[k];
+      if (m.is_null()) {
+        m = c;
+        m.erase("blocks");
+        continue;
+      }
+      m["runs"] = m["runs"].get<std::uint64_t>() + c.at("runs").get<std::uint64_t>();
+      for (std::size_t o = 0; o < m["counts"].size(); ++o)
+        m["counts"][o] =
+            m["counts"][o].get<std::uint64_t>() + c.at("counts")[o].get<std::uint64_t>();
+      if (m.contains("paired") != c.contains("paired"))
+        throw UsageError(names[i] + ": cell " + std::to_string(k) +
+                         " is paired with its reference in one shard and not in another");
+      if (m.contains("paired"))
+        for (std::size_t j = 0; j < 2; ++j)
+          m["paired"][j] =
+              m["paired"][j].get<std::uint64_t>() + c["paired"][j].get<std::uint64_t>();
     }
   }
+  for (std::size_t k = 0; k < n_cells; ++k)
+    if (!blocks_seen[k].empty() && blocks_seen[k].size() != n_blocks)
+      throw UsageError("merge: cell " + std::to_string(k) + " has " +
+                       std::to_string(blocks_seen[k].size()) + " of its " +
+                       std::to_string(n_blocks) + " blocks of runs");
   if (static_cast<int>(seen_shards.size()) != count) {
     std::string missing;
     for (int i = 1; i <= count; ++i)
@@ -506,6 +647,35 @@ std::size_t reference_column(const json& raw) {
   return 0;
 }
 
+// The difference of cell (r, c) to its row's reference cell, with its 95% interval: exact when
+// both cells are; one of them Monte Carlo: its Wilson interval moved by the other's exact value;
+// both: from the paired runs (run i of both draws from the same dice stream), the variance of the
+// per-run difference, not the sum of the two variances.
+struct Difference {
+  double d = 0, lo = 0, hi = 0;
+};
+
+Difference difference(const json& raw, std::size_t r, std::size_t c, std::size_t ref) {
+  if (c == ref) return {};
+  const std::size_t C = raw["columns"].size();
+  const json& cell = raw["cells"][r * C + c];
+  const CellView v = view(raw, cell, c), rv = view(raw, raw["cells"][r * C + ref], ref);
+  Difference d{v.value - rv.value, v.lo - rv.hi, v.hi - rv.lo};
+  if (v.method == "monte_carlo" && rv.method == "monte_carlo") {
+    const double n = static_cast<double>(v.runs);
+    double var = v.value * (1 - v.value) + rv.value * (1 - rv.value);  // unpaired, if ever
+    if (cell.contains("paired") && v.runs > 0) {
+      const double plus = cell["paired"][0].get<double>() / n;
+      const double minus = cell["paired"][1].get<double>() / n;
+      var = std::max(0.0, plus + minus - (plus - minus) * (plus - minus));
+    }
+    const double half = n > 0 ? 1.959963984540054 * std::sqrt(var / n) : 0;
+    d.lo = d.d - half;
+    d.hi = d.d + half;
+  }
+  return d;
+}
+
 }  // namespace
 
 json sweep_cell_json(const json& raw, const json& cell) {
@@ -528,8 +698,9 @@ json sweep_json(const json& raw) {
   for (std::size_t k = 0; k < raw["cells"].size(); ++k) {
     json cell = sweep_cell_json(raw, raw["cells"][k]);
     const std::size_t r = k / C;
-    const CellView rv = view(raw, raw["cells"][r * C + ref], ref);
-    cell["difference"] = cell["value"].get<double>() - rv.value;
+    const Difference d = difference(raw, r, k % C, ref);
+    cell["difference"] = d.d;
+    cell["difference_ci95"] = {d.lo, d.hi};
     cells.push_back(cell);
   }
   out["cells"] = cells;
@@ -545,7 +716,7 @@ std::string sweep_csv(const json& raw) {
     for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     return q + "\"";
   };
-  out << "row,column,method,runs,value,ci95_lo,ci95_hi,difference";
+  out << "row,column,method,runs,value,ci95_lo,ci95_hi,difference,difference_lo,difference_hi";
   for (const auto& o : raw["outcomes"]) out << "," << quote(o.get<std::string>());
   out << "\n";
   const std::size_t C = raw["columns"].size();
@@ -553,11 +724,11 @@ std::string sweep_csv(const json& raw) {
   for (std::size_t r : row_order(raw))
     for (std::size_t c = 0; c < C; ++c) {
       const CellView v = view(raw, raw["cells"][r * C + c], c);
-      const CellView rv = view(raw, raw["cells"][r * C + ref], ref);
+      const Difference d = difference(raw, r, c, ref);
       out << quote(raw["rows"][r]) << "," << quote(raw["columns"][c]) << "," << v.method << ","
           << v.runs << ","
-          << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}", v.value, v.lo, v.hi,
-                         v.value - rv.value);
+          << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", v.value, v.lo, v.hi,
+                         d.d, d.lo, d.hi);
       for (double p : v.p) out << fmt::format(",{:.17g}", p);
       out << "\n";
     }
@@ -571,12 +742,13 @@ std::string sweep_table(const json& raw) {
   const json& sw = raw["sweep"];
   out << fmt::format(
       "sweep {} on {}: P({}) in points; a cell is 'value ±half-width' (Monte Carlo, 95%) or "
-      "'value =' (exact), then its difference to the column '{}'\n",
+      "'value =' (exact), then its difference to the column '{}' (± its 95% half-width from the "
+      "paired runs, none when exact)\n",
       sw["spec"].get<std::string>(), sw["scenario"].get<std::string>(),
       sw["show"].get<std::string>(), sw["reference"].get<std::string>());
   std::size_t w0 = 4;
   for (const auto& r : raw["rows"]) w0 = std::max(w0, r.get<std::string>().size());
-  std::vector<std::size_t> width(C, 18);
+  std::vector<std::size_t> width(C, 22);
   for (std::size_t c = 0; c < C; ++c)
     width[c] = std::max(width[c], raw["columns"][c].get<std::string>().size());
   out << fmt::format("{:<{}}", "", w0);
@@ -588,7 +760,6 @@ std::string sweep_table(const json& raw) {
     out << fmt::format("{:<{}}", raw["rows"][r].get<std::string>(), w0);
     for (std::size_t c = 0; c < C; ++c) {
       const CellView v = view(raw, raw["cells"][r * C + c], c);
-      const CellView rv = view(raw, raw["cells"][r * C + ref], ref);
       ++total;
       std::string text;
       if (v.method == "exact") {
@@ -598,8 +769,11 @@ std::string sweep_table(const json& raw) {
         text = fmt::format("{:.1f} ±{:.1f}", 100 * v.value, 50 * (v.hi - v.lo));
       }
       if (c != ref) {
-        const double d = std::round(1000 * (v.value - rv.value)) / 10;  // points, no "-0.0"
-        text += fmt::format(" ({:+.1f})", d == 0 ? 0.0 : d);
+        const Difference d = difference(raw, r, c, ref);
+        const double p = std::round(1000 * d.d) / 10;  // points, no "-0.0"
+        text += d.hi > d.lo
+                    ? fmt::format(" ({:+.1f} ±{:.1f})", p == 0 ? 0.0 : p, 50 * (d.hi - d.lo))
+                    : fmt::format(" ({:+.1f})", p == 0 ? 0.0 : p);
       }
       out << "  " << fmt::format("{:>{}}", text, width[c]);
     }

@@ -6,7 +6,9 @@
 //
 // A cell's result is counts (the runs and the runs of each outcome) or exact probabilities, never
 // rates; the outputs are computed from them alone, so the cells of shards (--shard i/N: the cells
-// k with k % N == i - 1) merge into exactly the bytes of the unsharded run.
+// k with k % N == i - 1) merge into exactly the bytes of the unsharded run. A Monte Carlo cell
+// takes a fixed number of runs, in blocks of kSweepBlock (sweep_runs); with `exact = false` every
+// cell is Monte Carlo and the unit a shard takes is a row's block (docs/sweep.md).
 #pragma once
 
 #include <atomic>
@@ -49,7 +51,15 @@ struct SweepSpec {
   std::uint64_t max_runs = 10'000'000;
   std::size_t max_states = 200'000;  // the exact mode's bounds per cell
   double max_seconds = 5;
+  bool exact = true;  // false: every cell by Monte Carlo, without trying the exact mode
 };
+
+// A Monte Carlo cell's runs come in blocks of this many (the last one shorter at max_runs).
+inline constexpr std::uint64_t kSweepBlock = 2048;
+// The runs of every Monte Carlo cell: the fewest whole blocks that put any probability's 95%
+// half-width below `precision` points (the widest is at p = 1/2: z^2 / (4 P^2) runs), at most
+// max_runs. Fixed before any run, so a cell's runs split into shards the same way for any N.
+std::uint64_t sweep_runs(double precision, std::uint64_t max_runs);
 
 // Reads a spec; throws ContentError naming the file and line.
 SweepSpec read_sweep(const fs::path& file);
@@ -76,7 +86,10 @@ struct SweepOptions {
 
 // The grid's cells: labels, and for each cell of the slice its raw result
 // {"cell": k, "method": "exact", "p": [p per outcome]} or
-// {"cell": k, "method": "monte_carlo", "runs": n, "counts": [runs per outcome]}.
+// {"cell": k, "method": "monte_carlo", "runs": n, "counts": [runs per outcome], "paired":
+// [n_plus, n_minus]} (paired: when the row's reference cell is Monte Carlo too, the runs i whose
+// shown outcome happened in this cell and not in the reference's, and the other way round).
+// A shard of an `exact = false` sweep holds some blocks of a cell: its entry adds "blocks".
 // With shards > 1 it is a shard file ("shard": {"index", "count"}), which merge_sweeps reads.
 nlohmann::json run_sweep(const SweepSpec& spec, const SessionOptions& so, const SweepOptions& o);
 

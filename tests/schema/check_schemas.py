@@ -106,8 +106,13 @@ outputs = [
     ("bench.schema.json", ["bench", "--runs", "50", "--json"]),
     ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small.toml"), "--json"]),
     ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small.toml"), "--shard", "2/3"]),
+    ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small_monte_carlo.toml"), "--json"]),
+    ("sweep.schema.json", ["sweep", os.path.join(source, "content/ti4-base/sweeps/small_monte_carlo.toml"),
+                           "--shard", "2/3"]),
     ("optimise.schema.json", ["optimise", os.path.join(source, "content/ti4-base/optimise/two_cruisers.toml"),
                               "--target", "0.8", "--json"]),
+    ("optimise.schema.json", ["optimise", os.path.join(source, "content/ti4-base/optimise/five_destroyers.toml"),
+                              "--json"]),
     # a ti4battle.com link (and one with a parameter not understood): POST /api/import's reply too
     ("import.schema.json", ["import", "--json", "https://ti4battle.com/?attacker-unit-dreadnought=2"
                             "&attacker-effect-Duranium%20Armor=1&defender-faction=Sardakk+N%27orr&defender-unit-cruiser=3"]),

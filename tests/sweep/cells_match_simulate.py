@@ -5,8 +5,8 @@ Usage: cells_match_simulate.py RULEBENCH_EXE SOURCE_DIR
 
 The sweep content/ti4-base/sweeps/small.toml is run with --json; for a few cells the same
 battle is written as a scenario and given to `simulate` (--exact for an exact cell, else
---precision and the sweep's seed): the outcome probabilities must be the same numbers (exact:
-equal to 1e-12; Monte Carlo: the same runs and the same counts).
+the cell's runs, fixed by the precision, and the sweep's seed): the outcome probabilities must be
+the same numbers (exact: equal to 1e-12; Monte Carlo: the same runs and the same counts).
 """
 import json
 import os
@@ -51,7 +51,7 @@ for (row, column), (attacker, defender) in cases.items():
                                 "--max-states", str(sweep["sweep"]["max_states"])))
             bad = [o for o, p in zip(outcomes, cell["p"]) if abs(got.get(o, 0) - p) > 1e-12]
         else:
-            got = json.loads(rb("simulate", path, "--json", "--precision", "0.03",
+            got = json.loads(rb("simulate", path, "--json", "--runs", str(sweep["sweep"]["runs"]),
                                 "--seed", str(sweep["sweep"]["seed"]), "--threads", "1"))
             bad = [o for o, k in zip(outcomes, cell["counts"])
                    if got["runs"] != cell["runs"] or round(got.get(o, 0) * got["runs"]) != k]

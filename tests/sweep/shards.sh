@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A sweep run as 2 shards by GNU parallel (2 local jobs), merged, gives exactly the bytes of the
-# unsharded run, in each output form (docs/sweep.md, "Shards and merge").
+# unsharded run, in each output form (docs/sweep.md, "Shards and merge"); a sweep of Monte Carlo
+# cells only, as 3 shards holding blocks of each cell's runs, too.
 # Usage: shards.sh RULEBENCH_EXE SOURCE_DIR
 set -euo pipefail
 exe=$1 root=$2
@@ -26,6 +27,19 @@ for form in json csv txt; do
     status=1
   fi
 done
+# every cell by Monte Carlo (exact = false): 3 shards hold blocks of each cell's runs
+mc=$root/content/ti4-base/sweeps/small_monte_carlo.toml
+"$exe" --root "$root" sweep "$mc" --threads 2 --json > "$work/mc_whole.json"
+parallel --will-cite --halt now,fail=1 -j 2 \
+  "$exe" --root "$root" sweep "$mc" --threads 1 --shard {}/3 '>' "$work/mc{}.json" ::: 1 2 3
+"$exe" --root "$root" merge "$work/mc3.json" "$work/mc1.json" "$work/mc2.json" --json > "$work/mc_merged.json"
+if cmp -s "$work/mc_whole.json" "$work/mc_merged.json" && grep -q '"blocks"' "$work/mc1.json"; then
+  echo "ok: a Monte Carlo sweep's blocks of runs in 3 shards merge into the unsharded run ($(wc -c < "$work/mc_whole.json") bytes)"
+else
+  echo "FAIL: a Monte Carlo sweep's 3 shards merged differ from the unsharded run (or hold no blocks)"
+  diff "$work/mc_whole.json" "$work/mc_merged.json" | head -5
+  status=1
+fi
 # a shard given twice and a missing shard are errors
 if "$exe" --root "$root" merge "$work/shard1.json" "$work/shard1.json" > /dev/null 2> "$work/err"; then
   echo "FAIL: merging shard 1 twice succeeded"; status=1

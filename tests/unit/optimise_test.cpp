@@ -153,3 +153,47 @@ TEST_CASE("optimise: a production limit keeps the builds of at most that many un
   CHECK(r["optimise"]["production"] == 3);
   fs::remove_all(dir);
 }
+
+// The quick stage: against 4 destroyers (Anti-Fighter Barrage) fighters are worth less than their
+// hits per round say. The brute force (every one of the 33 legal builds for 6 resources, fleet
+// supply 3, answered exactly) puts "2 destroyer, 1 dreadnought" first by 18 points, but it is
+// sixth by hits per round: evaluating the 3 most promising misses it; a Monte Carlo screen of
+// every build (200 runs each) before those 3 are evaluated finds it.
+TEST_CASE(
+    "optimise: the quick Monte Carlo stage finds a build the hits-per-round order puts past "
+    "evaluate",
+    "[optimise]") {
+  const fs::path dir = fs::temp_directory_path() / "rb_optimise_screen_test";
+  fs::create_directories(dir);
+  const std::string spec_text =
+      "scenario = { ruleset = \"ti4\", procedure = \"space_combat\", attacker = {}, defender = { "
+      "units = { destroyer = 4 } } }\nside = \"attacker\"\nresources = 6\nfleet_supply = 3\n";
+  SessionOptions so;
+  so.root = kRoot;
+  OptimiseOptions o;
+  o.threads = 2;
+  auto run = [&](const std::string& extra) {
+    std::ofstream(dir / "spec.toml") << spec_text << extra;
+    return run_optimise(read_optimise(dir / "spec.toml"), so, o);
+  };
+  const nlohmann::json brute = run("evaluate = 1000\n");
+  REQUIRE(brute["enumerated"] == 33);
+  CHECK(brute["screened"] == 0);  // every build evaluated: nothing to screen
+  const std::string best = brute["builds"][0]["label"];
+  CHECK(best == "2 destroyer, 1 dreadnought");
+  for (const auto& b : brute["builds"]) REQUIRE(b["method"] == "exact");
+
+  const nlohmann::json by_promise = run("evaluate = 3\nscreen = 0\n");
+  CHECK(by_promise["screened"] == 0);
+  for (const auto& b : by_promise["builds"]) CHECK(b["label"] != best);
+
+  const nlohmann::json screened = run("evaluate = 3\n");
+  CHECK(screened["screened"] == 33);
+  CHECK(screened["evaluated"] == 3);
+  CHECK(screened["optimise"]["screen_runs"] == 200);
+  CHECK(screened["builds"][0]["label"] == best);
+  CHECK(screened["builds"][0]["value"].get<double>() ==
+        Approx(brute["builds"][0]["value"].get<double>()).margin(1e-12));
+  CHECK(screened["builds"][0].contains("screen_value"));
+  fs::remove_all(dir);
+}

@@ -745,6 +745,55 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
   return changes;
 }
 
+// The exact mode runs one round (x.one_round) from one start once for every draw of its dice:
+// the sides' rollers and round effects, read before any draw, are the same each time. The last
+// start's are kept (per thread) and given back when the start and the call are the same.
+struct StartRollers {
+  struct Kept {
+    std::vector<Roller> rollers;
+    std::int64_t total = 0;
+    std::vector<int> cancelling, repair_after, repair_start, flagging;
+    int spending = -1;
+    bool effects = false;
+  };
+  const Content* content = nullptr;
+  const RollSpec* roll = nullptr;
+  EntityId location = kNoEntity, a = kNoEntity, d = kNoEntity;
+  std::vector<int> declined_a, declined_d;
+  State start;
+  Kept kept[2];
+  bool valid = false;
+
+  bool same(const Env& env, const State& s, const Exchange& x) const {
+    return valid && content == env.content && roll == x.roll && location == x.location &&
+           a == x.a && d == x.d && std::ranges::equal(declined_a, x.declined_a) &&
+           std::ranges::equal(declined_d, x.declined_d) && start == s;
+  }
+  void keep(const Env& env, const State& s, const Exchange& x, const ExchangeScratch& scratch) {
+    content = env.content, roll = x.roll, location = x.location, a = x.a, d = x.d;
+    declined_a.assign(x.declined_a.begin(), x.declined_a.end());
+    declined_d.assign(x.declined_d.begin(), x.declined_d.end());
+    start = s;
+    for (int i = 0; i < 2; ++i) {
+      const ExchangeScratch::Side& side = scratch.side[i];
+      kept[i] = {side.rollers,      side.total,    side.cancelling, side.repair_after,
+                 side.repair_start, side.flagging, side.spending,   side.effects};
+    }
+    valid = true;
+  }
+  void give_back(ExchangeScratch& scratch) const {
+    for (int i = 0; i < 2; ++i) {
+      ExchangeScratch::Side& side = scratch.side[i];
+      const Kept& k = kept[i];
+      side.rollers = k.rollers, side.total = k.total;
+      side.cancelling = k.cancelling, side.repair_after = k.repair_after;
+      side.repair_start = k.repair_start, side.flagging = k.flagging;
+      side.spending = k.spending, side.effects = k.effects;
+      side.stale = false;
+    }
+  }
+};
+
 }  // namespace
 
 ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
@@ -761,11 +810,17 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
   Side& d = scratch.side[1];
   build_side(env, s, x, x.a, a);
   build_side(env, s, x, x.d, d);
+  thread_local StartRollers start_rollers;
+  bool first = dice.exact() && x.one_round;  // a round the exact mode enumerates
   for (;;) {
     if (host.time_up()) return ExchangeResult::time_up;
     if (host.can_intervene()) return ExchangeResult::handed_back;
+    const bool kept = first && start_rollers.same(env, s, x);
+    if (kept) start_rollers.give_back(scratch);
     side_rollers(env, s, x, x.a, a, scratch);
     side_rollers(env, s, x, x.d, d, scratch);
+    if (first && !kept) start_rollers.keep(env, s, x, scratch);
+    first = false;
     // the exact mode's chain knows a side's hits so far, not which dice made them: directed
     // hits run one round a call (x.one_round), each roll two draws (roll_hits)
     if (dice.exact() && !x.one_round && (a.directing >= 0 || d.directing >= 0))

@@ -98,19 +98,21 @@ std::int64_t rollers(const Env& env, const State& s, EntityId player, EntityId l
     const int threshold = u.attr[static_cast<std::size_t>(value)];
     if (threshold <= 0) continue;
     std::int64_t dice = count >= 0 ? u.attr[static_cast<std::size_t>(count)] : 1, modifier = 0;
-    int directed = -1;
+    int directed = -1, raised = -1;
     for (int k : live) {
       const ModifierDef& m = mods[static_cast<std::size_t>(k)];
       if (!modifier_fits_unit(s, m, u)) continue;
       modifier += m.delta;
       dice += m.dice;
       if (directed < 0 && !m.hits_to.empty()) directed = k;
+      if (raised < 0 && m.spend != kNoSym) raised = k;
     }
     total += dice;
     if (threshold > INT16_MAX || modifier < INT16_MIN || modifier > INT16_MAX || dice < 0 ||
         dice > kMaxDice || total > kMaxDice) [[unlikely]]
       rollers_error(s, call, player, e, dice, threshold, modifier, total);
-    units.push_back({threshold, e, static_cast<int>(dice), static_cast<int>(modifier), directed});
+    units.push_back(
+        {threshold, e, static_cast<int>(dice), static_cast<int>(modifier), directed, raised});
   }
   // ascending combat value, units of equal value in entity order (5.3); an insertion sort:
   // stable, no allocation, and the units are nearly in order already
@@ -269,11 +271,102 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
   return hits;
 }
 
-bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec) {
+int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
+                     std::span<const Roller> units, int by, int raise, std::int64_t spendable,
+                     int& near) {
+  const DieType& type = env.die_type(spec.die);
+  near = 0;
+  auto near_miss = [&](const Roller& u, std::int32_t value) {
+    return u.raised == by && value + u.modifier < u.threshold &&
+           value + u.modifier + raise >= u.threshold;
+  };
+  if (dice.exact()) {
+    // one draw over (hits, near misses), the near misses counted up to what can be spent: each
+    // die hits, misses near or misses, and the dice are independent
+    const int cap = static_cast<int>(std::clamp<std::int64_t>(spendable, 0, kMaxDice));
+    const auto w = static_cast<std::size_t>(cap + 1);
+    std::vector<double> table(w, 0.0);  // table[h * w + n]
+    table[0] = 1;
+    int most = 0;  // the most hits so far
+    for (const Roller& u : units) {
+      int hitting = 0, nearing = 0;
+      for (int f = 0; f < type.sides; ++f) {
+        const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
+        if (u.threshold > 0 && value + u.modifier >= u.threshold)
+          ++hitting;
+        else if (u.threshold > 0 && near_miss(u, value))
+          ++nearing;
+      }
+      const double ph = static_cast<double>(hitting) / type.sides,
+                   pn = static_cast<double>(nearing) / type.sides, pm = 1 - ph - pn;
+      for (int i = 0; i < u.dice; ++i) {
+        std::vector<double> next(static_cast<std::size_t>(most + 2) * w, 0.0);
+        for (int h = 0; h <= most; ++h)
+          for (int n = 0; n <= cap; ++n) {
+            const double q = table[static_cast<std::size_t>(h) * w + static_cast<std::size_t>(n)];
+            if (q == 0) continue;
+            const auto at = [&](int hh, int nn) {
+              return static_cast<std::size_t>(hh) * w + static_cast<std::size_t>(nn);
+            };
+            next[at(h + 1, n)] += q * ph;
+            next[at(h, std::min(cap, n + 1))] += q * pn;
+            next[at(h, n)] += q * pm;
+          }
+        table.swap(next);
+        ++most;
+      }
+    }
+    // the ways it can fall, in the order of (hits, near misses)
+    std::vector<double> p;
+    std::vector<std::pair<int, int>> ways;
+    for (std::size_t k = 0; k < table.size(); ++k)
+      if (table[k] > 0)
+        p.push_back(table[k]), ways.emplace_back(static_cast<int>(k / w), static_cast<int>(k % w));
+    const auto [hits, n] = ways[dice.choose(p.data(), static_cast<std::uint32_t>(p.size()))];
+    near = n;
+    return hits;
+  }
+  int hits = 0;
+  try {
+    for (const Roller& u : units)
+      for (int i = 0; i < u.dice; ++i) {
+        Die d;
+        d.threshold = static_cast<std::int16_t>(u.threshold);
+        d.modifier = static_cast<std::int16_t>(u.modifier);
+        set_face(d, type, dice.roll(type));
+        if (d.hit())
+          ++hits;
+        else if (d.threshold > 0 && near_miss(u, d.value))
+          ++near;
+      }
+  } catch (const ScriptError& e) {
+    throw CombatError(e.what());
+  }
+  return hits;
+}
+
+namespace {
+
+bool spend_counts(const State& s, const ModifierDef& m, EntityId player, int mi,
+                  std::span<const int> declined) {
+  return m.spend == kNoSym || (s.counter(player, m.spend) > 0 &&
+                               std::find(declined.begin(), declined.end(), mi) == declined.end());
+}
+
+}  // namespace
+
+bool modifier_applies(const Env& env, const State& s, int mi, EntityId player, Sym purpose) {
+  return modifier_live(env, s, mi, env.content->modifiers[static_cast<std::size_t>(mi)], player,
+                       purpose);
+}
+
+bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec,
+                       std::span<const int> declined) {
   const auto& mods = env.content->modifiers;
   for (std::size_t mi = 0; mi < mods.size(); ++mi)
     if (mods[mi].round_effect() &&
-        modifier_live(env, s, static_cast<int>(mi), mods[mi], player, spec.purpose))
+        modifier_live(env, s, static_cast<int>(mi), mods[mi], player, spec.purpose) &&
+        spend_counts(s, mods[mi], player, static_cast<int>(mi), declined))
       return true;
   return false;
 }
@@ -484,12 +577,17 @@ void side_effects(const Env& env, const State& s, const Exchange& x, EntityId pl
   const bool had = side.effects;
   side.cancelling.clear(), side.repair_after.clear(), side.repair_start.clear();
   side.flagging.clear();
+  side.spending = -1;
   side.effects = false;
   const auto& mods = env.content->modifiers;
+  const std::span<const int> declined = player == x.a ? x.declined_a : x.declined_d;
   for (std::size_t mi = 0; mi < mods.size(); ++mi) {
     const ModifierDef& m = mods[mi];
     if (!m.round_effect() ||
         !modifier_live(env, s, static_cast<int>(mi), m, player, x.roll->purpose))
+      continue;
+    if (m.spend != kNoSym &&
+        std::find(declined.begin(), declined.end(), static_cast<int>(mi)) != declined.end())
       continue;
     side.effects = true;
     const int k = static_cast<int>(mi);
@@ -497,6 +595,7 @@ void side_effects(const Env& env, const State& s, const Exchange& x, EntityId pl
     if (m.repair == ModifierDef::Repair::after_hits) side.repair_after.push_back(k);
     if (m.repair == ModifierDef::Repair::start_of_round) side.repair_start.push_back(k);
     if (m.sustained_flag != kNoSym) side.flagging.push_back(k);
+    if (m.spend != kNoSym && side.spending < 0) side.spending = k;
   }
   if (had || side.cancelling.size() != cancelling) side.queue_stale = side.directed_stale = true;
 }
@@ -646,6 +745,55 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
   return changes;
 }
 
+// The exact mode runs one round (x.one_round) from one start once for every draw of its dice:
+// the sides' rollers and round effects, read before any draw, are the same each time. The last
+// start's are kept (per thread) and given back when the start and the call are the same.
+struct StartRollers {
+  struct Kept {
+    std::vector<Roller> rollers;
+    std::int64_t total = 0;
+    std::vector<int> cancelling, repair_after, repair_start, flagging;
+    int spending = -1;
+    bool effects = false;
+  };
+  const Content* content = nullptr;
+  const RollSpec* roll = nullptr;
+  EntityId location = kNoEntity, a = kNoEntity, d = kNoEntity;
+  std::vector<int> declined_a, declined_d;
+  State start;
+  Kept kept[2];
+  bool valid = false;
+
+  bool same(const Env& env, const State& s, const Exchange& x) const {
+    return valid && content == env.content && roll == x.roll && location == x.location &&
+           a == x.a && d == x.d && std::ranges::equal(declined_a, x.declined_a) &&
+           std::ranges::equal(declined_d, x.declined_d) && start == s;
+  }
+  void keep(const Env& env, const State& s, const Exchange& x, const ExchangeScratch& scratch) {
+    content = env.content, roll = x.roll, location = x.location, a = x.a, d = x.d;
+    declined_a.assign(x.declined_a.begin(), x.declined_a.end());
+    declined_d.assign(x.declined_d.begin(), x.declined_d.end());
+    start = s;
+    for (int i = 0; i < 2; ++i) {
+      const ExchangeScratch::Side& side = scratch.side[i];
+      kept[i] = {side.rollers,      side.total,    side.cancelling, side.repair_after,
+                 side.repair_start, side.flagging, side.spending,   side.effects};
+    }
+    valid = true;
+  }
+  void give_back(ExchangeScratch& scratch) const {
+    for (int i = 0; i < 2; ++i) {
+      ExchangeScratch::Side& side = scratch.side[i];
+      const Kept& k = kept[i];
+      side.rollers = k.rollers, side.total = k.total;
+      side.cancelling = k.cancelling, side.repair_after = k.repair_after;
+      side.repair_start = k.repair_start, side.flagging = k.flagging;
+      side.spending = k.spending, side.effects = k.effects;
+      side.stale = false;
+    }
+  }
+};
+
 }  // namespace
 
 ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
@@ -662,11 +810,17 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
   Side& d = scratch.side[1];
   build_side(env, s, x, x.a, a);
   build_side(env, s, x, x.d, d);
+  thread_local StartRollers start_rollers;
+  bool first = dice.exact() && x.one_round;  // a round the exact mode enumerates
   for (;;) {
     if (host.time_up()) return ExchangeResult::time_up;
     if (host.can_intervene()) return ExchangeResult::handed_back;
+    const bool kept = first && start_rollers.same(env, s, x);
+    if (kept) start_rollers.give_back(scratch);
     side_rollers(env, s, x, x.a, a, scratch);
     side_rollers(env, s, x, x.d, d, scratch);
+    if (first && !kept) start_rollers.keep(env, s, x, scratch);
+    first = false;
     // the exact mode's chain knows a side's hits so far, not which dice made them: directed
     // hits run one round a call (x.one_round), each roll two draws (roll_hits)
     if (dice.exact() && !x.one_round && (a.directing >= 0 || d.directing >= 0))
@@ -691,12 +845,30 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
         }
       }
     }
+    // hits a counter is spent on (spend) and directed hits are not counted together
+    if ((a.spending >= 0 && a.directing >= 0) || (d.spending >= 0 && d.directing >= 0))
+      return ExchangeResult::handed_back;
     int directed_a = 0, directed_d = 0;
     const int by_a = a.directing, by_d = d.directing;
-    const int hits_a = roll_hits(env, dice, laws, *x.roll, a.rollers, a.total, scratch.distribution,
-                                 by_a, &directed_a);
-    const int hits_d = roll_hits(env, dice, laws, *x.roll, d.rollers, d.total, scratch.distribution,
-                                 by_d, &directed_d);
+    // a side's roll, then what it spends to raise near misses (as the hook it replaces does
+    // right after that player's roll)
+    auto roll_side = [&](EntityId player, Side& side, int by, int& directed) {
+      if (side.spending < 0)
+        return roll_hits(env, dice, laws, *x.roll, side.rollers, side.total, scratch.distribution,
+                         by, &directed);
+      const ModifierDef& m = env.content->modifiers[static_cast<std::size_t>(side.spending)];
+      const std::int32_t have = s.counter(player, m.spend);
+      int near = 0;
+      const int hits =
+          roll_near_misses(env, dice, *x.roll, side.rollers, side.spending, m.raise, have, near);
+      const int spent = std::min(near, std::max(have, 0));
+      if (spent > 0)
+        for (Counter& c : s.counters)
+          if (c.target == player && c.key == m.spend) c.value -= spent;
+      return hits + spent;
+    };
+    const int hits_a = roll_side(x.a, a, by_a, directed_a);
+    const int hits_d = roll_side(x.d, d, by_d, directed_d);
     bool changed = false;
     if (hits_d > 0)
       changed |= side_takes(env, s, x, x.a, x.order_a, a, hits_d, directed_d, by_d, x.sustain_a,

@@ -63,6 +63,7 @@ struct Roller {
   int dice;  // at most kMaxDice
   int modifier;
   int directed = -1;  // a live modifier with hits_to that applies to it (its index), -1: none
+  int raised = -1;    // a live modifier with spend that applies to it (its index), -1: none
 };
 
 inline constexpr std::int64_t kMaxDice = 100'000;  // dice in one roll, one pool (as ctx:roll's)
@@ -98,6 +99,15 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
               std::span<const Roller> units, std::int64_t total, std::vector<double>& scratch,
               int directing = -1, int* directed = nullptr);
 
+// A roll whose near misses may be raised to hits by spending a counter (a modifier's spend and
+// raise): the dice of the rollers that `by` applies to that miss by at most `raise` count as
+// `near`. Returns the hits before any spending; `spendable` is the most the player can spend (its
+// counter). In the exact mode it is one draw over (hits, near misses up to `spendable`); else the
+// dice one by one (no group draw under the step memo's tape).
+int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
+                     std::span<const Roller> units, int by, int raise, std::int64_t spendable,
+                     int& near);
+
 // The modifier that directs the hits of these rollers (hits_to), -1: none. Throws CombatError
 // when two modifiers direct the hits of one roll.
 int directing(const Env& env, std::span<const Roller> units);
@@ -108,7 +118,13 @@ bool directs_hits(const Env& env, const State& s, EntityId player, EntityId loca
 
 // Whether a live modifier of `player` does something in the runtime's rounds besides change
 // rolls (sustain_cancels, repair, sustained_flag), for rolls of `spec`'s purpose.
-bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec);
+// Whether declared modifier `mi` is live for rolls of `purpose` by `player` (its source held,
+// its role, activated).
+bool modifier_applies(const Env& env, const State& s, int mi, EntityId player, Sym purpose);
+
+// A modifier with spend counts while the player has some of its counter and has not declined it.
+bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec,
+                       std::span<const int> declined = {});
 
 // A side's units that can take hits, ranked once by a hit order: the queue hit assignment takes
 // its casualties from (see ctx:assign_hits in scripts/README.md for the policy). Built from the
@@ -190,6 +206,9 @@ struct Exchange {
   bool once = false;       // one exchange, no round
   bool one_round = false;  // stop after one round that goes on (round_done)
   std::int64_t cap = -1;   // the round counter stops growing here (-1: never)
+  // modifiers with spend whose player's policy declines the optional hook they replace, for a
+  // and for d: they spend nothing
+  std::span<const int> declined_a, declined_d;
 };
 
 // What the engine does around an exchange.
@@ -224,6 +243,7 @@ struct ExchangeScratch {
     // the side's live modifiers with a round effect (built with the rollers): sustain_cancels,
     // repair after hits, repair at the start of a round, a flag on units that sustain
     std::vector<int> cancelling, repair_after, repair_start, flagging;
+    int spending = -1;     // a live modifier that spends a counter to raise near misses, -1: none
     bool effects = false;  // any of them
   };
   Side side[2];

@@ -875,10 +875,16 @@ class PackLoader {
                                            "; one of: after_hits, start_of_round");
     }
     if (auto flag = f.string(t, "sustained_flag")) m.sustained_flag = sym(*flag);
+    if (auto counter = f.string(t, "spend")) m.spend = sym(*counter);
+    m.raise = bounded("raise", 0, kModifierDiceMax);
+    if ((m.spend != kNoSym) != (m.raise > 0))
+      f.fail(f.line_of(t, m.spend != kNoSym ? "spend" : "raise"),
+             where + ": 'spend' (a counter) and 'raise' (1 to " + std::to_string(kModifierDiceMax) +
+                 ") go together: give both");
     if (m.delta == 0 && m.dice == 0 && !t.get("hits_to") && !m.round_effect())
       f.fail(t, "modifier '" + m.id +
                     "' changes nothing: give 'delta', 'dice', 'hits_to', 'sustain_cancels', "
-                    "'repair' or 'sustained_flag'");
+                    "'repair', 'sustained_flag' or 'spend'");
     c_.modifiers.push_back(std::move(m));
     if (auto u = f.string(t, "present"))
       pending_present_.push_back({*u, c_.ruleset.unit_kind, f.path(), f.line_of(t, "present"),

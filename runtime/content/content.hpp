@@ -181,9 +181,15 @@ struct ModifierDef {
   // the round flag a unit it applies to gets when it uses Sustain Damage in those rounds (what
   // the hooks it replaces set); repair = after_hits skips units that have it (sustained_flag)
   Sym sustained_flag = kNoSym;
+  // after the player's roll, 1 of this counter of the player is spent on each die it applies to
+  // that missed by at most `raise`, while the counter lasts: the die's result goes up by `raise`
+  // (a hit). kNoSym: none (spend, raise)
+  Sym spend = kNoSym;
+  std::int32_t raise = 0;
   // whether it does anything in those rounds but change rolls
   bool round_effect() const {
-    return sustain_cancels != 0 || repair != Repair::none || sustained_flag != kNoSym;
+    return sustain_cancels != 0 || repair != Repair::none || sustained_flag != kNoSym ||
+           spend != kNoSym;
   }
 };
 

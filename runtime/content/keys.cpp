@@ -48,6 +48,10 @@ constexpr KeySpec kModifier[] = {
     {"sustained_flag", "string",
      "In those rounds, the round flag a unit it applies to gets when it uses Sustain Damage; "
      "repair = after_hits skips units with it."},
+    {"spend", "string",
+     "In those rounds, a counter of the player: after its roll, 1 is spent on each die it "
+     "applies to that missed by at most `raise`, while the counter lasts (a hit)."},
+    {"raise", "integer", "What `spend` adds to a die's result (1 to 100)."},
     {"name", "string",
      "What the trace calls it (\"Morale Boost\"; omit: its text before a colon, else its id)."},
     {"text", "string", "What it says, for people."},

@@ -998,7 +998,7 @@ enum class ExactRounds { chain, round, live };
 ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
                            const Engine::Impl::ExchangeSpec& spec, combat::ExchangeResult& result) {
   Engine::Impl::Exact& X = *I.exact;
-  std::uint64_t key = s.hash();
+  std::uint64_t key = 0xcbf29ce484222325ull;  // the call's arguments, then the state
   for (std::uint64_t v :
        {static_cast<std::uint64_t>(x.location), static_cast<std::uint64_t>(x.a),
         static_cast<std::uint64_t>(x.d), reinterpret_cast<std::uint64_t>(&spec),
@@ -1006,10 +1006,19 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
         reinterpret_cast<std::uint64_t>(x.order_d.data()), static_cast<std::uint64_t>(x.sustain_d),
         static_cast<std::uint64_t>(x.cap)})
     key = (key ^ v) * 0x100000001b3ull;
-  Engine::Impl::Exact::Fire* fire = nullptr;
-  auto [lo, hi] = X.fires.equal_range(key);
-  for (auto it = lo; it != hi && !fire; ++it)
-    if (it->second->start == s) fire = it->second.get();
+  for (std::span<const int> declined : {x.declined_a, x.declined_d}) {
+    key = (key ^ declined.size()) * 0x100000001b3ull;
+    for (int m : declined) key = (key ^ static_cast<std::uint64_t>(m)) * 0x100000001b3ull;
+  }
+  const Engine::Impl::Exact::Fire* fire = nullptr;
+  if (X.last_fire && X.last_args == key && X.last_fire->start == s) fire = X.last_fire;
+  const std::uint64_t args = key;
+  if (!fire) {
+    key = (key ^ s.hash()) * 0x100000001b3ull;
+    auto [lo, hi] = X.fires.equal_range(key);
+    for (auto it = lo; it != hi && !fire; ++it)
+      if (it->second->start == s) fire = it->second.get();
+  }
   if (!fire) {
     const combat::Env env = combat_env(I);
     auto made = std::make_unique<Engine::Impl::Exact::Fire>();
@@ -1017,8 +1026,8 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     made->key = key;
     made->one_round = combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
                       combat::directs_hits(env, s, x.d, x.location, *x.roll) ||
-                      combat::has_round_effects(env, s, x.a, *x.roll) ||
-                      combat::has_round_effects(env, s, x.d, *x.roll);
+                      combat::has_round_effects(env, s, x.a, *x.roll, x.declined_a) ||
+                      combat::has_round_effects(env, s, x.d, *x.roll, x.declined_d);
     if (made->one_round) {
       if (!spec.again) return ExactRounds::live;  // (the caller hands the rounds back)
       combat::Exchange one = x;
@@ -1036,6 +1045,7 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     fire = made.get();
     X.fires.emplace(key, std::move(made));
   }
+  X.last_fire = fire, X.last_args = args;
   const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
   I.liveness_dirty = true;
   if (fire->one_round) {
@@ -1050,6 +1060,40 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
   // the rounds begun after the first: the rounds fought less one, expected given this end
   if (spec.metric != kNoSym) add_run_metric(I, spec.metric, fire->ends.ends[k].rounds - 1);
   return ExactRounds::chain;
+}
+
+// The live modifiers of `player` with spend (and some of its counter left) whose replaced
+// optional hook the player's policy would not use, asked as that hook is ("use:<id>", as if it
+// helps): in the C++ rounds they spend nothing.
+void declined_spending(Engine::Impl& I, const State& s, EntityId player, Sym purpose,
+                       std::vector<int>& out) {
+  out.clear();
+  const auto& mods = I.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi) {
+    const ModifierDef& m = mods[mi];
+    const int k = static_cast<int>(mi);
+    if (m.spend == kNoSym || s.counter(player, m.spend) <= 0 ||
+        !combat::modifier_applies(combat_env(I), s, k, player, purpose))
+      continue;
+    for (const HookDef& h : I.bus.hooks()) {
+      if (h.replaced_by != k || !h.optional) continue;
+      lua_State* L = I.L;
+      lua_createtable(L, 2, 0);
+      lua_pushliteral(L, "yes");
+      lua_rawseti(L, -2, 1);
+      lua_pushliteral(L, "no");
+      lua_rawseti(L, -2, 2);
+      std::string reason;
+      const std::string id = h.id.substr(h.id.find(':') + 1);
+      const std::string answer =
+          I.decide(player, "use:" + id, lua_gettop(L), reason, [L] { lua_pushboolean(L, 1); });
+      lua_pop(L, 1);
+      if (answer != "yes") {
+        out.push_back(k);
+        break;
+      }
+    }
+  }
 }
 
 // ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) -> ongoing
@@ -1102,6 +1146,10 @@ int l_exchange_fire(lua_State* L) {
   ex.counter = x.counter, ex.counter_scope = x.counter_scope, ex.round_scope = x.round_scope;
   ex.once = x.once;
   ex.cap = cap;
+  std::vector<int> declined_a, declined_d;
+  declined_spending(I, s, a, x.roll->purpose, declined_a);
+  declined_spending(I, s, d, x.roll->purpose, declined_d);
+  ex.declined_a = declined_a, ex.declined_d = declined_d;
   // a step the memo records runs one round: the next round starts from a state the memo keeps,
   // where runs that took other paths meet (a trie over every round of a combat outgrows the
   // memo's slots, and its paths never meet)

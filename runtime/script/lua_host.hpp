@@ -208,6 +208,10 @@ struct Engine::Impl {
       std::vector<combat::ExchangeResult> result;  // ... and what the round returned
     };
     std::unordered_multimap<std::uint64_t, std::unique_ptr<Fire>> fires;
+    // the last one used, with the key of its call's arguments but the state: the leaves of a
+    // node start from one state, which is compared rather than hashed again
+    const Fire* last_fire = nullptr;
+    std::uint64_t last_args = 0;
     std::size_t fire_bytes = 0;  // what `fires` holds (counted against the byte bound)
   };
   std::unique_ptr<Exact> exact;

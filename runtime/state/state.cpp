@@ -190,7 +190,13 @@ void State::canonicalise(std::span<const Sym> kinds) {
     const Entity& e = at(i);
     return std::tie(e.kind, e.type, e.record, e.owner);
   };
-  auto content = [&](EntityId i) { return std::tie(at(i).location, at(i).attr); };
+  // alike entities are ordered by what they hold: their location, then their attributes as
+  // bytes (any fixed total order gives one canonical state; memcmp is the cheap one)
+  using Content = std::pair<EntityId, std::array<std::int32_t, kMaxAttributes>>;
+  auto less = [](EntityId la, const std::int32_t* a, EntityId lb, const std::int32_t* b) {
+    if (la != lb) return la < lb;
+    return std::memcmp(a, b, sizeof(std::int32_t) * kMaxAttributes) < 0;
+  };
   auto by_group = [&] {  // alike entities together, each group in the order of its numbers
     std::stable_sort(ids.begin(), ids.end(),
                      [&](EntityId a, EntityId b) { return group(a) < group(b); });
@@ -209,7 +215,8 @@ void State::canonicalise(std::span<const Sym> kinds) {
     if (it == last.end()) {
       last.push_back(e);
     } else {
-      sorted = !(content(e) < content(*it));
+      const Entity &x = at(e), &y = at(*it);
+      sorted = !less(x.location, x.attr.data(), y.location, y.attr.data());
       *it = e;
     }
   }
@@ -238,7 +245,9 @@ void State::canonicalise(std::span<const Sym> kinds) {
       values.clear();
       for (std::size_t k = lo; k < hi; ++k)
         values.emplace_back(at(ids[k]).location, at(ids[k]).attr);
-      std::sort(values.begin(), values.end());
+      std::sort(values.begin(), values.end(), [&](const Content& a, const Content& b) {
+        return less(a.first, a.second.data(), b.first, b.second.data());
+      });
       for (std::size_t k = lo; k < hi; ++k)
         at(ids[k]).location = values[k - lo].first, at(ids[k]).attr = values[k - lo].second;
     }

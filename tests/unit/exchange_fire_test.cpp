@@ -142,6 +142,14 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "technologies=['non_euclidean_shielding','duranium_armor']\n"
       "[defender]\nfaction='l1z1x'\nunits={flagship=1,dreadnought=2,cruiser=2,fighter=3}\n"
       "technologies=['duranium_armor']\n",
+      // a counter spent on near misses (the Wrath of Kenara's trade goods, a modifier's spend):
+      // while they last, then without; a policy that never uses it; the Hacan defending
+      "ruleset='ti4'\n[attacker]\nfaction='hacan'\nunits={flagship=1,cruiser=5}\ntrade_goods=3\n"
+      "[defender]\nfaction='muaat'\nunits={flagship=1,cruiser=5}\n",
+      "ruleset='ti4'\n[attacker]\nfaction='hacan'\nunits={flagship=1,cruiser=2}\ntrade_goods=4\n"
+      "policy={use={wrath_of_kenara='never'}}\n[defender]\nunits={cruiser=2,destroyer=2}\n",
+      "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,destroyer=3}\n"
+      "[defender]\nfaction='hacan'\nunits={flagship=1,carrier=1,fighter=3}\ntrade_goods=2\n",
       // systems to retreat to, and nobody will announce (retreat policy never): C++ rounds
       "ruleset='ti4'\n[attacker]\nunits={dreadnought=2,carrier=1,fighter=4}\n"
       "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\n"
@@ -316,6 +324,19 @@ TEST_CASE("exchange_fire: declared modifiers give the hooks' fixed-dice outcomes
        {5, 1, 7},
        "attacker_win",
        1},
+      // content/ti4-base/tests/factions/hacan.toml
+      {"Wrath of Kenara: its 1 trade good goes to the die that missed by 1",
+       "ruleset='ti4'\n[attacker]\nfaction='hacan'\nunits={flagship=1}\ntrade_goods=1\n"
+       "[defender]\nunits={cruiser=2}\n",
+       {1, 6, 1, 1, 7, 7, 1},
+       "attacker_win",
+       2},
+      {"Wrath of Kenara: no trade goods, no +1",
+       "ruleset='ti4'\n[attacker]\nfaction='hacan'\nunits={flagship=1}\n"
+       "[defender]\nunits={cruiser=2}\n",
+       {6, 1, 1, 1, 7, 7, 1, 1},
+       "attacker_win",
+       2},
       // content/ti4-base/tests/cards/duranium_armor.toml
       {"Duranium Armor: not the unit that sustained this round",
        "ruleset='ti4'\n[attacker]\nunits={dreadnought=1}\ntechnologies=['duranium_armor']\n"

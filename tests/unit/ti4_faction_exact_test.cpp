@@ -408,3 +408,84 @@ TEST_CASE(
   // window would read (117 624 when that window was taken as live)
   CHECK(r.at("step_runs").get<std::uint64_t>() < 10'000);
 }
+
+// ---------------------------------------------------------------- a counter spent on near misses
+
+namespace {
+
+// The Wrath of Kenara (2 dice hitting on 7, Sustain Damage) with `tg` trade goods against
+// `cruisers` cruisers (1 die each, hitting on 7). Each round both sides roll; each of the
+// flagship's dice, in turn, that shows a 6 gets +1 (a hit) for 1 trade good while they last;
+// then hits are taken (the flagship sustains first). `health`: 2 healthy, 1 damaged, 0 lost.
+// Every face of the flagship's two dice is enumerated; a round where nobody is hit leaves the
+// state as it was (a 6 that is raised is a hit), so its chance is divided out.
+Outcome solve_kenara(int health, int tg, int cruisers,
+                     std::map<std::array<int, 3>, Outcome>& memo) {
+  if (health == 0 || cruisers == 0) {
+    Outcome o;
+    (health > 0 ? o.attacker : cruisers > 0 ? o.defender : o.draw) = 1;
+    return o;
+  }
+  const std::array<int, 3> key{health, tg, cruisers};
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
+  // the cruisers' hits: Binomial(cruisers, 0.4)
+  std::vector<double> hd{1.0};
+  for (int i = 0; i < cruisers; ++i) {
+    std::vector<double> next(hd.size() + 1, 0.0);
+    for (std::size_t k = 0; k < hd.size(); ++k) next[k] += hd[k] * 0.6, next[k + 1] += hd[k] * 0.4;
+    hd = next;
+  }
+  // the flagship's two dice, face by face: (hits, trade goods left) -> probability
+  std::map<std::pair<int, int>, double> ha;
+  for (int f1 = 1; f1 <= 10; ++f1)
+    for (int f2 = 1; f2 <= 10; ++f2) {
+      int hits = 0, left = tg;
+      for (int f : {f1, f2}) {
+        if (f >= 7)
+          ++hits;
+        else if (f == 6 && left > 0)
+          ++hits, --left;
+      }
+      ha[{hits, left}] += 0.01;
+    }
+  const double stay = ha[{0, tg}] * hd[0];
+  Outcome o;
+  for (const auto& [roll, pa] : ha)
+    for (std::size_t j = 0; j < hd.size(); ++j) {
+      if (roll.first == 0 && j == 0) continue;  // nobody hit: the same state
+      const double p = pa * hd[j] / (1 - stay);
+      const Outcome next = solve_kenara(std::max(0, health - static_cast<int>(j)), roll.second,
+                                        std::max(0, cruisers - roll.first), memo);
+      o.attacker += p * next.attacker;
+      o.draw += p * next.draw;
+      o.defender += p * next.defender;
+    }
+  memo[key] = o;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "exact mode: the Hacan flagship's trade goods spent on dice that miss by 1 (a declared "
+    "modifier's spend) equal an enumeration of every die's face",
+    "[ti4][exact][factions][exact_mode]") {
+  std::map<std::array<int, 3>, Outcome> memo;
+  const Outcome exact = solve_kenara(2, 2, 3, memo);
+  REQUIRE(exact.attacker + exact.draw + exact.defender == Approx(1.0).epsilon(1e-12));
+  // the trade goods matter
+  const Outcome none = solve_kenara(2, 0, 3, memo);
+  REQUIRE(exact.attacker > none.attacker + 0.01);
+  const nlohmann::json r =
+      rb::testing::exact_report("tests/fixtures/exact/hacan_flagship_trade_goods.toml");
+  CHECK(std::abs(r.at("attacker_win").get<double>() - exact.attacker) < 1e-9);
+  CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
+  CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
+  // each roll is one draw over (hits, near misses up to the trade goods), not each die's face
+  CHECK(r.at("step_runs").get<std::uint64_t>() < 200);
+  // a policy that never uses it keeps the trade goods: the answer without them
+  const nlohmann::json never =
+      rb::testing::exact_report("tests/fixtures/exact/hacan_flagship_never.toml");
+  CHECK(std::abs(never.at("attacker_win").get<double>() - none.attacker) < 1e-9);
+  CHECK(std::abs(never.at("defender_win").get<double>() - none.defender) < 1e-9);
+}

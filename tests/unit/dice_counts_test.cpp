@@ -168,3 +168,20 @@ TEST_CASE("by_face: the counts' rank numbers every way n dice fall into k kinds 
       CHECK(*ranks.rbegin() == count_outcomes(n, k) - 1);
     }
 }
+
+TEST_CASE("by_face: a value other than true or false is refused, naming the option",
+          "[dice][by_face]") {
+  MiniTable table({},
+                  "by_face = \"yes\"\n[attacker]\nunits = { cruiser = 1 }\n"
+                  "[defender]\nunits = { cruiser = 1 }\n");
+  State state = table.start;
+  RunResult r;
+  try {
+    table.engine.run("by_face", state, RunOptions{}, r);
+    FAIL("no error");
+  } catch (const ScriptError& e) {
+    INFO(e.what());
+    CHECK(contains(e.what(), "ctx:roll: by_face must be true or false, got string"));
+    CHECK(contains(e.what(), "by_face.lua"));
+  }
+}

@@ -1927,11 +1927,11 @@ function Ctx:set_policy(player, settings) end
 ---@return table
 function Ctx:scenario() end
 
----Rolls n dice into a new pool.
+---Rolls n dice into a new pool. by_face: the script reads only how many dice show each face (pool:count): the dice lie in the pool in the order of the die's faces, and the roll is drawn as its counts per face (the step memo and the exact mode branch on the counts, C(n+k-1, k-1) ways for k faces, not on the k^n face sequences).
 ---@param player? Entity
 ---@param die Die
 ---@param n integer
----@param spec? {purpose: Purpose?, unit: Entity?, threshold: integer?, reroll_limit: integer?}
+---@param spec? {purpose: Purpose?, unit: Entity?, threshold: integer?, reroll_limit: integer?, by_face: boolean?}
 ---@return Pool
 function Ctx:roll(player, die, n, spec) end
 

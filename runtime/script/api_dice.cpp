@@ -309,7 +309,55 @@ void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
   }
 }
 
-// ctx:roll(player, die, n, {purpose=, unit=, threshold=, reroll_limit=}) -> pool
+// ctx:roll's by_face: a roll whose script reads only how many dice show each face (pool:count).
+// Its dice lie in the pool in the order of their kinds of face. In Monte Carlo the counts are
+// drawn (dice/counts.hpp): under the step memo's tape one group draw, so that the trie branches
+// on the counts, not on the faces die by die. The exact mode draws the multinomial's outcomes
+// (roll_alike); forced results are taken die by die, then put in the same order.
+void roll_by_face(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
+  if (n == 0) return;
+  const std::size_t start = pool.dice.size();
+  const FaceKinds& kinds = I.kinds_of(proto.type);
+  const bool forcing = I.dice.forced_left() > 0 || (I.run_options && I.run_options->strict_dice);
+  if (I.dice.exact() || forcing) {
+    roll_alike(I, pool, proto, n);
+    std::stable_sort(pool.dice.begin() + static_cast<std::ptrdiff_t>(start), pool.dice.end(),
+                     [&](const Die& a, const Die& b) {
+                       return kinds.kind[static_cast<std::size_t>(a.face)] <
+                              kinds.kind[static_cast<std::size_t>(b.face)];
+                     });
+    return;
+  }
+  const DieType& t = I.die_type(proto.type);
+  const int k = static_cast<int>(kinds.first.size());
+  std::vector<std::uint32_t>& counts = I.face_counts;
+  counts.assign(static_cast<std::size_t>(k), 0);
+  const std::uint64_t outcomes = count_outcomes(n, k);
+  const bool group = I.dice.taping() &&
+                     outcomes <= static_cast<std::uint64_t>(combat::kMaxGroupBound) &&
+                     n <= UINT16_MAX;
+  if (group) {
+    LawDie x;
+    x.type = proto.type;
+    x.threshold = kByFace;
+    x.weight = static_cast<std::uint16_t>(n);
+    I.memo_laws.push_back({x});
+    I.dice.begin_group();
+  }
+  draw_counts(I.dice, kinds, t.sides, n, counts.data());
+  if (group)
+    I.dice.end_group(static_cast<std::uint32_t>(outcomes), count_rank(counts.data(), k, n),
+                     static_cast<std::int32_t>(I.memo_laws.size() - 1));
+  for (int kind = 0; kind < k; ++kind)
+    for (std::uint32_t i = 0; i < counts[static_cast<std::size_t>(kind)]; ++i) {
+      Die d = proto;
+      set_face(d, t, kinds.first[static_cast<std::size_t>(kind)]);
+      pool.dice.push_back(d);
+      if (I.tracing()) trace_die(I, d, "roll");
+    }
+}
+
+// ctx:roll(player, die, n, {purpose=, unit=, threshold=, reroll_limit=, by_face=}) -> pool
 int l_roll(lua_State* L) {
   Engine::Impl& I = impl(L);
   const EntityId player = opt_entity(L, 2);
@@ -318,6 +366,7 @@ int l_roll(lua_State* L) {
   Die proto;
   proto.type = static_cast<std::int16_t>(type);
   proto.player = player;
+  bool counted_by_face = false;
   if (lua_istable(L, 5)) {
     lua_getfield(L, 5, "purpose");
     if (!lua_isnil(L, -1)) proto.purpose = lua_sym(L, -1);
@@ -331,11 +380,18 @@ int l_roll(lua_State* L) {
     if (!lua_isnil(L, -1))
       proto.reroll_limit = static_cast<std::uint8_t>(
           check_range(L, -1, 0, kNoRerollLimit - 1, "reroll_limit", "ctx:roll"));
-    lua_pop(L, 4);
+    lua_getfield(L, 5, "by_face");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+      luaL_error(L, "ctx:roll: by_face must be true or false, got %s", luaL_typename(L, -1));
+    counted_by_face = lua_toboolean(L, -1);
+    lua_pop(L, 5);
   }
   Pool& pool = I.new_pool();
   reserve_dice(L, pool, n, "ctx:roll");
-  roll_alike(I, pool, proto, n);
+  if (counted_by_face)
+    roll_by_face(I, pool, proto, n);
+  else
+    roll_alike(I, pool, proto, n);
   push_pool(L, pool);
   return 1;
 }

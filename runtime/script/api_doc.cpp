@@ -92,8 +92,12 @@ constexpr ApiFunction kFunctions[] = {
     // dice
     {"ctx", "roll",
      "player: Entity?, die: Die, n: integer, spec: {purpose: Purpose?, unit: Entity?, threshold: "
-     "integer?, reroll_limit: integer?}?",
-     "Pool", "Rolls n dice into a new pool."},
+     "integer?, reroll_limit: integer?, by_face: boolean?}?",
+     "Pool",
+     "Rolls n dice into a new pool. by_face: the script reads only how many dice show each face "
+     "(pool:count): the dice lie in the pool in the order of the die's faces, and the roll is "
+     "drawn as its counts per face (the step memo and the exact mode branch on the counts, "
+     "C(n+k-1, k-1) ways for k faces, not on the k^n face sequences)."},
     {"ctx", "roll_units",
      "player: Entity, location: Entity, spec: {purpose: Purpose, die: Die, value: Attribute, "
      "count: Attribute?, eligible: Attribute?}",

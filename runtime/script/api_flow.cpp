@@ -828,8 +828,10 @@ void compile_laws(const Engine::Impl& I, MemoNode& at) {
   if (at.law_runs.empty()) at.law_runs.push_back(0);
   for (std::size_t l = at.law_runs.size() - 1; l < at.laws.size(); ++l) {
     const std::size_t start = at.runs.size();
-    bool fits = true;
+    // (a roll counted by face has no runs: the walk draws its counts)
+    bool fits = !by_face(at.laws[l]);
     for (const LawDie& x : at.laws[l]) {
+      if (!fits) break;
       const DieType& t = I.die_type(x.type);
       if (t.sides > 64) {
         fits = false;
@@ -930,6 +932,14 @@ int l_steps(lua_State* L) {
         if (d.law < 0) {
           v = I.dice.below(d.bound);
           raw.push_back({d.bound, v});
+        } else if (const Law& lw = at->laws[static_cast<std::size_t>(d.law)]; by_face(lw)) {
+          // a roll counted by face: its counts drawn as the roll draws them, the branch their rank
+          const LawDie& x = lw.front();
+          const FaceKinds& kinds = I.kinds_of(x.type);
+          std::vector<std::uint32_t>& counts = I.face_counts;
+          counts.assign(kinds.first.size(), 0);
+          draw_counts(I.dice, kinds, I.die_type(x.type).sides, x.weight, counts.data(), &raw);
+          v = count_rank(counts.data(), static_cast<int>(counts.size()), x.weight);
         } else {
           const auto law = static_cast<std::size_t>(d.law);
           if (law + 1 >= at->law_runs.size()) compile_laws(I, *at);

@@ -30,6 +30,7 @@
 
 #include "base/error.hpp"
 #include "combat/combat.hpp"
+#include "dice/counts.hpp"
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
 #include "script/engine.hpp"
@@ -158,6 +159,8 @@ struct Engine::Impl {
   std::vector<DiceStream::Draw> memo_raw;         // draws made walking the memo (replayed)
   std::vector<DiceStream::KeyDraw> memo_key;      // the executed step's path in the trie
   std::vector<Law> memo_laws;                     // ... and the laws of its group draws
+  std::vector<FaceKinds> die_kinds;               // each die type's kinds of face (kinds_of)
+  std::vector<std::uint32_t> face_counts;         // a roll counted by face: dice per kind
   void forget_memos();
   // The exact mode's exploration under way (run_exact), null otherwise.
   struct Exact {
@@ -372,6 +375,13 @@ struct Engine::Impl {
   int window_index(lua_State* L, int idx);
   int attr_slot(lua_State* L, int idx);
   const DieType& die_type(int i) const { return rules.dice[static_cast<std::size_t>(i)]; }
+  const FaceKinds& kinds_of(int i) {
+    if (die_kinds.size() != rules.dice.size()) {
+      die_kinds.clear();
+      for (const DieType& t : rules.dice) die_kinds.push_back(face_kinds(t));
+    }
+    return die_kinds[static_cast<std::size_t>(i)];
+  }
   int open_windows(const int* windows, int n, int args_index);  // returns the hooks that ran
   std::string state_summary() const;  // where every player's units are (interactive questions)
   // push_helps (optional hooks): pushes the hook's "does it help" for the policy, asked only

@@ -62,7 +62,7 @@ local function hit_flagship(ctx, u, hits, attacker, roller)
     ctx:event("confirm_roll:" .. name(ctx, u) .. ":" .. n, who .. "the flagship " .. name(ctx, u) ..
       " to confirm (no cap fighters left): a square or a blast confirms")
   end
-  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = attacker })
+  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = attacker, by_face = true })
   local ignore = lib.setting(ctx, "confirm_blast_ignores") and lib.ignored_blasts(ctx, attacker, u) or 0
   local confirmed = pool:count("square") + math.max(0, pool:count("blast") - ignore)
   if ctx:tracing() then
@@ -164,7 +164,7 @@ function M.retire(ctx, u, steps)
       local fd = f and ctx:get(f, "retire_dice") or 0
       for _, r in ipairs { { n, roller, why }, { fd, owner, f and ("onto " .. ctx:type(f)) } } do
         if r[1] > 0 and not gone then
-          local pool = ctx:roll(r[2], "battle", r[1], { purpose = "retire", unit = u })
+          local pool = ctx:roll(r[2], "battle", r[1], { purpose = "retire", unit = u, by_face = true })
           local hits = pool:count(symbol)
           if ctx:tracing() then
             ctx:event("retire_roll:" .. name(ctx, u) .. ":" .. r[1] .. ":" .. hits,
@@ -325,7 +325,8 @@ function M.attack(ctx, u, t, opts)
   if ctx:tracing() then
     ctx:event("roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
   end
-  local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u })
+  -- (steps 7 to 11 read only how many dice show each face: the roll is drawn by face)
+  local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u, by_face = true })
   args.pool = pool
   ctx:open("unit_combat.after_roll", args)
   -- what steps 7 to 11 read of the roll: the target's class symbol, and blasts less the ones it

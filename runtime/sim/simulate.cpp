@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -466,6 +468,9 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
     int hits = 0;
     double p = 0;
     std::map<std::string, double> value;  // option -> p x value
+    // the most options one of its decisions offered, and the most distinct states they led to
+    // (a hit assignment offers one option per outcome: the two are equal)
+    std::size_t choices = 0, outcomes = 0;
   };
   std::map<std::pair<int, std::vector<std::string>>, Row> rows;
   for (const BestDecision& d : b.decisions) {
@@ -483,6 +488,10 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
     Row& row = rows[{hits, whats}];
     row.hits = hits;
     row.p += d.p;
+    std::set<std::uint32_t> to;
+    for (const BestDecision::Option& op : d.options) to.insert(op.to);
+    row.choices = std::max(row.choices, d.options.size());
+    row.outcomes = std::max(row.outcomes, to.size());
     for (const auto& [what, v] : best_of) row.value[what] += d.p * v;
   }
   std::vector<const Row*> order;
@@ -510,7 +519,12 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
         margin = opts[0].first - v;
         break;
       }
-    out.push_back({{"hits", row->hits}, {"p", row->p}, {"options", options}, {"margin", margin}});
+    out.push_back({{"hits", row->hits},
+                   {"p", row->p},
+                   {"options", options},
+                   {"margin", margin},
+                   {"choices", row->choices},
+                   {"outcomes", row->outcomes}});
   }
   return out;
 }

@@ -505,3 +505,24 @@ TEST_CASE("best play: the table of first decisions lists each option's value, th
   }
   CHECK(keeps_cruisers);
 }
+
+TEST_CASE("best play: a hit assignment is one choice per distinct outcome, not per order",
+          "[best_play][exact_mode]") {
+  // the attacker's dreadnought (Sustain Damage), carrier and fighter take 1 or 2 hits in round
+  // 1. Counted by hand: 1 hit, 4 outcomes (lose the dreadnought, the carrier or the fighter, or
+  // the dreadnought sustains); 2 hits, 6 (the dreadnought sustains and is lost; it sustains or is
+  // lost, and the carrier or the fighter is lost; the carrier and the fighter are lost). Chosen
+  // casualty by casualty, "sustain, then lose the carrier" and "lose the carrier, then sustain"
+  // were two options with one outcome.
+  const nlohmann::json r =
+      best_json("tests/fixtures/exact/best_play_outcomes.toml", "attacker", "win", true);
+  const nlohmann::json& rows = r.at("best").at("decisions");
+  REQUIRE(!rows.empty());
+  std::map<int, std::size_t> choices;
+  for (const auto& row : rows) {
+    CHECK(row.at("choices").get<std::size_t>() == row.at("outcomes").get<std::size_t>());
+    choices[row.at("hits").get<int>()] = row.at("choices").get<std::size_t>();
+  }
+  CHECK(choices[1] == 4);
+  CHECK(choices[2] == 6);
+}

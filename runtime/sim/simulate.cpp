@@ -529,6 +529,33 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
   return out;
 }
 
+// One run drawn through the best play (BestPlay::walk) as JSON: {steps: [{changes: {SIDE: what
+// its counted units lost or changed}, decisions: [{options: [{option, value}] in the runtime's
+// order (the policy's first), taken}]}], outcome}.
+nlohmann::json walk_json(const BestPlay& b, const std::vector<State>& states,
+                         const std::vector<Counted>& counted, const std::vector<std::string>& sides,
+                         const std::string& side) {
+  using nlohmann::json;
+  json steps = json::array();
+  for (const BestPlay::WalkStep& w : b.walk) {
+    json changes = json::object();
+    for (const std::string& x : sides)
+      changes[x] = describe_option(counted, x, states[w.from], states[w.to]).first;
+    json decisions = json::array();
+    for (std::size_t k = 0; k < w.decisions.size(); ++k) {
+      const BestDecision& d = w.decisions[k];
+      json options = json::array();
+      for (const BestDecision::Option& op : d.options)
+        options.push_back(
+            {{"option", describe_option(counted, side, states[d.node], states[op.to]).first},
+             {"value", op.value}});
+      decisions.push_back({{"options", options}, {"taken", w.taken[k]}, {"p", d.p}});
+    }
+    steps.push_back({{"changes", changes}, {"decisions", decisions}});
+  }
+  return {{"steps", steps}, {"outcome", b.walk_outcome}};
+}
+
 }  // namespace
 
 nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& engine,
@@ -565,6 +592,9 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     if (o.best_decisions)
       j["best_play"]["decisions"] =
           decisions_table(*r.best, r.decision_states, counted, std::string(sym_name(o.best)));
+    if (o.best_walk)
+      j["best_play"]["walk"] = walk_json(*r.best, r.decision_states, counted, report_.sides,
+                                         std::string(sym_name(o.best)));
   }
   std::vector<double> outcomes(report_.outcomes.size(), 0.0);
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability
@@ -766,6 +796,7 @@ nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::strin
     j["best"]["round_values"] = play.at("round_values");
   }
   if (play.contains("decisions")) j["best"]["decisions"] = play.at("decisions");
+  if (play.contains("walk")) j["best"]["walk"] = play.at("walk");
   j["policy"] = policy;
   return j;
 }

@@ -545,10 +545,13 @@ nlohmann::json walk_json(const BestPlay& b, const std::vector<State>& states,
     for (std::size_t k = 0; k < w.decisions.size(); ++k) {
       const BestDecision& d = w.decisions[k];
       json options = json::array();
-      for (const BestDecision::Option& op : d.options)
-        options.push_back(
-            {{"option", describe_option(counted, side, states[d.node], states[op.to]).first},
-             {"value", op.value}});
+      for (const BestDecision::Option& op : d.options) {
+        // (an option that changes no counted unit, such as a token spent, by its index)
+        std::string what = describe_option(counted, side, states[d.node], states[op.to]).first;
+        if (what == "nothing" && !op.picks.empty())
+          what = "option " + std::to_string(op.picks.back() + 1) + " (no unit changed)";
+        options.push_back({{"option", what}, {"value", op.value}});
+      }
       decisions.push_back({{"options", options}, {"taken", w.taken[k]}, {"p", d.p}});
     }
     steps.push_back({{"changes", changes}, {"decisions", decisions}});

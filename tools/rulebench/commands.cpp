@@ -945,7 +945,8 @@ int trace_best(const Common& c, const std::string& scenario_file, std::uint64_t 
                 << options[taken].at("option").get<std::string>() << ")\n";
     }
   }
-  std::cout << "  ends: " << b.at("walk").at("outcome").get<std::string>() << "\n";
+  const std::string outcome = b.at("walk").at("outcome").get<std::string>();
+  std::cout << "  ends" << (outcome.empty() ? "" : ": " + outcome) << "\n";
   return 0;
 }
 

@@ -38,24 +38,21 @@ struct Kind {
 
 std::vector<Kind> kinds_of(const State& s, const Casualties& queue, bool interchangeable) {
   std::vector<Kind> kinds;
-  std::vector<int> first;  // a unit of each kind (the one it is compared with)
   for (int i = 0; i < queue.size(); ++i) {
     if (!queue.alive(i)) continue;
     const Entity& u = s.at(queue.entity(i));
     std::size_t k = kinds.size();
     if (interchangeable && !named(s, queue.entity(i)))
       for (std::size_t j = 0; j < kinds.size(); ++j) {
-        const Entity& v = s.at(queue.entity(first[j]));
-        if (first[j] >= 0 && u.type == v.type && u.record == v.record && u.attr == v.attr &&
-            queue.can_sustain(i) == kinds[j].can && !named(s, queue.entity(first[j]))) {
+        const EntityId first = queue.entity(kinds[j].units.front());  // compared with
+        const Entity& v = s.at(first);
+        if (u.type == v.type && u.record == v.record && u.attr == v.attr &&
+            queue.can_sustain(i) == kinds[j].can && !named(s, first)) {
           k = j;
           break;
         }
       }
-    if (k == kinds.size()) {
-      kinds.push_back({{}, queue.can_sustain(i)});
-      first.push_back(interchangeable ? i : -1);
-    }
+    if (k == kinds.size()) kinds.push_back({{}, queue.can_sustain(i)});
     kinds[k].units.push_back(i);
   }
   return kinds;

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
 namespace rb::combat {
@@ -65,6 +66,34 @@ using Counts = std::vector<std::uint16_t>;
 // The most outcomes (and partial assignments) one assignment is searched for.
 constexpr std::size_t kMaxOutcomes = 200'000;
 
+// A set of Counts: packed into one number (each count below its kind's size + 1) when they fit,
+// else as they are.
+class CountsSet {
+ public:
+  explicit CountsSet(const std::vector<Kind>& kinds) {
+    unsigned __int128 m = 1;
+    for (const Kind& k : kinds)
+      for (int j = 0; j < 3; ++j) {
+        mult_.push_back(static_cast<std::uint64_t>(m));
+        m *= k.units.size() + 1;
+        packed_ = packed_ && m <= (unsigned __int128){1} << 63;
+      }
+  }
+  bool insert(const Counts& c) {
+    if (!packed_) return all_.insert(c).second;
+    std::uint64_t key = 0;
+    for (std::size_t j = 0; j < c.size(); ++j) key += c[j] * mult_[j];
+    return keys_.insert(key).second;
+  }
+  std::size_t size() const { return packed_ ? keys_.size() : all_.size(); }
+
+ private:
+  bool packed_ = true;
+  std::vector<std::uint64_t> mult_;
+  std::unordered_set<std::uint64_t> keys_;
+  std::set<Counts> all_;
+};
+
 }  // namespace
 
 std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& queue, int hits,
@@ -97,13 +126,17 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
   // same counts have the same futures: their units are alike), each casualty one of: lose an
   // untouched unit of a kind, sustain one (if its kind can), lose one that sustained
   std::vector<Counts> found{policy};
-  std::set<Counts> seen{policy}, visited;
+  CountsSet seen(kinds), visited(kinds);
+  seen.insert(policy);
   Counts c(3 * n, 0);
   auto search = [&](auto& self, int left) -> void {
-    if (!visited.insert(c).second) return;
-    if (visited.size() > kMaxOutcomes)
-      throw CombatError("best play: a hit assignment has more than " +
-                        std::to_string(kMaxOutcomes) + " partial outcomes to search");
+    if (!visited.insert(c)) return;
+    if (visited.size() > kMaxOutcomes) {
+      std::string what = "best play: a hit assignment has more than ";
+      what += std::to_string(kMaxOutcomes);
+      what += " partial outcomes to search";
+      throw CombatError(what);
+    }
     bool any = false;
     for (std::size_t k = 0; k < n && left > 0; ++k) {
       std::uint16_t &sus = c[3 * k], &lost = c[3 * k + 1], &both = c[3 * k + 2];
@@ -118,7 +151,7 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
         --sus, ++both, self(self, left - 1), ++sus, --both;
       }
     }
-    if (!any && seen.insert(c).second) found.push_back(c);
+    if (!any && seen.insert(c)) found.push_back(c);
   };
   search(search, hits);
   // each outcome's casualties: the kind's first units sustain and are lost, the next sustain,
@@ -136,9 +169,11 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
       for (std::size_t j = both + sus; j < both + sus + lost; ++j) losses.push_back(u[j]);
     }
     for (int i : losses) o.takes.emplace_back(i, false);
-    for (const auto& [i, sustain] : o.takes)
-      o.summary += (o.summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") +
-                   std::string(sym_name(queue.type(i)));
+    for (const auto& [i, sustain] : o.takes) {
+      if (!o.summary.empty()) o.summary += ',';
+      if (sustain) o.summary += "sustain:";
+      o.summary += sym_name(queue.type(i));
+    }
   }
   return out;
 }

@@ -1,6 +1,10 @@
 #include "combat/assign_hits.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_set>
 #include <utility>
 
 namespace rb::combat {
@@ -13,12 +17,171 @@ std::string name_of(const State& s, EntityId e) {
   return std::string(sym_name(s.at(e).type));
 }
 
+// Whether something in the state names entity `e` (an entity's owner or location, a counter, a
+// link, a role): then it is not interchangeable with an alike unit.
+bool named(const State& s, EntityId e) {
+  for (const Entity& x : s.entities)
+    if (x.owner == e || x.location == e) return true;
+  for (const Counter& c : s.counters)
+    if (c.target == e) return true;
+  for (const Link& l : s.links)
+    if (l.a == e || l.b == e) return true;
+  for (const auto& r : s.roles)
+    if (r.second == e) return true;
+  return false;
+}
+
+// The assignment's kinds of alike units: each a list of queue indices, in queue order.
+struct Kind {
+  std::vector<int> units;
+  bool can = false;  // its units are undamaged and can sustain
+};
+
+std::vector<Kind> kinds_of(const State& s, const Casualties& queue, bool interchangeable) {
+  std::vector<Kind> kinds;
+  for (int i = 0; i < queue.size(); ++i) {
+    if (!queue.alive(i)) continue;
+    const Entity& u = s.at(queue.entity(i));
+    std::size_t k = kinds.size();
+    if (interchangeable && !named(s, queue.entity(i)))
+      for (std::size_t j = 0; j < kinds.size(); ++j) {
+        const EntityId first = queue.entity(kinds[j].units.front());  // compared with
+        const Entity& v = s.at(first);
+        if (u.type == v.type && u.record == v.record && u.attr == v.attr &&
+            queue.can_sustain(i) == kinds[j].can && !named(s, first)) {
+          k = j;
+          break;
+        }
+      }
+    if (k == kinds.size()) kinds.push_back({{}, queue.can_sustain(i)});
+    kinds[k].units.push_back(i);
+  }
+  return kinds;
+}
+
+// An outcome as counts: for each kind, its units that sustained, that were lost, and that
+// sustained and were then lost.
+using Counts = std::vector<std::uint16_t>;
+
+// The most outcomes (and partial assignments) one assignment is searched for.
+constexpr std::size_t kMaxOutcomes = 200'000;
+
+// A set of Counts: packed into one number (each count below its kind's size + 1) when they fit,
+// else as they are.
+class CountsSet {
+ public:
+  explicit CountsSet(const std::vector<Kind>& kinds) {
+    unsigned __int128 m = 1;
+    for (const Kind& k : kinds)
+      for (int j = 0; j < 3; ++j) {
+        mult_.push_back(static_cast<std::uint64_t>(m));
+        m *= k.units.size() + 1;
+        packed_ = packed_ && m <= (unsigned __int128){1} << 63;
+      }
+  }
+  bool insert(const Counts& c) {
+    if (!packed_) return all_.insert(c).second;
+    std::uint64_t key = 0;
+    for (std::size_t j = 0; j < c.size(); ++j) key += c[j] * mult_[j];
+    return keys_.insert(key).second;
+  }
+  std::size_t size() const { return packed_ ? keys_.size() : all_.size(); }
+
+ private:
+  bool packed_ = true;
+  std::vector<std::uint64_t> mult_;
+  std::unordered_set<std::uint64_t> keys_;
+  std::set<Counts> all_;
+};
+
 }  // namespace
+
+std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& queue, int hits,
+                                                   Sustain mode, bool interchangeable) {
+  const std::vector<Kind> kinds = kinds_of(s, queue, interchangeable);
+  const std::size_t n = kinds.size();
+  // the policy's outcome: its casualties one by one on a copy of the queue (as the loop of
+  // choose_casualties takes them), each unit's fate by its queue index
+  Counts policy(3 * n, 0);
+  {
+    Casualties q = queue;
+    std::vector<Entity> saved;  // what taking changes, put back after
+    for (int i = 0; i < queue.size(); ++i) saved.push_back(s.at(queue.entity(i)));
+    std::vector<int> fate(static_cast<std::size_t>(queue.size()), 0);  // 1 sustained, 2 lost
+    for (int h = hits; h > 0; --h) {
+      bool sustain = false;
+      const int target = q.policy_target(mode, sustain);
+      if (target < 0) break;
+      q.take(s, target, sustain);
+      fate[static_cast<std::size_t>(target)] |= sustain ? 1 : 2;
+    }
+    for (int i = 0; i < queue.size(); ++i)
+      s.at(queue.entity(i)) = saved[static_cast<std::size_t>(i)];
+    for (std::size_t k = 0; k < n; ++k)
+      for (int i : kinds[k].units)
+        if (const int f = fate[static_cast<std::size_t>(i)])
+          ++policy[3 * k + static_cast<std::size_t>(f - 1)];
+  }
+  // every other outcome: a search over partial assignments as counts (two orders that reach the
+  // same counts have the same futures: their units are alike), each casualty one of: lose an
+  // untouched unit of a kind, sustain one (if its kind can), lose one that sustained
+  std::vector<Counts> found{policy};
+  CountsSet seen(kinds), visited(kinds);
+  seen.insert(policy);
+  Counts c(3 * n, 0);
+  auto search = [&](auto& self, int left) -> void {
+    if (!visited.insert(c)) return;
+    if (visited.size() > kMaxOutcomes) {
+      std::string what = "best play: a hit assignment has more than ";
+      what += std::to_string(kMaxOutcomes);
+      what += " partial outcomes to search";
+      throw CombatError(what);
+    }
+    bool any = false;
+    for (std::size_t k = 0; k < n && left > 0; ++k) {
+      std::uint16_t &sus = c[3 * k], &lost = c[3 * k + 1], &both = c[3 * k + 2];
+      const auto untouched = static_cast<int>(kinds[k].units.size()) - sus - lost - both;
+      if (untouched > 0) {
+        any = true;
+        ++lost, self(self, left - 1), --lost;
+        if (kinds[k].can) ++sus, self(self, left - 1), --sus;
+      }
+      if (sus > 0) {
+        any = true;
+        --sus, ++both, self(self, left - 1), ++sus, --both;
+      }
+    }
+    if (!any && seen.insert(c)) found.push_back(c);
+  };
+  search(search, hits);
+  // each outcome's casualties: the kind's first units sustain and are lost, the next sustain,
+  // the next are lost (they are alike); sustains first
+  std::vector<AssignmentOutcome> out;
+  out.reserve(found.size());
+  for (const Counts& f : found) {
+    AssignmentOutcome& o = out.emplace_back();
+    std::vector<int> losses;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::vector<int>& u = kinds[k].units;
+      const std::size_t both = f[3 * k + 2], sus = f[3 * k], lost = f[3 * k + 1];
+      for (std::size_t j = 0; j < both + sus; ++j) o.takes.emplace_back(u[j], true);
+      for (std::size_t j = 0; j < both; ++j) losses.push_back(u[j]);
+      for (std::size_t j = both + sus; j < both + sus + lost; ++j) losses.push_back(u[j]);
+    }
+    for (int i : losses) o.takes.emplace_back(i, false);
+    for (const auto& [i, sustain] : o.takes) {
+      if (!o.summary.empty()) o.summary += ',';
+      if (sustain) o.summary += "sustain:";
+      o.summary += sym_name(queue.type(i));
+    }
+  }
+  return out;
+}
 
 CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, Assignment& out,
                                  int hits, std::span<const Sym> order, Sustain mode,
-                                 const std::string* answer, const AskCasualty& ask,
-                                 bool summarise) {
+                                 const std::string* answer, const AskCasualty& ask, bool summarise,
+                                 const AskOutcome* whole) {
   const CasualtySpec& spec = *out.spec;
   const EntityId player = out.player, location = out.location;
   const std::string& decision = spec.decision;
@@ -41,6 +204,20 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
   }
   CasualtyChoice result;
   std::string& summary = result.summary;
+  if (whole && whole->choose && !answer) {
+    // best play: one choice among the distinct outcomes, the policy's first
+    const std::vector<AssignmentOutcome> outcomes =
+        assignment_outcomes(s, queue, hits, mode, whole->interchangeable);
+    const std::size_t k = whole->choose(outcomes.size());
+    const AssignmentOutcome& o = outcomes[k < outcomes.size() ? k : 0];
+    for (const auto& [i, sustain] : o.takes) {
+      queue.take(s, i, sustain);
+      (sustain ? out.sustaining : out.lost).push_back(queue.entity(i));
+    }
+    if (summarise) summary = o.summary;
+    hits = 0;
+    result.not_by_policy = k != 0;
+  }
   for (; hits > 0; --hits) {
     int target = -1;
     bool sustain = false;
@@ -98,7 +275,7 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
   }
   // the queue took the lost units off the board; they leave with the other players' (phase 2)
   for (EntityId e : out.lost) s.at(e).location = location;
-  result.not_by_policy = !script.empty();
+  result.not_by_policy = result.not_by_policy || !script.empty();
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "combat/combat.hpp"
@@ -30,6 +31,32 @@ struct Assignment {
 using AskCasualty = std::function<std::size_t(const std::vector<std::string>& choices, int hits,
                                               std::size_t policy)>;
 
+// Best play (the exact mode): the player chooses the whole assignment at once, among its distinct
+// outcomes rather than casualty by casualty. Alike units (same record and attributes, none of
+// them named by anything in the state) form a kind; an outcome says, for each kind, how many of
+// its units sustain, are lost, or sustain and are then lost (any unit may take a hit; an
+// undamaged unit that can may sustain; each takes one hit, as a casualty does). Units of a kind are
+// interchangeable, so each outcome is one option, not one per order or per unit: `choose(n)`
+// returns the index of the chosen one of n, 0 being the policy's own. Without `interchangeable`
+// (the ruleset does not promise it, State::canonicalise) every unit is a kind of its own.
+struct AskOutcome {
+  std::function<std::size_t(std::size_t n)> choose;
+  bool interchangeable = false;
+};
+
+// One outcome of an assignment: its summary ("sustain:dreadnought,carrier") and what it does,
+// as indices into the queue in the order they are taken (sustains first, then losses).
+struct AssignmentOutcome {
+  std::string summary;
+  std::vector<std::pair<int, bool>> takes;  // (queue index, sustains)
+};
+
+// The distinct outcomes of assigning `hits` to the units of `queue` (as built for this
+// assignment), the policy's (`mode`) first, then in a fixed order. (`s` is changed while the
+// policy's casualties are found, and put back.)
+std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& queue, int hits,
+                                                   Sustain mode, bool interchangeable);
+
 struct CasualtyChoice {
   std::string summary;         // "sustain:dreadnought,cruiser" (when asked to summarise)
   bool not_by_policy = false;  // a scripted answer or the person chose
@@ -39,8 +66,10 @@ struct CasualtyChoice {
 // answer waiting for this decision, items separated by commas; `ask` (empty: nobody at the
 // terminal) asks the person. The units lost are put back where they were: every player chooses
 // against the same board. Throws CombatError when a scripted item names no unit that can take it.
+// `whole` (best play, when set and there is no scripted answer) chooses among the outcomes.
 CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, Assignment& out,
                                  int hits, std::span<const Sym> order, Sustain mode,
-                                 const std::string* answer, const AskCasualty& ask, bool summarise);
+                                 const std::string* answer, const AskCasualty& ask, bool summarise,
+                                 const AskOutcome* whole = nullptr);
 
 }  // namespace rb::combat

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <random>
 #include <unordered_map>
 
 namespace rb {
@@ -352,6 +353,94 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
       for (const ExactEdge& e : chain.at(v).out)
         if (!seen[e.to]) seen[e.to] = 1, queue.push_back(e.to);
     }
+  }
+  if (o.want_walk) {
+    // one run drawn through the best play (trace --best): the chance draws at random (seeded),
+    // each choice the option fixed for its side; at the first side's choices, every option's
+    // value given the draws before it
+    const std::vector<double> V =
+        sides.size() == 1 ? V0 : s.values(sides[0], 0, &fixed[0], &fixed[1], o.max_sweeps, rewards);
+    std::mt19937_64 rng(o.walk_seed);
+    auto uniform = [&] { return std::uniform_real_distribution<double>(0.0, 1.0)(rng); };
+    // the index of one of `w` drawn by weight (the last one when rounding leaves some over)
+    auto pick = [&](const std::vector<double>& w) {
+      double total = 0;
+      for (double x : w) total += x;
+      double u = uniform() * total;
+      for (std::size_t i = 0; i < w.size(); ++i) {
+        if (u < w[i]) return i;
+        u -= w[i];
+      }
+      return w.size() - 1;
+    };
+    std::uint32_t v = 0;
+    for (std::size_t steps_walked = 0; steps_walked < 100'000; ++steps_walked) {
+      const ExactNode& node = chain.at(v);
+      if (node.step == steps || node.out.empty()) break;
+      BestPlay::WalkStep step;
+      step.from = v;
+      const std::int32_t t = s.tree_of[v];
+      if (t < 0) {
+        std::vector<double> w;
+        for (const ExactEdge& e : node.out) w.push_back(e.p);
+        step.to = node.out[pick(w)].to;
+      } else {
+        const auto ti = static_cast<std::size_t>(t);
+        const auto& leaves = trees[ti].leaves;
+        const Eval value{leaves, rewards[ti], V, ti, 0, {&fixed[0], &fixed[1]}};
+        Eval chance = value;
+        chance.ones = true;
+        std::size_t lo = 0, hi = leaves.size(), d = 0;
+        for (;;) {
+          bool choice_below = false;
+          for (std::size_t i = lo; i < hi && !choice_below; ++i)
+            choice_below = leaves[i].last_choice >= static_cast<int>(d);
+          if (!choice_below) {
+            std::vector<double> w;
+            for (std::size_t i = lo; i < hi; ++i) w.push_back(leaves[i].p);
+            step.to = leaves[lo + pick(w)].to;
+            break;
+          }
+          // the groups of leaves by their draw at d
+          std::vector<std::pair<std::size_t, std::size_t>> groups;
+          for (std::size_t i = lo; i < hi;) {
+            std::size_t j = i + 1;
+            while (j < hi && draw_at(leaves[j], d) == draw_at(leaves[i], d)) ++j;
+            if (draw_at(leaves[i], d) != kNone) groups.emplace_back(i, j);
+            i = j;
+          }
+          const std::uint32_t first = draw_at(leaves[lo], d);
+          std::size_t g = 0;
+          if (!is_choice(first)) {
+            std::vector<double> w;
+            for (const auto& [i, j] : groups) w.push_back(chance(i, j, d + 1));
+            g = pick(w);
+          } else {
+            const int owner = owner_of(first);
+            const std::uint32_t had = fixed_at(fixed[owner], key_of(ti, d, lo));
+            for (std::size_t k = 0; k < groups.size(); ++k)
+              if ((draw_at(leaves[groups[k].first], d) & ~kFlags) == had) g = k;
+            if (owner == 0) {
+              BestDecision here;
+              here.node = v;
+              for (const auto& [i, j] : groups) {
+                const double c = chance(i, j, d + 1);
+                here.options.push_back({{draw_at(leaves[i], d) & ~kFlags},
+                                        c > 0 ? value(i, j, d + 1) / c : 0,
+                                        leaves[i].to});
+              }
+              here.p = chance(lo, hi, d);
+              step.decisions.push_back(std::move(here));
+              step.taken.push_back(g);
+            }
+          }
+          lo = groups[g].first, hi = groups[g].second, ++d;
+        }
+      }
+      v = step.to;
+      r.walk.push_back(std::move(step));
+    }
+    r.walk_outcome = chain.at(v).writes.outcome_name;
   }
   // every choice fixed at its pair's option: the node's edges are the leaves it keeps
   std::vector<std::size_t> keep;

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -62,12 +63,25 @@ struct BestPlay {
   std::vector<double> pair_values;
   // the first side's first decisions (want_decisions)
   std::vector<BestDecision> decisions;
+  // trace --best (want_walk): one run drawn through the best play, step by step: the node it
+  // left and the one it reached, and each decision of the first side on the way (one choice
+  // each: its options' values, given the draws before it) with the option it took; then how
+  // the run ended (the last node's outcome)
+  struct WalkStep {
+    std::uint32_t from = 0, to = 0;
+    std::vector<BestDecision> decisions;
+    std::vector<std::size_t> taken;  // by decision: the index of the option taken
+  };
+  std::vector<WalkStep> walk;
+  std::string walk_outcome;
 };
 
 struct BestOptions {
   std::size_t max_sweeps = 100'000;
   std::size_t max_rounds = 20;  // two sides: rounds of best responses at most
   bool want_decisions = false;
+  bool want_walk = false;
+  std::uint64_t walk_seed = 1;  // the walk's draws
 };
 
 // `steps`: a node with this step is final; `sides`: the objective of each side that chooses (one,

@@ -43,7 +43,7 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
                          "inside one step (make each round a step that returns \"again\")" +
                          (o.trees ? std::string("; in best play, every option of each of the "
                                                 "side's decisions in the step is a branch too "
-                                                "(a hit assignment: each casualty's choices)")
+                                                "(a hit assignment: each of its distinct outcomes)")
                                   : std::string()));
       path.rewind();
       work = node.state;

@@ -791,38 +791,25 @@ void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
   if (I.run_options && I.run_options->answers && !I.run_options->answers->empty())
     answer = I.run_options->answers->take(I.name_of(player), decision);
   combat::AskCasualty ask;
+  combat::AskOutcome whole;
   if (I.options.interactive && isatty(STDIN_FILENO)) {
     ask = [&](const std::vector<std::string>& choices, int left, std::size_t) {
       return prompt_choice(std::cin, std::cerr, I.name_of(player),
                            std::string(decision) + " (" + std::to_string(left) + " left)", choices);
     };
   } else if (I.exact && I.exact->best == player) {
-    // best play: each casualty is a choice among the choices, the policy's pick first. Losses
-    // of other types in a row give the same units lost in any order: within a run of losses
-    // (no sustain between) their types are chosen in the order of their names, so that each
-    // set of losses is one branch, not one per order
-    ask = [&, floor = std::string()](const std::vector<std::string>& choices, int,
-                                     std::size_t policy) mutable -> std::size_t {
-      std::vector<std::size_t> allowed;
-      auto loss = [&](std::size_t i) { return choices[i].rfind("sustain:", 0) != 0; };
-      auto fits = [&](std::size_t i) { return !loss(i) || choices[i] >= floor; };
-      for (bool any : {false, true}) {  // (when none fits, the types left come before the floor)
-        if (policy < choices.size() && (any || fits(policy))) allowed.push_back(policy);
-        for (std::size_t i = 0; i < choices.size(); ++i)
-          if (i != policy && (any || fits(i))) allowed.push_back(i);
-        if (!allowed.empty()) break;
-      }
-      const int k =
-          I.exact->choose(player, static_cast<std::uint32_t>(allowed.size()), I.dice.exact_path());
-      const std::size_t pick = allowed[k < 0 ? 0 : static_cast<std::size_t>(k)];
-      floor = loss(pick) ? choices[pick] : std::string();
-      return pick;
+    // best play: one choice among the assignment's distinct outcomes, the policy's first
+    whole.choose = [&](std::size_t n) {
+      const int k = I.exact->choose(player, static_cast<std::uint32_t>(n), I.dice.exact_path());
+      return k < 0 ? std::size_t{0} : static_cast<std::size_t>(k);
     };
+    const auto& kinds = I.rules.interchangeable;
+    whole.interchangeable = std::find(kinds.begin(), kinds.end(), I.rules.unit_kind) != kinds.end();
   }
   const bool tracing = I.tracing();
   const combat::CasualtyChoice chose =
       combat::choose_casualties(combat_env(I), s, I.scratch_casualties, out, hits, order, mode,
-                                answer ? &*answer : nullptr, ask, tracing);
+                                answer ? &*answer : nullptr, ask, tracing, &whole);
   if (tracing && !chose.summary.empty()) {
     const std::string name = I.name_of(player);
     const std::string reason = !chose.not_by_policy

@@ -808,6 +808,8 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
     BestOptions bo;
     bo.max_rounds = X.options.best_rounds;
     bo.want_decisions = X.options.best_decisions;
+    bo.want_walk = X.options.best_walk;
+    bo.walk_seed = X.options.best_walk_seed;
     X.best_result = best_play(chain, X.trees, n, sides, bo);
     X.trees.clear();
   }

@@ -1123,6 +1123,13 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
       d.node = state_of(d.node);
       for (BestDecision::Option& op : d.options) op.to = state_of(op.to);
     }
+    for (BestPlay::WalkStep& w : r.best->walk) {
+      w.from = state_of(w.from), w.to = state_of(w.to);
+      for (BestDecision& d : w.decisions) {
+        d.node = state_of(d.node);
+        for (BestDecision::Option& op : d.options) op.to = state_of(op.to);
+      }
+    }
   }
   return r;
 }

@@ -82,6 +82,8 @@ struct ExactRunOptions {
   BestObjective second_objective;
   std::size_t best_rounds = 20;
   bool best_decisions = false;  // the first side's first decisions (BestPlay::decisions)
+  bool best_walk = false;       // one run drawn through the best play (BestPlay::walk)
+  std::uint64_t best_walk_seed = 1;
 };
 struct ExactResult {
   struct Final {
@@ -98,7 +100,7 @@ struct ExactResult {
   std::uint64_t leaves = 0;  // step runs
   std::size_t cycles = 0, largest_cycle = 0;  // strongly connected sets solved as systems
   // best play (ExactRunOptions::best): the finals, added and unresolved above are its chain's;
-  // a decision's `to` is an index into decision_states
+  // a decision's `to` (and a walk step's nodes) is an index into decision_states
   std::optional<BestPlay> best;
   std::vector<State> decision_states;  // the states the first decisions start from and lead to
 };

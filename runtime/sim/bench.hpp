@@ -64,9 +64,16 @@ struct ExactBenchResult {
   nlohmann::json report;  // Simulation::exact's object ("seconds": the median)
   std::string stopped;    // the limit that stopped it ("" when it finished)
   int repeats = 0;
+  // bench --exact --best SIDE: SIDE's best play (Simulation::exact_best, objective win) on the
+  // same case, "seconds" the median of best_repeats; or what stopped it
+  nlohmann::json best;
+  std::string best_stopped;
+  int best_repeats = 0;
 };
+// `best`: also time that side's best play (attacker, defender, both; "": not).
 std::vector<ExactBenchResult> run_exact_bench(const SessionOptions& options, double seconds,
-                                              const std::vector<std::string>& only = {});
+                                              const std::vector<std::string>& only = {},
+                                              const std::string& best = {});
 nlohmann::json exact_bench_json(const std::vector<ExactBenchResult>& results);
 std::string format_exact_bench(const std::vector<ExactBenchResult>& results);
 nlohmann::json bench_json(const std::vector<BenchResult>& results, const BenchOptions& bench);

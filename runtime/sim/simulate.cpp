@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -486,6 +488,9 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
     int hits = 0;
     double p = 0;
     std::map<std::string, double> value;  // option -> p x value
+    // the most options one of its decisions offered, and the most distinct states they led to
+    // (a hit assignment offers one option per outcome: the two are equal)
+    std::size_t choices = 0, outcomes = 0;
   };
   std::map<std::pair<int, std::vector<std::string>>, Row> rows;
   for (const BestDecision& d : b.decisions) {
@@ -503,6 +508,10 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
     Row& row = rows[{hits, whats}];
     row.hits = hits;
     row.p += d.p;
+    std::set<std::uint32_t> to;
+    for (const BestDecision::Option& op : d.options) to.insert(op.to);
+    row.choices = std::max(row.choices, d.options.size());
+    row.outcomes = std::max(row.outcomes, to.size());
     for (const auto& [what, v] : best_of) row.value[what] += d.p * v;
   }
   std::vector<const Row*> order;
@@ -530,9 +539,44 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
         margin = opts[0].first - v;
         break;
       }
-    out.push_back({{"hits", row->hits}, {"p", row->p}, {"options", options}, {"margin", margin}});
+    out.push_back({{"hits", row->hits},
+                   {"p", row->p},
+                   {"options", options},
+                   {"margin", margin},
+                   {"choices", row->choices},
+                   {"outcomes", row->outcomes}});
   }
   return out;
+}
+
+// One run drawn through the best play (BestPlay::walk) as JSON: {steps: [{changes: {SIDE: what
+// its counted units lost or changed}, decisions: [{options: [{option, value}] in the runtime's
+// order (the policy's first), taken}]}], outcome}.
+nlohmann::json walk_json(const BestPlay& b, const std::vector<State>& states,
+                         const std::vector<Counted>& counted, const std::vector<std::string>& sides,
+                         const std::string& side) {
+  using nlohmann::json;
+  json steps = json::array();
+  for (const BestPlay::WalkStep& w : b.walk) {
+    json changes = json::object();
+    for (const std::string& x : sides)
+      changes[x] = describe_option(counted, x, states[w.from], states[w.to]).first;
+    json decisions = json::array();
+    for (std::size_t k = 0; k < w.decisions.size(); ++k) {
+      const BestDecision& d = w.decisions[k];
+      json options = json::array();
+      for (const BestDecision::Option& op : d.options) {
+        // (an option that changes no counted unit, such as a token spent, by its index)
+        std::string what = describe_option(counted, side, states[d.node], states[op.to]).first;
+        if (what == "nothing" && !op.picks.empty())
+          what = "option " + std::to_string(op.picks.back() + 1) + " (no unit changed)";
+        options.push_back({{"option", what}, {"value", op.value}});
+      }
+      decisions.push_back({{"options", options}, {"taken", w.taken[k]}, {"p", d.p}});
+    }
+    steps.push_back({{"changes", changes}, {"decisions", decisions}});
+  }
+  return {{"steps", steps}, {"outcome", b.walk_outcome}};
 }
 
 }  // namespace
@@ -571,6 +615,9 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
     if (o.best_decisions)
       j["best_play"]["decisions"] =
           decisions_table(*r.best, r.decision_states, counted, std::string(sym_name(o.best)));
+    if (o.best_walk)
+      j["best_play"]["walk"] = walk_json(*r.best, r.decision_states, counted, report_.sides,
+                                         std::string(sym_name(o.best)));
   }
   std::vector<double> outcomes(report_.outcomes.size(), 0.0);
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability
@@ -773,6 +820,7 @@ nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::strin
     j["best"]["round_values"] = play.at("round_values");
   }
   if (play.contains("decisions")) j["best"]["decisions"] = play.at("decisions");
+  if (play.contains("walk")) j["best"]["walk"] = play.at("walk");
   j["policy"] = policy;
   return j;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "sim/bench.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
 
@@ -504,4 +505,116 @@ TEST_CASE("best play: the table of first decisions lists each option's value, th
       keeps_cruisers = true;
   }
   CHECK(keeps_cruisers);
+}
+
+TEST_CASE("best play: a hit assignment is one choice per distinct outcome, not per order",
+          "[best_play][exact_mode]") {
+  // the attacker's dreadnought (Sustain Damage), carrier and fighter take 1 or 2 hits in round
+  // 1. Counted by hand: 1 hit, 4 outcomes (lose the dreadnought, the carrier or the fighter, or
+  // the dreadnought sustains); 2 hits, 6 (the dreadnought sustains and is lost; it sustains or is
+  // lost, and the carrier or the fighter is lost; the carrier and the fighter are lost). Chosen
+  // casualty by casualty, "sustain, then lose the carrier" and "lose the carrier, then sustain"
+  // were two options with one outcome.
+  const nlohmann::json r =
+      best_json("tests/fixtures/exact/best_play_outcomes.toml", "attacker", "win", true);
+  const nlohmann::json& rows = r.at("best").at("decisions");
+  REQUIRE(!rows.empty());
+  std::map<int, std::size_t> choices;
+  for (const auto& row : rows) {
+    CHECK(row.at("choices").get<std::size_t>() == row.at("outcomes").get<std::size_t>());
+    choices[row.at("hits").get<int>()] = row.at("choices").get<std::size_t>();
+  }
+  CHECK(choices[1] == 4);
+  CHECK(choices[2] == 6);
+}
+
+namespace {
+
+// A fleet less what "lose 1 cruiser, 1 carrier" (the walk's and the table's words) says.
+Fleet after_losses(Fleet f, const std::string& what) {
+  static const std::map<std::string, int> index{{"destroyer", 0}, {"cruiser", 1}, {"carrier", 2}};
+  if (what == "nothing") return f;
+  REQUIRE(what.rfind("lose ", 0) == 0);
+  std::string rest = what.substr(5);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(", ");
+    const std::string item = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 2);
+    const std::size_t space = item.find(' ');
+    f[static_cast<std::size_t>(index.at(item.substr(space + 1)))] -=
+        std::stoi(item.substr(0, space));
+  }
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("trace --best: each option's value on the run drawn equals the game solved here",
+          "[best_play][exact_mode]") {
+  // two cruisers and a carrier against the same; the defender plays best. At each of its
+  // decisions on the walk, an option's value is the chance to win from the fleets it leaves
+  // (the attacker lost ships by its hit_order in the same round): the dynamic program's.
+  Solver best{kDefault, kDefault, false, true, {}};
+  const std::filesystem::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  const Session session =
+      open_session(read_scenario(root / "tests/fixtures/exact/best_play_carrier.toml"), so);
+  std::size_t decisions = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    ExactRunOptions o;
+    o.best_walk = true;
+    o.best_walk_seed = seed;
+    const nlohmann::json r = Simulation(session).exact_best(o, "defender", "win");
+    const nlohmann::json& walk = r.at("best").at("walk");
+    Fleet a{0, 2, 1}, d{0, 2, 1};
+    for (const auto& step : walk.at("steps")) {
+      const Fleet a2 = after_losses(a, step.at("changes").at("attacker").get<std::string>());
+      double top = -1;
+      for (const auto& dec : step.at("decisions")) {
+        ++decisions;
+        const auto& options = dec.at("options");
+        for (const auto& op : options) {
+          INFO("seed " << seed << ": " << op.at("option"));
+          const Fleet d2 = after_losses(d, op.at("option").get<std::string>());
+          CHECK(op.at("value").get<double>() == Approx(best.win(a2, d2)).margin(1e-9));
+          top = std::max(top, op.at("value").get<double>());
+        }
+        // the option taken is a best one
+        CHECK(options[dec.at("taken").get<std::size_t>()].at("value").get<double>() ==
+              Approx(top).margin(1e-12));
+      }
+      a = a2;
+      d = after_losses(d, step.at("changes").at("defender").get<std::string>());
+    }
+    // the run ends as the fleets left say
+    const std::string outcome = walk.at("outcome").get<std::string>();
+    CHECK((ships(a) == 0) == (outcome != "attacker_win"));
+    CHECK((ships(d) == 0) == (outcome != "defender_win"));
+  }
+  CHECK(decisions >= 3);  // (the runs drawn made some decisions)
+}
+
+TEST_CASE("bench --exact --best: best play timed beside the plain exact mode, with its ratio",
+          "[best_play][exact_mode]") {
+  const std::filesystem::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  const std::vector<ExactBenchResult> results = run_exact_bench(so, 0.01, {"a"}, "defender");
+  REQUIRE(results.size() == 1);
+  const ExactBenchResult& r = results[0];
+  REQUIRE(r.stopped.empty());
+  REQUIRE(r.best_stopped.empty());
+  CHECK(r.best_repeats >= 1);
+  // the value is simulate --exact --best's on the same case
+  const nlohmann::json direct =
+      best_report("content/ti4-base/scenarios/bench_a.toml", "defender").at("best");
+  const nlohmann::json j = exact_bench_json(results);
+  const nlohmann::json& b = j.at("cases").at(0).at("best");
+  CHECK(b.at("side") == "defender");
+  CHECK(b.at("best").get<double>() == Approx(direct.at("best").get<double>()).margin(1e-12));
+  CHECK(b.at("policy").get<double>() == Approx(direct.at("policy").get<double>()).margin(1e-12));
+  CHECK(b.at("ratio").get<double>() ==
+        Approx(b.at("ms").get<double>() / j.at("cases").at(0).at("ms").get<double>()));
+  CHECK(format_exact_bench(results).find("best play (to win)") != std::string::npos);
 }

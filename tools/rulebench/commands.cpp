@@ -894,9 +894,69 @@ int compare(const Common& c, const CompareArgs& a) {
   return 0;
 }
 
+int trace_best(const Common& c, const std::string& scenario_file, std::uint64_t seed, bool json,
+               const Changes& changes, const std::string& side, const std::string& objective) {
+  SessionOptions so = c.session();
+  Session session = changed_session(so, scenario_file, changes);
+  const Simulation sim(session);
+  ExactRunOptions o;
+  o.best_walk = true;
+  o.best_walk_seed = seed;
+  const nlohmann::json j = sim.exact_best(o, side, objective);
+  const nlohmann::json& b = j.at("best");
+  if (json) {
+    std::cout << nlohmann::json{{"side", b.at("side")}, {"objective", objective},
+                                {"seed", seed},         {"policy", b.at("policy")},
+                                {"best", b.at("best")}, {"walk", b.at("walk")}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
+  const bool metric = objective.rfind("metric:", 0) == 0;
+  auto value = [&](double v) {
+    return metric ? fmt::format("{:.4f}", v) : fmt::format("{:.2f}%", 100 * v);
+  };
+  std::cout << describe_session(session) << "seed      " << seed << "\n\n";
+  std::cout << fmt::format("{}'s best play ({}): {} against the policy's {}\n", side, objective,
+                           value(b.at("best").get<double>()), value(b.at("policy").get<double>()));
+  std::cout << "one run drawn through it (exact mode): each step's losses, and at each of " << side
+            << "'s decisions every option's value, the best first\n";
+  int shown = 0;
+  for (const auto& step : b.at("walk").at("steps")) {
+    std::string changed;
+    for (const auto& [who, what] : step.at("changes").items())
+      if (what != "nothing")
+        changed += (changed.empty() ? "" : "; ") + who + ": " + what.get<std::string>();
+    if (changed.empty() && step.at("decisions").empty()) continue;
+    std::cout << fmt::format("  {:>3}. {}\n", ++shown, changed.empty() ? "nothing lost" : changed);
+    for (const auto& d : step.at("decisions")) {
+      const auto& options = d.at("options");
+      std::vector<std::size_t> order(options.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      // best first; equal values (to 1e-10) in the runtime's order, the policy's option first
+      auto key = [&](std::size_t i) {
+        return std::round(options[i].at("value").get<double>() * 1e10);
+      };
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t x) { return key(a) > key(x); });
+      std::string line;
+      for (std::size_t i : order)
+        line += (line.empty() ? "" : ", ") + options[i].at("option").get<std::string>() + ": " +
+                value(options[i].at("value").get<double>());
+      const std::size_t taken = d.at("taken").get<std::size_t>();
+      std::cout << "       " << side << " decides: " << line << " (takes "
+                << options[taken].at("option").get<std::string>() << ")\n";
+    }
+  }
+  const std::string outcome = b.at("walk").at("outcome").get<std::string>();
+  std::cout << "  ends" << (outcome.empty() ? "" : ": " + outcome) << "\n";
+  return 0;
+}
+
 int bench(const Common& c, const BenchArgs& a) {
+  if (!a.best.empty() && !a.exact) throw UsageError("bench --best needs --exact");
   if (a.exact) {
-    const auto results = run_exact_bench(c.session(), a.seconds, a.cases);
+    const auto results = run_exact_bench(c.session(), a.seconds, a.cases, a.best);
     if (a.json)
       std::cout << exact_bench_json(results).dump() << "\n";
     else

@@ -45,6 +45,10 @@ int list(const Common& c, const std::string& what, const std::string& ruleset, b
 // verbose: every event of the narrative (rules that showed nothing, repeated windows)
 int trace(const Common& c, const std::string& scenario, std::uint64_t seed, bool json,
           bool interactive, const Changes& changes, bool verbose = false);
+// trace --best SIDE: one run drawn (seed) through SIDE's best play, with every option's value at
+// each of its decisions
+int trace_best(const Common& c, const std::string& scenario, std::uint64_t seed, bool json,
+               const Changes& changes, const std::string& side, const std::string& objective);
 
 struct SimulateArgs {
   std::string scenario;
@@ -126,6 +130,7 @@ struct BenchArgs {
   int threads = 1;
   bool json = false;
   bool exact = false;              // time the exact mode instead
+  std::string best;                // with exact: time this side's best play too ("": not)
   std::vector<std::string> cases;  // case names (empty: every case)
 };
 int bench(const Common& c, const BenchArgs& a);

@@ -120,6 +120,23 @@ int main(int argc, char** argv) {
   bool trace_verbose = false;
   trace->add_flag("-v,--verbose", trace_verbose,
                   "every event: also the rules that showed nothing and each repeated window");
+  std::string trace_best, trace_objective = "win";
+  auto* trace_best_opt =
+      trace
+          ->add_option("--best", trace_best,
+                       "one run (drawn with --seed) of SIDE's best play (exact mode, "
+                       "docs/exact.md): each step's losses, and at each of SIDE's decisions "
+                       "every option's value")
+          ->type_name("SIDE");
+  trace
+      ->add_option("--objective", trace_objective,
+                   "what --best maximises: win (default), not_lose, metric:NAME, metric:-NAME")
+      ->check([](const std::string& v) {
+        return v == "win" || v == "not_lose" || (v.rfind("metric:", 0) == 0 && v.size() > 7)
+                   ? std::string()
+                   : std::string("not one of: win, not_lose, metric:NAME, metric:-NAME");
+      })
+      ->needs(trace_best_opt);
 
   cli::SimulateArgs sim;
   auto* simulate =
@@ -321,6 +338,11 @@ int main(int argc, char** argv) {
       ->check(whole(0, kMaxSeed));
   bench->add_flag("--exact", bench_args.exact,
                   "time the exact mode on each case (the median of several explorations)");
+  bench
+      ->add_option("--best", bench_args.best,
+                   "with --exact: also time SIDE's best play (attacker, defender, both; to win) "
+                   "on each case, and its ratio to the plain exact mode")
+      ->type_name("SIDE");
   bench->add_flag("--json", bench_args.json, "print one JSON object");
   bench->add_option("cases", bench_args.cases,
                     "the cases to run, by name (bench a b c); default: every case");
@@ -441,6 +463,9 @@ int main(int argc, char** argv) {
     };
     with_rounds(trace_changes, trace_rounds);
     with_rounds(sim.changes, sim_rounds);
+    if (*trace && !trace_best.empty())
+      return cli::trace_best(common, trace_scenario, trace_seed, trace_json, trace_changes,
+                             trace_best, trace_objective);
     if (*trace)
       return cli::trace(common, trace_scenario, trace_seed, trace_json, trace_interactive,
                         trace_changes, trace_verbose);

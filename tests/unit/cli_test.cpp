@@ -252,8 +252,14 @@ TEST_CASE("cli: list lists the records of any kind (factions), an unknown kind i
   CHECK(r.code == 0);
   CHECK(has(r.out, "ti4-base:faction/sardakk_norr"));
   CHECK(has(r.out, "ti4-pok:faction/titans"));
-  // what names it (its technologies: 2 faction technologies and Thunder's Edge's breakthrough)
+  // what names it (its technologies: 2 faction technologies); ti4-te changes other packs' records
+  // (the Naalu mech), so it is listed only when named: then Thunder's Edge's breakthrough too
+  CHECK(has(r.out, "3 leader, 1 promissory_note, 2 technology, 4 unit"));
+  CHECK(has(r.out, "not loaded: homebrew-example, ti4-te"));
+  r = rulebench(d, "list factions --pack ti4-te");
+  CHECK(r.code == 0);
   CHECK(has(r.out, "3 leader, 1 promissory_note, 3 technology, 4 unit"));
+  CHECK(has(r.out, "ti4-te:faction/last_bastion"));
   r = rulebench(d, "list leaders");
   CHECK(r.code == 0);
   CHECK(has(r.out, "ti4-base:leader/two_ram"));

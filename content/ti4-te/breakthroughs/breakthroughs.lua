@@ -58,6 +58,37 @@ hook {
   apply = function(ctx, player, _, args) imperator(ctx, player, args.opponent, args.pool) end,
 }
 
+-- Imperator's movement: after the player activates a system that holds a legendary planet, 1 of
+-- their ships gets +1 to its move value during this tactical action. As Gravity Drive: asked of
+-- each ship in turn until one takes it (limit "action"); the default policy gives it to the first
+-- ship it brings within reach (farther than its move value, no farther than one more).
+local function legendary_here(ctx, sys)
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:get(planet, "legendary") then return true end
+  end
+  return false
+end
+
+hook {
+  id = "imperator_move",
+  window = "tactical_action.move_value",
+  source = "technology/imperator",
+  optional = true,
+  limit = "action",
+  condition = function(ctx, player, _, args) return args.player == player and legendary_here(ctx, ctx:role("active_system")) end,
+  helps = function(ctx, _, _, args)
+    local d = lib.steps_between(ctx, ctx:location(args.unit), ctx:role("active_system"), args.move + 1)
+    return d ~= nil and d > args.move
+  end,
+  apply = function(ctx, player, _, args)
+    args.move = args.move + 1
+    if ctx:tracing() then
+      ctx:event("imperator_move:" .. ctx:name(player) .. ":" .. ctx:type(args.unit),
+        ctx:name(player) .. "'s " .. ctx:type(args.unit) .. " gets +1 move (Imperator: a legendary planet in the active system): " .. args.move)
+    end
+  end,
+}
+
 -- Fealty Uplink (L1Z1X): on gaining control of a planet, as many infantry as its influence are
 -- placed on it from reinforcements (infantry are not limited: tokens stand in).
 hook {

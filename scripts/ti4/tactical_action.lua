@@ -43,7 +43,7 @@ end
 -- What a step reads from the state: the active player and system, the players.
 local function facts(ctx)
   return { player = ctx:role("active_player"), system = ctx:role("active_system"), players = ctx:players(),
-    passage = {}, passage_through = {}, names = {}, hooked = {} }
+    passage = {}, passage_through = {}, passage_of = {}, names = {}, hooked = {} }
 end
 M.facts = facts
 
@@ -85,7 +85,22 @@ end
 -- What a system allows the active player's ships, once per action (memo[sys]). `through`: for a
 -- ship that may move through systems that contain other players' ships (tactical_action.move_value's
 -- through_ships): other players' ships do not block it, what else the hooks say still holds.
-local function passage(ctx, st, sys, through)
+-- `unit`: a ship with a passage of its own (move_value's own_passage): what the system allows the
+-- player's ships, then the window tactical_action.ship_passage for that ship alone, which also
+-- reads what the system allows a ship that moves through other players' ships
+-- (can_pass_through_ships); once per ship and system (D.W.S. Luminous).
+local function passage(ctx, st, sys, through, unit)
+  if unit then
+    local mine = st.passage_of[unit] or {}
+    st.passage_of[unit] = mine
+    local f = mine[sys]
+    if f then return f end
+    f = { unit = unit, can_pass_through_ships = passage(ctx, st, sys, true).can_pass }
+    for k, v in pairs(passage(ctx, st, sys, through)) do f[k] = v end
+    ctx:open("tactical_action.ship_passage", f)
+    mine[sys] = f
+    return f
+  end
   local memo = through and st.passage_through or st.passage
   local f = memo[sys]
   if f then return f end
@@ -271,9 +286,9 @@ end
 --   the least risks, systems and cost between the systems; seeds find such paths first).
 -- All three keep the result exact. What they cannot prune (many pick-ups in a field of rifts)
 -- ends after SEARCH_STEPS steps with an error naming the search.
-local function find_paths(ctx, st, start, budget, through, carries)
+local function find_paths(ctx, st, start, budget, through, carries, unit)
   local p, active = st.player, st.system
-  local function pass(s) return passage(ctx, st, s, through) end
+  local function pass(s) return passage(ctx, st, s, through, unit) end
   local function weight(s) return 1 - pass(s).move_bonus end
   local function name(s)
     local n = st.names[s]
@@ -684,14 +699,14 @@ end
 -- A path the scenario scripts for a ship (`text`: system names joined by ">"), when it is one the
 -- ship may take under the rules find_paths follows and fits `move`; else nil. find_paths offers
 -- one path per outcome, so a legal path that shares its outcome with another is checked here.
-local function scripted_path(ctx, st, start, text, move, through)
+local function scripted_path(ctx, st, start, text, move, through, unit)
   local names = {}
   for n in text:gmatch("[^>]+") do names[#names + 1] = n end
   if names[1] ~= ctx:name(start) or #names < 2 then return nil end
   local systems, on, spent, risk = { start }, { [start] = true }, 0, 0
   for i = 2, #names do
     local u = systems[i - 1]
-    local fu = passage(ctx, st, u, through)
+    local fu = passage(ctx, st, u, through, unit)
     spent = spent + 1 - fu.move_bonus
     if spent > move then return nil end
     if fu.risk then risk = risk + 1 end
@@ -700,7 +715,7 @@ local function scripted_path(ctx, st, start, text, move, through)
       if ctx:name(x) == names[i] then v = x end
     end
     if not v then return nil end
-    local fv = passage(ctx, st, v, through)
+    local fv = passage(ctx, st, v, through, unit)
     if i == #names then
       if v ~= st.system or not fv.can_end then return nil end
     elseif on[v] or not fv.can_pass or (v == st.system and not st.pass_active) then
@@ -714,8 +729,8 @@ end
 
 -- A ship that may move from its system straight into the active system as if the two were
 -- adjacent (a hook on tactical_action.ship_paths said so): its paths and that one, in order.
-local function with_direct(ctx, st, paths, start)
-  local from = passage(ctx, st, start)
+local function with_direct(ctx, st, paths, start, unit)
+  local from = passage(ctx, st, start, false, unit)
   local label = ctx:name(start) .. ">" .. ctx:name(st.system)
   for _, pth in ipairs(paths) do
     if pth.label == label then return paths end
@@ -730,17 +745,19 @@ end
 
 -- A ship's move value out of `start`: its own, or the start system's limit (nebula); then hooks,
 -- which may also say the ship moves through systems that contain other players' ships
--- (through_ships). Returns the move value and through_ships.
+-- (through_ships), or that the ship has a passage of its own (own_passage: the window
+-- tactical_action.ship_passage is opened for it alone). Returns the move value, through_ships and
+-- own_passage.
 local function move_value(ctx, st, u, start)
   local move = ctx:get(u, "move")
   local limit = passage(ctx, st, start).move_limit
   if limit >= 0 then move = limit end
   if st.move_value_hooked then
-    local args = { player = st.player, unit = u, move = move, through_ships = false }
+    local args = { player = st.player, unit = u, move = move, through_ships = false, own_passage = false }
     ctx:open("tactical_action.move_value", args)
-    return args.move, args.through_ships == true
+    return args.move, args.through_ships == true, args.own_passage == true
   end
-  return move, false
+  return move, false, false
 end
 
 -- ------------------------------------------------------------------ 2. Movement: transport
@@ -890,7 +907,7 @@ function M.movement(ctx, st)
   -- for each outcome (find_paths: a ship with capacity tells paths apart by their pick-ups, one
   -- without does not), its first path that fits the ship's move value; and a path the scenario
   -- scripts for the ship, as written, when it is legal (it may share its outcome with an option)
-  local function choose(u, t, sys, paths, move, n, through)
+  local function choose(u, t, sys, paths, move, n, through, unit)
     local options, by_label, seen = {}, {}, {}
     local carries = ctx:get(u, "capacity") > 0
     for _, pth in ipairs(paths) do
@@ -903,7 +920,7 @@ function M.movement(ctx, st)
     end
     for _, m in ipairs(st.scripted_moves or {}) do
       if m.unit == t and m.path and not by_label[m.path] then
-        local pth = scripted_path(ctx, st, sys, m.path, move, through)
+        local pth = scripted_path(ctx, st, sys, m.path, move, through, unit)
         if pth then
           options[#options + 1] = pth.label
           by_label[pth.label] = pth
@@ -977,13 +994,17 @@ function M.movement(ctx, st)
     local paths, budget, moves = {}, -1, {}
     -- ships that move through other players' ships search their own paths
     local through, through_paths, through_budget = {}, {}, -1
+    -- ships with a passage of their own (own_passage) search their paths alone
+    local own_passage, own_paths = {}, {}
     -- whether a ship of each search has capacity (then pick-ups tell its paths apart)
     local carries, through_carries = false, false
     if passage(ctx, st, sys).can_leave then
       for i, u in ipairs(start.ships) do
-        moves[i], through[i] = move_value(ctx, st, u, sys)
+        moves[i], through[i], own_passage[i] = move_value(ctx, st, u, sys)
         local room = ctx:get(u, "capacity") > 0
-        if through[i] then
+        if own_passage[i] then
+          if moves[i] > 0 then own_paths[i] = find_paths(ctx, st, sys, moves[i], through[i], room, u) end
+        elseif through[i] then
           if moves[i] > through_budget then through_budget = moves[i] end
           through_carries = through_carries or room
         else
@@ -998,14 +1019,15 @@ function M.movement(ctx, st)
     for i, u in ipairs(start.ships) do
       local t = ctx:type(u)
       ordinal[t] = (ordinal[t] or 0) + 1
-      local own = through[i] and through_paths or paths
+      local mine = own_passage[i] and u or nil
+      local own = own_passage[i] and (own_paths[i] or {}) or through[i] and through_paths or paths
       -- a ship that may treat itself as adjacent to the active system (the window says so)
       if st.ship_paths_hooked and moves[i] and moves[i] >= 1 and passage(ctx, st, st.system).can_end then
         local args = { player = p, unit = u, start = sys, direct = false }
         ctx:open("tactical_action.ship_paths", args)
-        if args.direct == true then own = with_direct(ctx, st, own, sys) end
+        if args.direct == true then own = with_direct(ctx, st, own, sys, mine) end
       end
-      local pth = choose(u, t, sys, own, moves[i] or -1, ordinal[t], through[i])
+      local pth = choose(u, t, sys, own, moves[i] or -1, ordinal[t], through[i], mine)
       if pth and rules.declare_first then
         declared[#declared + 1] = { u, t, sys, pth }
       elseif pth then

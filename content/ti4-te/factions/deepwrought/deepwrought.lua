@@ -1,0 +1,43 @@
+-- The Deepwrought Scholarate: the D.W.S. Luminous's movement. Tests: ../../tests/factions/deepwrought.toml
+--
+-- The D.W.S. Luminous may move through systems that contain its owner's units (in the space area
+-- or on a planet), even where other players' ships are, and each such system it moves through
+-- adds 1 to its move value (whether or not another player is there; source A's note). The
+-- flagship searches its paths alone (tactical_action.move_value's own_passage); for it, each
+-- system it could move through (not its start) that holds its owner's units is passable as for a
+-- ship that moves through other players' ships (anomalies still hold) and has move_bonus + 1 (a
+-- path's cost is one per system moved out of, less its move_bonus). Not optional: a path that
+-- does not use it costs the same as without the ability.
+
+local function own_units_in(ctx, player, sys)
+  if ctx:count(player, sys) > 0 then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:count(player, planet) > 0 then return true end
+  end
+  return false
+end
+
+hook {
+  id = "luminous_own_passage",
+  window = "tactical_action.move_value",
+  source = "unit/deepwrought_flagship",
+  condition = function(_, player, source, args) return args.player == player and args.unit == source end,
+  apply = function(_, _, _, args) args.own_passage = true end,
+}
+
+hook {
+  id = "luminous_passage",
+  window = "tactical_action.ship_passage",
+  source = "unit/deepwrought_flagship",
+  condition = function(ctx, player, source, args)
+    return args.unit == source and args.system ~= ctx:location(source) and own_units_in(ctx, player, args.system)
+  end,
+  apply = function(ctx, player, _, args)
+    args.can_pass = args.can_pass_through_ships
+    args.move_bonus = args.move_bonus + 1
+    if ctx:tracing() then
+      ctx:event("luminous:" .. ctx:name(player) .. ":" .. ctx:name(args.system),
+        "the D.W.S. Luminous may move through " .. ctx:name(args.system) .. " (" .. ctx:name(player) .. "'s units there): +1 move")
+    end
+  end,
+}

@@ -854,8 +854,9 @@ function M.movement(ctx, st)
   st.leave_active = rules.leave_active == true
   st.pick_up_active = rules.pick_up_active == true
   st.inactive_wormholes = type(rules.inactive_wormholes) == "table" and next(rules.inactive_wormholes) and rules.inactive_wormholes or nil
-  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked =
-    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths")
+  st.passage_hooked, st.move_value_hooked, st.ship_moves_hooked, st.ship_paths_hooked, st.move_values_hooked =
+    ctx:hooked("tactical_action.passage", "tactical_action.move_value", "tactical_action.ship_moves", "tactical_action.ship_paths",
+      "tactical_action.move_values")
 
   st.risk_kinds, st.risk_kind_count = {}, 0  -- find_paths's kinds of risk
   -- the player's scripted moves (the scenario's `moves`, setup puts them in the policy), if any
@@ -999,8 +1000,12 @@ function M.movement(ctx, st)
     -- whether a ship of each search has capacity (then pick-ups tell its paths apart)
     local carries, through_carries = false, false
     if passage(ctx, st, sys).can_leave then
+      for i, u in ipairs(start.ships) do moves[i], through[i], own_passage[i] = move_value(ctx, st, u, sys) end
+      -- the move values of the ships that start here, together (Gravleash Maneuvers)
+      if st.move_values_hooked then
+        ctx:open("tactical_action.move_values", { player = p, system = sys, ships = start.ships, moves = moves })
+      end
       for i, u in ipairs(start.ships) do
-        moves[i], through[i], own_passage[i] = move_value(ctx, st, u, sys)
         local room = ctx:get(u, "capacity") > 0
         if own_passage[i] then
           if moves[i] > 0 then own_paths[i] = find_paths(ctx, st, sys, moves[i], through[i], room, u) end

@@ -30,6 +30,33 @@ hook {
   end,
 }
 
+-- Gravleash Maneuvers' movement: the move value of each of the player's non-fighter ships is the
+-- highest move value among the ships that move out of the system it starts in (the window
+-- tactical_action.move_values: each ship's own value is known, nebula and other abilities
+-- included). "Moving ships" are read as the ships that may move out of that system: one that
+-- could but stays still lends its value (not modelled: a ship's choice to stay, made later).
+hook {
+  id = "gravleash_move",
+  window = "tactical_action.move_values",
+  source = "technology/gravleash_maneuvers",
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(ctx, player, _, args)
+    local top = -1
+    for i in ipairs(args.ships) do
+      if args.moves[i] > top then top = args.moves[i] end
+    end
+    for i, u in ipairs(args.ships) do
+      if args.moves[i] < top and not ctx:get(u, "fighter") then
+        args.moves[i] = top
+        if ctx:tracing() then
+          ctx:event("gravleash_move:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. top,
+            ctx:name(player) .. "'s " .. ctx:type(u) .. " takes move " .. top .. " (Gravleash Maneuvers)")
+        end
+      end
+    end
+  end,
+}
+
 -- Imperator (Winnu): +1 to each of the player's combat rolls, space and ground, for each Support
 -- for the Throne in the opponent's play area (the opponent's counter support_for_the_throne).
 local function imperator(ctx, player, opponent, pool)

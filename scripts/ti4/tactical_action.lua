@@ -116,6 +116,7 @@ local function passage(ctx, st, sys, through, unit)
     -- Rules Reference lets ships leave the active system and come back: st.leave_active.)
     can_leave = not st.tokens[sys] or (sys == st.system and st.leave_active),
     can_pass = through or not blocked,
+    through_ships = through == true,  -- the passage of a ship that moves through other players' ships
     can_end = true,
     move_bonus = 0,   -- added to the move value of a ship that moves out of or through it
     move_limit = -1,  -- >= 0: the move value of a ship that moves out of it

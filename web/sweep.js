@@ -114,6 +114,7 @@
     const seed = $("sweep-seed").value.trim() || "1";
     if (!/^\d+$/.test(seed)) throw new Error("sweep: the seed is a whole number");
     let out = `precision = ${precision}\nseed = ${seed}\n`;
+    if (!$("sweep-exact").checked) out += "exact = false\n";  // every cell by Monte Carlo
     for (const a of axes) {
       out += `\n[[axis]]\nname = ${tomlString(a.name)}\nchanges = [\n`;
       for (const v of a.values) out += `  { label = ${tomlString(v.label)}, with = [${v.with.map(tomlString).join(", ")}] },\n`;
@@ -143,6 +144,21 @@
     return c.method === "exact" ? `${v} =` : `${v} \u00b1${(50 * (c.ci95[1] - c.ci95[0])).toFixed(1)}`;
   }
 
+  // The difference to the reference column in points, with its 95% interval when a Monte Carlo
+  // cell is on either side ("+3.1 (+2.4 to +3.8)"; both exact: the difference alone, exact)
+  function signed(x) {
+    const v = (100 * x).toFixed(1);
+    return Number(v) > 0 ? `+${v}` : Number(v) < 0 ? `\u2212${v.slice(1)}` : "0.0";
+  }
+  function differenceText(c) {
+    const [lo, hi] = c.difference_ci95;
+    return lo === hi ? signed(c.difference) : `${signed(c.difference)} (${signed(lo)} to ${signed(hi)})`;
+  }
+  function referenceColumn(res) {
+    const i = res.columns.indexOf(res.sweep && res.sweep.reference);
+    return i >= 0 ? i : 0;
+  }
+
   // Draws the grid of a result or of a running job's partial: cells not yet done are blank.
   function drawGrid(res, final) {
     const box = $("sweep-grid");
@@ -156,6 +172,7 @@
     table.append(el("thead", {}, head));
     const body = el("tbody");
     const order = final && res.order ? res.order : [...Array(R).keys()];
+    const ref = referenceColumn(res);
     for (const r of order) {
       const tr = el("tr", {}, el("th", { scope: "row", text: res.rows[r] }));
       let sum = 0;
@@ -170,10 +187,16 @@
         const h = heat(cell.value);
         const shown = res.outcomes[res.shown[c]];
         const why = cell.method === "exact" ? "exact" : `Monte Carlo, ${cell.runs.toLocaleString("en")} runs, 95% interval ${(100 * cell.ci95[0]).toFixed(1)} to ${(100 * cell.ci95[1]).toFixed(1)}`;
+        // beside the value, its difference to the reference column (none in that column)
+        const diff = c !== ref && typeof cell.difference === "number" && Array.isArray(cell.difference_ci95);
+        const against = diff ? `; ${differenceText(cell)} points against ${res.columns[ref]}` : "";
         tr.append(el("td", { class: "cell", tabindex: "0", role: "button", "data-cell": k, "data-value": cell.value,
           "data-method": cell.method, style: `background:${h.background};color:${h.ink}`,
-          title: `${res.rows[r]} \u00d7 ${res.columns[c]}: P(${shown}) ${(100 * cell.value).toFixed(2)}% (${why}); click to open this battle`,
-          text: cellText(cell), onclick: () => openCell(k), onkeydown: (e) => { if (e.key === "Enter") openCell(k); } }));
+          "data-difference": diff ? String(cell.difference) : null,
+          "data-difference-ci95": diff ? cell.difference_ci95.join(" ") : null,
+          title: `${res.rows[r]} \u00d7 ${res.columns[c]}: P(${shown}) ${(100 * cell.value).toFixed(2)}% (${why})${against}; click to open this battle`,
+          onclick: () => openCell(k), onkeydown: (e) => { if (e.key === "Enter") openCell(k); } },
+        cellText(cell), diff ? el("span", { class: "cell-diff", text: differenceText(cell) }) : null));
       }
       if (final) tr.append(el("td", { class: "mean num", text: (100 * sum / C).toFixed(1) }));
       body.append(tr);
@@ -185,7 +208,9 @@
     const axes = names.length ? ` The rows: ${names[0]}; the columns: ${names.length > 1 ? names.slice(1).join(" / ") : "none"}.` : "";
     box.append(el("p", { class: "muted", id: "sweep-caption", text: `P(${res.sweep.show}) in points for the row` +
       (swapped ? " (with the roles swapped, the same side's outcome)" : "") +
-      `; "=" exact, "\u00b1" Monte Carlo's 95% half-width.${axes}` }),
+      `; "=" exact, "\u00b1" Monte Carlo's 95% half-width` +
+      (C > 1 ? `; below, the difference to the column ${res.columns[ref]} in points, with its 95% interval when a Monte Carlo cell is on either side` : "") +
+      `.${axes}` }),
       table,
       el("div", { class: "heat-scale" }, el("span", { text: "0%" }), el("span", { class: "ramp", style: `background:${ramp}` }), el("span", { text: "100%" })));
   }

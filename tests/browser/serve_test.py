@@ -32,7 +32,9 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
             loaded as TOML) the objectives are the report's means, with --best's numbers;
   sweep     the Sweep view: two attacker factions in both roles on the starting fleets example;
             the heat map's cells are `rulebench sweep --json`'s for the page's TOML and the spec
-            the page shows; a click on a cell opens that battle, answered with the cell's number;
+            the page shows; under each cell its difference to the reference column with its 95%
+            interval (`sweep --json`'s; exact, and with every cell by Monte Carlo); a click on a
+            cell opens that battle, answered with the cell's number;
   format    every example scenario of the packs, loaded on the page and written back as TOML,
             gives `simulate --json` the file's own numbers (the TI4 tactical action, which has no
             form, is run on the page too).
@@ -317,10 +319,11 @@ def sweep_view(check, driver, wait, args, work):
         cells[c["cell"]].get_attribute("data-method") == c["method"] for c in want)
     check(same, "sweep: every cell is `rulebench sweep --json`'s for the page's scenario and spec "
           f"({[(c['cell'], c['method'], c['value']) for c in want] or r.stderr.strip()})")
-    marks = [c.text for c in cells.values()]
+    marks = [c.text.split("\n")[0] for c in cells.values()]
     check(all(m.endswith(" =") or "\u00b1" in m for m in marks) and
           all(c.value_of_css_property("background-color") not in ("", "rgba(0, 0, 0, 0)") for c in cells.values()),
           f"sweep: each cell shows its value in points, exact (=) or with its interval, on a colour ({marks})")
+    differences(check, cells, cli_json, "exact")
     # a click opens the cell: Letnev in the swapped column defends against the base's attacker
     letnev = next((i for i, row in enumerate(cli_json["rows"]) if "Letnev" in row), 0)
     k = 2 * letnev + 1  # the row of letnev, the column swapped
@@ -337,6 +340,53 @@ def sweep_view(check, driver, wait, args, work):
     value = next((c["value"] for c in want if c["cell"] == k), None)
     check(value is not None and shown == f"{100 * value:.2f}%",
           f"sweep: the opened battle's answer P(defender_win) {shown} is the cell's {value}")
+    # every cell by Monte Carlo ("exact where it fits" off): the differences have intervals
+    driver.execute_script("document.getElementById('sweep-section').scrollIntoView(); delete document.body.dataset.sweepState")
+    css("#sweep-exact").click()
+    css("#sweep-run").click()
+    wait.until(lambda d: data("sweepState") in ("done", "error", "cancelled"))
+    check(data("sweepState") == "done", f"sweep: the Monte Carlo sweep is done ({css('#sweep-status').text})")
+    with open(base, "w") as f:
+        f.write(css("#toml").get_attribute("value"))
+    spec_text = driver.execute_script("return document.getElementById('sweep-spec').textContent")
+    with open(spec, "w") as f:
+        f.write('scenario = "sweep_base.toml"\n' + spec_text)
+    r = cli(args, "sweep", spec, "--json")
+    cli_json = json.loads(r.stdout) if r.returncode == 0 else {"cells": [], "rows": [], "columns": []}
+    cells = {int(c.get_attribute("data-cell")): c for c in all_css("#sweep-table td.cell")}
+    check("exact = false" in spec_text and cli_json["cells"] and
+          all(c["method"] == "monte_carlo" for c in cli_json["cells"]),
+          f"sweep: with exact off the spec says exact = false and every cell is Monte Carlo ({r.stderr.strip()[:200]})")
+    differences(check, cells, cli_json, "Monte Carlo")
+    css("#sweep-exact").click()
+
+
+def differences(check, cells, cli_json, what):
+    """sweep: each cell of a column other than the reference (the first) shows, under its value,
+    its difference to the reference in points and, when a Monte Carlo cell is on either side, the
+    difference's 95% interval: `rulebench sweep --json`'s difference and difference_ci95."""
+    def signed(x):
+        v = f"{100 * x:.1f}"
+        return "+" + v if float(v) > 0 else "\u2212" + v[1:] if float(v) < 0 else "0.0"
+
+    C = len(cli_json["columns"])
+    seen, wrong = [], []
+    for c in cli_json["cells"]:
+        td = cells.get(c["cell"])
+        lines = td.text.split("\n") if td else []
+        if c["cell"] % C == 0:
+            if td is None or len(lines) != 1 or td.get_attribute("data-difference") is not None:
+                wrong.append((c["cell"], "the reference column shows no difference", lines))
+            continue
+        lo, hi = c["difference_ci95"]
+        text = signed(c["difference"]) if lo == hi else f"{signed(c['difference'])} ({signed(lo)} to {signed(hi)})"
+        shown_ci = [float(x) for x in (td.get_attribute("data-difference-ci95") or "").split()] if td else []
+        ok = (td is not None and len(lines) == 2 and lines[1] == text and
+              float(td.get_attribute("data-difference")) == c["difference"] and shown_ci == [lo, hi])
+        (seen if ok else wrong).append((c["cell"], text, lines))
+    check(seen and not wrong and (what != "Monte Carlo" or all(" to " in t for _, t, _ in seen)),
+          f"sweep ({what}): under each cell its difference to the reference column, with the 95% interval "
+          f"when Monte Carlo: `sweep --json`'s ({seen[:2]}; wrong: {wrong[:2]})")
 
 
 def best_view(check, driver, wait, args, work):

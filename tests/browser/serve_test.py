@@ -28,7 +28,9 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
             with the command line's numbers;
   best      the Best play view: the defender ticked on a small battle, the gain shown is
             `simulate --exact --best defender --json`'s, the first decisions' table is --decisions';
-            both ticked, each side's values are --best both's; on the Ground view (a ground combat
+            both ticked, each side's values are --best both's; the Copy link carries the ticked side
+            and the objective (play.defender=best&play.objective=not_lose), and opened in a new tab
+            it ticks them again and asks, with --best's numbers; on the Ground view (a ground combat
             loaded as TOML) the objectives are the report's means, with --best's numbers;
   sweep     the Sweep view: two attacker factions in both roles on the starting fleets example;
             the heat map's cells are `rulebench sweep --json`'s for the page's TOML and the spec
@@ -458,6 +460,30 @@ def best_view(check, driver, wait, args, work):
         driver.execute_script("document.getElementById('best-section').scrollIntoView()")
         time.sleep(0.2)
         css("#best-section").screenshot(os.path.join(args.docs, "page-best.png"))
+    # the link carries best play (the scenario's [play]: the ticked side, the objective); opened
+    # in a new tab it ticks them again and asks, with --best defender --objective not_lose's gain
+    Select(css("#best-objective")).select_by_value("not_lose")
+    css("#copy-link").click()
+    shared = css("#share-url").get_attribute("value")
+    check("play.defender=best" in shared and "play.objective=not_lose" in shared and "play.attacker" not in shared,
+          "best: the link holds the best play: " + shared[shared.find("play."):][:80])
+    r = cli(args, "simulate", page_file("best_page.toml"), "--exact", "--best", "defender", "--objective", "not_lose", "--json")
+    want = json.loads(r.stdout)["best"] if r.returncode == 0 else {}
+    first_tab = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(shared)
+    wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    wait.until(lambda d: data("bestState") in ("done", "error"))
+    ticked = [i.get_attribute("value") for i in all_css("#best-sides input") if i.is_selected()]
+    objective = Select(css("#best-objective")).first_selected_option.get_attribute("value")
+    gain = float(css("#best-head").get_attribute("data-gain-points")) if data("bestState") == "done" else None
+    check(ticked == ["defender"] and objective == "not_lose" and want and gain == want["gain_points"] and
+          "carrier" in css("#toml").get_attribute("value") and "[play]" not in css("#toml").get_attribute("value"),
+          f"best: the link opened in a new tab ticks the defender, chooses not to lose and asks: gain {gain} "
+          f"points, --best defender --objective not_lose's {want.get('gain_points')} ({ticked}, {objective})")
+    driver.close()
+    driver.switch_to.window(first_tab)
+    Select(css("#best-objective")).select_by_value("win")
     # both sides answer each other in turn
     css('#best-sides input[value="attacker"]').click()
     check("both sides" in css("#best-what").text, f"best: both ticked is both ({css('#best-what').text})")

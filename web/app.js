@@ -1594,6 +1594,24 @@ function setupChanged() {
   emit("change", window.rb.getSetup());
 }
 
+// Polls GET /api/jobs/ID every `ms` until the job stops running: onRunning(job) sees each running
+// reply. It gives null when live() turns false (a newer request took over the view), else the
+// job as it ended (done, cancelled or error; a failed request as { state: "error", error }).
+async function pollJob(id, { onRunning, live, ms = 250 } = {}) {
+  for (;;) {
+    await new Promise((res) => setTimeout(res, ms));
+    if (live && !live()) return null;
+    let j;
+    try {
+      j = await api("GET", `/api/jobs/${id}`);
+    } catch (e) {
+      return { state: "error", error: e.message };
+    }
+    if (j.state !== "running") return j;
+    if (onRunning) onRunning(j);
+  }
+}
+
 window.rb = {
   getSetup: () => JSON.parse(JSON.stringify(page.scenario)),
   setSetup: async (setup) => {
@@ -1613,6 +1631,7 @@ window.rb = {
   records: () => page.records,
   ruleset: () => page.ruleset,
   api,
+  pollJob,
   sideFields: (side) => (currentForm() ? sideFields(currentForm(), side) : []),
   choices: (field, table) => options(field, table),
 };

@@ -13,7 +13,6 @@
 (function () {
   const rb = window.rb;
   const $ = (id) => document.getElementById(id);
-  const POLL_MS = 250;
   // an exploration's time bound (the server's cap is 120 s, for each of best play's two
   // explorations: the policy's, then the best play's)
   const BEST_SECONDS = 60;
@@ -241,30 +240,18 @@
     state.sent = { scenario, side, objective };
     setRunning(true);
     const started = performance.now();
-    for (;;) {
-      await new Promise((res) => setTimeout(res, POLL_MS));
-      if (serial !== state.serial) return;
-      let j;
-      try {
-        j = await rb.api("GET", `/api/jobs/${job.job}`);
-      } catch (e) {
-        status(e.message);
-        document.body.dataset.bestState = "error";
-        break;
-      }
-      if (j.state === "running") {
-        status(`exploring every state, with every option of each decision\u2026 ${((performance.now() - started) / 1000).toFixed(1)} s`);
-        continue;
-      }
-      if (j.state === "error") {
-        status(j.error);
-        document.body.dataset.bestState = "error";
-        break;
-      }
+    const j = await rb.pollJob(job.job, {
+      live: () => serial === state.serial,
+      onRunning: () => status(`exploring every state, with every option of each decision\u2026 ${((performance.now() - started) / 1000).toFixed(1)} s`),
+    });
+    if (j === null) return;
+    if (j.state === "error") {
+      status(j.error);
+      document.body.dataset.bestState = "error";
+    } else {
       draw(j.result);
       status(`exact, in ${j.seconds.toFixed(2)} s`);
       document.body.dataset.bestState = "done";
-      break;
     }
     state.job = null;
     setRunning(false);

@@ -10,7 +10,6 @@
 (function () {
   const rb = window.rb;
   const $ = (id) => document.getElementById(id);
-  const POLL_MS = 250;
   const state = { job: null, sent: null, serial: 0 };
 
   function el(tag, attrs = {}, ...children) {
@@ -251,36 +250,29 @@
     document.body.dataset.sweepState = "running";
     setRunning(true);
     const started = performance.now();
-    for (;;) {
-      await new Promise((res) => setTimeout(res, POLL_MS));
-      if (serial !== state.serial) return;
-      let j;
-      try {
-        j = await rb.api("GET", `/api/jobs/${job.job}`);
-      } catch (e) {
-        status(e.message);
-        break;
-      }
-      const secs = (performance.now() - started) / 1000;
-      $("sweep-bar").style.width = `${(100 * (j.planned ? j.done / j.planned : 0)).toFixed(1)}%`;
-      if (j.state === "running") {
+    const bar = (j) => { $("sweep-bar").style.width = `${(100 * (j.planned ? j.done / j.planned : 0)).toFixed(1)}%`; };
+    const j = await rb.pollJob(job.job, {
+      live: () => serial === state.serial,
+      onRunning: (j) => {
+        bar(j);
         if (j.partial) drawGrid(j.partial, false);
+        const secs = (performance.now() - started) / 1000;
         const left = j.done ? secs / j.done * (j.planned - j.done) : NaN;
         status(`${j.done} of ${j.planned} cells \u00b7 ${secs.toFixed(1)} s` + (Number.isFinite(left) ? ` \u00b7 about ${left.toFixed(0)} s left` : ""));
-        continue;
-      }
-      if (j.state === "error") {
-        status(j.error);
-        document.body.dataset.sweepState = "error";
-        break;
-      }
+      },
+    });
+    if (j === null) return;
+    if (j.state === "error") {
+      status(j.error);
+      document.body.dataset.sweepState = "error";
+    } else {
+      bar(j);
       drawGrid(j.result, j.state === "done");
       const exact = j.result.cells.filter((c) => c.method === "exact").length;
       status(j.state === "done"
         ? `${j.result.cells.length} cells in ${j.seconds.toFixed(1)} s: ${exact} exact, ${j.result.cells.length - exact} Monte Carlo (seed ${j.result.sweep.seed}); click a cell to open it`
         : `${j.result.warning || "cancelled"}: ${j.result.cells.length} of ${j.planned} cells`);
       document.body.dataset.sweepState = j.state;
-      break;
     }
     state.job = null;
     setRunning(false);

@@ -38,7 +38,8 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
             interval (`sweep --json`'s; exact, and with every cell by Monte Carlo); a click on a
             cell opens that battle, answered with the cell's number;
   format    every example scenario of the packs, loaded on the page and written back as TOML,
-            gives `simulate --json` the file's own numbers (the TI4 tactical action, which has no
+            gives `simulate --json` the file's own numbers (a file with [play] ticks its sides in
+            the Best play view, and its TOML, without [play], gives the file's --best none) (the TI4 tactical action, which has no
             form, is run on the page too).
 Exit 0 when every check passes, 1 when one fails, 77 (ctest: skipped) when no browser is
 installed, unless RB_REQUIRE_BROWSER=1 (tools/test sets it: there, a missing browser fails).
@@ -1075,11 +1076,23 @@ def main():
                 pack, file = text.split(" ")[0].split("/")
                 Select(css("#example")).select_by_visible_text(text)
                 before = css("#toml").get_attribute("value")
+                driver.execute_script("delete document.body.dataset.bestState")
                 click("#load-example")
                 wait.until(lambda d: css("#toml").get_attribute("value") != before or message())
                 original = os.path.join(args.root, "content", pack, "scenarios", file)
                 written = page_toml("example.toml")
-                a = cli(args, "simulate", original, "--runs", "200", "--seed", "2", "--json")
+                # a file's [play] (best play) goes to the Best play view, not the setup: the
+                # written TOML plays the policies, as the file does with --best none
+                with open(original, "rb") as f:
+                    play = tomllib.load(f).get("play")
+                if play:
+                    wait.until(lambda d: d.execute_script("return document.body.dataset.bestState") in ("done", "error"))
+                    ticked = {i.get_attribute("value") for i in all_css("#best-sides input") if i.is_selected()}
+                    check(ticked == {k for k, v in play.items() if v == "best"} and "[play]" not in css("#toml").get_attribute("value"),
+                          f"one format: {pack}/{file}'s [play] ticks its sides in the Best play view ({ticked})")
+                    driver.execute_script("document.querySelectorAll('#best-sides input:checked').forEach((i) => i.click())")
+                a = cli(args, "simulate", original, "--runs", "200", "--seed", "2", "--json",
+                        *(["--best", "none"] if play else []))
                 b = cli(args, "simulate", written, "--runs", "200", "--seed", "2", "--json")
                 # (the reports' "scenario" names the file each ran from)
                 same = (not message() and a.returncode == 0 and b.returncode == 0

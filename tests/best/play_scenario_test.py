@@ -122,7 +122,7 @@ def main():
         with open(xw) as f, open(path, "w") as g:
             g.write(f.read() + '\n[play]\nattacker = "best"\n')
         r = run("simulate", path)
-        check(r.returncode != 0 and f"{path}:16: [play] objective: best play: the report of 'attack' declares no win" in r.stderr,
+        check(r.returncode != 0 and f"{path}:17: [play] objective: best play: the report of 'attack' declares no win" in r.stderr,
               f"X-Wing has no wins: [play] without a metric objective is an error at its line: {r.stderr.strip()[:200]}")
     print(f"{failed} failed")
     return 1 if failed else 0

@@ -84,6 +84,7 @@ int check(const Common& c, const std::vector<std::string>& packs, bool json) {
           EngineOptions guarded;
           guarded.check_state = true;
           Table table(session, guarded);
+          Simulation(session).scenario_best();  // a [play] the report cannot give, at its line
           Trace first;
           // runs 0 and 1 in one engine, then run 0 again in a fresh one: it must repeat run 0
           // event for event (one seed gives one answer in any Lua state, as in another process)

@@ -774,6 +774,10 @@ async function chooseRuleset(id, procedure, scenario) {
   // a new scenario starts with the packs that say default_on (pack.toml)
   const defaults = page.packs.filter((p) => p.ruleset === id && p.default_on && !p.test_only).map((p) => p.id).sort();
   page.scenario = scenario || { ruleset: id, procedure: page.procedure, ...(defaults.length ? { packs: defaults } : {}) };
+  // a scenario's [play] (who plays best, and the objective) is the Best play view's, not the
+  // setup's: the view ticks its sides and asks (best.js), and the other answers play the policies
+  const play = isTable(page.scenario.play) ? page.scenario.play : null;
+  delete page.scenario.play;
   $("ruleset").value = id;
   const procSel = $("procedure");
   procSel.replaceChildren();
@@ -785,6 +789,7 @@ async function chooseRuleset(id, procedure, scenario) {
   clearResults();
   if (page.ruleset.error) showMessage(page.ruleset.error);
   await reloadRecords();
+  if (play) emit("play", play);
 }
 
 // ------------------------------------------------------------------ results
@@ -1540,8 +1545,12 @@ function paramsSetup(search) {
   return compact(setup);
 }
 
+// The setup and, when a side is ticked in the Best play view, its [play] (play.defender=best,
+// play.objective=win): opening the link ticks them again and asks.
 function shareUrl() {
-  return location.origin + location.pathname + "?" + setupParams(page.scenario).toString();
+  const play = window.rb.play ? window.rb.play() : null;
+  const setup = play ? { ...page.scenario, play } : page.scenario;
+  return location.origin + location.pathname + "?" + setupParams(setup).toString();
 }
 
 function writeUrl() {
@@ -1567,7 +1576,7 @@ async function copyLink() {
 
 // ------------------------------------------------------------------ the page's API (see the top)
 
-const listeners = { change: [], result: [] };
+const listeners = { change: [], result: [], play: [] };
 
 function emit(kind, ...args) {
   for (const fn of listeners[kind]) {
@@ -1585,6 +1594,24 @@ function setupChanged() {
   emit("change", window.rb.getSetup());
 }
 
+// Polls GET /api/jobs/ID every `ms` until the job stops running: onRunning(job) sees each running
+// reply. It gives null when live() turns false (a newer request took over the view), else the
+// job as it ended (done, cancelled or error; a failed request as { state: "error", error }).
+async function pollJob(id, { onRunning, live, ms = 250 } = {}) {
+  for (;;) {
+    await new Promise((res) => setTimeout(res, ms));
+    if (live && !live()) return null;
+    let j;
+    try {
+      j = await api("GET", `/api/jobs/${id}`);
+    } catch (e) {
+      return { state: "error", error: e.message };
+    }
+    if (j.state !== "running") return j;
+    if (onRunning) onRunning(j);
+  }
+}
+
 window.rb = {
   getSetup: () => JSON.parse(JSON.stringify(page.scenario)),
   setSetup: async (setup) => {
@@ -1595,11 +1622,16 @@ window.rb = {
   },
   onChange: (fn) => listeners.change.push(fn),
   onResult: (fn) => listeners.result.push(fn),
+  // a scenario's or a link's [play] ({ SIDE: "best", objective }), after the setup is drawn
+  onPlay: (fn) => listeners.play.push(fn),
+  // the address again (the Best play view's ticks are part of it)
+  linkChanged: () => writeUrl(),
   recompute: () => scheduleAnswer(),
   toToml: (setup) => toToml(setup, formSides()),
   records: () => page.records,
   ruleset: () => page.ruleset,
   api,
+  pollJob,
   sideFields: (side) => (currentForm() ? sideFields(currentForm(), side) : []),
   choices: (field, table) => options(field, table),
 };

@@ -5,13 +5,14 @@
 // --objective O --decisions`); both ticked, the sides answer each other in turn (--best both).
 // The view shows the best play's odds beside the policy's with the gain in points, and the table of
 // the side's first decisions: for each number of hits taken, the best option, its value and its
-// margin over the next. It knows no game: the sides, outcomes, wins and means are the report's.
+// margin over the next. The page's link carries the ticks and the objective as the scenario's
+// [play] (play.defender=best&play.objective=win): a link or a scenario with [play] ticks them and
+// asks. It knows no game: the sides, outcomes, wins and means are the report's.
 "use strict";
 
 (function () {
   const rb = window.rb;
   const $ = (id) => document.getElementById(id);
-  const POLL_MS = 250;
   // an exploration's time bound (the server's cap is 120 s, for each of best play's two
   // explorations: the policy's, then the best play's)
   const BEST_SECONDS = 60;
@@ -239,30 +240,18 @@
     state.sent = { scenario, side, objective };
     setRunning(true);
     const started = performance.now();
-    for (;;) {
-      await new Promise((res) => setTimeout(res, POLL_MS));
-      if (serial !== state.serial) return;
-      let j;
-      try {
-        j = await rb.api("GET", `/api/jobs/${job.job}`);
-      } catch (e) {
-        status(e.message);
-        document.body.dataset.bestState = "error";
-        break;
-      }
-      if (j.state === "running") {
-        status(`exploring every state, with every option of each decision\u2026 ${((performance.now() - started) / 1000).toFixed(1)} s`);
-        continue;
-      }
-      if (j.state === "error") {
-        status(j.error);
-        document.body.dataset.bestState = "error";
-        break;
-      }
+    const j = await rb.pollJob(job.job, {
+      live: () => serial === state.serial,
+      onRunning: () => status(`exploring every state, with every option of each decision\u2026 ${((performance.now() - started) / 1000).toFixed(1)} s`),
+    });
+    if (j === null) return;
+    if (j.state === "error") {
+      status(j.error);
+      document.body.dataset.bestState = "error";
+    } else {
       draw(j.result);
       status(`exact, in ${j.seconds.toFixed(2)} s`);
       document.body.dataset.bestState = "done";
-      break;
     }
     state.job = null;
     setRunning(false);
@@ -277,6 +266,34 @@
     }
   }
 
+  // ---------------------------------------------------------------- the link
+
+  // What the page's link carries of this view: the scenario's [play] ({ defender: "best",
+  // objective: "win" }), or null when no side is ticked
+  rb.play = () => {
+    const ticked = [...$("best-sides").querySelectorAll("input:checked")].map((i) => i.value);
+    if (!ticked.length) return null;
+    const play = {};
+    for (const side of ticked) play[side] = "best";
+    play.objective = $("best-objective").value || "win";
+    return play;
+  };
+
+  // A scenario's or a link's [play]: tick its sides, choose its objective, and ask
+  rb.onPlay((play) => {
+    for (const input of $("best-sides").querySelectorAll("input"))
+      input.checked = play[input.value] === "best";
+    const sel = $("best-objective");
+    if (typeof play.objective === "string" && [...sel.options].some((o) => o.value === play.objective))
+      sel.value = play.objective;
+    else if (play.objective !== undefined) status(`[play] objective '${play.objective}' is not one this report offers: ${[...sel.options].map((o) => o.value).join(", ")}`);
+    sidesChanged();
+    rb.linkChanged();
+    if (chosenSide()) run();
+  });
+
+  $("best-sides").addEventListener("change", () => rb.linkChanged());
+  $("best-objective").addEventListener("change", () => rb.linkChanged());
   $("best-run").addEventListener("click", run);
   $("best-cancel").addEventListener("click", cancel);
   // the sides and objectives follow the page's ruleset and procedure; the ticks stay

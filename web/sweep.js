@@ -10,7 +10,6 @@
 (function () {
   const rb = window.rb;
   const $ = (id) => document.getElementById(id);
-  const POLL_MS = 250;
   const state = { job: null, sent: null, serial: 0 };
 
   function el(tag, attrs = {}, ...children) {
@@ -114,6 +113,7 @@
     const seed = $("sweep-seed").value.trim() || "1";
     if (!/^\d+$/.test(seed)) throw new Error("sweep: the seed is a whole number");
     let out = `precision = ${precision}\nseed = ${seed}\n`;
+    if (!$("sweep-exact").checked) out += "exact = false\n";  // every cell by Monte Carlo
     for (const a of axes) {
       out += `\n[[axis]]\nname = ${tomlString(a.name)}\nchanges = [\n`;
       for (const v of a.values) out += `  { label = ${tomlString(v.label)}, with = [${v.with.map(tomlString).join(", ")}] },\n`;
@@ -143,6 +143,21 @@
     return c.method === "exact" ? `${v} =` : `${v} \u00b1${(50 * (c.ci95[1] - c.ci95[0])).toFixed(1)}`;
   }
 
+  // The difference to the reference column in points, with its 95% interval when a Monte Carlo
+  // cell is on either side ("+3.1 (+2.4 to +3.8)"; both exact: the difference alone, exact)
+  function signed(x) {
+    const v = (100 * x).toFixed(1);
+    return Number(v) > 0 ? `+${v}` : Number(v) < 0 ? `\u2212${v.slice(1)}` : "0.0";
+  }
+  function differenceText(c) {
+    const [lo, hi] = c.difference_ci95;
+    return lo === hi ? signed(c.difference) : `${signed(c.difference)} (${signed(lo)} to ${signed(hi)})`;
+  }
+  function referenceColumn(res) {
+    const i = res.columns.indexOf(res.sweep && res.sweep.reference);
+    return i >= 0 ? i : 0;
+  }
+
   // Draws the grid of a result or of a running job's partial: cells not yet done are blank.
   function drawGrid(res, final) {
     const box = $("sweep-grid");
@@ -156,6 +171,7 @@
     table.append(el("thead", {}, head));
     const body = el("tbody");
     const order = final && res.order ? res.order : [...Array(R).keys()];
+    const ref = referenceColumn(res);
     for (const r of order) {
       const tr = el("tr", {}, el("th", { scope: "row", text: res.rows[r] }));
       let sum = 0;
@@ -170,10 +186,16 @@
         const h = heat(cell.value);
         const shown = res.outcomes[res.shown[c]];
         const why = cell.method === "exact" ? "exact" : `Monte Carlo, ${cell.runs.toLocaleString("en")} runs, 95% interval ${(100 * cell.ci95[0]).toFixed(1)} to ${(100 * cell.ci95[1]).toFixed(1)}`;
+        // beside the value, its difference to the reference column (none in that column)
+        const diff = c !== ref && typeof cell.difference === "number" && Array.isArray(cell.difference_ci95);
+        const against = diff ? `; ${differenceText(cell)} points against ${res.columns[ref]}` : "";
         tr.append(el("td", { class: "cell", tabindex: "0", role: "button", "data-cell": k, "data-value": cell.value,
           "data-method": cell.method, style: `background:${h.background};color:${h.ink}`,
-          title: `${res.rows[r]} \u00d7 ${res.columns[c]}: P(${shown}) ${(100 * cell.value).toFixed(2)}% (${why}); click to open this battle`,
-          text: cellText(cell), onclick: () => openCell(k), onkeydown: (e) => { if (e.key === "Enter") openCell(k); } }));
+          "data-difference": diff ? String(cell.difference) : null,
+          "data-difference-ci95": diff ? cell.difference_ci95.join(" ") : null,
+          title: `${res.rows[r]} \u00d7 ${res.columns[c]}: P(${shown}) ${(100 * cell.value).toFixed(2)}% (${why})${against}; click to open this battle`,
+          onclick: () => openCell(k), onkeydown: (e) => { if (e.key === "Enter") openCell(k); } },
+        cellText(cell), diff ? el("span", { class: "cell-diff", text: differenceText(cell) }) : null));
       }
       if (final) tr.append(el("td", { class: "mean num", text: (100 * sum / C).toFixed(1) }));
       body.append(tr);
@@ -185,7 +207,9 @@
     const axes = names.length ? ` The rows: ${names[0]}; the columns: ${names.length > 1 ? names.slice(1).join(" / ") : "none"}.` : "";
     box.append(el("p", { class: "muted", id: "sweep-caption", text: `P(${res.sweep.show}) in points for the row` +
       (swapped ? " (with the roles swapped, the same side's outcome)" : "") +
-      `; "=" exact, "\u00b1" Monte Carlo's 95% half-width.${axes}` }),
+      `; "=" exact, "\u00b1" Monte Carlo's 95% half-width` +
+      (C > 1 ? `; below, the difference to the column ${res.columns[ref]} in points, with its 95% interval when a Monte Carlo cell is on either side` : "") +
+      `.${axes}` }),
       table,
       el("div", { class: "heat-scale" }, el("span", { text: "0%" }), el("span", { class: "ramp", style: `background:${ramp}` }), el("span", { text: "100%" })));
   }
@@ -226,36 +250,29 @@
     document.body.dataset.sweepState = "running";
     setRunning(true);
     const started = performance.now();
-    for (;;) {
-      await new Promise((res) => setTimeout(res, POLL_MS));
-      if (serial !== state.serial) return;
-      let j;
-      try {
-        j = await rb.api("GET", `/api/jobs/${job.job}`);
-      } catch (e) {
-        status(e.message);
-        break;
-      }
-      const secs = (performance.now() - started) / 1000;
-      $("sweep-bar").style.width = `${(100 * (j.planned ? j.done / j.planned : 0)).toFixed(1)}%`;
-      if (j.state === "running") {
+    const bar = (j) => { $("sweep-bar").style.width = `${(100 * (j.planned ? j.done / j.planned : 0)).toFixed(1)}%`; };
+    const j = await rb.pollJob(job.job, {
+      live: () => serial === state.serial,
+      onRunning: (j) => {
+        bar(j);
         if (j.partial) drawGrid(j.partial, false);
+        const secs = (performance.now() - started) / 1000;
         const left = j.done ? secs / j.done * (j.planned - j.done) : NaN;
         status(`${j.done} of ${j.planned} cells \u00b7 ${secs.toFixed(1)} s` + (Number.isFinite(left) ? ` \u00b7 about ${left.toFixed(0)} s left` : ""));
-        continue;
-      }
-      if (j.state === "error") {
-        status(j.error);
-        document.body.dataset.sweepState = "error";
-        break;
-      }
+      },
+    });
+    if (j === null) return;
+    if (j.state === "error") {
+      status(j.error);
+      document.body.dataset.sweepState = "error";
+    } else {
+      bar(j);
       drawGrid(j.result, j.state === "done");
       const exact = j.result.cells.filter((c) => c.method === "exact").length;
       status(j.state === "done"
         ? `${j.result.cells.length} cells in ${j.seconds.toFixed(1)} s: ${exact} exact, ${j.result.cells.length - exact} Monte Carlo (seed ${j.result.sweep.seed}); click a cell to open it`
         : `${j.result.warning || "cancelled"}: ${j.result.cells.length} of ${j.planned} cells`);
       document.body.dataset.sweepState = j.state;
-      break;
     }
     state.job = null;
     setRunning(false);

@@ -114,6 +114,9 @@ constexpr KeySpec kScenario[] = {
     {"procedure", "string", "The procedure to run (default: the ruleset's first)."},
     {"packs", "string_array", "Packs to load besides the ruleset's base pack: ids or folders."},
     {"bench", "object", "What rulebench bench measures this case against."},
+    {"play", "object",
+     "Who plays best (exact mode, docs/exact.md): SIDE = \"best\" or \"policy\" for the "
+     "procedure's report sides, and objective = win, not_lose, metric:NAME or metric:-NAME."},
 };
 constexpr KeySpec kBench[] = {
     {"target", "number", "Combats per second to reach on one thread."},

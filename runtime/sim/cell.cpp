@@ -47,11 +47,15 @@ Scenario read_spec_scenario(TomlFile& f, const toml::table& t, const std::string
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
       f.fail(*sc, "no scenario file '" + p.string() + "'");
-    return read_scenario(p);
+    Scenario s = read_scenario(p);
+    reject_best_play(s, what);
+    return s;
   }
   if (!sc->is_table())
     f.fail(*sc, "scenario is a file name or a table, not " + toml_type_name(*sc));
-  return scenario_from_table(*sc->as_table(), f.path(), dir);
+  Scenario s = scenario_from_table(*sc->as_table(), f.path(), dir);
+  reject_best_play(s, what);
+  return s;
 }
 
 void read_cell_bounds(TomlFile& f, const toml::table& t, CellBounds& b) {

@@ -131,6 +131,7 @@ std::string signed_points(double diff) {
 Comparison::Comparison(const Session& a, const Session& b) : a_(a), b_(b) {
   if (a.content->ruleset.id != b.content->ruleset.id || a.procedure != b.procedure)
     throw UsageError("compare: both arms must run the same ruleset and procedure");
+  reject_best_play(a.scenario, "compare");
   std::set<std::string> names;
   const ReportDef& def = a_.report_def();
   for (const auto& [key, metric] : def.means) names.insert(metric);

@@ -111,6 +111,7 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   } else {
     f.fail(t, "a rules test needs a scenario: a [scenario] table or scenario = \"file.toml\"");
   }
+  reject_best_play(scenario, "a rules test");
   SessionOptions so = options;
   for (const auto& p : f.strings(t, "packs")) so.extra_packs.push_back(p);
 

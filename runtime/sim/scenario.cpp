@@ -18,6 +18,42 @@ std::string pack_path(const fs::path& p) {
   return fs::absolute(p).lexically_normal().string();
 }
 
+namespace {
+
+// [play]: SIDE = "best" | "policy" for any side (checked against the procedure's report when the
+// content is loaded), objective = win | not_lose | metric:NAME | metric:-NAME
+void read_play(const TomlFile& f, const toml::table& play, Scenario& s) {
+  for (auto&& [k, v] : play) {
+    const std::string key(k.str());
+    const int line =
+        static_cast<int>(k.source().begin.line ? k.source().begin.line : v.source().begin.line);
+    const auto* text = v.as_string();
+    if (key == "objective") {
+      const std::string o = text ? std::string(text->get()) : "";
+      const bool metric = o.rfind("metric:", 0) == 0 && o.size() > 7 && o != "metric:-";
+      if (!(o == "win" || o == "not_lose" || metric))
+        f.fail(line,
+               "[play] objective is one of \"win\", \"not_lose\", \"metric:NAME\", "
+               "\"metric:-NAME\", not " +
+                   (text ? "'" + o + "'" : toml_type_name(v)));
+      s.best_objective = o;
+      s.objective_line = line;
+      continue;
+    }
+    if (!text || (text->get() != "best" && text->get() != "policy"))
+      f.fail(line, "[play] " + key +
+                       " is \"best\" (its best response, exact mode) or \"policy\", "
+                       "not " +
+                       (text ? "'" + std::string(text->get()) + "'" : toml_type_name(v)));
+    if (text->get() == "best") s.best_sides.emplace_back(key, line);
+  }
+  if (s.objective_line && s.best_sides.empty())
+    f.fail(s.objective_line,
+           "[play] objective: no side plays \"best\" ([play] defender = \"best\", say)");
+}
+
+}  // namespace
+
 Scenario scenario_from_table(const toml::table& t, const std::string& file, const fs::path& dir) {
   TomlFile f(file, "");  // only for its helpers and messages
   Scenario s;
@@ -53,7 +89,22 @@ Scenario scenario_from_table(const toml::table& t, const std::string& file, cons
       }
     s.table.erase("bench");
   }
+  if (const toml::table* play = f.table(t, "play")) read_play(f, *play, s);
+  s.table.erase("play");
   return s;
+}
+
+std::string best_play_of(const Scenario& s) {
+  if (s.best_sides.empty()) return "";
+  return s.best_sides.size() == 1 ? s.best_sides.front().first : "both";
+}
+
+void reject_best_play(const Scenario& s, const std::string& what) {
+  if (s.best_sides.empty()) return;
+  throw ContentError(s.file, s.best_sides.front().second,
+                     "[play] " + s.best_sides.front().first +
+                         " = \"best\": best play is the exact mode's (simulate); " + what +
+                         " plays the policies only: remove [play] or set the side to \"policy\"");
 }
 
 Scenario read_scenario(const fs::path& file) {
@@ -63,7 +114,9 @@ Scenario read_scenario(const fs::path& file) {
   // toml++ copies no source positions, so the copy above lost the lines that ctx:reject reports;
   // move the parsed table in instead, which keeps them
   s.table = f.release();
-  s.table.erase("bench");  // the runtime's (scenario_from_table read it), not the ruleset's
+  // the runtime's (scenario_from_table read them), not the ruleset's
+  s.table.erase("bench");
+  s.table.erase("play");
   s.path = file;
   return s;
 }

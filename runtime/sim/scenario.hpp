@@ -31,7 +31,20 @@ struct Scenario {
   double exact_target = 0;  // milliseconds the exact mode may take (bench --exact)
   std::vector<std::pair<std::string, double>> exact_anchors;  // other tools' exact times, ms
   fs::path bench_baseline;  // the same battle without abilities (empty: none)
+  // [play] (the runtime's, not handed to setup): the report sides that play their best response
+  // instead of their policy (exact mode only, docs/exact.md), each with the line that says so,
+  // and what they maximise (simulate --best SIDE --objective O)
+  std::vector<std::pair<std::string, int>> best_sides;
+  std::string best_objective = "win";
+  int objective_line = 0;
 };
+
+// The scenario's [play] as `simulate --best` takes it: "" when every side plays its policy, the
+// side, or "both" when two do.
+std::string best_play_of(const Scenario& s);
+// A ContentError at [play]'s line when the scenario asks for best play: `what` ("Monte Carlo",
+// "compare", ...) cannot give it.
+void reject_best_play(const Scenario& s, const std::string& what);
 
 // The form a pack folder named in a scenario or on the command line is kept in: absolute, so
 // that it is never mistaken for a pack id (see is_pack_path).

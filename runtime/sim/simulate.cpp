@@ -287,6 +287,7 @@ std::vector<int> Simulation::run_outcomes(
 }
 
 Tally Simulation::run(const SimOptions& o) const {
+  reject_best_play(session_.scenario, "Monte Carlo");
   const int threads = std::max(1, o.threads);
   std::vector<std::unique_ptr<Table>> tables;
   for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<Table>(session_, o.engine));
@@ -773,6 +774,36 @@ BestObjective Simulation::best_objective(
       return v;
     };
   return b;
+}
+
+std::string Simulation::scenario_best() const {
+  const Scenario& sc = session_.scenario;
+  const std::string best = best_play_of(sc);
+  if (best.empty()) return best;
+  std::string sides;
+  for (const auto& s : report_.sides) sides += (sides.empty() ? "" : ", ") + s;
+  for (const auto& [side, line] : sc.best_sides)
+    if (std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
+      throw ContentError(sc.file, line,
+                         "[play] " + side + ": not a side of the report of '" + session_.procedure +
+                             "'" + (sides.empty() ? " (it has none)" : "; its sides: " + sides));
+  if (best == "both" && report_.sides.size() != 2)
+    throw ContentError(sc.file, sc.best_sides[1].second,
+                       "[play]: best play for more than one side is both sides of a report of "
+                       "two answering each other; the report of '" +
+                           session_.procedure + "' has " + sides);
+  try {
+    for (const auto& [side, line] : sc.best_sides)
+      best_objective(side, sc.best_objective, side != report_.sides.front() && best == "both",
+                     nullptr);
+  } catch (const UsageError& e) {
+    std::string m = e.what();
+    const std::string flag = "--objective ";
+    if (m.rfind(flag, 0) == 0) m = m.substr(flag.size());
+    throw ContentError(sc.file, sc.objective_line ? sc.objective_line : sc.best_sides[0].second,
+                       "[play] objective: " + m);
+  }
+  return best;
 }
 
 nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::string& side,

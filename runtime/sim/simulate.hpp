@@ -87,6 +87,10 @@ class Simulation {
   // declares no win for `side`, or no such mean.
   nlohmann::json exact_best(const ExactRunOptions& o, const std::string& side,
                             const std::string& objective, bool decisions = false) const;
+  // The scenario's [play] (best_play_of) checked against the report: a ContentError at its line
+  // for a side the report does not have, "both" with a report of other than two sides, or an
+  // objective the report cannot give.
+  std::string scenario_best() const;
   BestObjective best_objective(const std::string& side, const std::string& objective, bool negate,
                                std::function<double(const nlohmann::json&)>* of_report) const;
   // The largest 95% half-width among the reported probabilities (outcomes and the report's

@@ -28,13 +28,18 @@ It starts `rulebench serve --port 0` with a homebrew folder (tests/fixtures/serv
             with the command line's numbers;
   best      the Best play view: the defender ticked on a small battle, the gain shown is
             `simulate --exact --best defender --json`'s, the first decisions' table is --decisions';
-            both ticked, each side's values are --best both's; on the Ground view (a ground combat
+            both ticked, each side's values are --best both's; the Copy link carries the ticked side
+            and the objective (play.defender=best&play.objective=not_lose), and opened in a new tab
+            it ticks them again and asks, with --best's numbers; on the Ground view (a ground combat
             loaded as TOML) the objectives are the report's means, with --best's numbers;
   sweep     the Sweep view: two attacker factions in both roles on the starting fleets example;
             the heat map's cells are `rulebench sweep --json`'s for the page's TOML and the spec
-            the page shows; a click on a cell opens that battle, answered with the cell's number;
+            the page shows; under each cell its difference to the reference column with its 95%
+            interval (`sweep --json`'s; exact, and with every cell by Monte Carlo); a click on a
+            cell opens that battle, answered with the cell's number;
   format    every example scenario of the packs, loaded on the page and written back as TOML,
-            gives `simulate --json` the file's own numbers (the TI4 tactical action, which has no
+            gives `simulate --json` the file's own numbers (a file with [play] ticks its sides in
+            the Best play view, and its TOML, without [play], gives the file's --best none) (the TI4 tactical action, which has no
             form, is run on the page too).
 Exit 0 when every check passes, 1 when one fails, 77 (ctest: skipped) when no browser is
 installed, unless RB_REQUIRE_BROWSER=1 (tools/test sets it: there, a missing browser fails).
@@ -317,10 +322,11 @@ def sweep_view(check, driver, wait, args, work):
         cells[c["cell"]].get_attribute("data-method") == c["method"] for c in want)
     check(same, "sweep: every cell is `rulebench sweep --json`'s for the page's scenario and spec "
           f"({[(c['cell'], c['method'], c['value']) for c in want] or r.stderr.strip()})")
-    marks = [c.text for c in cells.values()]
+    marks = [c.text.split("\n")[0] for c in cells.values()]
     check(all(m.endswith(" =") or "\u00b1" in m for m in marks) and
           all(c.value_of_css_property("background-color") not in ("", "rgba(0, 0, 0, 0)") for c in cells.values()),
           f"sweep: each cell shows its value in points, exact (=) or with its interval, on a colour ({marks})")
+    differences(check, cells, cli_json, "exact")
     # a click opens the cell: Letnev in the swapped column defends against the base's attacker
     letnev = next((i for i, row in enumerate(cli_json["rows"]) if "Letnev" in row), 0)
     k = 2 * letnev + 1  # the row of letnev, the column swapped
@@ -337,6 +343,53 @@ def sweep_view(check, driver, wait, args, work):
     value = next((c["value"] for c in want if c["cell"] == k), None)
     check(value is not None and shown == f"{100 * value:.2f}%",
           f"sweep: the opened battle's answer P(defender_win) {shown} is the cell's {value}")
+    # every cell by Monte Carlo ("exact where it fits" off): the differences have intervals
+    driver.execute_script("document.getElementById('sweep-section').scrollIntoView(); delete document.body.dataset.sweepState")
+    css("#sweep-exact").click()
+    css("#sweep-run").click()
+    wait.until(lambda d: data("sweepState") in ("done", "error", "cancelled"))
+    check(data("sweepState") == "done", f"sweep: the Monte Carlo sweep is done ({css('#sweep-status').text})")
+    with open(base, "w") as f:
+        f.write(css("#toml").get_attribute("value"))
+    spec_text = driver.execute_script("return document.getElementById('sweep-spec').textContent")
+    with open(spec, "w") as f:
+        f.write('scenario = "sweep_base.toml"\n' + spec_text)
+    r = cli(args, "sweep", spec, "--json")
+    cli_json = json.loads(r.stdout) if r.returncode == 0 else {"cells": [], "rows": [], "columns": []}
+    cells = {int(c.get_attribute("data-cell")): c for c in all_css("#sweep-table td.cell")}
+    check("exact = false" in spec_text and cli_json["cells"] and
+          all(c["method"] == "monte_carlo" for c in cli_json["cells"]),
+          f"sweep: with exact off the spec says exact = false and every cell is Monte Carlo ({r.stderr.strip()[:200]})")
+    differences(check, cells, cli_json, "Monte Carlo")
+    css("#sweep-exact").click()
+
+
+def differences(check, cells, cli_json, what):
+    """sweep: each cell of a column other than the reference (the first) shows, under its value,
+    its difference to the reference in points and, when a Monte Carlo cell is on either side, the
+    difference's 95% interval: `rulebench sweep --json`'s difference and difference_ci95."""
+    def signed(x):
+        v = f"{100 * x:.1f}"
+        return "+" + v if float(v) > 0 else "\u2212" + v[1:] if float(v) < 0 else "0.0"
+
+    C = len(cli_json["columns"])
+    seen, wrong = [], []
+    for c in cli_json["cells"]:
+        td = cells.get(c["cell"])
+        lines = td.text.split("\n") if td else []
+        if c["cell"] % C == 0:
+            if td is None or len(lines) != 1 or td.get_attribute("data-difference") is not None:
+                wrong.append((c["cell"], "the reference column shows no difference", lines))
+            continue
+        lo, hi = c["difference_ci95"]
+        text = signed(c["difference"]) if lo == hi else f"{signed(c['difference'])} ({signed(lo)} to {signed(hi)})"
+        shown_ci = [float(x) for x in (td.get_attribute("data-difference-ci95") or "").split()] if td else []
+        ok = (td is not None and len(lines) == 2 and lines[1] == text and
+              float(td.get_attribute("data-difference")) == c["difference"] and shown_ci == [lo, hi])
+        (seen if ok else wrong).append((c["cell"], text, lines))
+    check(seen and not wrong and (what != "Monte Carlo" or all(" to " in t for _, t, _ in seen)),
+          f"sweep ({what}): under each cell its difference to the reference column, with the 95% interval "
+          f"when Monte Carlo: `sweep --json`'s ({seen[:2]}; wrong: {wrong[:2]})")
 
 
 def best_view(check, driver, wait, args, work):
@@ -408,6 +461,30 @@ def best_view(check, driver, wait, args, work):
         driver.execute_script("document.getElementById('best-section').scrollIntoView()")
         time.sleep(0.2)
         css("#best-section").screenshot(os.path.join(args.docs, "page-best.png"))
+    # the link carries best play (the scenario's [play]: the ticked side, the objective); opened
+    # in a new tab it ticks them again and asks, with --best defender --objective not_lose's gain
+    Select(css("#best-objective")).select_by_value("not_lose")
+    css("#copy-link").click()
+    shared = css("#share-url").get_attribute("value")
+    check("play.defender=best" in shared and "play.objective=not_lose" in shared and "play.attacker" not in shared,
+          "best: the link holds the best play: " + shared[shared.find("play."):][:80])
+    r = cli(args, "simulate", page_file("best_page.toml"), "--exact", "--best", "defender", "--objective", "not_lose", "--json")
+    want = json.loads(r.stdout)["best"] if r.returncode == 0 else {}
+    first_tab = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(shared)
+    wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    wait.until(lambda d: data("bestState") in ("done", "error"))
+    ticked = [i.get_attribute("value") for i in all_css("#best-sides input") if i.is_selected()]
+    objective = Select(css("#best-objective")).first_selected_option.get_attribute("value")
+    gain = float(css("#best-head").get_attribute("data-gain-points")) if data("bestState") == "done" else None
+    check(ticked == ["defender"] and objective == "not_lose" and want and gain == want["gain_points"] and
+          "carrier" in css("#toml").get_attribute("value") and "[play]" not in css("#toml").get_attribute("value"),
+          f"best: the link opened in a new tab ticks the defender, chooses not to lose and asks: gain {gain} "
+          f"points, --best defender --objective not_lose's {want.get('gain_points')} ({ticked}, {objective})")
+    driver.close()
+    driver.switch_to.window(first_tab)
+    Select(css("#best-objective")).select_by_value("win")
     # both sides answer each other in turn
     css('#best-sides input[value="attacker"]').click()
     check("both sides" in css("#best-what").text, f"best: both ticked is both ({css('#best-what').text})")
@@ -999,11 +1076,23 @@ def main():
                 pack, file = text.split(" ")[0].split("/")
                 Select(css("#example")).select_by_visible_text(text)
                 before = css("#toml").get_attribute("value")
+                driver.execute_script("delete document.body.dataset.bestState")
                 click("#load-example")
                 wait.until(lambda d: css("#toml").get_attribute("value") != before or message())
                 original = os.path.join(args.root, "content", pack, "scenarios", file)
                 written = page_toml("example.toml")
-                a = cli(args, "simulate", original, "--runs", "200", "--seed", "2", "--json")
+                # a file's [play] (best play) goes to the Best play view, not the setup: the
+                # written TOML plays the policies, as the file does with --best none
+                with open(original, "rb") as f:
+                    play = tomllib.load(f).get("play")
+                if play:
+                    wait.until(lambda d: d.execute_script("return document.body.dataset.bestState") in ("done", "error"))
+                    ticked = {i.get_attribute("value") for i in all_css("#best-sides input") if i.is_selected()}
+                    check(ticked == {k for k, v in play.items() if v == "best"} and "[play]" not in css("#toml").get_attribute("value"),
+                          f"one format: {pack}/{file}'s [play] ticks its sides in the Best play view ({ticked})")
+                    driver.execute_script("document.querySelectorAll('#best-sides input:checked').forEach((i) => i.click())")
+                a = cli(args, "simulate", original, "--runs", "200", "--seed", "2", "--json",
+                        *(["--best", "none"] if play else []))
                 b = cli(args, "simulate", written, "--runs", "200", "--seed", "2", "--json")
                 # (the reports' "scenario" names the file each ran from)
                 same = (not message() and a.returncode == 0 and b.returncode == 0

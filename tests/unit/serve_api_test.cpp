@@ -26,6 +26,7 @@
 #include "fixtures.hpp"
 #include "form.hpp"
 #include "http.hpp"
+#include "serve_test_util.hpp"
 #include "sim/compare.hpp"
 #include "sim/simulate.hpp"
 
@@ -46,19 +47,6 @@ serve::ApiOptions repo_options() {
   o.pack_dirs = {test_dir() / "fixtures" / "serve"};
   o.threads = 2;
   return o;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string error_of(const serve::Reply& r) {
-  return r.body.contains("error") ? r.body["error"].get<std::string>() : std::string();
-}
-
-serve::Reply post(serve::Api& api, const std::string& path, const json& body) {
-  return api.post(path, body.dump());
 }
 
 const char* kCruisers =

@@ -12,6 +12,7 @@
 #include "api.hpp"
 #include "base/error.hpp"
 #include "fixtures.hpp"
+#include "serve_test_util.hpp"
 #include "sim/simulate.hpp"
 #include "sim/sweep.hpp"
 
@@ -30,23 +31,6 @@ serve::ApiOptions options() {
   o.root = kRepo;
   o.threads = 2;
   return o;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string error_of(const serve::Reply& r) {
-  return r.body.contains("error") ? r.body["error"].get<std::string>() : std::string();
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-serve::Reply post(serve::Api& api, const std::string& path, const json& body) {
-  return api.post(path, body.dump());
 }
 
 // Rows: three attackers; columns: two defenders' fleets in both roles. max_states = 50 sends the

@@ -84,6 +84,7 @@ int check(const Common& c, const std::vector<std::string>& packs, bool json) {
           EngineOptions guarded;
           guarded.check_state = true;
           Table table(session, guarded);
+          Simulation(session).scenario_best();  // a [play] the report cannot give, at its line
           Trace first;
           // runs 0 and 1 in one engine, then run 0 again in a fresh one: it must repeat run 0
           // event for event (one seed gives one answer in any Lua state, as in another process)
@@ -605,6 +606,11 @@ int trace(const Common& c, const std::string& scenario_file, std::uint64_t seed,
         "run it in a terminal, or script the answers in a rules test ([[answer]])");
   SessionOptions so = c.session();
   Session session = changed_session(so, scenario_file, changes);
+  // the scenario's [play]: a run of the best play (trace --best SIDE --objective O); at the
+  // terminal (-i) you make the decisions yourself
+  if (!session.scenario.best_sides.empty() && !interactive)
+    return trace_best(c, scenario_file, seed, json, changes, Simulation(session).scenario_best(),
+                      session.scenario.best_objective);
   EngineOptions engine;
   engine.interactive = interactive;  // decisions no script answers are asked at the terminal
   Table table(session, engine);
@@ -759,9 +765,34 @@ void print_best(const nlohmann::json& b, const std::string& side, const std::str
 
 int simulate(const Common& c, const SimulateArgs& a) {
   const SessionOptions so = c.session();
-  const Session session = changed_session(so, a.scenario, a.changes);
+  Session session = changed_session(so, a.scenario, a.changes);
+  // best play: --best SIDE|both|none, else the scenario's [play] (docs/exact.md); a flag
+  // overrides the file
+  std::string best = a.best == "none" ? "" : a.best;
+  std::string objective = a.objective;
+  bool exact = a.exact;
+  if (!a.best.empty()) session.scenario.best_sides.clear();
   Simulation sim(session);
-  if (a.exact) {
+  if (a.best.empty() && !session.scenario.best_sides.empty()) {
+    best = sim.scenario_best();
+    if (!a.objective_given) objective = session.scenario.best_objective;
+    if (a.monte_carlo_asked) {
+      const auto& [side, line] = session.scenario.best_sides.front();
+      throw ContentError(session.scenario.file, line,
+                         "[play] " + side +
+                             " = \"best\": best play is the exact mode's, but --runs, "
+                             "--precision and --max-runs ask for Monte Carlo: drop them (this "
+                             "scenario runs in the exact mode), or give --best none to run the "
+                             "policies by Monte Carlo");
+    }
+    exact = true;
+  }
+  if (!best.empty() && !exact)
+    throw UsageError("--best: best play is the exact mode's; give --exact too");
+  if (best.empty() && (a.objective_given || a.decisions))
+    throw UsageError(std::string(a.decisions ? "--decisions" : "--objective") +
+                     ": a setting of best play; give --best SIDE (or [play] in the scenario)");
+  if (exact) {
     ExactRunOptions eo;
     eo.max_states = a.max_states;
     eo.max_branches = a.max_branches;
@@ -769,8 +800,7 @@ int simulate(const Common& c, const SimulateArgs& a) {
     eo.seconds = a.max_seconds;
     nlohmann::json report;
     try {
-      report =
-          a.best.empty() ? sim.exact(eo) : sim.exact_best(eo, a.best, a.objective, a.decisions);
+      report = best.empty() ? sim.exact(eo) : sim.exact_best(eo, best, objective, a.decisions);
     } catch (const ExactLimit& e) {
       throw UsageError(std::string("the exact mode stopped: ") + e.what() +
                        "; use Monte Carlo instead (drop --exact)");
@@ -782,7 +812,7 @@ int simulate(const Common& c, const SimulateArgs& a) {
       std::cout << describe_session(session);
       if (!a.changes.empty()) std::cout << a.changes.describe() << "\n";
       std::cout << format_report(report, sim.report_def());
-      if (report.contains("best")) print_best(report["best"], a.best, a.objective);
+      if (report.contains("best")) print_best(report["best"], best, objective);
     }
     std::cout << std::flush;
     return 0;

@@ -69,6 +69,8 @@ struct SimulateArgs {
   std::string objective = "win";         // --objective win|not_lose|metric:NAME|metric:-NAME
   bool decisions = false;  // --decisions: the best side's first decisions, each option's value
   Changes changes;         // --with / --without: records, packs, settings (sim/compare.hpp)
+  bool monte_carlo_asked = false;  // --runs, --precision, --precision-mean or --max-runs given
+  bool objective_given = false;    // --objective given (it overrides the scenario's [play])
 };
 int simulate(const Common& c, const SimulateArgs& a);
 

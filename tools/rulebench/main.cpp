@@ -193,28 +193,27 @@ int main(int argc, char** argv) {
                    "the exact mode's time limit; past it, it stops and says so (default 120)")
       ->check(CLI::Range(0.01, 86400.0))
       ->needs(exact_flag);
-  auto* best = simulate
-                   ->add_option("--best", sim.best,
-                                "SIDE's best play against the others' policies: its decisions "
-                                "chosen to maximise --objective; both: the two sides answer each "
-                                "other in turn until neither changes (exact mode; docs/exact.md)")
-                   ->needs(exact_flag);
-  simulate
-      ->add_option("--objective", sim.objective,
-                   "what --best maximises: win (the side's win, default), not_lose (its win "
-                   "or a draw), metric:NAME (the expectation of a mean of the report, by its key "
-                   "or metric) or metric:-NAME (its opposite)")
-      ->check([](const std::string& v) {
-        return v == "win" || v == "not_lose" || (v.rfind("metric:", 0) == 0 && v.size() > 7)
-                   ? std::string()
-                   : std::string("not one of: win, not_lose, metric:NAME, metric:-NAME");
-      })
-      ->needs(best);
-  simulate
-      ->add_flag("--decisions", sim.decisions,
-                 "with --best: a table of the (first) best side's first decisions, each option's "
-                 "value and the best one's margin")
-      ->needs(best);
+  simulate->add_option("--best", sim.best,
+                       "SIDE's best play against the others' policies: its decisions "
+                       "chosen to maximise --objective; both: the two sides answer each "
+                       "other in turn until neither changes (exact mode; docs/exact.md); "
+                       "none: every side plays its policy, whatever the scenario's "
+                       "[play] says");
+  auto* objective =
+      simulate
+          ->add_option(
+              "--objective", sim.objective,
+              "what --best maximises: win (the side's win, default), not_lose (its win "
+              "or a draw), metric:NAME (the expectation of a mean of the report, by its key "
+              "or metric) or metric:-NAME (its opposite)")
+          ->check([](const std::string& v) {
+            return v == "win" || v == "not_lose" || (v.rfind("metric:", 0) == 0 && v.size() > 7)
+                       ? std::string()
+                       : std::string("not one of: win, not_lose, metric:NAME, metric:-NAME");
+          });
+  simulate->add_flag("--decisions", sim.decisions,
+                     "with --best (or the scenario's [play]): a table of the (first) best side's "
+                     "first decisions, each option's value and the best one's margin");
   simulate->add_flag("--no-memo", sim.no_memo,
                      "run every step of every run (the step memo replays steps; same numbers)");
   simulate->add_option("--with", sim.changes.with,
@@ -469,7 +468,13 @@ int main(int argc, char** argv) {
     if (*trace)
       return cli::trace(common, trace_scenario, trace_seed, trace_json, trace_interactive,
                         trace_changes, trace_verbose);
-    if (*simulate) return cli::simulate(common, sim);
+    if (*simulate) {
+      // the scenario's [play] may ask for best play: a Monte Carlo option then is an error
+      sim.monte_carlo_asked = runs->count() > 0 || precision->count() > 0 ||
+                              precision_mean->count() > 0 || max_runs->count() > 0;
+      sim.objective_given = objective->count() > 0;
+      return cli::simulate(common, sim);
+    }
     if (*compare) return cli::compare(common, cmp);
     if (*sweep) {
       sweep_args.seed_given = sweep_seed->count() > 0;

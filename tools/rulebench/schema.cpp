@@ -90,9 +90,18 @@ Json scenario_schema() {
       {"properties", {{"name", {{"type", "string"}}}, {"ms", {{"type", "number"}}}}},
       {"additionalProperties", false}};
   o["properties"]["bench"] = bench;
+  o["properties"]["play"]["properties"] = {
+      {"objective",
+       {{"type", "string"},
+        {"pattern", "^(win|not_lose|metric:-?[^-].*)$"},
+        {"description", "What the best sides maximise (default win)."}}}};
+  o["properties"]["play"]["additionalProperties"] = {
+      {"enum", {"best", "policy"}},
+      {"description", "A side of the procedure's report: its best response, or its policy."}};
   o["required"] = {"ruleset"};
   o["description"] =
-      "A scenario: the runtime reads ruleset, procedure, packs and bench; every other key is the "
+      "A scenario: the runtime reads ruleset, procedure, packs, bench and play; every other key is "
+      "the "
       "ruleset's setup script's, which rejects an unknown one with its line.";
   return schema("scenario.schema.json", "Rulebench scenario", o);
 }

@@ -605,6 +605,7 @@ Session Api::prepare(const json& request, bool with_changes) const {
   Scenario s = scenario_from_table(t, "scenario", fs::path());
   s.table = f.release();  // moved, not copied: the table keeps its lines for ctx:reject
   s.table.erase("bench");
+  s.table.erase("play");
   // the packs by their folders, so that nothing is looked up relative to the working folder
   for (std::string& p : s.packs) p = pack_path(found.at(p));
   const SessionOptions so = session_options();
@@ -969,6 +970,7 @@ struct BestRequest {
   std::string side;  // empty: no best play
   std::string objective = "win";
   bool decisions = false;
+  std::string setting;  // "objective" or "decisions" when the request gives one
 };
 
 BestRequest best_request(const json& request, bool exact, bool fallback) {
@@ -983,8 +985,7 @@ BestRequest best_request(const json& request, bool exact, bool fallback) {
     b.side = request["best"].get<std::string>();
   }
   for (const char* key : {"objective", "decisions"})
-    if (b.side.empty() && given(key))
-      throw RequestError(400, std::string(key) + ": a setting of best play; give best too");
+    if (given(key)) b.setting = key;
   if (given("objective")) {
     if (!request["objective"].is_string())
       throw RequestError(400, "objective: " + describe(request["objective"]) +
@@ -1108,7 +1109,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
     fallback = request["fallback"].get<bool>();
   }
   // best play (simulate --exact --best SIDE --objective O --decisions): the exact mode only
-  const BestRequest best = best_request(request, exact, fallback);
+  BestRequest best = best_request(request, exact, fallback);
   bool wait = false;
   if (request.contains("wait")) {
     if (!request["wait"].is_boolean()) throw RequestError(400, "wait: true or false");
@@ -1121,7 +1122,23 @@ Reply Api::start_run(const std::string& kind, const json& request) {
   if (simulate) {
     a = std::make_shared<Session>(prepare(request, true));
     Table check(*a);  // the scenario's errors now, as a 400, not later in the run
-    if (!best.side.empty()) check_best(Simulation(*a), best);
+    if (!best.side.empty()) {
+      a->scenario.best_sides.clear();  // the request's best overrides the scenario's [play]
+      check_best(Simulation(*a), best);
+    } else if (!a->scenario.best_sides.empty()) {
+      // the scenario's [play] (simulate S.toml): its best play, in the exact mode only
+      if (!exact || fallback)
+        throw RequestError(400, "scenario: [play] " + a->scenario.best_sides.front().first +
+                                    " = \"best\" is answered by the exact mode only; give exact "
+                                    "= true" +
+                                    (fallback ? " and drop fallback" : "") +
+                                    ", or set the side to \"policy\"");
+      best.side = Simulation(*a).scenario_best();
+      if (!request.contains("objective") || request["objective"].is_null())
+        best.objective = a->scenario.best_objective;
+    }
+    if (best.side.empty() && !best.setting.empty())
+      throw RequestError(400, best.setting + ": a setting of best play; give best too");
   } else {
     Changes changes;
     changes.with = strings(request, "with");
@@ -1131,6 +1148,7 @@ Reply Api::start_run(const std::string& kind, const json& request) {
                          "compare needs with or without: what arm B changes (a record, a pack or a "
                          "setting), or there is nothing to compare");
     a = std::make_shared<Session>(prepare(request, false));
+    reject_best_play(a->scenario, "compare");
     const auto found = packs();
     for (const auto& c : changes.with) check_change(c, found);
     for (const auto& c : changes.without) check_change(c, found);

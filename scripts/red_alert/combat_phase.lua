@@ -15,7 +15,10 @@
 -- turn) marks the units whose order is taken; what the orders add up to are metrics added to as
 -- they go (ctx:add_metric), the figures lost counted at the end against the counter
 -- "figures_before" each unit gets at the start. The last order's step also ends the phase
--- (M.finish), so the states it leaves are the run's last.
+-- (M.finish), so the states it leaves are the run's last. After each step the stars a player
+-- holds beyond what the rest of the phase could spend are set aside (set_aside_stars): a star
+-- rolled is otherwise a star kept, and states that differ only in stars never read again would
+-- not meet.
 local combat = require "combat"
 local lib = require "lib"
 
@@ -31,6 +34,62 @@ local function next_ordered(ctx, ap)
     if o > 0 and (not first or o < first_order) and not ctx:flag(u, "order_done") then first, first_order = u, o end
   end
   return first
+end
+
+-- The most stars `player` could still spend in this phase. Stars are spent only by the basic
+-- star plays, 2 each (shared/rules/red-alert-combat.md: engineering repair, battle back, a
+-- destroyer's pursuit move and bonus combat), by combat cards (their star cost; a card is
+-- discarded when played) and, in Phase 2 Order Units, on red alert markers (over once the
+-- orders start). In each combat still to come (the order in hand and every ordered unit whose
+-- order is not yet taken; a pursuing unit's bonus combat is one more) the active player may
+-- pursue (a unit that may) and repair its unit in the battle back (engineering); the opponent
+-- may battle back and repair the unit attacked. The opponent collects stars only in a battle
+-- back (8. Collect Star Tokens: stars are collected by the unit rolling at an enemy, and on the
+-- active player's turn only a battle back is the opponent's roll), so an opponent with fewer
+-- than 2 stars makes no basic star play again, nor a battle back the active player could
+-- repair in.
+local function stars_to_spend(ctx, player, ap)
+  local most = 0
+  for _, c in ipairs(ctx:entities { kind = "card", location = player }) do most = most + (ctx:get(c, "stars") or 0) end
+  local battle_back = false  -- whether the opponent can still battle back
+  for _, p in ipairs(ctx:players()) do
+    if p ~= ap and ctx:counter(p, "stars") >= 2 then battle_back = true end
+  end
+  if player ~= ap and not battle_back then return most end
+  local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "chosen_unit")) - 1
+  for _, u in ipairs(ctx:units(ap, nil)) do
+    if u == pending or (ctx:counter(u, "order") > 0 and not ctx:flag(u, "order_done")) then
+      local pursues = (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue")) and not ctx:flag(u, "pursued")
+        and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
+      local combats = pursues and 2 or 1
+      if player ~= ap then
+        most = most + 4 * combats
+      else
+        if pursues then most = most + 2 end
+        if battle_back and ctx:get(u, "engineering") then most = most + 2 * combats end
+      end
+    end
+  end
+  return most
+end
+
+-- Stars beyond what the rest of the phase could spend are never read again here (what a player
+-- collects is the metric "stars", not this counter): they are set aside, so that two states
+-- that differ only there are one (the step memo and the exact mode meet them once).
+local function set_aside_stars(ctx)
+  local ap = ctx:role("active_player")
+  local most = {}
+  for i, p in ipairs(ctx:players()) do most[i] = stars_to_spend(ctx, p, ap) end
+  for i, p in ipairs(ctx:players()) do
+    local held = ctx:counter(p, "stars")
+    if held > most[i] then
+      ctx:set_counter(p, "stars", most[i])
+      if ctx:tracing() then
+        ctx:event("stars_aside:" .. ctx:name(p) .. ":" .. held - most[i], ctx:name(p) .. " holds " .. held ..
+          " stars; the rest of the phase could spend at most " .. most[i] .. ": " .. held - most[i] .. " set aside")
+      end
+    end
+  end
 end
 
 function M.start(ctx)
@@ -51,6 +110,7 @@ function M.start(ctx)
   end
   for _, u in ipairs(ctx:units(nil, nil)) do ctx:set_counter(u, "figures_before", figures(ctx, u), "turn") end
   for _, m in ipairs { "stars", "retire_hexes", "combats", "battle_backs", "pursuits" } do ctx:add_metric(m, 0) end
+  set_aside_stars(ctx)
 end
 
 -- adds an order's combat to the metrics
@@ -85,7 +145,7 @@ end
 -- One step of the orders: the next ordered unit's target chosen (or its combat when the
 -- scenario gives the target), the chosen target's combat to its roll, or the rolled combat's
 -- steps 7 to 11. Each step's state says which comes next.
-function M.order_next(ctx)
+local function order_next(ctx)
   local ap = ctx:role("active_player")
   local rolled = ctx:counter(ap, "rolled_unit")
   local chosen = ctx:counter(ap, "chosen_unit")
@@ -124,6 +184,12 @@ function M.order_next(ctx)
   M.finish(ctx)
 end
 
+function M.order_next(ctx)
+  local r = order_next(ctx)
+  if r == "again" then set_aside_stars(ctx) end
+  return r
+end
+
 function M.finish(ctx)
   local ap = ctx:role("active_player")
   local own, enemy, gone, own_left, enemy_left = 0, 0, 0, 0, 0
@@ -145,6 +211,7 @@ function M.finish(ctx)
   ctx:metric("enemy_figures_left", enemy_left)
   ctx:metric("own_figures_left", own_left)
   ctx:metric("units_eliminated", gone)
+  set_aside_stars(ctx)
   ctx:end_scope("turn")
 end
 

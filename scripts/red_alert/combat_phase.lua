@@ -18,7 +18,9 @@
 -- (M.finish), so the states it leaves are the run's last. After each step the stars a player
 -- holds beyond what the rest of the phase could spend are set aside (set_aside_stars): a star
 -- rolled is otherwise a star kept, and states that differ only in stars never read again would
--- not meet.
+-- not meet. A battle back runs as steps of its own too (its roll, then its steps 7 to 11; the
+-- combat it answers ends after it), so that its dice are not enumerated inside the step of the
+-- combat it answers.
 local combat = require "combat"
 local lib = require "lib"
 
@@ -51,11 +53,21 @@ end
 local function stars_to_spend(ctx, player, ap)
   local most = 0
   for _, c in ipairs(ctx:entities { kind = "card", location = player }) do most = most + (ctx:get(c, "stars") or 0) end
-  local battle_back = false  -- whether the opponent can still battle back
+  -- whether the opponent can still battle back: it holds 2 stars, or will once it collects the
+  -- stars of a battle back still to roll (any number) or rolled (rolled_stars)
+  local gains = 0
+  if ctx:counter(ap, "back_unit") > 0 and lib.setting(ctx, "battle_back_stars") then
+    gains = ctx:counter(ap, "rolled_unit") > 0 and ctx:counter(ap, "rolled_stars") or 2
+  end
+  local battle_back = false
   for _, p in ipairs(ctx:players()) do
-    if p ~= ap and ctx:counter(p, "stars") >= 2 then battle_back = true end
+    if p ~= ap and ctx:counter(p, "stars") + gains >= 2 then battle_back = true end
   end
   if player ~= ap and not battle_back then return most end
+  -- a battle back to come (its roll or its steps 7 to 11): the active player may repair the unit
+  -- it attacks
+  local back = ctx:counter(ap, "back_target") - 1
+  if player == ap and back >= 0 and ctx:get(back, "engineering") then most = most + 2 end
   local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "chosen_unit")) - 1
   for _, u in ipairs(ctx:units(ap, nil)) do
     if u == pending or (ctx:counter(u, "order") > 0 and not ctx:flag(u, "order_done")) then
@@ -142,6 +154,36 @@ local function attack(ctx, ap, u, t, opts)
   return true
 end
 
+-- A battle back runs as steps of its own (its roll, then its steps 7 to 11), like an ordered
+-- unit's combat, so that the way its dice fall is not enumerated with the combat it answers.
+-- That combat's result (what its end_of_combat window reads) is kept in counters of the active
+-- player (scope battle_back) until the battle back is over.
+local ANSWERED = { "dice", "distance", "hits", "hit_lost", "lost", "stars" }
+
+local function keep_answered(ctx, ap, r)
+  local args = r.deferred
+  ctx:end_scope("combat")
+  ctx:set_counter(ap, "back_unit", args.target + 1, "battle_back")
+  ctx:set_counter(ap, "back_target", args.attacker + 1, "battle_back")
+  local v = { dice = args.dice, distance = args.distance, hits = args.hits, hit_lost = args.lost, lost = r.lost, stars = r.stars }
+  for _, k in ipairs(ANSWERED) do ctx:set_counter(ap, "back_" .. k, v[k], "battle_back") end
+end
+
+-- The end of the combat a battle back answered (its end_of_combat window), `lost`: the
+-- attacker's figures the battle back removed.
+local function end_answered(ctx, ap, lost)
+  local u, t = ctx:counter(ap, "back_target") - 1, ctx:counter(ap, "back_unit") - 1
+  local v = {}
+  for _, k in ipairs(ANSWERED) do v[k] = ctx:counter(ap, "back_" .. k) end
+  local args = { attacker = u, target = t, player = ctx:owner(u), opponent = ctx:owner(t), ranged = v.distance > 1,
+    distance = v.distance, battle_back = false, bonus = false, dice = v.dice, hits = v.hits, lost = v.hit_lost,
+    eliminated = false }
+  local res = { combat = true, hits = v.hits, lost = v.lost, eliminated = false, retired = 0, stars = v.stars,
+    attacker_lost = lost, battle_back = true, pursuit = false, bonus = false }
+  combat.end_combat(ctx, args, res)
+  ctx:end_scope("battle_back")
+end
+
 -- One step of the orders: the next ordered unit's target chosen (or its combat when the
 -- scenario gives the target), the chosen target's combat to its roll, or the rolled combat's
 -- steps 7 to 11. Each step's state says which comes next.
@@ -149,11 +191,29 @@ local function order_next(ctx)
   local ap = ctx:role("active_player")
   local rolled = ctx:counter(ap, "rolled_unit")
   local chosen = ctx:counter(ap, "chosen_unit")
+  local back = ctx:counter(ap, "back_unit")
   if rolled > 0 then
     local roll = { dice = ctx:counter(ap, "rolled_dice"), scored = ctx:counter(ap, "rolled_scored"),
       alerts = ctx:counter(ap, "rolled_alerts"), stars = ctx:counter(ap, "rolled_stars") }
     local opts = { checked = { distance = ctx:counter(ap, "rolled_distance") } }
-    count_combat(ctx, combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll))
+    if back > 0 then
+      -- the battle back's steps 7 to 11, then the end of the combat it answers
+      opts.battle_back = true
+      local b = combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll)
+      end_answered(ctx, ap, b.lost)
+    else
+      opts.defer_battle_back = true
+      local r = combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll)
+      count_combat(ctx, r)
+      if r.deferred then
+        keep_answered(ctx, ap, r)
+        return "again"
+      end
+    end
+  elseif back > 0 then
+    -- the battle back announced in the step before, to its roll (none: it did not take place)
+    if attack(ctx, ap, back - 1, ctx:counter(ap, "back_target") - 1, { battle_back = true }) then return "again" end
+    end_answered(ctx, ap, 0)
   elseif chosen > 0 then
     -- the combat of the target chosen in the step before
     local distance = ctx:counter(ap, "chosen_distance")

@@ -246,7 +246,14 @@ end
 
 function M.order_next(ctx)
   local r = order_next(ctx)
-  if r == "again" then set_aside_stars(ctx) end
+  -- (a target chosen, or an ordered unit's roll made, spends and collects no stars and leaves
+  -- the combats to come as they were: nothing more to set aside then; a battle back's roll
+  -- tells how many stars the opponent collects)
+  if r == "again" then
+    local ap = ctx:role("active_player")
+    local rolled = ctx:counter(ap, "rolled_unit") > 0 and ctx:counter(ap, "back_unit") == 0
+    if not rolled and ctx:counter(ap, "chosen_unit") == 0 then set_aside_stars(ctx) end
+  end
   return r
 end
 

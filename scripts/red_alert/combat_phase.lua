@@ -38,7 +38,7 @@ local function next_ordered(ctx, ap)
   return first
 end
 
--- The most stars `player` could still spend in this phase. Stars are spent only by the basic
+-- What a player could still spend of its stars in this phase. Stars are spent only by the basic
 -- star plays, 2 each (shared/rules/red-alert-combat.md: engineering repair, battle back, a
 -- destroyer's pursuit move and bonus combat), by combat cards (their star cost; a card is
 -- discarded when played) and, in Phase 2 Order Units, on red alert markers (over once the
@@ -50,9 +50,14 @@ end
 -- active player's turn only a battle back is the opponent's roll), so an opponent with fewer
 -- than 2 stars makes no basic star play again, nor a battle back the active player could
 -- repair in.
-local function stars_to_spend(ctx, player, ap)
-  local most = 0
-  for _, c in ipairs(ctx:entities { kind = "card", location = player }) do most = most + (ctx:get(c, "stars") or 0) end
+local function cards_cost(ctx, player)
+  local n = 0
+  for _, c in ipairs(ctx:entities { kind = "card", location = player }) do n = n + (ctx:get(c, "stars") or 0) end
+  return n
+end
+
+-- The most stars the active player `ap` and its opponent(s) could still spend in this phase.
+local function stars_to_spend(ctx, ap, players)
   -- whether the opponent can still battle back: it holds 2 stars, or will once it collects the
   -- stars of a battle back still to roll (any number) or rolled (rolled_stars)
   local gains = 0
@@ -60,29 +65,27 @@ local function stars_to_spend(ctx, player, ap)
     gains = ctx:counter(ap, "rolled_unit") > 0 and ctx:counter(ap, "rolled_stars") or 2
   end
   local battle_back = false
-  for _, p in ipairs(ctx:players()) do
+  for _, p in ipairs(players) do
     if p ~= ap and ctx:counter(p, "stars") + gains >= 2 then battle_back = true end
   end
-  if player ~= ap and not battle_back then return most end
+  local own, other = 0, 0
   -- a battle back to come (its roll or its steps 7 to 11): the active player may repair the unit
   -- it attacks
   local back = ctx:counter(ap, "back_target") - 1
-  if player == ap and back >= 0 and ctx:get(back, "engineering") then most = most + 2 end
+  if back >= 0 and ctx:get(back, "engineering") then own = own + 2 end
   local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "chosen_unit")) - 1
   for _, u in ipairs(ctx:units(ap, nil)) do
     if u == pending or (ctx:counter(u, "order") > 0 and not ctx:flag(u, "order_done")) then
       local pursues = (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue")) and not ctx:flag(u, "pursued")
         and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
       local combats = pursues and 2 or 1
-      if player ~= ap then
-        most = most + 4 * combats
-      else
-        if pursues then most = most + 2 end
-        if battle_back and ctx:get(u, "engineering") then most = most + 2 * combats end
-      end
+      other = other + 4 * combats
+      if pursues then own = own + 2 end
+      if battle_back and ctx:get(u, "engineering") then own = own + 2 * combats end
     end
   end
-  return most
+  if not battle_back then other = 0 end
+  return own, other
 end
 
 -- Stars beyond what the rest of the phase could spend are never read again here (what a player
@@ -90,15 +93,17 @@ end
 -- that differ only there are one (the step memo and the exact mode meet them once).
 local function set_aside_stars(ctx)
   local ap = ctx:role("active_player")
-  local most = {}
-  for i, p in ipairs(ctx:players()) do most[i] = stars_to_spend(ctx, p, ap) end
-  for i, p in ipairs(ctx:players()) do
+  local players = ctx:players()
+  local own, other = stars_to_spend(ctx, ap, players)
+  for _, p in ipairs(players) do
     local held = ctx:counter(p, "stars")
-    if held > most[i] then
-      ctx:set_counter(p, "stars", most[i])
+    local most = p == ap and own or other
+    if held > most then most = most + cards_cost(ctx, p) end
+    if held > most then
+      ctx:set_counter(p, "stars", most)
       if ctx:tracing() then
-        ctx:event("stars_aside:" .. ctx:name(p) .. ":" .. held - most[i], ctx:name(p) .. " holds " .. held ..
-          " stars; the rest of the phase could spend at most " .. most[i] .. ": " .. held - most[i] .. " set aside")
+        ctx:event("stars_aside:" .. ctx:name(p) .. ":" .. held - most, ctx:name(p) .. " holds " .. held ..
+          " stars; the rest of the phase could spend at most " .. most .. ": " .. held - most .. " set aside")
       end
     end
   end

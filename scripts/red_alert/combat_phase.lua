@@ -49,7 +49,7 @@ end
 -- back (8. Collect Star Tokens: stars are collected by the unit rolling at an enemy, and on the
 -- active player's turn only a battle back is the opponent's roll), so an opponent with fewer
 -- than 2 stars makes no basic star play again, nor a battle back the active player could
--- repair in.
+-- repair in. (A pack that spends stars in another way must count it here.)
 local function cards_cost(ctx, player)
   local n = 0
   for _, c in ipairs(ctx:entities { kind = "card", location = player }) do n = n + (ctx:get(c, "stars") or 0) end
@@ -162,7 +162,9 @@ end
 -- A battle back runs as steps of its own (its roll, then its steps 7 to 11), like an ordered
 -- unit's combat, so that the way its dice fall is not enumerated with the combat it answers.
 -- That combat's result (what its end_of_combat window reads) is kept in counters of the active
--- player (scope battle_back) until the battle back is over.
+-- player (scope battle_back) until the battle back is over. (Its scope combat ends before the
+-- battle back, and its end_of_combat window gets a new args table: a hook that kept something in
+-- either across the battle back would not find it.)
 local ANSWERED = { "dice", "distance", "hits", "hit_lost", "lost", "stars" }
 
 local function keep_answered(ctx, ap, r)

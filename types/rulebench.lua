@@ -259,6 +259,7 @@
 ---@alias Scope
 ---| "action" # [ti4]
 ---| "attack" # [xwing]
+---| "battle_back" # [red_alert]
 ---| "combat" # [red_alert]; [ti4]
 ---| "game" # [red_alert]; [ti4]; [xwing]
 ---| "round" # [ti4]; [xwing]

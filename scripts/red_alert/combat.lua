@@ -397,6 +397,12 @@ function M.resolve(ctx, u, t, opts, roll)
       if ctx:decide(tp, "unit_combat.battle_back", { { id = "yes" }, { id = "no" } }).id == "yes" then
         pay(ctx, tp, 2, "battle_back", name(ctx, t) .. " battles back")
         res.battle_back = true
+        -- (opts.defer_battle_back: the caller runs the battle back, then M.end_combat; step 11
+        -- needs a vacated hex, so nothing else is left of this combat)
+        if opts.defer_battle_back then
+          res.deferred = args
+          return res
+        end
         local b = M.unit_combat(ctx, t, u, { battle_back = true })
         res.attacker_lost = b.lost
       end
@@ -439,6 +445,11 @@ function M.resolve(ctx, u, t, opts, roll)
       end
     end
   end
+  return M.end_combat(ctx, args, res)
+end
+
+-- The end of a unit combat (after its steps 9 to 11): the end_of_combat window with its result.
+function M.end_combat(ctx, args, res)
   args.result = res
   ctx:open("unit_combat.end_of_combat", args)
   ctx:end_scope("combat")

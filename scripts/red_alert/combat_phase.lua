@@ -15,7 +15,12 @@
 -- turn) marks the units whose order is taken; what the orders add up to are metrics added to as
 -- they go (ctx:add_metric), the figures lost counted at the end against the counter
 -- "figures_before" each unit gets at the start. The last order's step also ends the phase
--- (M.finish), so the states it leaves are the run's last.
+-- (M.finish), so the states it leaves are the run's last. After each step the stars a player
+-- holds beyond what the rest of the phase could spend are set aside (set_aside_stars): a star
+-- rolled is otherwise a star kept, and states that differ only in stars never read again would
+-- not meet. A battle back runs as steps of its own too (its roll, then its steps 7 to 11; the
+-- combat it answers ends after it), so that its dice are not enumerated inside the step of the
+-- combat it answers.
 local combat = require "combat"
 local lib = require "lib"
 
@@ -31,6 +36,77 @@ local function next_ordered(ctx, ap)
     if o > 0 and (not first or o < first_order) and not ctx:flag(u, "order_done") then first, first_order = u, o end
   end
   return first
+end
+
+-- What a player could still spend of its stars in this phase. Stars are spent only by the basic
+-- star plays, 2 each (shared/rules/red-alert-combat.md: engineering repair, battle back, a
+-- destroyer's pursuit move and bonus combat), by combat cards (their star cost; a card is
+-- discarded when played) and, in Phase 2 Order Units, on red alert markers (over once the
+-- orders start). In each combat still to come (the order in hand and every ordered unit whose
+-- order is not yet taken; a pursuing unit's bonus combat is one more) the active player may
+-- pursue (a unit that may) and repair its unit in the battle back (engineering); the opponent
+-- may battle back and repair the unit attacked. The opponent collects stars only in a battle
+-- back (8. Collect Star Tokens: stars are collected by the unit rolling at an enemy, and on the
+-- active player's turn only a battle back is the opponent's roll), so an opponent with fewer
+-- than 2 stars makes no basic star play again, nor a battle back the active player could
+-- repair in. (A pack that spends stars in another way must count it here.)
+local function cards_cost(ctx, player)
+  local n = 0
+  for _, c in ipairs(ctx:entities { kind = "card", location = player }) do n = n + (ctx:get(c, "stars") or 0) end
+  return n
+end
+
+-- The most stars the active player `ap` and its opponent(s) could still spend in this phase.
+local function stars_to_spend(ctx, ap, players)
+  -- whether the opponent can still battle back: it holds 2 stars, or will once it collects the
+  -- stars of a battle back still to roll (any number) or rolled (rolled_stars)
+  local gains = 0
+  if ctx:counter(ap, "back_unit") > 0 and lib.setting(ctx, "battle_back_stars") then
+    gains = ctx:counter(ap, "rolled_unit") > 0 and ctx:counter(ap, "rolled_stars") or 2
+  end
+  local battle_back = false
+  for _, p in ipairs(players) do
+    if p ~= ap and ctx:counter(p, "stars") + gains >= 2 then battle_back = true end
+  end
+  local own, other = 0, 0
+  -- a battle back to come (its roll or its steps 7 to 11): the active player may repair the unit
+  -- it attacks
+  local back = ctx:counter(ap, "back_target") - 1
+  if back >= 0 and ctx:get(back, "engineering") then own = own + 2 end
+  local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "chosen_unit")) - 1
+  for _, u in ipairs(ctx:units(ap, nil)) do
+    if u == pending or (ctx:counter(u, "order") > 0 and not ctx:flag(u, "order_done")) then
+      local pursues = (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue")) and not ctx:flag(u, "pursued")
+        and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
+      local combats = pursues and 2 or 1
+      other = other + 4 * combats
+      if pursues then own = own + 2 end
+      if battle_back and ctx:get(u, "engineering") then own = own + 2 * combats end
+    end
+  end
+  if not battle_back then other = 0 end
+  return own, other
+end
+
+-- Stars beyond what the rest of the phase could spend are never read again here (what a player
+-- collects is the metric "stars", not this counter): they are set aside, so that two states
+-- that differ only there are one (the step memo and the exact mode meet them once).
+local function set_aside_stars(ctx)
+  local ap = ctx:role("active_player")
+  local players = ctx:players()
+  local own, other = stars_to_spend(ctx, ap, players)
+  for _, p in ipairs(players) do
+    local held = ctx:counter(p, "stars")
+    local most = p == ap and own or other
+    if held > most then most = most + cards_cost(ctx, p) end
+    if held > most then
+      ctx:set_counter(p, "stars", most)
+      if ctx:tracing() then
+        ctx:event("stars_aside:" .. ctx:name(p) .. ":" .. held - most, ctx:name(p) .. " holds " .. held ..
+          " stars; the rest of the phase could spend at most " .. most .. ": " .. held - most .. " set aside")
+      end
+    end
+  end
 end
 
 function M.start(ctx)
@@ -51,6 +127,7 @@ function M.start(ctx)
   end
   for _, u in ipairs(ctx:units(nil, nil)) do ctx:set_counter(u, "figures_before", figures(ctx, u), "turn") end
   for _, m in ipairs { "stars", "retire_hexes", "combats", "battle_backs", "pursuits" } do ctx:add_metric(m, 0) end
+  set_aside_stars(ctx)
 end
 
 -- adds an order's combat to the metrics
@@ -82,18 +159,68 @@ local function attack(ctx, ap, u, t, opts)
   return true
 end
 
+-- A battle back runs as steps of its own (its roll, then its steps 7 to 11), like an ordered
+-- unit's combat, so that the way its dice fall is not enumerated with the combat it answers.
+-- That combat's result (what its end_of_combat window reads) is kept in counters of the active
+-- player (scope battle_back) until the battle back is over. (Its scope combat ends before the
+-- battle back, and its end_of_combat window gets a new args table: a hook that kept something in
+-- either across the battle back would not find it.)
+local ANSWERED = { "dice", "distance", "hits", "hit_lost", "lost", "stars" }
+
+local function keep_answered(ctx, ap, r)
+  local args = r.deferred
+  ctx:end_scope("combat")
+  ctx:set_counter(ap, "back_unit", args.target + 1, "battle_back")
+  ctx:set_counter(ap, "back_target", args.attacker + 1, "battle_back")
+  local v = { dice = args.dice, distance = args.distance, hits = args.hits, hit_lost = args.lost, lost = r.lost, stars = r.stars }
+  for _, k in ipairs(ANSWERED) do ctx:set_counter(ap, "back_" .. k, v[k], "battle_back") end
+end
+
+-- The end of the combat a battle back answered (its end_of_combat window), `lost`: the
+-- attacker's figures the battle back removed.
+local function end_answered(ctx, ap, lost)
+  local u, t = ctx:counter(ap, "back_target") - 1, ctx:counter(ap, "back_unit") - 1
+  local v = {}
+  for _, k in ipairs(ANSWERED) do v[k] = ctx:counter(ap, "back_" .. k) end
+  local args = { attacker = u, target = t, player = ctx:owner(u), opponent = ctx:owner(t), ranged = v.distance > 1,
+    distance = v.distance, battle_back = false, bonus = false, dice = v.dice, hits = v.hits, lost = v.hit_lost,
+    eliminated = false }
+  local res = { combat = true, hits = v.hits, lost = v.lost, eliminated = false, retired = 0, stars = v.stars,
+    attacker_lost = lost, battle_back = true, pursuit = false, bonus = false }
+  combat.end_combat(ctx, args, res)
+  ctx:end_scope("battle_back")
+end
+
 -- One step of the orders: the next ordered unit's target chosen (or its combat when the
 -- scenario gives the target), the chosen target's combat to its roll, or the rolled combat's
 -- steps 7 to 11. Each step's state says which comes next.
-function M.order_next(ctx)
+local function order_next(ctx)
   local ap = ctx:role("active_player")
   local rolled = ctx:counter(ap, "rolled_unit")
   local chosen = ctx:counter(ap, "chosen_unit")
+  local back = ctx:counter(ap, "back_unit")
   if rolled > 0 then
     local roll = { dice = ctx:counter(ap, "rolled_dice"), scored = ctx:counter(ap, "rolled_scored"),
       alerts = ctx:counter(ap, "rolled_alerts"), stars = ctx:counter(ap, "rolled_stars") }
     local opts = { checked = { distance = ctx:counter(ap, "rolled_distance") } }
-    count_combat(ctx, combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll))
+    if back > 0 then
+      -- the battle back's steps 7 to 11, then the end of the combat it answers
+      opts.battle_back = true
+      local b = combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll)
+      end_answered(ctx, ap, b.lost)
+    else
+      opts.defer_battle_back = true
+      local r = combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll)
+      count_combat(ctx, r)
+      if r.deferred then
+        keep_answered(ctx, ap, r)
+        return "again"
+      end
+    end
+  elseif back > 0 then
+    -- the battle back announced in the step before, to its roll (none: it did not take place)
+    if attack(ctx, ap, back - 1, ctx:counter(ap, "back_target") - 1, { battle_back = true }) then return "again" end
+    end_answered(ctx, ap, 0)
   elseif chosen > 0 then
     -- the combat of the target chosen in the step before
     local distance = ctx:counter(ap, "chosen_distance")
@@ -124,6 +251,19 @@ function M.order_next(ctx)
   M.finish(ctx)
 end
 
+function M.order_next(ctx)
+  local r = order_next(ctx)
+  -- (a target chosen, or an ordered unit's roll made, spends and collects no stars and leaves
+  -- the combats to come as they were: nothing more to set aside then; a battle back's roll
+  -- tells how many stars the opponent collects)
+  if r == "again" then
+    local ap = ctx:role("active_player")
+    local rolled = ctx:counter(ap, "rolled_unit") > 0 and ctx:counter(ap, "back_unit") == 0
+    if not rolled and ctx:counter(ap, "chosen_unit") == 0 then set_aside_stars(ctx) end
+  end
+  return r
+end
+
 function M.finish(ctx)
   local ap = ctx:role("active_player")
   local own, enemy, gone, own_left, enemy_left = 0, 0, 0, 0, 0
@@ -145,6 +285,7 @@ function M.finish(ctx)
   ctx:metric("enemy_figures_left", enemy_left)
   ctx:metric("own_figures_left", own_left)
   ctx:metric("units_eliminated", gone)
+  set_aside_stars(ctx)
   ctx:end_scope("turn")
 end
 

@@ -282,12 +282,17 @@ int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
   };
   if (dice.exact()) {
     // one draw over (hits, near misses), the near misses counted up to what can be spent: each
-    // die hits, misses near or misses, and the dice are independent
-    const int cap = static_cast<int>(std::clamp<std::int64_t>(spendable, 0, kMaxDice));
+    // die hits, misses near or misses, and the dice are independent. No roll has more near misses
+    // than dice: a counter beyond them (100 trade goods) widens the table for nothing
+    std::int64_t rolled = 0;
+    for (const Roller& u : units) rolled += u.dice;
+    const int cap =
+        static_cast<int>(std::clamp<std::int64_t>(spendable, 0, std::min(rolled, kMaxDice)));
     const auto w = static_cast<std::size_t>(cap + 1);
     std::vector<double> table(w, 0.0);  // table[h * w + n]
     table[0] = 1;
     int most = 0;  // the most hits so far
+    std::vector<double> next;
     for (const Roller& u : units) {
       int hitting = 0, nearing = 0;
       for (int f = 0; f < type.sides; ++f) {
@@ -300,7 +305,7 @@ int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
       const double ph = static_cast<double>(hitting) / type.sides,
                    pn = static_cast<double>(nearing) / type.sides, pm = 1 - ph - pn;
       for (int i = 0; i < u.dice; ++i) {
-        std::vector<double> next(static_cast<std::size_t>(most + 2) * w, 0.0);
+        next.assign(static_cast<std::size_t>(most + 2) * w, 0.0);
         for (int h = 0; h <= most; ++h)
           for (int n = 0; n <= cap; ++n) {
             const double q = table[static_cast<std::size_t>(h) * w + static_cast<std::size_t>(n)];

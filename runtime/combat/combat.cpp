@@ -282,46 +282,65 @@ int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
   };
   if (dice.exact()) {
     // one draw over (hits, near misses), the near misses counted up to what can be spent: each
-    // die hits, misses near or misses, and the dice are independent
-    const int cap = static_cast<int>(std::clamp<std::int64_t>(spendable, 0, kMaxDice));
-    const auto w = static_cast<std::size_t>(cap + 1);
-    std::vector<double> table(w, 0.0);  // table[h * w + n]
-    table[0] = 1;
-    int most = 0;  // the most hits so far
-    for (const Roller& u : units) {
-      int hitting = 0, nearing = 0;
-      for (int f = 0; f < type.sides; ++f) {
-        const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
-        if (u.threshold > 0 && value + u.modifier >= u.threshold)
-          ++hitting;
-        else if (u.threshold > 0 && near_miss(u, value))
-          ++nearing;
+    // die hits, misses near or misses, and the dice are independent. No roll has more near misses
+    // than dice: a counter beyond them (100 trade goods) widens the table for nothing
+    std::int64_t rolled = 0;
+    for (const Roller& u : units) rolled += u.dice;
+    const int cap =
+        static_cast<int>(std::clamp<std::int64_t>(spendable, 0, std::min(rolled, kMaxDice)));
+    // The draw's ways depend on the die, the rollers and the cap alone: the last ones are kept (a
+    // round enumerated draw by draw rolls one side again for each way the other side fell)
+    thread_local std::vector<std::int64_t> key, last;
+    thread_local std::vector<double> p;
+    thread_local std::vector<std::pair<int, int>> ways;
+    key.assign({type.sides, type.numeric() ? 1 : 0, by, raise, cap});
+    if (type.numeric()) key.insert(key.end(), type.values.begin(), type.values.end());
+    for (const Roller& u : units)
+      key.insert(key.end(), {u.threshold, u.modifier, u.dice, u.raised});
+    if (key != last) {
+      last.clear();
+      const auto w = static_cast<std::size_t>(cap + 1);
+      std::vector<double> table(w, 0.0);  // table[h * w + n]
+      table[0] = 1;
+      int most = 0;  // the most hits so far
+      std::vector<double> next;
+      for (const Roller& u : units) {
+        int hitting = 0, nearing = 0;
+        for (int f = 0; f < type.sides; ++f) {
+          const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
+          if (u.threshold > 0 && value + u.modifier >= u.threshold)
+            ++hitting;
+          else if (u.threshold > 0 && near_miss(u, value))
+            ++nearing;
+        }
+        const double ph = static_cast<double>(hitting) / type.sides,
+                     pn = static_cast<double>(nearing) / type.sides, pm = 1 - ph - pn;
+        for (int i = 0; i < u.dice; ++i) {
+          next.assign(static_cast<std::size_t>(most + 2) * w, 0.0);
+          for (int h = 0; h <= most; ++h)
+            for (int n = 0; n <= cap; ++n) {
+              const double q = table[static_cast<std::size_t>(h) * w + static_cast<std::size_t>(n)];
+              if (q == 0) continue;
+              const auto at = [&](int hh, int nn) {
+                return static_cast<std::size_t>(hh) * w + static_cast<std::size_t>(nn);
+              };
+              next[at(h + 1, n)] += q * ph;
+              next[at(h, std::min(cap, n + 1))] += q * pn;
+              next[at(h, n)] += q * pm;
+            }
+          table.swap(next);
+          ++most;
+        }
       }
-      const double ph = static_cast<double>(hitting) / type.sides,
-                   pn = static_cast<double>(nearing) / type.sides, pm = 1 - ph - pn;
-      for (int i = 0; i < u.dice; ++i) {
-        std::vector<double> next(static_cast<std::size_t>(most + 2) * w, 0.0);
-        for (int h = 0; h <= most; ++h)
-          for (int n = 0; n <= cap; ++n) {
-            const double q = table[static_cast<std::size_t>(h) * w + static_cast<std::size_t>(n)];
-            if (q == 0) continue;
-            const auto at = [&](int hh, int nn) {
-              return static_cast<std::size_t>(hh) * w + static_cast<std::size_t>(nn);
-            };
-            next[at(h + 1, n)] += q * ph;
-            next[at(h, std::min(cap, n + 1))] += q * pn;
-            next[at(h, n)] += q * pm;
-          }
-        table.swap(next);
-        ++most;
-      }
+      // the ways it can fall, in the order of (hits, near misses)
+      p.clear(), ways.clear();
+      for (std::size_t k = 0; k < table.size(); ++k)
+        if (table[k] > 0) {
+          p.push_back(table[k]);
+          ways.emplace_back(static_cast<int>(k / w), static_cast<int>(k % w));
+        }
+      last = key;
     }
-    // the ways it can fall, in the order of (hits, near misses)
-    std::vector<double> p;
-    std::vector<std::pair<int, int>> ways;
-    for (std::size_t k = 0; k < table.size(); ++k)
-      if (table[k] > 0)
-        p.push_back(table[k]), ways.emplace_back(static_cast<int>(k / w), static_cast<int>(k % w));
     const auto [hits, n] = ways[dice.choose(p.data(), static_cast<std::uint32_t>(p.size()))];
     near = n;
     return hits;

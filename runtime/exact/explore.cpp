@@ -28,6 +28,11 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
     std::uint64_t branches = 0;
     ExactTree tree;  // best play: this node's leaves, kept when one of them made a choice
     bool chose = false;
+    // ends of the step's first draw filed without running it (ExactLeaf::siblings): the leaf
+    // that gave them, and by value drawn, the state each leaves (null: run the step)
+    ExactLeaf sibling_leaf;
+    ExactSiblings siblings;
+    std::vector<const State*> sibling_at;
     do {
       if (o.stop && o.stop->load(std::memory_order_relaxed))
         throw ExactLimit("the exact mode was cancelled");
@@ -46,12 +51,29 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
                                                 "(a hit assignment: each of its distinct outcomes)")
                                   : std::string()));
       path.rewind();
-      work = node.state;
-      ExactLeaf leaf = run(node.step, path, work);
-      if (path.mismatch())
-        throw ScriptError("step " + std::to_string(node.step + 1) +
-                          " drew other dice from the same state and draws: it depends on "
-                          "something outside the state (a value kept between calls?)");
+      ExactLeaf leaf;
+      if (path.size() == 1 && path.value(0) < sibling_at.size() && sibling_at[path.value(0)]) {
+        // an end of the first draw that leads as an earlier leaf did: the draw replayed (its
+        // probability in the path), the state that end left, the earlier leaf's writes
+        work = *sibling_at[path.value(0)];
+        path.choose(siblings.p, siblings.n);
+        leaf = sibling_leaf;
+        ++stats.filed;
+      } else {
+        work = node.state;
+        leaf = run(node.step, path, work);
+        if (path.mismatch())
+          throw ScriptError("step " + std::to_string(node.step + 1) +
+                            " drew other dice from the same state and draws: it depends on "
+                            "something outside the state (a value kept between calls?)");
+        if (!leaf.siblings.ends.empty() && sibling_at.empty() && !o.trees) {
+          siblings = std::move(leaf.siblings);
+          sibling_at.assign(siblings.n, nullptr);
+          for (const auto& [j, t] : siblings.ends) sibling_at[j] = t;
+          sibling_leaf = leaf;
+          sibling_leaf.siblings = {};
+        }
+      }
       const double p = path.probability();
       if (o.trees) {
         ExactTreeLeaf t;

@@ -20,6 +20,16 @@
 
 namespace rb {
 
+// The other ends of a step's one draw that lead the same way as the leaf just run: a step whose
+// only draw was a round's end drawn by the runtime (ctx:exchange_fire with spec.again) and that
+// returned "again" at once. Each such end is filed as a leaf (the same writes and next step, the
+// state the round left) without running the step again. `p`, `n`: the draw's probabilities.
+struct ExactSiblings {
+  const double* p = nullptr;
+  std::uint32_t n = 0;
+  std::vector<std::pair<std::uint32_t, const State*>> ends;  // value drawn -> the state left
+};
+
 // What one run of a step did: the step to run next, the metrics it set (in order) and added to,
 // and the outcome it set (-1: none).
 struct ExactLeaf {
@@ -35,6 +45,7 @@ struct ExactLeaf {
     int owner = 0;
   };
   std::vector<Choice> choices;
+  ExactSiblings siblings;  // none when `ends` is empty
 };
 
 // Best play: the leaves of a node whose step made choices, as its tree of draws. A leaf's draws
@@ -74,7 +85,8 @@ struct ExploreOptions {
 };
 
 struct ExploreStats {
-  std::uint64_t leaves = 0;  // step runs
+  std::uint64_t leaves = 0;  // step runs, and leaves filed without one (`filed`)
+  std::uint64_t filed = 0;   // leaves filed without running the step (ExactLeaf::siblings)
   std::size_t pruned = 0;
 };
 

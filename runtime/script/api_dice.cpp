@@ -1089,6 +1089,7 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     X.fires.emplace(key, std::move(made));
   }
   X.last_fire = fire, X.last_args = args;
+  const std::size_t at = X.path ? X.path->used() : 0;
   const std::uint32_t k = I.dice.choose(fire->p.data(), static_cast<std::uint32_t>(fire->p.size()));
   I.liveness_dirty = true;
   if (fire->one_round) {
@@ -1097,6 +1098,7 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     // a round that goes on: the next begins (ExchangeHost::round_begins)
     if (result == combat::ExchangeResult::round_done && spec.metric != kNoSym)
       add_run_metric(I, spec.metric, 1);
+    if (X.path && I.dice.exact_path() == X.path) X.round_draw = {fire, k, at, X.writes.size()};
     return ExactRounds::round;
   }
   fire->ends.apply(s, k);  // s is the start

@@ -216,6 +216,15 @@ struct Engine::Impl {
     const Fire* last_fire = nullptr;
     std::uint64_t last_args = 0;
     std::size_t fire_bytes = 0;  // what `fires` holds (counted against the byte bound)
+    // the last round's end drawn in the step being run (a one-round Fire): which end, where in
+    // the path, and how many writes the step had made just after (run_exact_step files the
+    // other ends as siblings when the step returned "again" at once); fire null: none
+    struct RoundDraw {
+      const Fire* fire = nullptr;
+      std::uint32_t k = 0;
+      std::size_t at = 0, writes = 0;
+    };
+    RoundDraw round_draw;
   };
   std::unique_ptr<Exact> exact;
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added

@@ -386,8 +386,10 @@ TEST_CASE(
   CHECK(std::abs(r.at("draw").get<double>() - exact.draw) < 1e-9);
   CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
   // each round's ends are computed once per state and one drawn: 83 step runs, where the
-  // procedure's own rounds (a step run per way the dice fell) took 249
-  CHECK(r.at("step_runs").get<std::uint64_t>() < 150);
+  // procedure's own rounds (a step run per way the dice fell) took 249; the ends after which the
+  // combat goes on ("again") are filed without running the step again (ExactLeaf::siblings):
+  // 59 step runs
+  CHECK(r.at("step_runs").get<std::uint64_t>() < 70);
 }
 
 // ---------------------------------------------------------------- hooks that cannot run
@@ -483,6 +485,14 @@ TEST_CASE(
   CHECK(std::abs(r.at("defender_win").get<double>() - exact.defender) < 1e-9);
   // each roll is one draw over (hits, near misses up to the trade goods), not each die's face
   CHECK(r.at("step_runs").get<std::uint64_t>() < 200);
+  // 100 trade goods: a roll's near misses are counted up to its dice (two), not to the trade goods
+  std::map<std::array<int, 3>, Outcome> memo_100;
+  const Outcome rich = solve_kenara(2, 100, 3, memo_100);
+  const nlohmann::json r100 =
+      rb::testing::exact_report("tests/fixtures/exact/hacan_flagship_trade_goods_100.toml");
+  CHECK(std::abs(r100.at("attacker_win").get<double>() - rich.attacker) < 1e-9);
+  CHECK(std::abs(r100.at("draw").get<double>() - rich.draw) < 1e-9);
+  CHECK(std::abs(r100.at("defender_win").get<double>() - rich.defender) < 1e-9);
   // a policy that never uses it keeps the trade goods: the answer without them
   const nlohmann::json never =
       rb::testing::exact_report("tests/fixtures/exact/hacan_flagship_never.toml");

@@ -25,6 +25,9 @@ namespace {
 
 void agree(const Session& session, const std::string& what, std::uint64_t runs) {
   const Simulation sim(session);
+  // a scenario whose [play] asks best play has no Monte Carlo answer (docs/exact.md): the same
+  // battle with its policies is a scenario of its own (best_play_b.toml is bench_b.toml's)
+  if (!sim.scenario_best().empty()) return;
   const nlohmann::json exact = sim.exact(ExactRunOptions{});
   SimOptions o;
   o.runs = runs;

@@ -35,6 +35,7 @@ struct ExactLeaf {
     int owner = 0;
   };
   std::vector<Choice> choices;
+  bool replayed = false;  // filed without running the step (best play's rounds: ExploreStats)
 };
 
 // Best play: the leaves of a node whose step made choices, as its tree of draws. A leaf's draws
@@ -74,7 +75,8 @@ struct ExploreOptions {
 };
 
 struct ExploreStats {
-  std::uint64_t leaves = 0;  // step runs
+  std::uint64_t leaves = 0;    // step runs
+  std::uint64_t replayed = 0;  // leaves filed without running the step (among `leaves`)
   std::size_t pruned = 0;
 };
 

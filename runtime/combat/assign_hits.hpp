@@ -39,9 +39,13 @@ using AskCasualty = std::function<std::size_t(const std::vector<std::string>& ch
 // interchangeable, so each outcome is one option, not one per order or per unit: `choose(n)`
 // returns the index of the chosen one of n, 0 being the policy's own. Without `interchangeable`
 // (the ruleset does not promise it, State::canonicalise) every unit is a kind of its own.
+struct AssignmentOutcome;
 struct AskOutcome {
   std::function<std::size_t(std::size_t n)> choose;
   bool interchangeable = false;
+  // the outcomes by number of hits, kept by the caller while the units that take them start
+  // from the same state (best play's rounds from one state: ctx:exchange_fire); null: none kept
+  std::vector<std::vector<AssignmentOutcome>>* by_hits = nullptr;
 };
 
 // One outcome of an assignment: its summary ("sustain:dreadnought,carrier") and what it does,

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "base/error.hpp"
+#include "combat/assign_hits.hpp"
 #include "exact/fire_chain.hpp"
 
 namespace rb::combat {
@@ -744,7 +745,34 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
       side.queue_stale = false;
     }
     side.queue.begin_assignment();
-    destroyed += assign_by_policy(s, side.queue, hits, mode, lost, sustained);
+    const AskOutcome* whole = player == x.a ? x.whole_a : x.whole_d;
+    if (whole && whole->choose) {
+      // best play: one choice among the distinct outcomes, the policy's first (as
+      // choose_casualties makes it for ctx:assign_hits)
+      std::vector<AssignmentOutcome> made;
+      const std::vector<AssignmentOutcome>* kept = nullptr;
+      if (whole->by_hits) {
+        auto& by = *whole->by_hits;
+        if (by.size() <= static_cast<std::size_t>(hits))
+          by.resize(static_cast<std::size_t>(hits) + 1);
+        std::vector<AssignmentOutcome>& at = by[static_cast<std::size_t>(hits)];
+        if (at.empty()) at = assignment_outcomes(s, side.queue, hits, mode, whole->interchangeable);
+        kept = &at;
+      } else {
+        made = assignment_outcomes(s, side.queue, hits, mode, whole->interchangeable);
+      }
+      const std::vector<AssignmentOutcome>& outcomes = kept ? *kept : made;
+      const std::size_t k = whole->choose(outcomes.size());
+      for (const auto& [i, sustain] : outcomes[k < outcomes.size() ? k : 0].takes) {
+        side.queue.take(s, i, sustain);
+        if (!sustain)
+          lost.push_back(side.queue.entity(i)), ++destroyed;
+        else if (sustained)
+          sustained->push_back(side.queue.entity(i));
+      }
+    } else {
+      destroyed += assign_by_policy(s, side.queue, hits, mode, lost, sustained);
+    }
     side.directed_stale = true;
   }
   if (sustained && !sustained->empty()) flag_sustained(env, s, x, side, *sustained);

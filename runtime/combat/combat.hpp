@@ -195,6 +195,8 @@ class Casualties {
 int assign_by_policy(State& s, Casualties& q, int hits, Sustain mode, std::vector<EntityId>& lost,
                      std::vector<EntityId>* sustaining);
 
+struct AskOutcome;  // combat/assign_hits.hpp
+
 // What an exchange of fire (ctx:exchange_fire) needs to know.
 struct Exchange {
   EntityId location = kNoEntity, a = kNoEntity, d = kNoEntity;
@@ -209,6 +211,10 @@ struct Exchange {
   // modifiers with spend whose player's policy declines the optional hook they replace, for a
   // and for d: they spend nothing
   std::span<const int> declined_a, declined_d;
+  // best play (the exact mode, one round): a side whose assignment is a choice among its distinct
+  // outcomes (null: by its policy); only where no hit is directed and no modifier has a round
+  // effect (the caller checks)
+  const AskOutcome *whole_a = nullptr, *whole_d = nullptr;
 };
 
 // What the engine does around an exchange.

@@ -68,6 +68,9 @@ class ExactPath {
   // From now on a draw is an error (the exact mode has explored the run: nothing may roll after).
   void close() { clear(), closed_ = true; }
   void rewind() { pos_ = 0, mismatch_ = false; }
+  // After rewind: the first n draws are taken as they were (best play files a leaf whose
+  // draws before n are a run's it replays, exact/explore.hpp)
+  void skip(std::size_t n) { pos_ = n < entries_.size() ? n : entries_.size(); }
   std::uint32_t draw(std::uint32_t bound);
   // Draws index i with probability probs[i] (n of them; at least one above 0).
   std::uint32_t choose(const double* probs, std::uint32_t n);

@@ -1182,7 +1182,21 @@ int l_exchange_fire(lua_State* L) {
   const bool asked = I.options.interactive && isatty(STDIN_FILENO);
   // best play: the best side's hits are its choices, which the procedure's own round asks
   const bool best = I.exact && (I.exact->best == a || I.exact->best == d) && I.exact->best >= 0;
-  if (!I.options.exchange_fire || I.tracing() || scripted || asked || best) return hand_back();
+  if (!I.options.exchange_fire || I.tracing() || scripted || asked) return hand_back();
+  if (best) {
+    // its rounds run here one a call (x.again) where the only decision in them is the hit
+    // assignment: no hook can run, no hit is directed, no modifier has a round effect or
+    // spends (whose use would be a decision too); else the procedure's round asks them
+    if (x.once || !x.again || !I.dice.exact() || I.exact->done) return hand_back();
+    for (int w : x.windows)
+      if (I.window_live_unreplaced(w)) return hand_back();
+    const combat::Env env = combat_env(I);
+    if (combat::directs_hits(env, s, a, location, *x.roll) ||
+        combat::directs_hits(env, s, d, location, *x.roll) ||
+        combat::has_round_effects(env, s, a, *x.roll) ||
+        combat::has_round_effects(env, s, d, *x.roll))
+      return hand_back();
+  }
   combat::Exchange ex;
   ex.location = location, ex.a = a, ex.d = d;
   ex.roll = x.roll, ex.hits = x.hits;
@@ -1192,18 +1206,36 @@ int l_exchange_fire(lua_State* L) {
   ex.once = x.once;
   ex.cap = cap;
   std::vector<int> declined_a, declined_d;
-  declined_spending(I, s, a, x.roll->purpose, declined_a);
-  declined_spending(I, s, d, x.roll->purpose, declined_d);
+  // best play: the best side's hits are one choice among the assignment's distinct outcomes
+  // (as choose_casualties asks them in the procedure's round), in one round run here
+  combat::AskOutcome whole_a, whole_d;
+  if (best) {
+    const auto& kinds = I.rules.interchangeable;
+    const bool alike = std::find(kinds.begin(), kinds.end(), I.rules.unit_kind) != kinds.end();
+    for (const EntityId player : {a, d}) {
+      if (!(I.exact->best == player)) continue;
+      combat::AskOutcome* const whole = player == a ? &whole_a : &whole_d;
+      whole->choose = [&I, player](std::size_t n) {
+        const int k = I.exact->choose(player, static_cast<std::uint32_t>(n), I.dice.exact_path());
+        return k < 0 ? std::size_t{0} : static_cast<std::size_t>(k);
+      };
+      whole->interchangeable = alike;
+      (player == a ? ex.whole_a : ex.whole_d) = whole;
+    }
+  } else {
+    declined_spending(I, s, a, x.roll->purpose, declined_a);
+    declined_spending(I, s, d, x.roll->purpose, declined_d);
+  }
   ex.declined_a = declined_a, ex.declined_d = declined_d;
   // a step the memo records runs one round: the next round starts from a state the memo keeps,
   // where runs that took other paths meet (a trie over every round of a combat outgrows the
   // memo's slots, and its paths never meet)
-  ex.one_round = x.again && I.memo_writes && !I.dice.exact();
+  ex.one_round = best || (x.again && I.memo_writes && !I.dice.exact());
   combat::ExchangeResult result = combat::ExchangeResult::over;
   bool failed = false, drawn = false;  // drawn: the exact mode drew the round's end (result)
   {  // the objects of this block are gone before a Lua error unwinds the frame
     ExchangeHost host(I, x);
-    if (I.dice.exact() && !x.once) {
+    if (I.dice.exact() && !x.once && !best) {
       // every hook that can run runs in the procedure's rounds. A hook a declared modifier
       // replaces is done by the chain's rollers; one that `requires`
       // a counter its owner is short of cannot run (no hook runs in the chain, so the counter
@@ -1223,10 +1255,44 @@ int l_exchange_fire(lua_State* L) {
       if (!x.again) return hand_back();
       ex.one_round = true;
     }
+    // best play: the round is kept (Exact::Fan) so that the node's other leaves can be filed
+    // without running the step again (replay_best_round)
+    Engine::Impl::Exact::Fan* fan =
+        best && I.exact->path && I.dice.exact_path() == I.exact->path ? &I.exact->fan : nullptr;
+    if (fan) {
+      // (a fan made valid by an earlier run of the node stays so: same draws before it, same
+      // start; the node's path checks that, run_exact_step)
+      if (fan->at != I.exact->path->used()) fan->valid = false;
+      fan->pending = true;
+      fan->at = I.exact->path->used();
+      if (!(fan->start == s)) {
+        fan->start = s;
+        fan->outcomes_a.clear(), fan->outcomes_d.clear();
+      }
+      whole_a.by_hits = &fan->outcomes_a, whole_d.by_hits = &fan->outcomes_d;
+      fan->writes = I.exact->writes;
+      fan->choices = I.exact->choices;
+    }
     try {
       if (!drawn)
         result = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, s, ex, host,
                                        I.scratch_exchange);
+      if (fan) {
+        fan->end = I.exact->path->used();
+        fan->after = s;
+        fan->writes_after = I.exact->writes.size();
+        fan->choices_after = I.exact->choices.size();
+        fan->round_done = result == combat::ExchangeResult::round_done;
+        fan->spec = &x;
+        fan->order_a.assign(order_a.begin(), order_a.end());
+        fan->order_d.assign(order_d.begin(), order_d.end());
+        fan->whole_a = whole_a, fan->whole_d = whole_d;
+        fan->x = ex;
+        fan->x.order_a = fan->order_a, fan->x.order_d = fan->order_d;
+        fan->x.whole_a = ex.whole_a ? &fan->whole_a : nullptr;
+        fan->x.whole_d = ex.whole_d ? &fan->whole_d : nullptr;
+        fan->x.declined_a = {}, fan->x.declined_d = {};
+      }
     } catch (const combat::CombatError& e) {
       push_error(L, e.what());
       failed = true;
@@ -1262,6 +1328,44 @@ int l_destroy(lua_State* L) {
 }
 
 }  // namespace
+
+bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s) {
+  Engine::Impl::Exact& X = *I.exact;
+  const Engine::Impl::Exact::Fan& fan = X.fan;
+  State t = fan.start;
+  State* const saved = I.state;
+  RunResult* const saved_result = I.result;
+  RunResult scratch;
+  I.state = &t;
+  I.result = &scratch;
+  I.liveness_dirty = true;
+  path.rewind();
+  path.skip(fan.at);  // the draws before the round are the fan's (the same prefix)
+  I.dice.start_exact(&path);
+  X.path = &path;
+  X.writes = fan.writes;
+  X.choices = fan.choices;
+  I.memo_writes = &X.writes;
+  combat::ExchangeResult r = combat::ExchangeResult::handed_back;
+  {
+    ExchangeHost host(I, *fan.spec);
+    try {
+      r = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, fan.x, host,
+                                I.scratch_exchange);
+    } catch (const combat::CombatError&) {
+      r = combat::ExchangeResult::handed_back;  // the step's own run raises it
+    }
+  }
+  I.state = saved, I.result = saved_result;
+  I.liveness_dirty = true;
+  I.memo_writes = nullptr;
+  I.dice.stop_exact();
+  X.path = nullptr;
+  if (r != combat::ExchangeResult::round_done || path.mismatch() || path.used() != path.size())
+    return false;
+  s = std::move(t);
+  return true;
+}
 
 void Engine::Impl::destroy(EntityId e, int window) {
   const EntityId from = state->at(e).location;

@@ -704,11 +704,44 @@ StepMemo& memo_of(lua_State* L, Engine::Impl& I, int n) {
   return I.steps_memos.back()->memo;
 }
 
+ExactLeaf leaf_of_writes(Engine::Impl::Exact& X);
+ExactLeaf run_exact_step_in_lua(lua_State* L, Engine::Impl& I, int list, int step, ExactPath& path,
+                                State& state);
+
 // The exact mode (Engine::run_exact): the leaves of step `step` from `state`, each run once with
 // its draws from `path`; what it writes is captured (I.exact->writes). `fn` is the stack index of
 // the step list (ctx:steps), or 0 for the procedure run as one step (its function at index 1).
+
 ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, ExactPath& path,
                          State& state) {
+  Engine::Impl::Exact& X = *I.exact;
+  // best play: a leaf whose draws before the round of the node's fan are those of the run that
+  // made it (the path kept them: it is longer than that), and whose round goes on, is that round
+  // alone (Exact::Fan)
+  Engine::Impl::Exact::Fan& fan = X.fan;
+  if (path.size() <= fan.at || fan.step != step) fan.valid = false;
+  if (fan.valid && replay_best_round(I, path, state)) {
+    ExactLeaf leaf = leaf_of_writes(X);
+    leaf.next_step = step;
+    leaf.replayed = true;
+    ++X.replayed;
+    return leaf;
+  }
+  path.rewind();  // (a round replayed that did not go on: the step runs from its first draw)
+  fan.pending = false;
+  ExactLeaf leaf = run_exact_step_in_lua(L, I, list, step, path, state);
+  // the step returned "again" at once after its round: it drew, wrote and changed nothing after
+  if (fan.pending && fan.round_done && leaf.next_step == step && path.used() == fan.end &&
+      path.size() == fan.end && X.writes.size() == fan.writes_after &&
+      X.choices.size() == fan.choices_after && state == fan.after) {
+    fan.valid = true;
+    fan.step = step;
+  }
+  return leaf;
+}
+
+ExactLeaf run_exact_step_in_lua(lua_State* L, Engine::Impl& I, int list, int step, ExactPath& path,
+                                State& state) {
   Engine::Impl::Exact& X = *I.exact;
   State* const saved = I.state;
   RunResult* const saved_result = I.result;
@@ -738,6 +771,15 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
     lua_call(L, 1, 0);
     leaf.next_step = 1;
   }
+  const int next = leaf.next_step;
+  leaf = leaf_of_writes(X);
+  leaf.next_step = next;
+  return leaf;
+}
+
+// What the step just run wrote (X.writes) and chose (X.choices), as its leaf.
+ExactLeaf leaf_of_writes(Engine::Impl::Exact& X) {
+  ExactLeaf leaf;
   for (const MemoWrite& w : X.writes) {
     if (w.name == kNoSym) {
       leaf.outcome = w.outcome, leaf.outcome_name = w.outcome_name;
@@ -834,6 +876,7 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   X.chain = std::move(chain);
   X.steps = n;
   X.stats.leaves += stats.leaves - stats.filed, X.stats.pruned += stats.pruned;
+  X.stats.replayed += stats.replayed;
 }
 
 // Whether a die of a group draw hits on face `f`, as set_face reads the face.

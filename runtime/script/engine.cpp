@@ -1106,7 +1106,8 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   r.added = X.solution.added;
   r.unresolved = X.solution.unresolved;
   r.states = chain.size();
-  r.leaves = X.stats.leaves;
+  r.leaves =
+      X.stats.leaves - X.stats.replayed;  // the steps run (best play files some leaves without)
   r.cycles = X.solution.sets;
   r.largest_cycle = X.solution.largest_set;
   r.best = X.best_result;

@@ -29,6 +29,7 @@
 #include <lua.hpp>
 
 #include "base/error.hpp"
+#include "combat/assign_hits.hpp"
 #include "combat/combat.hpp"
 #include "dice/counts.hpp"
 #include "exact/explore.hpp"
@@ -163,6 +164,7 @@ struct Engine::Impl {
   std::vector<std::uint32_t> face_counts;         // a roll counted by face: dice per kind
   void forget_memos();
   // The exact mode's exploration under way (run_exact), null otherwise.
+  struct ExchangeSpec;
   struct Exact {
     ExactRunOptions options;
     ExactChain chain;  // the chain of ctx:steps, or of the procedure as one step
@@ -225,6 +227,31 @@ struct Engine::Impl {
       std::size_t at = 0, writes = 0;
     };
     RoundDraw round_draw;
+    // Best play: the round ctx:exchange_fire ran in C++ with the best side's hits a choice
+    // (`pending`: in the step being run), from the state it was called in; its draws are the
+    // path's from `at` on. Once a run of the node's step returned "again" right after that
+    // round (`valid`: it drew, wrote and changed nothing after it), the node's other leaves
+    // with the same draws before `at` whose round goes on are that round alone: they are filed
+    // without running the step (replay_best_round), the others run it.
+    struct Fan {
+      bool pending = false, valid = false;
+      int step = -1;
+      std::size_t at = 0, end = 0;    // the path's position before and after the round's draws
+      State start, after;             // the state before and after the round
+      std::vector<MemoWrite> writes;  // what the run wrote before the round
+      std::size_t writes_after = 0;   // ... and how many writes after it
+      std::vector<ExactLeaf::Choice> choices;  // the choices made before the round
+      std::size_t choices_after = 0;
+      combat::Exchange x;  // the call (its spans and choosers point at the members below)
+      std::vector<Sym> order_a, order_d;
+      combat::AskOutcome whole_a, whole_d;
+      // each side's assignment outcomes from `start`, by hits (AskOutcome::by_hits)
+      std::vector<std::vector<combat::AssignmentOutcome>> outcomes_a, outcomes_d;
+      const ExchangeSpec* spec = nullptr;
+      bool round_done = false;  // the round went on (the step's run then returned "again")
+    };
+    Fan fan;
+    std::uint64_t replayed = 0;  // leaves filed without running the step
   };
   std::unique_ptr<Exact> exact;
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added
@@ -429,6 +456,10 @@ int exact_root(lua_State* L);  // api_flow.cpp: Engine::run_exact's root explora
 // api_flow.cpp: adds to a metric of the run under way, as ctx:add_metric does (the step memo and
 // the exact mode see it).
 void add_run_metric(Engine::Impl& I, Sym metric, double delta);
+// Best play: the round of exact->fan again from its start, its draws from the path's position
+// `at` on (api_dice.cpp); the state it leaves in `s`. False (s untouched) unless the round goes on
+// ("again") and the path has no draws after it.
+bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s);
 
 // --- fixed_order.cpp
 void install_fixed_order(lua_State* L);  // pairs, next, tostring, string.format: same everywhere

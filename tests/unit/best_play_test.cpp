@@ -618,3 +618,60 @@ TEST_CASE("bench --exact --best: best play timed beside the plain exact mode, wi
         Approx(b.at("ms").get<double>() / j.at("cases").at(0).at("ms").get<double>()));
   CHECK(format_exact_bench(results).find("best play (to win)") != std::string::npos);
 }
+
+namespace {
+
+// simulate --exact --best SIDE's chain (the best play's report), with the procedure's rounds run
+// in C++ where they can be (ctx:exchange_fire) or every round run by the procedure itself.
+nlohmann::json best_chain(const std::string& scenario, const std::string& side, bool in_cpp) {
+  const std::filesystem::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  const Session session = open_session(read_scenario(root / scenario), so);
+  const Simulation sim(session);
+  ExactRunOptions o;
+  std::function<double(const nlohmann::json&)> value_of;
+  o.best = sym(side);
+  o.best_objective = sim.best_objective(side, "win", false, &value_of);
+  EngineOptions engine;
+  engine.exchange_fire = in_cpp;
+  nlohmann::json j = sim.exact(o, engine);
+  j["value"] = value_of(j);
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("best play: the best side's rounds run in C++, its hits one choice among their outcomes",
+          "[best_play][exact_mode]") {
+  // Where nothing but the hit assignment is decided in a round (no retreat, no hook that can
+  // run), ctx:exchange_fire runs the best side's rounds itself, one a call, the best side's hits
+  // one choice among the assignment's distinct outcomes, and files each leaf whose round goes on
+  // without running the step again. The chain is the one the procedure's own rounds make (every
+  // round run in Lua: EngineOptions::exchange_fire off): the same states, the same values, in
+  // far fewer runs of the step. Before, the best side's rounds were always the procedure's.
+  for (const char* scenario : {"tests/fixtures/exact/best_play_outcomes.toml",
+                               "tests/fixtures/exact/best_play_carrier.toml",
+                               "tests/fixtures/exact/best_play_cruiser_first.toml"})
+    for (const char* side : {"attacker", "defender"}) {
+      INFO(scenario << " " << side);
+      const nlohmann::json lua = best_chain(scenario, side, false);
+      const nlohmann::json cpp = best_chain(scenario, side, true);
+      CHECK(cpp.at("states") == lua.at("states"));
+      CHECK(cpp.at("value").get<double>() == Approx(lua.at("value").get<double>()).margin(1e-12));
+      for (const char* key : {"attacker_win", "draw", "defender_win", "rounds_mean"})
+        CHECK(cpp.at(key).get<double>() == Approx(lua.at(key).get<double>()).margin(1e-12));
+      CHECK(cpp.at("best_play").at("choice_nodes") == lua.at("best_play").at("choice_nodes"));
+      CHECK(cpp.at("step_runs").get<std::uint64_t>() < lua.at("step_runs").get<std::uint64_t>());
+    }
+  // bench (b): the values and states measured when every round was the procedure's (58 865 and
+  // 176 844 runs of the step); now the rounds that go on are filed without a run of the step
+  const nlohmann::json d = best_chain("content/ti4-base/scenarios/bench_b.toml", "defender", true);
+  CHECK(d.at("value").get<double>() == Approx(0.574957935464864).margin(1e-9));
+  CHECK(d.at("states") == 2107);
+  CHECK(d.at("step_runs").get<std::uint64_t>() < 80'000);
+  const nlohmann::json a = best_chain("content/ti4-base/scenarios/bench_b.toml", "attacker", true);
+  CHECK(a.at("value").get<double>() == Approx(0.4403847014992943).margin(1e-9));
+  CHECK(a.at("states") == 745);
+  CHECK(a.at("step_runs").get<std::uint64_t>() < 30'000);
+}

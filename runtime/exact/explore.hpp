@@ -46,7 +46,7 @@ struct ExactLeaf {
   };
   std::vector<Choice> choices;
   ExactSiblings siblings;  // none when `ends` is empty
-  bool replayed = false;  // filed without running the step (best play's rounds: ExploreStats)
+  bool replayed = false;   // filed without running the step (best play's rounds: ExploreStats)
 };
 
 // Best play: the leaves of a node whose step made choices, as its tree of draws. A leaf's draws
@@ -86,10 +86,9 @@ struct ExploreOptions {
 };
 
 struct ExploreStats {
-  std::uint64_t leaves = 0;  // step runs, and leaves filed without one (`filed`)
-  std::uint64_t filed = 0;   // leaves filed without running the step (ExactLeaf::siblings)
-  std::uint64_t leaves = 0;    // step runs
-  std::uint64_t replayed = 0;  // leaves filed without running the step (among `leaves`)
+  std::uint64_t leaves = 0;    // step runs, and leaves filed without one (`filed`)
+  std::uint64_t filed = 0;     // leaves filed without running the step (ExactLeaf::siblings)
+  std::uint64_t replayed = 0;  // best play's leaves its run filed without Lua (among `leaves`)
   std::size_t pruned = 0;
 };
 

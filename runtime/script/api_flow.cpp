@@ -774,6 +774,22 @@ ExactLeaf run_exact_step_in_lua(lua_State* L, Engine::Impl& I, int list, int ste
   const int next = leaf.next_step;
   leaf = leaf_of_writes(X);
   leaf.next_step = next;
+  // The step's only draw was a round's end (ctx:exchange_fire, one round in C++), and it
+  // returned "again" at once: nothing written nor changed after the draw. spec.again's promise
+  // (the step returns "again" when the round does) makes every other end that goes on lead the
+  // same way, from the state that round left: explore files them without running the step.
+  const Engine::Impl::Exact::RoundDraw& rd = X.round_draw;
+  if (rd.fire && list > 0 && !X.best.any() && rd.at == 0 && path.used() == 1 &&
+      leaf.next_step == step && X.writes.size() == rd.writes &&
+      rd.fire->result[rd.k] == combat::ExchangeResult::round_done &&
+      state == rd.fire->round[rd.k]) {
+    const Engine::Impl::Exact::Fire& f = *rd.fire;
+    leaf.siblings.p = f.p.data();
+    leaf.siblings.n = static_cast<std::uint32_t>(f.p.size());
+    for (std::uint32_t j = rd.k + 1; j < leaf.siblings.n; ++j)
+      if (f.result[j] == combat::ExchangeResult::round_done && f.p[j] > 0)
+        leaf.siblings.ends.emplace_back(j, &f.round[j]);
+  }
   return leaf;
 }
 
@@ -799,22 +815,6 @@ ExactLeaf leaf_of_writes(Engine::Impl::Exact& X) {
   }
   std::sort(leaf.adds.begin(), leaf.adds.end());
   leaf.choices = X.choices;
-  // The step's only draw was a round's end (ctx:exchange_fire, one round in C++), and it
-  // returned "again" at once: nothing written nor changed after the draw. spec.again's promise
-  // (the step returns "again" when the round does) makes every other end that goes on lead the
-  // same way, from the state that round left: explore files them without running the step.
-  const Engine::Impl::Exact::RoundDraw& rd = X.round_draw;
-  if (rd.fire && list > 0 && !X.best.any() && rd.at == 0 && path.used() == 1 &&
-      leaf.next_step == step && X.writes.size() == rd.writes &&
-      rd.fire->result[rd.k] == combat::ExchangeResult::round_done &&
-      state == rd.fire->round[rd.k]) {
-    const Engine::Impl::Exact::Fire& f = *rd.fire;
-    leaf.siblings.p = f.p.data();
-    leaf.siblings.n = static_cast<std::uint32_t>(f.p.size());
-    for (std::uint32_t j = rd.k + 1; j < leaf.siblings.n; ++j)
-      if (f.result[j] == combat::ExchangeResult::round_done && f.p[j] > 0)
-        leaf.siblings.ends.emplace_back(j, &f.round[j]);
-  }
   return leaf;
 }
 

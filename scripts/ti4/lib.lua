@@ -32,10 +32,11 @@ function lib.has_ships(ctx, player, sys)
   return ctx:count(player, sys, "ship") > 0
 end
 
--- Whether `player` has a unit of `unit_type` in `sys`: in its space area or on one of its planets
--- (a mech "in the system", as the Naalu's Iconoclast and the Nomad's Memoria read it).
+-- Whether `player` has a unit of `unit_type` (nil: any unit) in `sys`: in its space area or on one
+-- of its planets (a mech "in the system", as the Naalu's Iconoclast and the Nomad's Memoria read it;
+-- "a system that contains your units").
 function lib.in_system(ctx, player, sys, unit_type)
-  local filter = "type:" .. unit_type
+  local filter = unit_type and "type:" .. unit_type or nil
   if ctx:count(player, sys, filter) > 0 then return true end
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     if ctx:count(player, planet, filter) > 0 then return true end

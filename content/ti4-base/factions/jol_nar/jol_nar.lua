@@ -29,13 +29,7 @@ hook {
 -- active system with its move value through adjacent systems.
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
-local function units_in(ctx, player, sys)
-  if ctx:count(player, sys) > 0 then return true end
-  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-    if ctx:count(player, planet) > 0 then return true end
-  end
-  return false
-end
+local units_in = lib.in_system  -- (ctx, player, sys): the player's units in its space or on its planets
 
 hook {
   id = "spatial_conduit_cylinder",

@@ -9,13 +9,9 @@
 -- path's cost is one per system moved out of, less its move_bonus). Not optional: a path that
 -- does not use it costs the same as without the ability.
 
-local function own_units_in(ctx, player, sys)
-  if ctx:count(player, sys) > 0 then return true end
-  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-    if ctx:count(player, planet) > 0 then return true end
-  end
-  return false
-end
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+local own_units_in = lib.in_system  -- (ctx, player, sys): in its space area or on its planets
 
 hook {
   id = "luminous_own_passage",

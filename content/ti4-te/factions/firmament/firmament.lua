@@ -24,12 +24,7 @@ hook {
 -- counter `puppeted`) has units in `sys`: in its space area or on one of its planets.
 local function puppet_in(ctx, owner, sys)
   for _, q in ipairs(ctx:players()) do
-    if q ~= owner and ctx:counter(q, "puppeted") > 0 then
-      if ctx:count(q, sys) > 0 then return true end
-      for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-        if ctx:count(q, planet) > 0 then return true end
-      end
-    end
+    if q ~= owner and ctx:counter(q, "puppeted") > 0 and lib.in_system(ctx, q, sys) then return true end
   end
   return false
 end

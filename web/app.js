@@ -1632,6 +1632,7 @@ window.rb = {
   ruleset: () => page.ruleset,
   api,
   pollJob,
+  el,
   sideFields: (side) => (currentForm() ? sideFields(currentForm(), side) : []),
   choices: (field, table) => options(field, table),
 };

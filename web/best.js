@@ -18,18 +18,7 @@
   const BEST_SECONDS = 60;
   const state = { job: null, serial: 0, sent: null };
 
-  function el(tag, attrs = {}, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "text") e.textContent = v;
-      else if (k === "class") e.className = v;
-      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v === true ? "" : v);
-    }
-    for (const c of children) if (c !== null && c !== undefined) e.append(c);
-    return e;
-  }
+  const el = (...args) => rb.el(...args);  // app.js's element builder
 
   const words = (s) => s.replace(/_/g, " ");
 

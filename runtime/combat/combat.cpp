@@ -184,6 +184,15 @@ void push_law(std::vector<Law>& laws, const RollSpec& spec, std::span<const Roll
                      static_cast<std::uint16_t>(by >= 0 && u.directed == by ? weight : 1)});
 }
 
+// One die of roller `u`, rolled: what it needs to hit, its modifier and the face drawn.
+inline Die roll_die(const DieType& type, const Roller& u, DiceStream& dice) {
+  Die d;
+  d.threshold = static_cast<std::int16_t>(u.threshold);
+  d.modifier = static_cast<std::int16_t>(u.modifier);
+  set_face(d, type, dice.roll(type));
+  return d;
+}
+
 }  // namespace
 
 int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const RollSpec& spec,
@@ -223,10 +232,7 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
     try {
       for (const Roller& u : units)
         for (int i = 0; i < u.dice; ++i) {
-          Die d;
-          d.threshold = static_cast<std::int16_t>(u.threshold);
-          d.modifier = static_cast<std::int16_t>(u.modifier);
-          set_face(d, type, dice.roll(type));
+          const Die d = roll_die(type, u, dice);
           const int hit = d.hit() ? 1 : 0;
           hits += hit;
           if (u.directed == by) own_hits += hit;
@@ -257,10 +263,7 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
   try {
     for (const Roller& u : units)
       for (int i = 0; i < u.dice; ++i) {
-        Die d;
-        d.threshold = static_cast<std::int16_t>(u.threshold);
-        d.modifier = static_cast<std::int16_t>(u.modifier);
-        set_face(d, type, dice.roll(type));
+        const Die d = roll_die(type, u, dice);
         hits += d.hit() ? 1 : 0;
       }
   } catch (const ScriptError& e) {
@@ -350,10 +353,7 @@ int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
   try {
     for (const Roller& u : units)
       for (int i = 0; i < u.dice; ++i) {
-        Die d;
-        d.threshold = static_cast<std::int16_t>(u.threshold);
-        d.modifier = static_cast<std::int16_t>(u.modifier);
-        set_face(d, type, dice.roll(type));
+        const Die d = roll_die(type, u, dice);
         if (d.hit())
           ++hits;
         else if (d.threshold > 0 && near_miss(u, d.value))

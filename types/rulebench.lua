@@ -224,7 +224,7 @@
 ---| "range" # [red_alert] int: unit: its longest range in hexes
 ---| "reinforcement_tokens" # [ti4] int: player: command tokens in reinforcements
 ---| "reinforcements" # [ti4] int: unit: how many of it a player owns (piece limit; 0: unlimited, as fighters and infantry, whose tokens stand in)
----| "replaces" # [ti4] symbol: faction unit: the generic unit type it stands in for (flagship, mech, dreadnought, ...); a side of that faction places it for that type. Another version of a faction unit (a Codex's Ω version, or the version the Codex replaced) names that unit's record instead: a side places it in its stead when its versions list names it
+---| "replaces" # [ti4] symbol: faction unit: the generic unit type it stands in for (flagship, mech, dreadnought, ...); a side of that faction places it for that type. Another version of a faction unit (a Codex's Ω version, or the version the Codex replaced) names that unit's record instead: a side places it in its stead when its versions list names it. A technology, action card, agenda, relic, leader or promissory note: another version of the card whose default record (the current official version) it names; a side's versions list chooses it
 ---| "requires" # [xwing] symbol: weapon: a requirement that is not spent: lock (a lock on the defender), focus
 ---| "resources" # [ti4] int
 ---| "retire_dice" # [red_alert] int: feature: dice rolled at a unit retiring onto or through it (its class symbol hits)
@@ -808,6 +808,7 @@
 ---| "mageon_implants" # [ti4] Mageon Implants: ti4-base:technology/mageon_implants
 ---| "magmus" # [ti4] Magmus (commander): ti4-base:leader/magmus
 ---| "magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
+---| "magmus_reactor_omega" # [ti4] Magmus Reactor Ω: ti4-base:technology/magmus_reactor_omega
 ---| "mahact" # [ti4] The Mahact Gene-Sorcerers: ti4-pok:faction/mahact
 ---| "mahact_flagship" # [ti4] Arvicon Rex: ti4-pok:unit/mahact_flagship
 ---| "mahact_mech" # [ti4] Starlancer: ti4-pok:unit/mahact_mech
@@ -1086,6 +1087,7 @@
 ---| "sardakk_norr_flagship" # [ti4] C'morran N'orr: ti4-base:unit/sardakk_norr_flagship
 ---| "sardakk_norr_mech" # [ti4] Valkyrie Exoskeleton: ti4-base:unit/sardakk_norr_mech
 ---| "sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
+---| "sarween_tools_omega" # [ti4] Sarween Tools Ω: ti4-base:technology/sarween_tools_omega
 ---| "saturn_engine" # [ti4] Saturn Engine I: ti4-pok:unit/saturn_engine
 ---| "saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii; [ti4] Saturn Engine II: ti4-pok:unit/saturn_engine_ii
 ---| "saudor" # [ti4] Saudor: ti4-base:planet/saudor
@@ -1308,6 +1310,7 @@
 ---| "technology/magen_defense_grid_omega_omega" # [ti4] Magen Defense Grid ΩΩ: ti4-base:technology/magen_defense_grid_omega_omega
 ---| "technology/mageon_implants" # [ti4] Mageon Implants: ti4-base:technology/mageon_implants
 ---| "technology/magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
+---| "technology/magmus_reactor_omega" # [ti4] Magmus Reactor Ω: ti4-base:technology/magmus_reactor_omega
 ---| "technology/memoria_ii" # [ti4] Memoria II: ti4-pok:technology/memoria_ii
 ---| "technology/mindsieve" # [ti4] Mindsieve: ti4-te:technology/mindsieve
 ---| "technology/mirror_computing" # [ti4] Mirror Computing: ti4-base:technology/mirror_computing
@@ -1336,6 +1339,7 @@
 ---| "technology/resonance_generator" # [ti4] Resonance Generator: ti4-te:technology/resonance_generator
 ---| "technology/salvage_operations" # [ti4] Salvage Operations: ti4-base:technology/salvage_operations
 ---| "technology/sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
+---| "technology/sarween_tools_omega" # [ti4] Sarween Tools Ω: ti4-base:technology/sarween_tools_omega
 ---| "technology/saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii
 ---| "technology/scanlink_drone_network" # [ti4] Scanlink Drone Network: ti4-pok:technology/scanlink_drone_network
 ---| "technology/self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
@@ -1380,6 +1384,7 @@
 ---| "technology/x89_bacterial_weapon_omega_omega" # [ti4] X-89 Bacterial Weapon ΩΩ: ti4-base:technology/x89_bacterial_weapon_omega_omega
 ---| "technology/yin_ascendant" # [ti4] Yin Ascendant: ti4-te:technology/yin_ascendant
 ---| "technology/yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner
+---| "technology/yin_spinner_omega" # [ti4] Yin Spinner Ω: ti4-base:technology/yin_spinner_omega
 ---| "tekklar_legion" # [ti4] Tekklar Legion: ti4-base:promissory_note/tekklar_legion
 ---| "tellurian" # [ti4] Tellurian (agent): ti4-pok:leader/tellurian
 ---| "temporal_command_suite" # [ti4] Temporal Command Suite: ti4-pok:technology/temporal_command_suite
@@ -1698,6 +1703,7 @@
 ---| "yin_flagship" # [ti4] Van Hauge: ti4-base:unit/yin_flagship
 ---| "yin_mech" # [ti4] Moyin's Ashes: ti4-base:unit/yin_mech
 ---| "yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner
+---| "yin_spinner_omega" # [ti4] Yin Spinner Ω: ti4-base:technology/yin_spinner_omega
 ---| "ylir" # [ti4] Ylir: ti4-pok:planet/ylir
 ---| "yssaril" # [ti4] The Yssaril Tribes: ti4-base:faction/yssaril
 ---| "yssaril_flagship" # [ti4] Y'sia Y'ssrila: ti4-base:unit/yssaril_flagship

@@ -224,7 +224,7 @@
 ---| "range" # [red_alert] int: unit: its longest range in hexes
 ---| "reinforcement_tokens" # [ti4] int: player: command tokens in reinforcements
 ---| "reinforcements" # [ti4] int: unit: how many of it a player owns (piece limit; 0: unlimited, as fighters and infantry, whose tokens stand in)
----| "replaces" # [ti4] symbol: faction unit: the generic unit type it stands in for (flagship, mech, dreadnought, ...); a side of that faction places it for that type. Another version of a faction unit (a Codex's Ω version, or the version the Codex replaced) names that unit's record instead: a side places it in its stead when its versions list names it
+---| "replaces" # [ti4] symbol: faction unit: the generic unit type it stands in for (flagship, mech, dreadnought, ...); a side of that faction places it for that type. Another version of a faction unit (a Codex's Ω version, or the version the Codex replaced) names that unit's record instead: a side places it in its stead when its versions list names it. A technology, action card, agenda, relic, leader or promissory note: another version of the card whose default record (the current official version) it names; a side's versions list chooses it
 ---| "requires" # [xwing] symbol: weapon: a requirement that is not spent: lock (a lock on the defender), focus
 ---| "resources" # [ti4] int
 ---| "retire_dice" # [red_alert] int: feature: dice rolled at a unit retiring onto or through it (its class symbol hits)
@@ -351,6 +351,7 @@
 ---| "accoen" # [ti4] Accoen: ti4-pok:planet/accoen
 ---| "acheron" # [ti4] Acheron: ti4-pok:planet/acheron
 ---| "acquiescence" # [ti4] Acquiescence: ti4-base:promissory_note/acquiescence
+---| "acquiescence_omega" # [ti4] Acquiescence Ω: ti4-base:promissory_note/acquiescence_omega
 ---| "action_card/blitz" # [ti4] Blitz: ti4-base:action_card/blitz
 ---| "action_card/bunker" # [ti4] Bunker: ti4-base:action_card/bunker
 ---| "action_card/courageous_to_the_end" # [ti4] Courageous to the End: ti4-base:action_card/courageous_to_the_end
@@ -454,6 +455,7 @@
 ---| "brother_milor" # [ti4] Brother Milor (agent): ti4-base:leader/brother_milor
 ---| "brother_milor_omega" # [ti4] Brother Milor Ω (agent, Codex): ti4-base:leader/brother_milor_omega
 ---| "brother_omar" # [ti4] Brother Omar (commander): ti4-base:leader/brother_omar
+---| "brother_omar_omega" # [ti4] Brother Omar Ω (commander, Codex): ti4-base:leader/brother_omar_omega
 ---| "bunker" # [ti4] Bunker: ti4-base:action_card/bunker
 ---| "capital" # [red_alert] Capital class (purple square): red-alert-core:class/capital
 ---| "captain_aroz" # [ti4] Captain Aroz (commander): ti4-te:leader/captain_aroz
@@ -496,10 +498,12 @@
 ---| "cruiser_ii" # [ti4] Cruiser II: ti4-base:unit/cruiser_ii; [ti4] Cruiser II: ti4-base:technology/cruiser_ii
 ---| "custodia_vigilia" # [ti4] Custodia Vigilia: ti4-keleres:unit/custodia_vigilia
 ---| "cybernetic_enhancements" # [ti4] Cybernetic Enhancements: ti4-base:promissory_note/cybernetic_enhancements
+---| "cybernetic_enhancements_omega" # [ti4] Cybernetic Enhancements Ω: ti4-base:promissory_note/cybernetic_enhancements_omega
 ---| "dacxive_animators" # [ti4] Dacxive Animators: ti4-base:technology/dacxive_animators
 ---| "dal_bootha" # [ti4] Dal Bootha: ti4-base:planet/dal_bootha
 ---| "dame_briar" # [ti4] Dame Briar (agent): ti4-te:leader/dame_briar
 ---| "dannel_of_the_tenth" # [ti4] Dannel of the Tenth (hero): ti4-base:leader/dannel_of_the_tenth
+---| "dannel_of_the_tenth_omega" # [ti4] Dannel of the Tenth Ω (hero, Codex): ti4-base:leader/dannel_of_the_tenth_omega
 ---| "darien" # [ti4] Darien: ti4-base:planet/darien
 ---| "dark_energy_tap" # [ti4] Dark Energy Tap: ti4-pok:technology/dark_energy_tap
 ---| "dark_pact" # [ti4] Dark Pact: ti4-pok:promissory_note/dark_pact
@@ -693,6 +697,7 @@
 ---| "leader/brother_milor" # [ti4] Brother Milor (agent): ti4-base:leader/brother_milor
 ---| "leader/brother_milor_omega" # [ti4] Brother Milor Ω (agent, Codex): ti4-base:leader/brother_milor_omega
 ---| "leader/brother_omar" # [ti4] Brother Omar (commander): ti4-base:leader/brother_omar
+---| "leader/brother_omar_omega" # [ti4] Brother Omar Ω (commander, Codex): ti4-base:leader/brother_omar_omega
 ---| "leader/captain_aroz" # [ti4] Captain Aroz (commander): ti4-te:leader/captain_aroz
 ---| "leader/captain_mendosa" # [ti4] Captain Mendosa (agent): ti4-base:leader/captain_mendosa
 ---| "leader/carth_of_golden_sands" # [ti4] Carth of Golden Sands (agent): ti4-base:leader/carth_of_golden_sands
@@ -701,6 +706,7 @@
 ---| "leader/crimson_rebellion_hero" # [ti4] Crimson Rebellion hero: ti4-te:leader/crimson_rebellion_hero
 ---| "leader/dame_briar" # [ti4] Dame Briar (agent): ti4-te:leader/dame_briar
 ---| "leader/dannel_of_the_tenth" # [ti4] Dannel of the Tenth (hero): ti4-base:leader/dannel_of_the_tenth
+---| "leader/dannel_of_the_tenth_omega" # [ti4] Dannel of the Tenth Ω (hero, Codex): ti4-base:leader/dannel_of_the_tenth_omega
 ---| "leader/darktalon_treilla" # [ti4] Darktalon Treilla (hero): ti4-base:leader/darktalon_treilla
 ---| "leader/dart_and_tai" # [ti4] Dart and Tai (commander): ti4-pok:leader/dart_and_tai
 ---| "leader/deepwrought_hero" # [ti4] Deepwrought hero: ti4-te:leader/deepwrought_hero
@@ -733,6 +739,7 @@
 ---| "leader/letani_ospha" # [ti4] Letani Ospha (agent): ti4-base:leader/letani_ospha
 ---| "leader/lyra_keen" # [ti4] Lyra Keen (hero): ti4-te:leader/lyra_keen
 ---| "leader/m_aban" # [ti4] M'aban (commander): ti4-base:leader/m_aban
+---| "leader/m_aban_omega" # [ti4] M'aban Ω (commander, Codex): ti4-base:leader/m_aban_omega
 ---| "leader/magmus" # [ti4] Magmus (commander): ti4-base:leader/magmus
 ---| "leader/mathis_mathinus" # [ti4] Mathis Mathinus (hero): ti4-base:leader/mathis_mathinus
 ---| "leader/mirik_aun_sissiri" # [ti4] Mirik Aun Sissiri (hero): ti4-pok:leader/mirik_aun_sissiri
@@ -777,7 +784,9 @@
 ---| "leader/xander_alexin_victori_iii" # [ti4] Xander Alexin Victori III (agent): ti4-keleres:leader/xander_alexin_victori_iii
 ---| "leader/xuange" # [ti4] Xuange (commander): ti4-pok:leader/xuange
 ---| "leader/xxekir_grom" # [ti4] Xxekir Grom (hero): ti4-base:leader/xxekir_grom
+---| "leader/xxekir_grom_omega" # [ti4] Xxekir Grom Ω (hero, Codex): ti4-base:leader/xxekir_grom_omega
 ---| "leader/z_eu" # [ti4] Z'eu (agent): ti4-base:leader/z_eu
+---| "leader/z_eu_omega" # [ti4] Z'eu Ω (agent, Codex): ti4-base:leader/z_eu_omega
 ---| "learn_to_play_6p" # [ti4] Learn to Play, 6 players: ti4-base:map/learn_to_play_6p
 ---| "left_flank_barrage" # [red_alert] Left Flank Barrage (example command card): red-alert-core:card/left_flank_barrage
 ---| "letani_miasmiala" # [ti4] Letani Miasmiala (hero): ti4-base:leader/letani_miasmiala
@@ -801,6 +810,7 @@
 ---| "luke_skywalker" # [xwing] Luke Skywalker (T-65 X-wing): xwing-core:ship/luke_skywalker
 ---| "lyra_keen" # [ti4] Lyra Keen (hero): ti4-te:leader/lyra_keen
 ---| "m_aban" # [ti4] M'aban (commander): ti4-base:leader/m_aban
+---| "m_aban_omega" # [ti4] M'aban Ω (commander, Codex): ti4-base:leader/m_aban_omega
 ---| "maaluuk" # [ti4] Maaluuk: ti4-base:planet/maaluuk
 ---| "magen_defense_grid" # [ti4] Magen Defense Grid: ti4-base:technology/magen_defense_grid
 ---| "magen_defense_grid_omega" # [ti4] Magen Defense Grid Ω: ti4-base:technology/magen_defense_grid_omega
@@ -808,6 +818,7 @@
 ---| "mageon_implants" # [ti4] Mageon Implants: ti4-base:technology/mageon_implants
 ---| "magmus" # [ti4] Magmus (commander): ti4-base:leader/magmus
 ---| "magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
+---| "magmus_reactor_omega" # [ti4] Magmus Reactor Ω: ti4-base:technology/magmus_reactor_omega
 ---| "mahact" # [ti4] The Mahact Gene-Sorcerers: ti4-pok:faction/mahact
 ---| "mahact_flagship" # [ti4] Arvicon Rex: ti4-pok:unit/mahact_flagship
 ---| "mahact_mech" # [ti4] Starlancer: ti4-pok:unit/mahact_mech
@@ -995,6 +1006,7 @@
 ---| "production_biomes" # [ti4] Production Biomes: ti4-base:technology/production_biomes
 ---| "promise_of_protection" # [ti4] Promise of Protection: ti4-base:promissory_note/promise_of_protection
 ---| "promissory_note/acquiescence" # [ti4] Acquiescence: ti4-base:promissory_note/acquiescence
+---| "promissory_note/acquiescence_omega" # [ti4] Acquiescence Ω: ti4-base:promissory_note/acquiescence_omega
 ---| "promissory_note/antivirus" # [ti4] Antivirus: ti4-base:promissory_note/antivirus
 ---| "promissory_note/black_market_forgery" # [ti4] Black Market Forgery: ti4-pok:promissory_note/black_market_forgery
 ---| "promissory_note/black_ops" # [ti4] Black Ops: ti4-te:promissory_note/black_ops
@@ -1002,6 +1014,7 @@
 ---| "promissory_note/creuss_iff" # [ti4] Creuss IFF: ti4-base:promissory_note/creuss_iff
 ---| "promissory_note/crucible" # [ti4] Crucible: ti4-pok:promissory_note/crucible
 ---| "promissory_note/cybernetic_enhancements" # [ti4] Cybernetic Enhancements: ti4-base:promissory_note/cybernetic_enhancements
+---| "promissory_note/cybernetic_enhancements_omega" # [ti4] Cybernetic Enhancements Ω: ti4-base:promissory_note/cybernetic_enhancements_omega
 ---| "promissory_note/dark_pact" # [ti4] Dark Pact: ti4-pok:promissory_note/dark_pact
 ---| "promissory_note/fires_of_the_gashlai" # [ti4] Fires of the Gashlai: ti4-base:promissory_note/fires_of_the_gashlai
 ---| "promissory_note/gift_of_prescience" # [ti4] Gift of Prescience: ti4-base:promissory_note/gift_of_prescience
@@ -1022,6 +1035,7 @@
 ---| "promissory_note/spy_net" # [ti4] Spy Net: ti4-base:promissory_note/spy_net
 ---| "promissory_note/strike_wing_ambuscade" # [ti4] Strike Wing Ambuscade: ti4-pok:promissory_note/strike_wing_ambuscade
 ---| "promissory_note/stymie" # [ti4] Stymie: ti4-base:promissory_note/stymie
+---| "promissory_note/stymie_omega" # [ti4] Stymie Ω: ti4-base:promissory_note/stymie_omega
 ---| "promissory_note/tekklar_legion" # [ti4] Tekklar Legion: ti4-base:promissory_note/tekklar_legion
 ---| "promissory_note/terraform" # [ti4] Terraform: ti4-pok:promissory_note/terraform
 ---| "promissory_note/the_cavalry" # [ti4] The Cavalry: ti4-pok:promissory_note/the_cavalry
@@ -1086,6 +1100,7 @@
 ---| "sardakk_norr_flagship" # [ti4] C'morran N'orr: ti4-base:unit/sardakk_norr_flagship
 ---| "sardakk_norr_mech" # [ti4] Valkyrie Exoskeleton: ti4-base:unit/sardakk_norr_mech
 ---| "sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
+---| "sarween_tools_omega" # [ti4] Sarween Tools Ω: ti4-base:technology/sarween_tools_omega
 ---| "saturn_engine" # [ti4] Saturn Engine I: ti4-pok:unit/saturn_engine
 ---| "saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii; [ti4] Saturn Engine II: ti4-pok:unit/saturn_engine_ii
 ---| "saudor" # [ti4] Saudor: ti4-base:planet/saudor
@@ -1137,6 +1152,7 @@
 ---| "strike_wing_alpha_ii" # [ti4] Strike Wing Alpha II: ti4-pok:technology/strike_wing_alpha_ii; [ti4] Strike Wing Alpha II: ti4-pok:unit/strike_wing_alpha_ii
 ---| "strike_wing_ambuscade" # [ti4] Strike Wing Ambuscade: ti4-pok:promissory_note/strike_wing_ambuscade
 ---| "stymie" # [ti4] Stymie: ti4-base:promissory_note/stymie
+---| "stymie_omega" # [ti4] Stymie Ω: ti4-base:promissory_note/stymie_omega
 ---| "subatomic_splicer" # [ti4] Subatomic Splicer: ti4-te:technology/subatomic_splicer
 ---| "suffi_an" # [ti4] Suffi An (agent): ti4-base:leader/suffi_an
 ---| "super_dreadnought" # [ti4] Super-Dreadnought I: ti4-base:unit/super_dreadnought
@@ -1308,6 +1324,7 @@
 ---| "technology/magen_defense_grid_omega_omega" # [ti4] Magen Defense Grid ΩΩ: ti4-base:technology/magen_defense_grid_omega_omega
 ---| "technology/mageon_implants" # [ti4] Mageon Implants: ti4-base:technology/mageon_implants
 ---| "technology/magmus_reactor" # [ti4] Magmus Reactor: ti4-base:technology/magmus_reactor
+---| "technology/magmus_reactor_omega" # [ti4] Magmus Reactor Ω: ti4-base:technology/magmus_reactor_omega
 ---| "technology/memoria_ii" # [ti4] Memoria II: ti4-pok:technology/memoria_ii
 ---| "technology/mindsieve" # [ti4] Mindsieve: ti4-te:technology/mindsieve
 ---| "technology/mirror_computing" # [ti4] Mirror Computing: ti4-base:technology/mirror_computing
@@ -1336,6 +1353,7 @@
 ---| "technology/resonance_generator" # [ti4] Resonance Generator: ti4-te:technology/resonance_generator
 ---| "technology/salvage_operations" # [ti4] Salvage Operations: ti4-base:technology/salvage_operations
 ---| "technology/sarween_tools" # [ti4] Sarween Tools: ti4-base:technology/sarween_tools
+---| "technology/sarween_tools_omega" # [ti4] Sarween Tools Ω: ti4-base:technology/sarween_tools_omega
 ---| "technology/saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii
 ---| "technology/scanlink_drone_network" # [ti4] Scanlink Drone Network: ti4-pok:technology/scanlink_drone_network
 ---| "technology/self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
@@ -1375,11 +1393,13 @@
 ---| "technology/war_sun" # [ti4] War Sun: ti4-base:technology/war_sun
 ---| "technology/wing_transfer" # [ti4] Wing Transfer: ti4-te:technology/wing_transfer
 ---| "technology/wormhole_generator" # [ti4] Wormhole Generator: ti4-base:technology/wormhole_generator
+---| "technology/wormhole_generator_omega" # [ti4] Wormhole Generator Ω: ti4-base:technology/wormhole_generator_omega
 ---| "technology/x89_bacterial_weapon" # [ti4] X-89 Bacterial Weapon: ti4-base:technology/x89_bacterial_weapon
 ---| "technology/x89_bacterial_weapon_omega" # [ti4] X-89 Bacterial Weapon Ω: ti4-base:technology/x89_bacterial_weapon_omega
 ---| "technology/x89_bacterial_weapon_omega_omega" # [ti4] X-89 Bacterial Weapon ΩΩ: ti4-base:technology/x89_bacterial_weapon_omega_omega
 ---| "technology/yin_ascendant" # [ti4] Yin Ascendant: ti4-te:technology/yin_ascendant
 ---| "technology/yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner
+---| "technology/yin_spinner_omega" # [ti4] Yin Spinner Ω: ti4-base:technology/yin_spinner_omega
 ---| "tekklar_legion" # [ti4] Tekklar Legion: ti4-base:promissory_note/tekklar_legion
 ---| "tellurian" # [ti4] Tellurian (agent): ti4-pok:leader/tellurian
 ---| "temporal_command_suite" # [ti4] Temporal Command Suite: ti4-pok:technology/temporal_command_suite
@@ -1680,6 +1700,7 @@
 ---| "winnu_flagship" # [ti4] Salai Sai Corian: ti4-base:unit/winnu_flagship
 ---| "winnu_mech" # [ti4] Reclaimer: ti4-base:unit/winnu_mech
 ---| "wormhole_generator" # [ti4] Wormhole Generator: ti4-base:technology/wormhole_generator
+---| "wormhole_generator_omega" # [ti4] Wormhole Generator Ω: ti4-base:technology/wormhole_generator_omega
 ---| "wormhole_reconstruction" # [ti4] Wormhole Reconstruction: ti4-base:agenda/wormhole_reconstruction
 ---| "wren_terra" # [ti4] Wren Terra: ti4-base:planet/wren_terra
 ---| "x89_bacterial_weapon" # [ti4] X-89 Bacterial Weapon: ti4-base:technology/x89_bacterial_weapon
@@ -1693,16 +1714,19 @@
 ---| "xxcha_mech" # [ti4] Indomitus: ti4-base:unit/xxcha_mech
 ---| "xxehan" # [ti4] Xxehan: ti4-base:planet/xxehan
 ---| "xxekir_grom" # [ti4] Xxekir Grom (hero): ti4-base:leader/xxekir_grom
+---| "xxekir_grom_omega" # [ti4] Xxekir Grom Ω (hero, Codex): ti4-base:leader/xxekir_grom_omega
 ---| "yin" # [ti4] The Yin Brotherhood: ti4-base:faction/yin
 ---| "yin_ascendant" # [ti4] Yin Ascendant: ti4-te:technology/yin_ascendant
 ---| "yin_flagship" # [ti4] Van Hauge: ti4-base:unit/yin_flagship
 ---| "yin_mech" # [ti4] Moyin's Ashes: ti4-base:unit/yin_mech
 ---| "yin_spinner" # [ti4] Yin Spinner: ti4-base:technology/yin_spinner
+---| "yin_spinner_omega" # [ti4] Yin Spinner Ω: ti4-base:technology/yin_spinner_omega
 ---| "ylir" # [ti4] Ylir: ti4-pok:planet/ylir
 ---| "yssaril" # [ti4] The Yssaril Tribes: ti4-base:faction/yssaril
 ---| "yssaril_flagship" # [ti4] Y'sia Y'ssrila: ti4-base:unit/yssaril_flagship
 ---| "yssaril_mech" # [ti4] Blackshade Infiltrator: ti4-base:unit/yssaril_mech
 ---| "z_eu" # [ti4] Z'eu (agent): ti4-base:leader/z_eu
+---| "z_eu_omega" # [ti4] Z'eu Ω (agent, Codex): ti4-base:leader/z_eu_omega
 ---| "zohbat" # [ti4] Zohbat: ti4-base:planet/zohbat
 ---| string
 

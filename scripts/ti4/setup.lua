@@ -28,8 +28,9 @@ SIDE_KEYS.counters = true
 -- fleet = "starting": the ships of the side's faction's starting units (its faction record's
 -- starting_units: the faction sheet), besides any `units`
 SIDE_KEYS.fleet = true
--- versions = ["naalu_mech"]: faction units this side plays in another version than the default
--- (a unit record's version_of names the default one: the Codex's Ω or the version it replaced)
+-- versions = ["naalu_mech", "magen_defense_grid"]: faction units and cards this side plays in
+-- another version than the default (the record's replaces names the default one, the current
+-- official version: the Codex's Ω or the version it replaced; choose_versions)
 SIDE_KEYS.versions = true
 local POLICY_KEYS = { hit_order = true, sustain = true, retreat = true, retreat_to = true,
   retreat_ground_forces = true, transport_order = true, use = true }
@@ -309,25 +310,68 @@ local function faction_units(ctx, faction)
   return out
 end
 
--- The versions a side chose (`versions`): units of its faction; each one that is another version
--- (its replaces names the faction's default unit) sets the player's flag "version:<record>"
--- (scope game), which keeps the choice for the units placed later (take_faction_units,
--- lib.unit_records). A default unit listed changes nothing (the page lists them all).
+-- The kinds whose records a side's `versions` may name besides units: a card's other version
+-- names the card's default record (its current official version) with `replaces`.
+local VERSION_KINDS = { "technology", "action_card", "agenda", "relic", "leader", "promissory_note" }
+
+-- The one record `name` is among units and the VERSION_KINDS (the kind and the record).
+local function version_record(ctx, name, at)
+  if type(name) ~= "string" then ctx:reject(at, "versions names records, not " .. tostring(name)) end
+  local kind, rec = "unit", ctx:record(name, "unit")
+  for _, k in ipairs(VERSION_KINDS) do
+    local r = ctx:record(name, k)
+    if r and rec then ctx:reject(at, name .. " names both a " .. kind .. " and a " .. k .. ": write " .. kind .. "/" .. name .. " or " .. k .. "/" .. name) end
+    if r then kind, rec = k, r end
+  end
+  if not rec then return "unit", record_or_reject(ctx, "unit", name, at) end  -- the error, with its hint
+  return kind, rec
+end
+
+-- Whether a record of `kind` is a card's default record with other versions (some record names it).
+local function has_versions(ctx, kind, name)
+  for _, t in ipairs(ctx:records(kind)) do
+    if ctx:record(t, kind).replaces == name then return true end
+  end
+  return false
+end
+
+-- The versions a side chose (`versions`), one key for every kind. A unit: one of its faction's;
+-- each one that is another version (its replaces names the faction's default unit) sets the
+-- player's flag "version:<record>" (scope game), which keeps the choice for the units placed later
+-- (take_faction_units, lib.unit_records); a default unit listed changes nothing (the page lists
+-- them all). A card (technology, action card, law, relic, leader, promissory note): another
+-- version (its replaces names the card's default record, the current official version) or the
+-- default itself; the side's lists then grant that version wherever they name the card (its
+-- default or any version: grant_records). Returns { [kind] = { [default] = { name, at } } }.
 local function choose_versions(ctx, p, faction, list, path)
-  if list == nil then return end
+  local cards = {}
+  if list == nil then return cards end
   if type(list) == "string" then list = { list } end
-  if type(list) ~= "table" then ctx:reject(path, path .. " must be a list of unit records: versions = [\"naalu_mech\"]") end
+  if type(list) ~= "table" then ctx:reject(path, path .. " must be a list of records: versions = [\"naalu_mech\"]") end
   for i, name in ipairs(list) do
     local at = path .. "." .. i
-    local rec = record_or_reject(ctx, "unit", name, at)
-    if not rec.faction then
-      ctx:reject(at, name .. " is not a faction unit: versions names a faction unit in another version (naalu_mech)")
+    local kind, rec = version_record(ctx, name, at)
+    if kind == "unit" then
+      if not rec.faction then
+        ctx:reject(at, name .. " is not a faction unit: versions names a faction unit in another version (naalu_mech)")
+      end
+      if rec.faction ~= faction then
+        ctx:reject(at, name .. " is a unit of " .. rec.faction .. "; this side's faction is " .. tostring(faction or "none"))
+      end
+      if lib.version_of(ctx, rec) then ctx:set_flag(p, "version:" .. name, "game") end
+    else
+      local default = rec.replaces or name
+      if not rec.replaces and not has_versions(ctx, kind, name) then
+        ctx:reject(at, name .. " is a " .. kind .. " with no other version: versions names another version of a card (magen_defense_grid)")
+      end
+      cards[kind] = cards[kind] or {}
+      if cards[kind][default] then
+        ctx:reject(at, name .. " and " .. cards[kind][default].name .. " are two versions of " .. default .. ": versions names one")
+      end
+      cards[kind][default] = { name = name, at = at }
     end
-    if rec.faction ~= faction then
-      ctx:reject(at, name .. " is a unit of " .. rec.faction .. "; this side's faction is " .. tostring(faction or "none"))
-    end
-    if lib.version_of(ctx, rec) then ctx:set_flag(p, "version:" .. name, "game") end
   end
+  return cards
 end
 
 -- Every unit of the player placed so far takes the faction's record for its type, or the
@@ -380,16 +424,33 @@ local function grant_records(ctx, p, side, path, list)
       if rec and rec.faction == faction and rec.upgrades then upgraded[rec.upgrades] = name end
     end
   end
+  local chosen = choose_versions(ctx, p, faction, side.versions, path .. ".versions")
   for _, g in ipairs(GRANTS) do
     local key, kind = g[1], g[2]
+    local versions = chosen[kind] or {}
     for i, name in ipairs(list(side[key], path .. "." .. key)) do
       local at = path .. "." .. key .. "." .. i
       local rec = record_or_reject(ctx, kind, name, at)
+      -- the card in the version the side chose (versions), whichever version the list names
+      local pick = versions[rec.replaces or name]
+      if pick then
+        pick.used = true
+        name, rec = pick.name, ctx:record(pick.name, kind)
+      end
       check_faction_grant(ctx, kind, rec, faction, upgraded, at)
       ctx:create { kind = kind, type = name, owner = p }
     end
+    local defaults = {}
+    for default in pairs(versions) do defaults[#defaults + 1] = default end
+    table.sort(defaults)  -- the first error is the same on every run
+    for _, default in ipairs(defaults) do
+      local pick = versions[default]
+      if not pick.used then
+        ctx:reject(pick.at, pick.name .. " is a version of the " .. kind .. " " .. default .. ", which this side's " .. key
+          .. " do not hold: add " .. default .. " to " .. key)
+      end
+    end
   end
-  choose_versions(ctx, p, faction, side.versions, path .. ".versions")
   if faction then
     ctx:create { kind = "faction", type = faction, owner = p }
     take_faction_units(ctx, p, faction)

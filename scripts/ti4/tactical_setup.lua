@@ -46,13 +46,13 @@ local TOP_KEYS = { ruleset = true, procedure = true, packs = true, description =
 -- [attacker] and [defender] (what compare/simulate --with attacker:CARD and attacker:policy.x=v
 -- write): added to the active player's and the defender's own lists and policy
 local OVERLAY_KEYS = { technologies = true, cards = true, laws = true, relics = true, leaders = true, notes = true,
-  faction = true, policy = true }
+  versions = true, faction = true, policy = true }
 local PLAYER_KEYS = { name = true, faction = true, technologies = true, cards = true, laws = true, relics = true,
   leaders = true, notes = true, tokens = true, policy = true, moves = true, trade_goods = true, commodities = true, commit = true, production = true,
   fleet_pool_tokens = true }
 PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (counter relic_fragments)
 PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
-PLAYER_KEYS.versions = true  -- versions = ["naalu_mech"]: faction units in another version (setup.lua)
+PLAYER_KEYS.versions = true  -- versions = ["naalu_mech", "war_funding"]: units and cards in another version (setup.lua)
 PLAYER_KEYS.counters = true  -- counters = { name = N }: counters on the player that cards read (scope game)
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true, galvanized = true,
   planets = true, command_tokens = true, tile = true, hex = true, wormhole = true }
@@ -423,11 +423,13 @@ return function(ctx, scenario, h)
       local spec, merged = specs[p].spec, {}
       for k, v in pairs(spec) do merged[k] = v end
       if over.faction ~= nil then merged.faction = over.faction end
-      for _, list in ipairs { "technologies", "cards", "laws", "relics", "leaders", "notes" } do
+      -- versions = "naalu_mech" (compare --with attacker:versions=naalu_mech) is one record
+      local function items(v) return (type(v) == "string" and { v }) or v end
+      for _, list in ipairs { "technologies", "cards", "laws", "relics", "leaders", "notes", "versions" } do
         if over[list] ~= nil then
           local all = {}
-          for _, x in ipairs(list_of(ctx, spec[list], specs[p].path .. "." .. list)) do all[#all + 1] = x end
-          for _, x in ipairs(list_of(ctx, over[list], role .. "." .. list)) do all[#all + 1] = x end
+          for _, x in ipairs(list_of(ctx, items(spec[list]), specs[p].path .. "." .. list)) do all[#all + 1] = x end
+          for _, x in ipairs(list_of(ctx, items(over[list]), role .. "." .. list)) do all[#all + 1] = x end
           merged[list] = all
         end
       end

@@ -10,12 +10,20 @@
 
 local owns = require("lib").owns  -- scripts/ti4/lib.lua
 
--- hook id, anomaly, the technology that allows it (nil: nothing does)
+-- hook id, anomaly, the technologies that allow it (none: nothing does; Magmus Reactor in either
+-- version, the faction sheet's or Codex I's Ω)
 local RULES = {
-  { "no_retreat_into_nebula", "nebula", nil },
-  { "asteroid_field_needs_antimass", "asteroid_field", "antimass_deflectors" },
-  { "supernova_needs_magmus_reactor", "supernova", "magmus_reactor" },
+  { "no_retreat_into_nebula", "nebula", {} },
+  { "asteroid_field_needs_antimass", "asteroid_field", { "antimass_deflectors" } },
+  { "supernova_needs_magmus_reactor", "supernova", { "magmus_reactor", "magmus_reactor_omega" } },
 }
+
+local function owns_any(ctx, player, techs)
+  for _, t in ipairs(techs) do
+    if owns(ctx, player, t) then return true end
+  end
+  return false
+end
 
 for _, rule in ipairs(RULES) do
   local id, anomaly, allowed_by = rule[1], rule[2], rule[3]
@@ -23,7 +31,7 @@ for _, rule in ipairs(RULES) do
     id = id,
     window = "space_combat.retreat_eligibility",
     apply = function(ctx, _, _, args)
-      if ctx:get(args.system, "anomaly") == anomaly and not (allowed_by and owns(ctx, args.player, allowed_by)) then
+      if ctx:get(args.system, "anomaly") == anomaly and not owns_any(ctx, args.player, allowed_by) then
         args.eligible = false
       end
     end,

@@ -14,7 +14,25 @@ hook {
   end,
   apply = function(ctx, player, _, args)
     args.can_pass = true
-    if owns(ctx, player, "magmus_reactor") then args.can_end = true end
+    if owns(ctx, player, "magmus_reactor") or owns(ctx, player, "magmus_reactor_omega") then args.can_end = true end
+  end,
+}
+
+-- Magmus Reactor Ω (Codex I), its second part: "each supernova that contains 1 or more of your
+-- units gains the PRODUCTION 5 ability as if it were 1 of your units": in the Production step of a
+-- tactical action whose active system is such a supernova, 5 more to the player's limit (the
+-- window opens at a limit of 0 when hooked). It has no planet, so what is produced is placed in
+-- its space area (production.lua: no dock).
+hook {
+  id = "magmus_reactor_omega",
+  window = "production.start_of_production",
+  source = "technology/magmus_reactor_omega",
+  condition = function(ctx, player, _, args)
+    return args.player == player and ctx:get(args.system, "anomaly") == "supernova" and ctx:count(player, args.system) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    args.limit = args.limit + 5
+    if ctx:tracing() then ctx:event("magmus_reactor_omega:" .. ctx:name(player) .. ":" .. ctx:name(args.system), ctx:name(player) .. "'s supernova " .. ctx:name(args.system) .. " has Production 5 (Magmus Reactor Ω)") end
   end,
 }
 

@@ -166,6 +166,26 @@ function lib.unit_records(ctx, player)
   return out
 end
 
+-- Places `n` units of the generic type `unit_type` of the player's at `location`, each with the
+-- record the player's units of that type take (lib.unit_records: a faction's own infantry, an
+-- upgrade). Returns the units placed.
+function lib.place_units(ctx, player, unit_type, n, location)
+  local record, placed = lib.unit_records(ctx, player)[unit_type], {}
+  for i = 1, n do
+    placed[i] = ctx:create { kind = "unit", type = unit_type, owner = player, location = location }
+    if record then ctx:upgrade(placed[i], record) end
+  end
+  return placed
+end
+
+-- The first planet of `sys` (in the system's order) that `player` controls, or nil.
+function lib.controlled_planet(ctx, player, sys)
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+    if ctx:owner(planet) == player then return planet end
+  end
+  return nil
+end
+
 -- A fighter or ground force: a unit that moves only with a ship and counts against capacity. A
 -- structure is never transported, even one that is also a ground force (the Titans' Hel-Titan).
 function lib.needs_transport(ctx, u)

@@ -21,9 +21,7 @@ hook {
   optional = true,
   condition = function(ctx, player, _, args) return won(ctx, player, args) end,
   apply = function(ctx, player, _, args)
-    local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = args.planet }
-    local record = lib.unit_records(ctx, player).infantry
-    if record then ctx:upgrade(u, record) end
+    lib.place_units(ctx, player, "infantry", 1, args.planet)
     if ctx:tracing() then
       ctx:event("dacxive_animators:" .. ctx:name(player) .. ":" .. ctx:name(args.planet),
         ctx:name(player) .. " places 1 infantry on " .. ctx:name(args.planet) .. " (Dacxive Animators)")

@@ -35,11 +35,9 @@ hook {
   source = "technology/magen_defense_grid_omega_omega",
   condition = function(ctx, player, _, args) return #structures(ctx, player, args.system) > 0 end,
   apply = function(ctx, player, _, args)
-    local record = lib.unit_records(ctx, player).infantry
     for _, s in ipairs(structures(ctx, player, args.system)) do
       local at = ctx:location(s)
-      local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = at }
-      if record then ctx:upgrade(u, record) end
+      lib.place_units(ctx, player, "infantry", 1, at)
       if ctx:tracing() then
         ctx:event("magen_defense_grid_omega_omega:" .. ctx:name(player) .. ":" .. ctx:name(at),
           ctx:name(player) .. " places 1 infantry on " .. ctx:name(at) .. " with its " .. ctx:type(s) .. " (Magen Defense Grid ΩΩ)")

@@ -241,23 +241,11 @@ hook {
   optional = true,
   limit = "game",
   condition = function(ctx, player, _, args)
-    if args.player ~= player then return false end
-    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
-      if ctx:owner(planet) == player then return true end
-    end
-    return false
+    return args.player == player and lib.controlled_planet(ctx, player, args.system) ~= nil
   end,
   apply = function(ctx, player, _, args)
-    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
-      if ctx:owner(planet) == player then
-        local record = lib.unit_records(ctx, player).infantry
-        for _ = 1, 2 do
-          local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = planet }
-          if record then ctx:upgrade(u, record) end
-        end
-        if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:" .. ctx:name(planet), ctx:name(player) .. " places 2 infantry on " .. ctx:name(planet) .. " (T'ro)") end
-        return
-      end
-    end
+    local planet = lib.controlled_planet(ctx, player, args.system)
+    lib.place_units(ctx, player, "infantry", 2, planet)
+    if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:" .. ctx:name(planet), ctx:name(player) .. " places 2 infantry on " .. ctx:name(planet) .. " (T'ro)") end
   end,
 }

@@ -13,9 +13,7 @@ hook {
     return ctx:owner(args.planet) == player and (args.player == player or args.opponent == player)
   end,
   apply = function(ctx, player, _, args)
-    local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = args.planet }
-    local record = lib.unit_records(ctx, player).infantry
-    if record then ctx:upgrade(u, record) end
+    lib.place_units(ctx, player, "infantry", 1, args.planet)
     if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry", ctx:name(player) .. " places 1 infantry on " .. ctx:name(args.planet) .. " (Claire Gibson)") end
   end,
 }

@@ -283,36 +283,26 @@ hook {
 
 -- ------------------------------------------------------------------ Yin Spinner
 
--- "After 1 or more of your units use PRODUCTION, place 1 infantry from your reinforcements on a
--- planet you control in that system." (the first such planet, in the system's order)
+-- Yin Spinner: after the player's units use Production, 1 infantry on a planet the player
+-- controls in that system (the first such planet, in the system's order).
 hook {
   id = "yin_spinner",
   window = "production.end_of_production",
   source = "technology/yin_spinner",
   condition = function(ctx, player, _, args)
-    if args.player ~= player or blocked(ctx, player) then return false end
-    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
-      if ctx:owner(planet) == player then return true end
-    end
-    return false
+    return args.player == player and not blocked(ctx, player) and lib.controlled_planet(ctx, player, args.system) ~= nil
   end,
   apply = function(ctx, player, _, args)
-    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
-      if ctx:owner(planet) == player then
-        local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = planet }
-        local record = lib.unit_records(ctx, player).infantry
-        if record then ctx:upgrade(u, record) end
-        if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:" .. ctx:name(planet), ctx:name(player) .. " places 1 infantry on " .. ctx:name(planet) .. " (Yin Spinner)") end
-        return
-      end
-    end
+    local planet = lib.controlled_planet(ctx, player, args.system)
+    lib.place_units(ctx, player, "infantry", 1, planet)
+    if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:" .. ctx:name(planet), ctx:name(player) .. " places 1 infantry on " .. ctx:name(planet) .. " (Yin Spinner)") end
   end,
 }
 
--- Yin Spinner Ω (Codex I): "after you produce units" (production.end_of_production opens only when
--- units were produced), "you may place up to 2 infantry on any planet you control or in any space
--- area that contains your ships": both on the first planet the player controls in the active
--- system, in the system's order. Elsewhere they would change nothing in the tactical action, so
+-- Yin Spinner Ω (Codex I): after the player produces units (production.end_of_production opens
+-- only when units were produced), up to 2 infantry on any of its planets or in a space area with
+-- its ships: both on the first planet the player controls in the active system, in the system's
+-- order. Elsewhere they would change nothing in the tactical action, so
 -- with no such planet nothing is placed. Default policy: it places them (free units).
 hook {
   id = "yin_spinner_omega",
@@ -320,24 +310,12 @@ hook {
   source = "technology/yin_spinner_omega",
   optional = true,
   condition = function(ctx, player, _, args)
-    if args.player ~= player or blocked(ctx, player) then return false end
-    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
-      if ctx:owner(planet) == player then return true end
-    end
-    return false
+    return args.player == player and not blocked(ctx, player) and lib.controlled_planet(ctx, player, args.system) ~= nil
   end,
   helps = function() return true end,
   apply = function(ctx, player, _, args)
-    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
-      if ctx:owner(planet) == player then
-        local record = lib.unit_records(ctx, player).infantry
-        for _ = 1, 2 do
-          local u = ctx:create { kind = "unit", type = "infantry", owner = player, location = planet }
-          if record then ctx:upgrade(u, record) end
-        end
-        if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:2:" .. ctx:name(planet), ctx:name(player) .. " places 2 infantry on " .. ctx:name(planet) .. " (Yin Spinner Ω)") end
-        return
-      end
-    end
+    local planet = lib.controlled_planet(ctx, player, args.system)
+    lib.place_units(ctx, player, "infantry", 2, planet)
+    if ctx:tracing() then ctx:event("placed:" .. ctx:name(player) .. ":infantry:2:" .. ctx:name(planet), ctx:name(player) .. " places 2 infantry on " .. ctx:name(planet) .. " (Yin Spinner Ω)") end
   end,
 }

@@ -40,8 +40,14 @@ def main():
     paths = [p for p in glob.glob(os.path.join(pack, "**", "*.toml"), recursive=True)
              if os.path.relpath(p, pack).split(os.sep)[0] not in ("data", "tests", "pack.toml")]
     for path in sorted(paths):
-        for uid, rec in load(path).get("unit", {}).items():
+        data = load(path)
+        for uid, rec in data.get("unit", {}).items():
             units[uid] = (rec, os.path.relpath(path, args.root))
+        # an override of another pack's unit record that changes its numbers
+        # ("ti4-base:unit/war_sun" in ti4-tf): the numbers it sets
+        for target, rec in data.get("override", {}).items():
+            if ":unit/" in target and any(k in rec for k in NUMBERS):
+                units[target.split(":unit/", 1)[1]] = (rec, os.path.relpath(path, args.root))
     second_path = os.path.join(pack, "data", "second_source.toml")
     second = load(second_path)
     entries = second.get("unit", {})

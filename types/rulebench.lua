@@ -569,6 +569,7 @@
 ---| "faction/naalu" # [ti4] The Naalu Collective: ti4-base:faction/naalu
 ---| "faction/naaz_rokha" # [ti4] The Naaz-Rokha Alliance: ti4-pok:faction/naaz_rokha
 ---| "faction/nekro" # [ti4] The Nekro Virus: ti4-base:faction/nekro
+---| "faction/neutral" # [ti4] Neutral units (Thunder's Edge): ti4-te:faction/neutral
 ---| "faction/nomad" # [ti4] The Nomad: ti4-pok:faction/nomad
 ---| "faction/obsidian" # [ti4] The Obsidian: ti4-te:faction/obsidian
 ---| "faction/ral_nel" # [ti4] The Ral Nel Consortium: ti4-te:faction/ral_nel
@@ -877,6 +878,17 @@
 ---| "neural_parasite" # [ti4] Neural Parasite: ti4-te:technology/neural_parasite
 ---| "neural_parasite_obsidian" # [ti4] Neural Parasite (Obsidian): ti4-te:technology/neural_parasite_obsidian
 ---| "neuroglaive" # [ti4] Neuroglaive: ti4-base:technology/neuroglaive
+---| "neutral" # [ti4] Neutral units (Thunder's Edge): ti4-te:faction/neutral
+---| "neutral_carrier" # [ti4] Neutral carrier: ti4-te:unit/neutral_carrier
+---| "neutral_cruiser" # [ti4] Neutral cruiser: ti4-te:unit/neutral_cruiser
+---| "neutral_destroyer" # [ti4] Neutral destroyer: ti4-te:unit/neutral_destroyer
+---| "neutral_dreadnought" # [ti4] Neutral dreadnought: ti4-te:unit/neutral_dreadnought
+---| "neutral_fighter" # [ti4] Neutral fighter: ti4-te:unit/neutral_fighter
+---| "neutral_flagship" # [ti4] Neutral flagship: ti4-te:unit/neutral_flagship
+---| "neutral_infantry" # [ti4] Neutral infantry: ti4-te:unit/neutral_infantry
+---| "neutral_mech" # [ti4] Neutral mech: ti4-te:unit/neutral_mech
+---| "neutral_pds" # [ti4] Neutral PDS: ti4-te:unit/neutral_pds
+---| "neutral_war_sun" # [ti4] Neutral war sun: ti4-te:unit/neutral_war_sun
 ---| "new_albion" # [ti4] New Albion: ti4-base:planet/new_albion
 ---| "nexus_sovereignty" # [ti4] Nexus Sovereignty: ti4-pok:agenda/nexus_sovereignty
 ---| "nip_and_tuck" # [ti4] Nip and Tuck (commander): ti4-te:leader/nip_and_tuck
@@ -1374,6 +1386,26 @@
 ---| "technology/test_flagship_drill" # [ti4] Test: flagship drill: ti4-test-kit:technology/test_flagship_drill
 ---| "technology/test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "technology/test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
+---| "technology/tf_advanced_carrier" # [ti4] Advanced Carrier: ti4-tf:technology/tf_advanced_carrier
+---| "technology/tf_ahk_syl_fier" # [ti4] Ahk Syl Fier: ti4-tf:technology/tf_ahk_syl_fier
+---| "technology/tf_corsair" # [ti4] Corsair: ti4-tf:technology/tf_corsair
+---| "technology/tf_dawncrusher" # [ti4] Dawncrusher: ti4-tf:technology/tf_dawncrusher
+---| "technology/tf_dragon_freed" # [ti4] The Dragon, Freed: ti4-tf:technology/tf_dragon_freed
+---| "technology/tf_exile" # [ti4] Exile: ti4-tf:technology/tf_exile
+---| "technology/tf_exotrireme" # [ti4] Exotrireme: ti4-tf:technology/tf_exotrireme
+---| "technology/tf_guild_agents" # [ti4] Guild Agents: ti4-tf:technology/tf_guild_agents
+---| "technology/tf_hybrid_crystal_fighter" # [ti4] Hybrid Crystal Fighter: ti4-tf:technology/tf_hybrid_crystal_fighter
+---| "technology/tf_justicer_rail" # [ti4] Justicer Rail: ti4-tf:technology/tf_justicer_rail
+---| "technology/tf_keeper_matrix" # [ti4] Keeper Matrix: ti4-tf:technology/tf_keeper_matrix
+---| "technology/tf_letani_warrior" # [ti4] Letani Warrior: ti4-tf:technology/tf_letani_warrior
+---| "technology/tf_linkship" # [ti4] Linkship: ti4-tf:technology/tf_linkship
+---| "technology/tf_prototype_war_sun" # [ti4] Prototype War Sun: ti4-tf:technology/tf_prototype_war_sun
+---| "technology/tf_saggitaria" # [ti4] Saggitaria: ti4-tf:technology/tf_saggitaria
+---| "technology/tf_strike_wing_alpha" # [ti4] Strike Wing Alpha: ti4-tf:technology/tf_strike_wing_alpha
+---| "technology/tf_super_dreadnought" # [ti4] Super-Dreadnought: ti4-tf:technology/tf_super_dreadnought
+---| "technology/tf_triune" # [ti4] Triune: ti4-tf:technology/tf_triune
+---| "technology/tf_university_war_sun" # [ti4] University War Sun: ti4-tf:technology/tf_university_war_sun
+---| "technology/tf_yin_clone" # [ti4] Yin Clone: ti4-tf:technology/tf_yin_clone
 ---| "technology/the_icon" # [ti4] The Icon: ti4-te:technology/the_icon
 ---| "technology/the_reaping" # [ti4] The Reaping: ti4-te:technology/the_reaping
 ---| "technology/the_sowing" # [ti4] The Sowing: ti4-te:technology/the_sowing
@@ -1410,6 +1442,26 @@
 ---| "test_flagship_drill" # [ti4] Test: flagship drill: ti4-test-kit:technology/test_flagship_drill
 ---| "test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
+---| "tf_advanced_carrier" # [ti4] Advanced Carrier: ti4-tf:technology/tf_advanced_carrier; [ti4] Advanced Carrier (Twilight's Fall): ti4-tf:unit/tf_advanced_carrier
+---| "tf_ahk_syl_fier" # [ti4] Ahk Syl Fier: ti4-tf:technology/tf_ahk_syl_fier; [ti4] Ahk Syl Fier (Twilight's Fall): ti4-tf:unit/tf_ahk_syl_fier
+---| "tf_corsair" # [ti4] Corsair: ti4-tf:technology/tf_corsair; [ti4] Corsair (Twilight's Fall): ti4-tf:unit/tf_corsair
+---| "tf_dawncrusher" # [ti4] Dawncrusher: ti4-tf:technology/tf_dawncrusher; [ti4] Dawncrusher (Twilight's Fall): ti4-tf:unit/tf_dawncrusher
+---| "tf_dragon_freed" # [ti4] The Dragon, Freed: ti4-tf:technology/tf_dragon_freed; [ti4] The Dragon, Freed (Twilight's Fall): ti4-tf:unit/tf_dragon_freed
+---| "tf_exile" # [ti4] Exile: ti4-tf:technology/tf_exile; [ti4] Exile (Twilight's Fall): ti4-tf:unit/tf_exile
+---| "tf_exotrireme" # [ti4] Exotrireme: ti4-tf:technology/tf_exotrireme; [ti4] Exotrireme (Twilight's Fall): ti4-tf:unit/tf_exotrireme
+---| "tf_guild_agents" # [ti4] Guild Agents: ti4-tf:technology/tf_guild_agents; [ti4] Guild Agents (Twilight's Fall): ti4-tf:unit/tf_guild_agents
+---| "tf_hybrid_crystal_fighter" # [ti4] Hybrid Crystal Fighter: ti4-tf:technology/tf_hybrid_crystal_fighter; [ti4] Hybrid Crystal Fighter (Twilight's Fall): ti4-tf:unit/tf_hybrid_crystal_fighter
+---| "tf_justicer_rail" # [ti4] Justicer Rail: ti4-tf:technology/tf_justicer_rail; [ti4] Justicer Rail (Twilight's Fall): ti4-tf:unit/tf_justicer_rail
+---| "tf_keeper_matrix" # [ti4] Keeper Matrix: ti4-tf:technology/tf_keeper_matrix; [ti4] Keeper Matrix (Twilight's Fall): ti4-tf:unit/tf_keeper_matrix
+---| "tf_letani_warrior" # [ti4] Letani Warrior: ti4-tf:technology/tf_letani_warrior; [ti4] Letani Warrior (Twilight's Fall): ti4-tf:unit/tf_letani_warrior
+---| "tf_linkship" # [ti4] Linkship: ti4-tf:technology/tf_linkship; [ti4] Linkship (Twilight's Fall): ti4-tf:unit/tf_linkship
+---| "tf_prototype_war_sun" # [ti4] Prototype War Sun: ti4-tf:technology/tf_prototype_war_sun; [ti4] Prototype War Sun (Twilight's Fall): ti4-tf:unit/tf_prototype_war_sun
+---| "tf_saggitaria" # [ti4] Saggitaria: ti4-tf:technology/tf_saggitaria; [ti4] Saggitaria (Twilight's Fall): ti4-tf:unit/tf_saggitaria
+---| "tf_strike_wing_alpha" # [ti4] Strike Wing Alpha: ti4-tf:technology/tf_strike_wing_alpha; [ti4] Strike Wing Alpha (Twilight's Fall): ti4-tf:unit/tf_strike_wing_alpha
+---| "tf_super_dreadnought" # [ti4] Super-Dreadnought: ti4-tf:technology/tf_super_dreadnought; [ti4] Super-Dreadnought (Twilight's Fall): ti4-tf:unit/tf_super_dreadnought
+---| "tf_triune" # [ti4] Triune: ti4-tf:technology/tf_triune; [ti4] Triune (Twilight's Fall): ti4-tf:unit/tf_triune
+---| "tf_university_war_sun" # [ti4] University War Sun: ti4-tf:technology/tf_university_war_sun; [ti4] University War Sun (Twilight's Fall): ti4-tf:unit/tf_university_war_sun
+---| "tf_yin_clone" # [ti4] Yin Clone: ti4-tf:technology/tf_yin_clone; [ti4] Yin Clone (Twilight's Fall): ti4-tf:unit/tf_yin_clone
 ---| "that_which_molds_flesh" # [ti4] That Which Molds Flesh (commander): ti4-pok:leader/that_which_molds_flesh
 ---| "the_cavalry" # [ti4] The Cavalry: ti4-pok:promissory_note/the_cavalry
 ---| "the_crown_of_thalnos" # [ti4] The Crown of Thalnos: ti4-base:agenda/the_crown_of_thalnos; [ti4] The Crown of Thalnos: ti4-pok:relic/the_crown_of_thalnos
@@ -1622,6 +1674,16 @@
 ---| "unit/naaz_rokha_mech_zgrav" # [ti4] Z-Grav Eidolon: ti4-pok:unit/naaz_rokha_mech_zgrav
 ---| "unit/nekro_flagship" # [ti4] The Alastor: ti4-base:unit/nekro_flagship
 ---| "unit/nekro_mech" # [ti4] Mordred: ti4-base:unit/nekro_mech
+---| "unit/neutral_carrier" # [ti4] Neutral carrier: ti4-te:unit/neutral_carrier
+---| "unit/neutral_cruiser" # [ti4] Neutral cruiser: ti4-te:unit/neutral_cruiser
+---| "unit/neutral_destroyer" # [ti4] Neutral destroyer: ti4-te:unit/neutral_destroyer
+---| "unit/neutral_dreadnought" # [ti4] Neutral dreadnought: ti4-te:unit/neutral_dreadnought
+---| "unit/neutral_fighter" # [ti4] Neutral fighter: ti4-te:unit/neutral_fighter
+---| "unit/neutral_flagship" # [ti4] Neutral flagship: ti4-te:unit/neutral_flagship
+---| "unit/neutral_infantry" # [ti4] Neutral infantry: ti4-te:unit/neutral_infantry
+---| "unit/neutral_mech" # [ti4] Neutral mech: ti4-te:unit/neutral_mech
+---| "unit/neutral_pds" # [ti4] Neutral PDS: ti4-te:unit/neutral_pds
+---| "unit/neutral_war_sun" # [ti4] Neutral war sun: ti4-te:unit/neutral_war_sun
 ---| "unit/nomad_flagship" # [ti4] Memoria I: ti4-pok:unit/nomad_flagship
 ---| "unit/nomad_flagship_ii" # [ti4] Memoria II: ti4-pok:unit/nomad_flagship_ii
 ---| "unit/nomad_mech" # [ti4] Quantum Manipulator: ti4-pok:unit/nomad_mech
@@ -1649,11 +1711,31 @@
 ---| "unit/strike_wing_alpha_ii" # [ti4] Strike Wing Alpha II: ti4-pok:unit/strike_wing_alpha_ii
 ---| "unit/super_dreadnought" # [ti4] Super-Dreadnought I: ti4-base:unit/super_dreadnought
 ---| "unit/super_dreadnought_ii" # [ti4] Super-Dreadnought II: ti4-base:unit/super_dreadnought_ii
+---| "unit/tf_advanced_carrier" # [ti4] Advanced Carrier (Twilight's Fall): ti4-tf:unit/tf_advanced_carrier
+---| "unit/tf_ahk_syl_fier" # [ti4] Ahk Syl Fier (Twilight's Fall): ti4-tf:unit/tf_ahk_syl_fier
+---| "unit/tf_corsair" # [ti4] Corsair (Twilight's Fall): ti4-tf:unit/tf_corsair
+---| "unit/tf_dawncrusher" # [ti4] Dawncrusher (Twilight's Fall): ti4-tf:unit/tf_dawncrusher
+---| "unit/tf_dragon_freed" # [ti4] The Dragon, Freed (Twilight's Fall): ti4-tf:unit/tf_dragon_freed
+---| "unit/tf_exile" # [ti4] Exile (Twilight's Fall): ti4-tf:unit/tf_exile
+---| "unit/tf_exotrireme" # [ti4] Exotrireme (Twilight's Fall): ti4-tf:unit/tf_exotrireme
+---| "unit/tf_guild_agents" # [ti4] Guild Agents (Twilight's Fall): ti4-tf:unit/tf_guild_agents
+---| "unit/tf_hybrid_crystal_fighter" # [ti4] Hybrid Crystal Fighter (Twilight's Fall): ti4-tf:unit/tf_hybrid_crystal_fighter
+---| "unit/tf_justicer_rail" # [ti4] Justicer Rail (Twilight's Fall): ti4-tf:unit/tf_justicer_rail
+---| "unit/tf_keeper_matrix" # [ti4] Keeper Matrix (Twilight's Fall): ti4-tf:unit/tf_keeper_matrix
+---| "unit/tf_letani_warrior" # [ti4] Letani Warrior (Twilight's Fall): ti4-tf:unit/tf_letani_warrior
+---| "unit/tf_linkship" # [ti4] Linkship (Twilight's Fall): ti4-tf:unit/tf_linkship
+---| "unit/tf_prototype_war_sun" # [ti4] Prototype War Sun (Twilight's Fall): ti4-tf:unit/tf_prototype_war_sun
+---| "unit/tf_saggitaria" # [ti4] Saggitaria (Twilight's Fall): ti4-tf:unit/tf_saggitaria
+---| "unit/tf_strike_wing_alpha" # [ti4] Strike Wing Alpha (Twilight's Fall): ti4-tf:unit/tf_strike_wing_alpha
+---| "unit/tf_super_dreadnought" # [ti4] Super-Dreadnought (Twilight's Fall): ti4-tf:unit/tf_super_dreadnought
+---| "unit/tf_triune" # [ti4] Triune (Twilight's Fall): ti4-tf:unit/tf_triune
+---| "unit/tf_university_war_sun" # [ti4] University War Sun (Twilight's Fall): ti4-tf:unit/tf_university_war_sun
+---| "unit/tf_yin_clone" # [ti4] Yin Clone (Twilight's Fall): ti4-tf:unit/tf_yin_clone
 ---| "unit/titans_flagship" # [ti4] Ouranos: ti4-pok:unit/titans_flagship
 ---| "unit/titans_mech" # [ti4] Hecatoncheires: ti4-pok:unit/titans_mech
 ---| "unit/vuil_raith_flagship" # [ti4] The Terror Between: ti4-pok:unit/vuil_raith_flagship
 ---| "unit/vuil_raith_mech" # [ti4] Reanimator: ti4-pok:unit/vuil_raith_mech
----| "unit/war_sun" # [ti4] War Sun: ti4-base:unit/war_sun
+---| "unit/war_sun" # [ti4] War Sun (Twilight's Fall): ti4-base:unit/war_sun
 ---| "unit/winnu_flagship" # [ti4] Salai Sai Corian: ti4-base:unit/winnu_flagship
 ---| "unit/winnu_mech" # [ti4] Reclaimer: ti4-base:unit/winnu_mech
 ---| "unit/xxcha_flagship" # [ti4] Loncara Ssodu: ti4-base:unit/xxcha_flagship
@@ -1688,7 +1770,7 @@
 ---| "vuil_raith_mech" # [ti4] Reanimator: ti4-pok:unit/vuil_raith_mech
 ---| "war_funding" # [ti4] War Funding: ti4-base:promissory_note/war_funding
 ---| "war_funding_omega" # [ti4] War Funding Ω: ti4-base:promissory_note/war_funding_omega
----| "war_sun" # [ti4] War Sun: ti4-base:unit/war_sun; [ti4] War Sun: ti4-base:technology/war_sun
+---| "war_sun" # [ti4] War Sun (Twilight's Fall): ti4-base:unit/war_sun; [ti4] War Sun: ti4-base:technology/war_sun
 ---| "watchful_ojz" # [ti4] Watchful Ojz (commander): ti4-te:leader/watchful_ojz
 ---| "waylay" # [ti4] Waylay: ti4-pok:action_card/waylay
 ---| "weapon/concussion_missiles" # [xwing] Concussion Missiles: xwing-core:weapon/concussion_missiles

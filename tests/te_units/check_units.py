@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""The ti4-te pack's unit numbers against the second source (issue 30).
+"""A pack's unit numbers against the second source (issue 30: ti4-te, ti4-tf).
 
-The pack's unit records (content/ti4-te/factions/**/*.toml and versions/*.toml, from the first source) and the
-transcription of the second source kept beside them (content/ti4-te/data/second_source.toml)
+The pack's unit records (every content/PACK/**/*.toml but data/ and tests/, from the first source)
+and the transcription of the second source kept beside them (content/PACK/data/second_source.toml)
 must agree: every number the second source gives for a unit equals the pack's, every unit record
 of the pack is in the transcription (or in its `a_only` list: the second source has no numbers for
 it), and every entry of the transcription names a unit of the pack. A unit the second source lists
 with fewer numbers is fine: the numbers it lacks are printed as the first source's only.
 
-  tests/te_units/check_units.py ROOT [--pack ti4-te]
+  tests/te_units/check_units.py ROOT [--pack ti4-te|ti4-tf]
 """
 
 import argparse
@@ -19,9 +19,9 @@ import tomllib
 
 NUMBERS = ["combat", "dice", "move", "capacity", "cost", "afb", "afb_dice", "bombardment",
            "bombardment_dice", "space_cannon", "space_cannon_dice", "production", "sustain_damage",
-           "fighter_capacity"]
+           "fighter_capacity", "planetary_shield", "space_cannon_range"]
 # what a record leaves out reads as this (the ruleset's defaults)
-DEFAULT = {"sustain_damage": False}
+DEFAULT = {"sustain_damage": False, "planetary_shield": False, "space_cannon_range": 0}
 
 
 def load(path):
@@ -37,11 +37,17 @@ def main():
     pack = os.path.join(args.root, "content", args.pack)
 
     units = {}
-    paths = glob.glob(os.path.join(pack, "factions", "**", "*.toml"), recursive=True)
-    paths += glob.glob(os.path.join(pack, "versions", "**", "*.toml"), recursive=True)
+    paths = [p for p in glob.glob(os.path.join(pack, "**", "*.toml"), recursive=True)
+             if os.path.relpath(p, pack).split(os.sep)[0] not in ("data", "tests", "pack.toml")]
     for path in sorted(paths):
-        for uid, rec in load(path).get("unit", {}).items():
+        data = load(path)
+        for uid, rec in data.get("unit", {}).items():
             units[uid] = (rec, os.path.relpath(path, args.root))
+        # an override of another pack's unit record that changes its numbers
+        # ("ti4-base:unit/war_sun" in ti4-tf): the numbers it sets
+        for target, rec in data.get("override", {}).items():
+            if ":unit/" in target and any(k in rec for k in NUMBERS):
+                units[target.split(":unit/", 1)[1]] = (rec, os.path.relpath(path, args.root))
     second_path = os.path.join(pack, "data", "second_source.toml")
     second = load(second_path)
     entries = second.get("unit", {})

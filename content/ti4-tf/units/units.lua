@@ -1,0 +1,142 @@
+-- Twilight's Fall's unit cards: the abilities that act in a space combat. Tests: ../tests/units.toml
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+-- Exotrireme: after a round of space combat, it may destroy itself to destroy up to 2 ships in its
+-- system: the opponent's 2 most costly. Default policy as the Exotrireme II's (ti4-base, Sardakk
+-- N'orr): when those 2 cost more than it does, or are all the opponent's ships left;
+-- policy.use = { tf_exotrireme = "always" | "never" }.
+local function costliest_ships(ctx, player, sys)
+  local out = ctx:units(lib.opponent(ctx, player), sys, "ship")
+  table.sort(out, function(a, b)
+    local ca, cb = lib.unit_cost(ctx, a), lib.unit_cost(ctx, b)
+    if ca ~= cb then return ca > cb end
+    return a < b
+  end)
+  return out
+end
+
+hook {
+  id = "tf_exotrireme",
+  window = "space_combat.end_of_round",
+  source = "unit/tf_exotrireme",
+  optional = true,
+  condition = function(ctx, _, source) return ctx:location(source) == ctx:role("active_system") end,
+  helps = function(ctx, player, source)
+    local t = costliest_ships(ctx, player, ctx:role("active_system"))
+    if #t == 0 then return false end
+    local worth = lib.unit_cost(ctx, t[1]) + (t[2] and lib.unit_cost(ctx, t[2]) or 0)
+    return #t <= 2 or worth > lib.unit_cost(ctx, source)
+  end,
+  apply = function(ctx, player, source)
+    local t = costliest_ships(ctx, player, ctx:role("active_system"))
+    ctx:destroy(source, "space_combat.unit_destroyed")
+    for i = 1, math.min(2, #t) do ctx:destroy(t[i], "space_combat.unit_destroyed") end
+  end,
+}
+
+-- Strike Wing Alpha: each of its Anti-Fighter Barrage results of 9 or 10 (the die as rolled) also
+-- destroys 1 of the opponent's infantry in the active system's space area.
+hook {
+  id = "tf_strike_wing_alpha",
+  window = "space_combat.after_anti_fighter_barrage_roll",
+  source = "unit/tf_strike_wing_alpha",
+  condition = function(ctx, player, source, args)
+    if args.player ~= player or ctx:count(lib.opponent(ctx, player), ctx:role("active_system"), "type:infantry") == 0 then return false end
+    for i = 1, args.pool:size() do
+      if args.pool:unit(i) == source and args.pool:value(i) >= 9 then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, source, args)
+    local enemy, sys = lib.opponent(ctx, player), ctx:role("active_system")
+    for i = 1, args.pool:size() do
+      if args.pool:unit(i) == source and args.pool:value(i) >= 9 then
+        local inf = ctx:units(enemy, sys, "type:infantry")[1]
+        if inf then ctx:destroy(inf, "space_combat.unit_destroyed") end
+      end
+    end
+  end,
+}
+
+-- Linkship: when it retreats, its owner may destroy 1 ship in the active system that is damaged
+-- or has no Sustain Damage (the opponent's: the owner's own ships there retreat with it); the
+-- most costly such ship.
+local function linkship_target(ctx, player)
+  return lib.most_costly(ctx, ctx:units(lib.opponent(ctx, player), ctx:role("active_system"), "ship"),
+    function(u) return ctx:get(u, "damaged") or not ctx:get(u, "sustain_damage") end)
+end
+
+hook {
+  id = "tf_linkship",
+  window = "space_combat.retreat",
+  source = "unit/tf_linkship",
+  optional = true,
+  condition = function(ctx, player, source, args)
+    if args.player ~= player then return false end
+    local with_it = false
+    for _, u in ipairs(args.units or {}) do
+      if u == source then with_it = true end
+    end
+    return with_it and linkship_target(ctx, player) ~= nil
+  end,
+  apply = function(ctx, player)
+    ctx:destroy(linkship_target(ctx, player), "space_combat.unit_destroyed")
+  end,
+}
+
+-- Justicer Rail: hits produced by these PDS (Space Cannon Offense: Space Cannon Defense hits
+-- ground forces, where it changes nothing) go to non-fighter ships if able.
+--   1. tactical_action.after_space_cannon_roll: the hits of the owner's Justicer Rails in each
+--      pool are counted (counter on the card, scope action).
+--   2. tactical_action.assign_space_cannon_hits: that many of the owner's hits go to the target's
+--      non-fighter ships first, as far as those can take them (one each, one more for each
+--      undamaged ship that may sustain under the target's policy); the target chooses which (its
+--      hit_order). The rest go back to the procedure, which assigns them as usual. As Graviton
+--      Laser System's hooks (ti4-base), for these units' hits only.
+local JUSTICER = "ti4-tf:unit/tf_justicer_rail"
+local JUSTICER_HITS = "tf_justicer_rail_hits"
+
+hook {
+  id = "tf_justicer_rail_roll",
+  window = "tactical_action.after_space_cannon_roll",
+  source = "technology/tf_justicer_rail",
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(ctx, _, source, args)
+    local n = 0
+    for i = 1, args.pool:size() do
+      if args.pool:hit(i) and ctx:record_id(args.pool:unit(i)) == JUSTICER then n = n + 1 end
+    end
+    if n > 0 then ctx:add_counter(source, JUSTICER_HITS, n, "action") end
+  end,
+}
+
+hook {
+  id = "tf_justicer_rail_hits",
+  window = "tactical_action.assign_space_cannon_hits",
+  source = "technology/tf_justicer_rail",
+  condition = function(ctx, player, source, args)
+    return args.player == player and ctx:counter(source, JUSTICER_HITS) > 0 and (args.hits[args.target] or 0) > 0
+  end,
+  apply = function(ctx, _, source, args)
+    local target, sys = args.target, ctx:role("active_system")
+    local policy = ctx:policy(target)
+    local room, types, seen = 0, {}, {}
+    for _, u in ipairs(ctx:units(target, sys, "ship")) do
+      if not ctx:get(u, "fighter") then
+        room = room + 1
+        if policy.sustain ~= "never" and ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged") then room = room + 1 end
+        local t = ctx:type(u)
+        if not seen[t] then seen[t] = true; types[#types + 1] = t end
+      end
+    end
+    local n = math.min(room, args.hits[target], ctx:counter(source, JUSTICER_HITS))
+    ctx:set_counter(source, JUSTICER_HITS, 0, "action")
+    if n <= 0 then return end
+    ctx:assign_hits(target, sys, n, { eligible = "ship", types = types, can_sustain = "sustain_damage", damaged = "damaged",
+      decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed" },
+      policy.hit_order, policy.sustain)
+    args.hits[target] = args.hits[target] - n
+    -- the procedure checks capacity only after the hits it assigns itself
+    if args.hits[target] == 0 then lib.check_capacity(ctx, target, sys) end
+  end,
+}

@@ -17,7 +17,7 @@ hook {
 
 -- Test-only: "before the Retreat step (once per combat), place one of your destroyers in every
 -- system adjacent to the active system", which leaves a retreat announced in step 2 with no
--- eligible system in step 5 (rule 7: "if there is still an eligible system").
+-- eligible system in step 5 (rule 7 checks again that an eligible system is left).
 -- Test: tests/retreat_fallback.toml
 hook {
   id = "test_blockade",

@@ -377,7 +377,7 @@ function M.resolve(ctx, u, t, opts, roll)
     res.retired, res.lost, res.eliminated = moved, res.lost + lost, gone
   end
   local vacated = res.eliminated or res.retired > 0
-  -- 11's "eliminates or forces the defending enemy unit to retire": not a voluntary retire
+  -- 11, a result that destroys the defender or makes it retire: not a voluntary retire
   local successful = vacated and not voluntary
   if res.eliminated then res.retired = 0 end
 

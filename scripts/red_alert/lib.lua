@@ -116,9 +116,8 @@ end
 -- centre-to-centre segment (ctx:hex_sight). A hex it passes through (any part of its inside)
 -- blocks when it holds an obstruction. A hex it only touches, along an edge or at a corner, is
 -- on one side of the line, and such obstructions block only when there are some on both sides
--- ("If the imaginary line runs along the edge of one or more hexes that contain obstructions,
--- line of sight is not blocked unless the obstructions are on both sides of the line"). The end
--- hexes never block. Returns true, or false and what blocks.
+-- (the rule: a line running along the edges of obstructed hexes is blocked only by obstructions on
+-- both of its sides). The end hexes never block. Returns true, or false and what blocks.
 function M.line_of_sight(ctx, a, b)
   local seen, what, at, what2, at2 = ctx:hex_sight(a, b, obstruction, ctx, group_at(ctx, a), group_at(ctx, b))
   if seen then return true end

@@ -15,15 +15,16 @@
 -- Hyperlanes (Prophecy of Kings, tiles 83-91; LRR 44): a token is the tile number, its side and
 -- an optional rotation, `83A2` (case does not matter): side A turned 2 steps of 60 degrees
 -- clockwise. A hyperlane tile is not a system (44.2): no entity is created, its hex joins the
--- board empty, and nothing can be placed there or activated. "Systems that are connected by lines
--- drawn across one or more hyperlane tiles are adjacent for all purposes" (44.1): each lane is
+-- board empty, and nothing can be placed there or activated. Systems joined by a lane across
+-- hyperlane tiles count as adjacent for everything (44.1): each lane is
 -- followed from a system's edge across as many hyperlane tiles as it runs, and the systems at its
 -- two ends are linked ("hyperlane"). The side's `hyperlanes` attribute lists its lanes as edge
 -- pairs at rotation 0, edges 0-5 clockwise from north (ti4-pok/tiles.toml).
 --
 -- Wormholes: systems whose tiles have the same wormhole type are linked ("wormhole"), for every
 -- type alike: alpha with alpha, beta with beta, and gamma with gamma, delta with delta the same
--- way (the rule "identical wormholes are adjacent"; a tile shows one wormhole in the data).
+-- way (the rule that systems with the same wormhole are adjacent; a tile shows one wormhole in the
+-- data).
 -- Hex neighbours are adjacent through the board (ctx:adjacent's kind "hex").
 
 local M = {}

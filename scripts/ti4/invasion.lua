@@ -95,7 +95,7 @@ function M.bombardment(ctx, st)
   local p, sys = st.player, st.system
   open(ctx, st, "invasion.start_of_invasion", { player = p, system = sys })
   if ctx:flag(p, "skip_to_commit") then return end  -- a hook skipped to Commit Ground Forces
-  -- "If any planets in the active system contain another player's ground forces"
+  -- when another player has ground forces on a planet of the active system
   local targets, names = {}, {}
   for _, planet in ipairs(planets_of(ctx, sys)) do
     if #others_on(ctx, st, p, planet) > 0 and not shielded(ctx, st, planet) then
@@ -105,7 +105,7 @@ function M.bombardment(ctx, st)
   end
   if #targets == 0 then return end
   -- a ground force with Bombardment on one of the system's planets bombards as a ship would (the
-  -- L1Z1X mech: "while not participating in ground combat ... as if it were a ship"): it joins the
+  -- L1Z1X mech: it bombards like a ship while not in a ground combat): it joins the
   -- space area's units for the declaration and the roll (one pool), and goes back to its planet
   local from_planets = {}
   for _, planet in ipairs(planets_of(ctx, sys)) do

@@ -34,7 +34,7 @@ end
 
 -- Whether `player` has a unit of `unit_type` (nil: any unit) in `sys`: in its space area or on one
 -- of its planets (a mech "in the system", as the Naalu's Iconoclast and the Nomad's Memoria read it;
--- "a system that contains your units").
+-- a system holding your units).
 function lib.in_system(ctx, player, sys, unit_type)
   local filter = unit_type and "type:" .. unit_type or nil
   if ctx:count(player, sys, filter) > 0 then return true end
@@ -232,12 +232,12 @@ function lib.remove_excess(ctx, player, sys, capacity, fighter_room, decision, r
   end
 end
 
--- Capacity (Key Concept) outside combat: "If at any time the number of a player's fighters and
--- ground forces in the space area of a system exceeds the capacity of his ships in that system,
--- the excess units are destroyed." Fighters also fit in structures' fighter_capacity on the
--- system's planets (space docks). The tactical action and cards that destroy ships outside
--- combat (Graviton Laser System, Experimental Battlestation) call it. A structure in the space area
--- with a capacity (the Saar's Floating Factory) holds units as a ship does.
+-- Capacity (Key Concept) outside combat: whenever a space area holds more of a player's fighters
+-- and ground forces than their ships there can carry, the surplus is destroyed. Fighters also fit
+-- in structures' fighter_capacity on the system's planets (space docks). The tactical action and
+-- cards that destroy ships outside combat (Graviton Laser System, Experimental Battlestation) call
+-- it. A structure in the space area with a capacity (the Saar's Floating Factory) holds units as a
+-- ship does.
 function lib.check_capacity(ctx, player, sys)
   local capacity, fighter_room = ctx:sum(player, sys, "capacity", "ship", "structure"), 0
   if ctx:count(player, sys, "fighter", "ground_force") <= capacity then return end  -- all fit (most calls)
@@ -295,7 +295,7 @@ function lib.space_cannon_target(ctx, shooter)
   return nil
 end
 
--- Spending influence ("Key Concept: Spending Resources And Influence"): the player exhausts
+-- Spending influence (the Key Concept on spending resources and influence): the player exhausts
 -- planets they control that are ready and have influence, and spends trade goods (1 each) for the
 -- rest. The planets chosen waste the least influence, then leave the most trade goods; among
 -- equals, the fewest planets, then the first in entity order. Returns whether `n` was paid (if
@@ -400,7 +400,7 @@ function lib.unit_cost(ctx, u)
   return (ctx:get(u, "cost") or 0) / math.max(1, ctx:get(u, "units_per_cost") or 1)
 end
 
--- "The most costly unit of a player that ...": the unit of the list `units` with the highest
+-- The player's costliest unit of some kind: the unit of the list `units` with the highest
 -- lib.unit_cost among those for which `keep(u)` is true (`keep` nil: all of them), the first in
 -- the list among equals; nil when none is kept. (Rescue, Crash Landing, Metali Void Shielding,
 -- Phoenix Standard, The Cavalry.)
@@ -486,7 +486,7 @@ function lib.research_unit_upgrade(ctx, player, name)
   for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, to) end
 end
 
--- "Reroll any number of your dice; a unit that rerolls and does not hit is destroyed" (The Crown
+-- Reroll as many dice as you like, and lose each unit whose reroll misses (The Crown
 -- of Thalnos, the base law and the Prophecy of Kings relic). `how`: bonus (added to each rerolled
 -- result), any_hit_saves (a unit is safe if any of its dice hits, not only its rerolled ones),
 -- always (reroll every miss), opponent (whose cheapest unit at `where` is what a hit is worth).

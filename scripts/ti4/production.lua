@@ -1,5 +1,5 @@
 -- TI4 tactical action, step 5: Production (shared/rules/ti4-tactical-action.md, "5. Production" and
--- "Key Concept: Spending Resources And Influence"). M.run(ctx, st) is the step.
+-- the Key Concept on spending resources and influence). M.run(ctx, st) is the step.
 --
 -- The active player's units with Production in the active system produce up to their combined
 -- production value (a space dock's: its planet's resources plus its own value); units cost their
@@ -124,8 +124,8 @@ local function budget(ctx, p)
   return sum
 end
 
--- `ability_limit`: an ability that produces outside the Production step ("produce up to 5 units in
--- this system": Duha Menaimon; "produce 1 unit": Dirzuga Rophal) gives its limit, which replaces
+-- `ability_limit`: an ability that produces outside the Production step (5 units in its system:
+-- Duha Menaimon; 1 unit: Dirzuga Rophal) gives its limit, which replaces
 -- the units' production values; st.player is the one producing (not always the active player).
 function M.run(ctx, st, ability_limit)
   local p, sys = st.player, st.system
@@ -187,7 +187,7 @@ function M.run(ctx, st, ability_limit)
         if cost + t.cost - discount <= money and not (blockaded and t.ship) and left and count_after(t, 1) <= limit then
           options[#options + 1] = t.name
           by_name[t.name] = t
-          -- "the player receives two units for the indicated cost": he may take one
+          -- two units come for one cost: he may take one
           if t.per_cost > 1 then
             options[#options + 1] = t.name .. ":1"
             by_name[t.name .. ":1"] = t
@@ -204,8 +204,8 @@ function M.run(ctx, st, ability_limit)
     while n > 1 and count_after(t, n) > limit do n = n - 1 end
     for _ = 1, n do
       if in_reinforcements(ctx, p, t, queued) <= 0 then
-        -- "he may remove one of his units of that type from a system that does not contain one of
-        -- his command tokens and return it to his reinforcements"
+        -- at the piece limit, he may take a unit of that type back to reinforcements from a system
+        -- without his command token
         local u = reclaimable(ctx, p, t.name, taken)
         if not u then break end
         taken[u] = true
@@ -251,8 +251,8 @@ function M.run(ctx, st, ability_limit)
   for i, planet in ipairs(docks) do dock_names[i] = ctx:name(planet) end
   for _, t in ipairs(queue) do
     local rec = ctx:record(t.name, "unit")
-    -- "Players always place ground forces on the planet that contains the space dock that
-    -- produced them": with docks on several planets, the player says which produced it
+    -- ground forces go on the planet of the space dock that made them: with docks on several
+    -- planets, the player says which produced it
     local at = sys
     if rec.ground_force and #docks == 1 then
       at = docks[1]

@@ -3,7 +3,7 @@
 -- by policy) is done by runtime primitives; this file is the order of things and the choices.
 --
 -- Window order in round 1: start_of_combat + start_of_round (one window, 2.1), then
--- before_combat ("immediately before the Anti-Fighter Barrage step", 2), then the step.
+-- before_combat (just before Anti-Fighter Barrage, 2), then the step.
 
 local M = {}
 
@@ -82,7 +82,7 @@ local function announce(ctx, player, sys, neighbours)
   if #neighbours == 0 or not has_ships(ctx, player, sys) then return false, false end
   if #eligible_systems(ctx, player, neighbours) == 0 then return false, false end  -- 4.3
   -- an ability may force the announcement: the round-scoped flag "must_announce_retreat" (Rout:
-  -- "your opponent must announce a retreat, if able")
+  -- the opponent has to announce a retreat "if able")
   if ctx:flag(player, "must_announce_retreat") then
     if ctx:tracing() then ctx:event("retreat_forced:" .. ctx:name(player), ctx:name(player) .. " must announce a retreat") end
   elseif ctx:decide(player, "space_combat.announce_retreat", { "no", "yes" }) ~= "yes" then
@@ -173,7 +173,7 @@ local function retreat(ctx, player, sys, neighbours)
     return
   end
   local eligible = eligible_systems(ctx, player, neighbours)
-  if #eligible == 0 then  -- 7: "if there is still an eligible system"
+  if #eligible == 0 then  -- 7: no eligible system is left by now
     if ctx:tracing() then ctx:event("retreat_impossible:" .. ctx:name(player), "no eligible system remains: " .. ctx:name(player) .. " cannot retreat") end
     return
   end

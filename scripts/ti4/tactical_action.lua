@@ -105,14 +105,14 @@ local function passage(ctx, st, sys, through, unit)
   local f = memo[sys]
   if f then return f end
   local p = st.player
-  -- "A ship cannot pass through a system that contains another player's ships, excluding fighters."
+  -- No ship passes through a system holding another player's ships other than fighters.
   local blocked = false
   for _, other in ipairs(st.players) do
     if other ~= p and ctx:count(other, sys, "ship") > ctx:count(other, sys, "fighter") then blocked = true end
   end
   f = {
     player = p, system = sys, active = sys == st.system,
-    -- "A player cannot move units out of a system that contains one of his command tokens." (The
+    -- Units do not leave a system holding their owner's command token. (The
     -- Rules Reference lets ships leave the active system and come back: st.leave_active.)
     can_leave = not st.tokens[sys] or (sys == st.system and st.leave_active),
     can_pass = through or not blocked,
@@ -1152,7 +1152,7 @@ function M.production(ctx, st)
   if production.run(ctx, st) > 0 then M.check_capacity(ctx, st, st.player, st.system) end
 end
 
--- The end of the active player's turn, after Production: "at the end of a player's turn" abilities;
+-- The end of the active player's turn, after Production: the abilities timed for the end of a turn;
 -- then the report (one step: each step costs the memo a lookup).
 function M.end_of_turn(ctx, st) open(ctx, st, "tactical_action.end_of_turn", st.player, st.system) end
 function M.finish(ctx, st)

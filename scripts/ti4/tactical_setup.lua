@@ -220,7 +220,7 @@ return function(ctx, scenario, h)
       end
     end
   end
-  -- "Systems that contain identical wormholes are adjacent to one another for all purposes": each
+  -- Systems with the same wormhole count as adjacent for everything: each
   -- system given a wormhole here is linked (kind "wormhole", as a map's are: galaxy.lua) to every
   -- other system with one of the same type, the map's included
   local all_systems = ctx:entities { kind = "system" }

@@ -80,8 +80,8 @@ EXCEPTIONS = {
     ("l1z1x", "ground_mirror"): "Bombardment (Learn to Play, Invasion step 1) is the active player's: the Annihilator in "
                                 "the space area bombards the planet, the defender's does not",
     ("l1z1x", "ground_plain"): "Bombardment is the active player's: only the attacking Annihilator bombards",
-    ("saar", "ground_mirror"): "Scavenger Zeta (Deploy: after you gain control of a planet, spend 1 trade "
-                               "good to place 1 mech on it): only the invader gains control of a planet",
+    ("saar", "ground_mirror"): "Scavenger Zeta (Deploy: on taking a planet, pay 1 trade good to put a "
+                               "mech on it): only the invader gains control of a planet",
     ("saar", "ground_plain"): "Scavenger Zeta: only the invader gains control of a planet",
 }
 

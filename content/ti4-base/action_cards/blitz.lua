@@ -1,5 +1,6 @@
--- Blitz (Codex I action card). "At the start of an invasion: Each of your non-fighter ships in the
--- active system that do not have BOMBARDMENT gain BOMBARDMENT 6 until the end of the invasion."
+-- Blitz (Codex I action card). In short: played when an invasion starts, it gives Bombardment 6 to
+-- every non-fighter ship of yours in the active system that lacks Bombardment, for the rest of that
+-- invasion.
 --   invasion.start_of_invasion, args {player, system}: the active player may play it; the default
 --     policy plays it when a planet there holds another player's ground forces and one of their
 --     non-fighter ships has no Bombardment. Each such ship gets bombardment 6 x1 and the flag

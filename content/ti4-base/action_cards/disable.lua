@@ -1,6 +1,6 @@
--- Disable (base action card). "At the start of an invasion in a system that contains 1 or more of
--- your opponents' PDS units: Your opponents' PDS units in this system lose PLANETARY SHIELD and
--- SPACE CANNON during this invasion." The active player plays it (the default policy: whenever
+-- Disable (base action card). In short: played when an invasion starts in a system holding at least
+-- one opponent's PDS; for that invasion, the opponents' PDS there have neither Planetary Shield nor
+-- Space Cannon. The active player plays it (the default policy: whenever
 -- it applies). Its effect lasts the invasion, so the card stays face up until then: playing it
 -- sets the flag "disable_played" on the card (scope action), the two hooks below read it, and
 -- the card is discarded at invasion.end_of_invasion.

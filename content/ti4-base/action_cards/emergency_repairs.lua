@@ -1,4 +1,5 @@
--- Emergency Repairs (base action card). "At the start or end of a combat round": one hook on
+-- Emergency Repairs (base action card). Its moment is either the start or the end of a combat
+-- round: one hook on
 -- each window; whichever is used first discards the card, so it is played once. A player in the
 -- combat may play it when it repairs something; the default policy (helps) only while the combat
 -- goes on (not in the last round's merged end window, where a repair changes nothing). Test: tests/cards/emergency_repairs.toml

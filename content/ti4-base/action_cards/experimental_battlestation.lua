@@ -1,14 +1,13 @@
--- Experimental Battlestation (base action card). "After another player moves ships into a system
--- during a tactical action: Choose 1 of your space docks that is either in or adjacent to that
--- system. That space dock uses SPACE CANNON 5 (x3) against ships in the active system."
--- Window: tactical_action.after_movement, args {player, system}, when the active player has ships
--- there. The dock (one on a planet of the active system, else of an adjacent one) rolls three
--- dice of the kind space_cannon against 5, and the card opens the space cannon windows the
--- procedure opens for Space Cannon Offense, so what reads them applies (Antimass Deflectors,
--- Plasma Scoring, Scramble Frequency; Maneuvering Jets cancels a hit); the active player assigns
--- the hits to their ships there (hit_order, Sustain Damage), then capacity is checked.
--- The default policy plays it whenever it can. A space dock is a structure with Production.
--- The procedure's lost_to_space_cannon metric does not count its kills.
+-- Experimental Battlestation (base action card). In short: once another player has moved ships into
+-- a system in a tactical action, one of your space docks in that system or next to it fires as
+-- Space Cannon 5 (x3) at the ships in the active system. Window: tactical_action.after_movement,
+-- args {player, system}, when the active player has ships there. The dock (one on a planet of the
+-- active system, else of an adjacent one) rolls three dice of the kind space_cannon against 5, and
+-- the card opens the space cannon windows the procedure opens for Space Cannon Offense, so what
+-- reads them applies (Antimass Deflectors, Plasma Scoring, Scramble Frequency; Maneuvering Jets
+-- cancels a hit); the active player assigns the hits to their ships there (hit_order, Sustain
+-- Damage), then capacity is checked. The default policy plays it whenever it can. A space dock is a
+-- structure with Production. The procedure's lost_to_space_cannon metric does not count its kills.
 -- Test: tests/cards/experimental_battlestation.toml
 
 local lib = require "lib"  -- scripts/ti4/lib.lua

@@ -1,7 +1,7 @@
--- Fire Team (base action card). "After your ground forces make combat rolls during a round of
--- ground combat: Reroll any number of your dice." Window: invasion.after_ground_roll, opened
--- after each player's ground combat roll, args {player, opponent, planet, pool, purpose}; the
--- procedure counts the pool's hits after it. Which dice: the misses (rerolling a hit can only
+-- Fire Team (base action card). In short: once your ground forces have rolled in a ground combat
+-- round, you may reroll as many of those dice as you like. Window: invasion.after_ground_roll,
+-- opened after each player's ground combat roll, args {player, opponent, planet, pool, purpose};
+-- the procedure counts the pool's hits after it. Which dice: the misses (rerolling a hit can only
 -- lose it). The default policy plays it when the owner's own roll has a miss.
 -- Not in space combat (space_combat.after_roll) nor on bombardment or space cannon dice.
 -- Test: tests/cards/fire_team.toml

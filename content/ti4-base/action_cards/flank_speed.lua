@@ -1,5 +1,5 @@
--- Flank Speed (base action card). "After you activate a system: Apply +1 to the move value of
--- each of your ships during this tactical action."
+-- Flank Speed (base action card). In short: played on activating a system; every ship of yours
+-- moves 1 further for this tactical action.
 --   tactical_action.activation, args {player, system}: the active player plays it when one of
 --     their ships is farther from the active system than its move value but no farther than one
 --     more (steps through adjacent systems, whatever blocks them): the default policy. The flag

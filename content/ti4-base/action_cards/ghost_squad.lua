@@ -1,10 +1,10 @@
--- Ghost Squad (Codex I action card). "After a player commits units to land on a planet you
--- control: Move any number of ground forces from any planet you control in the active system to
--- any planet you control in the active system." Window: invasion.commit_ground_forces, args
--- {player, system, planets}. Committing is over, so a planet nobody landed on cannot be invaded
--- any more: the owner moves every ground force from their planets there that nobody landed on
--- to their invaded planet where the most ground forces landed (ties: the first). Played when
--- both exist and the first holds ground forces: the default policy.
+-- Ghost Squad (Codex I action card). In short: once a player has committed units to one of your
+-- planets, you may shift as many ground forces as you like between your planets in the active
+-- system. Window: invasion.commit_ground_forces, args {player, system, planets}. Committing is
+-- over, so a planet nobody landed on cannot be invaded any more: the owner moves every ground force
+-- from their planets there that nobody landed on to their invaded planet where the most ground
+-- forces landed (ties: the first). Played when both exist and the first holds ground forces: the
+-- default policy.
 -- Test: tests/cards/ghost_squad.toml
 
 local function plan(ctx, player, args)

@@ -1,6 +1,6 @@
--- In the Silence of Space (base action card). "After you activate a system: Choose 1 system.
--- During this tactical action, your ships in the chosen system can move through systems that
--- contain other players' ships." Window: tactical_action.activation, args {player, system}: the
+-- In the Silence of Space (base action card). In short: played on activating a system; for this
+-- tactical action your ships in one chosen system may pass through systems holding other players'
+-- ships. Window: tactical_action.activation, args {player, system}: the
 -- active player's flag "in_the_silence_of_space" (scope action), read by the passage rule of
 -- Light/Wave Deflector (technologies/light_wave_deflector.lua), which must run before the
 -- anomaly rules.

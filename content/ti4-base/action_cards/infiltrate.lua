@@ -1,7 +1,7 @@
--- Infiltrate (base action card). "When you gain control of a planet: Replace each PDS and space
--- dock that is on that planet with a matching unit from your reinforcements."
--- The procedure (invasion.lua, establish control) destroys the other players' structures on the
--- planet and then opens invasion.planet_gained, args {player, planet, from}. So the card first
+-- Infiltrate (base action card). In short: on taking a planet, each PDS and space dock there is
+-- swapped for one of the same kind from your reinforcements. The procedure (invasion.lua, establish
+-- control) destroys the other players' structures on the planet and then opens
+-- invasion.planet_gained, args {player, planet, from}. So the card first
 -- counts what is destroyed there: on invasion.unit_destroyed, a PDS (a structure with Space
 -- Cannon) or a space dock (a structure with Production) of another player destroyed on a planet
 -- while the owner is the active player adds to the counter "infiltrate_pds" or

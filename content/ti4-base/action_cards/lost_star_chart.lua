@@ -1,5 +1,5 @@
--- Lost Star Chart (base action card). "After you activate a system: During this tactical action,
--- systems that contain alpha and beta wormholes are adjacent to each other." Window:
+-- Lost Star Chart (base action card). In short: played on activating a system; for the rest of this
+-- tactical action every alpha wormhole system counts as adjacent to every beta one. Window:
 -- tactical_action.activation, args {player, system}: each system with an alpha wormhole is
 -- linked (kind "lost_star_chart") with each system with a beta wormhole, so every later step sees
 -- them adjacent: movement, Space Cannon Offense from an adjacent system, retreats. The links are

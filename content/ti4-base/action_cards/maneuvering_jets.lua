@@ -1,10 +1,11 @@
--- Maneuvering Jets (base action card). "Before you assign hits produced by another player's SPACE
--- CANNON roll: Cancel 1 hit." Space cannon offense (tactical_action.assign_space_cannon_hits)
--- and space cannon defense (invasion.assign_space_cannon_defense_hits) both pass
--- args {player, target, hits = {[target] = n}} and read hits back: cancelling is lowering the
--- target's entry. Offered when the owner is the target and there is a hit to cancel (the default
--- policy plays it at the first such chance). Not a combat card: space combat and Anti-Fighter
--- Barrage hits (space_combat.assign_hits) are not space cannon.
+-- Maneuvering Jets (base action card). In short: when another player's Space Cannon roll hits you,
+-- one of those hits is cancelled before you assign them. Space cannon offense
+-- (tactical_action.assign_space_cannon_hits) and space cannon defense
+-- (invasion.assign_space_cannon_defense_hits) both pass args {player, target, hits = {[target] =
+-- n}} and read hits back: cancelling is lowering the target's entry. Offered when the owner is the
+-- target and there is a hit to cancel (the default policy plays it at the first such chance). Not a
+-- combat card: space combat and Anti-Fighter Barrage hits (space_combat.assign_hits) are not space
+-- cannon.
 -- Test: tests/cards/maneuvering_jets.toml
 
 local WINDOWS = {

@@ -1,5 +1,5 @@
--- Parley (base action card). "After another player commits units to land on a planet you
--- control: Return the committed units to the space area." Window: invasion.commit_ground_forces,
+-- Parley (base action card). In short: once another player has committed units to one of your
+-- planets, those units go back to the space area. Window: invasion.commit_ground_forces,
 -- args {player, system, planets}: `planets` are those the active player landed on and does not
 -- control. The owner picks one of theirs among them (the one with the most committed ground
 -- forces; ties: the first) and its committed ground forces go back to the active system's space

@@ -1,5 +1,5 @@
--- Reflective Shielding (Codex I action card). "When one of your ships uses SUSTAIN DAMAGE during
--- combat: Produce 2 hits against your opponent's ships in the active system." Window:
+-- Reflective Shielding (Codex I action card). In short: whenever one of your ships uses Sustain
+-- Damage in combat, your opponent's ships in the active system take 2 hits. Window:
 -- space_combat.unit_sustained_damage, args {unit, player, location}: opened by the space combat's
 -- hit assignment (combat rolls, and Anti-Fighter Barrage hits under Waylay), never by Space Cannon
 -- Offense (not during combat) nor by ground combat (a mech is not a ship; its window is

@@ -1,5 +1,5 @@
--- Salvage (base action card). "After you win a space combat: Your opponent gives you all of their
--- commodities." Window: space_combat.after_combat (the winner is known, capacity not yet checked).
+-- Salvage (base action card). In short: the winner of a space combat takes every commodity the
+-- loser has. Window: space_combat.after_combat (the winner is known, capacity not yet checked).
 -- Commodities are the player counter "commodities" (a scenario side's `commodities = N`); a
 -- player who receives another player's commodities gains them as trade goods (Rules Reference,
 -- Commodities), the counter "trade_goods" that production spends afterwards in the same

@@ -1,10 +1,10 @@
--- Scramble Frequency (Codex I action card). "After another player makes a BOMBARDMENT, SPACE
--- CANNON, or ANTI-FIGHTER BARRAGE roll: That player rerolls all of their dice." One hook per
--- window opened right after such a roll, each with args {player, pool}: space cannon offense
--- (one pool per location fired from), space cannon defense, bombardment, Anti-Fighter Barrage.
--- Never after a combat or ground combat roll.
--- The default policy plays it when the roll did better than its expectation (more hits than
--- the sum of each die's chance to hit), so a reroll is expected to take hits away.
+-- Scramble Frequency (Codex I action card). In short: right after another player rolls for
+-- Bombardment, Space Cannon or Anti-Fighter Barrage, that player must roll all those dice again.
+-- One hook per window opened right after such a roll, each with args {player, pool}: space cannon
+-- offense (one pool per location fired from), space cannon defense, bombardment, Anti-Fighter
+-- Barrage. Never after a combat or ground combat roll. The default policy plays it when the roll
+-- did better than its expectation (more hits than the sum of each die's chance to hit), so a reroll
+-- is expected to take hits away.
 -- Test: tests/cards/scramble_frequency.toml
 
 local function worth_it(pool)

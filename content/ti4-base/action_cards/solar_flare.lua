@@ -1,5 +1,5 @@
--- Solar Flare (Codex I action card). "After you activate a system: During the 'Movement' step of
--- this tactical action, other players cannot use SPACE CANNON against your ships." Space Cannon
+-- Solar Flare (Codex I action card). In short: played on activating a system; during this tactical
+-- action's movement step no other player may fire Space Cannon at your ships. Space Cannon
 -- Offense is the end of the movement step.
 --   tactical_action.activation, args {player, system}: the active player may play it on any
 --     activation; the default policy plays it when another player's space cannon may reach the

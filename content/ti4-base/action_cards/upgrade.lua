@@ -1,10 +1,10 @@
--- Upgrade (base action card). "After you activate a system that contains 1 or more of your ships:
--- Replace 1 of your cruisers in that system with 1 of your dreadnoughts from your
--- reinforcements." Window: tactical_action.activation, args {player, system}. The cruiser goes
--- back to reinforcements (it is not destroyed); the dreadnought takes the player's unit record
--- for dreadnoughts (faction unit or Dreadnought II). Played when the active player has a cruiser
--- there and a dreadnought left in reinforcements (the dreadnought's piece limit,
--- `reinforcements` in units.toml): the default policy.
+-- Upgrade (base action card). In short: played on activating a system where you have ships; one of
+-- your cruisers there is swapped for a dreadnought from your reinforcements. Window:
+-- tactical_action.activation, args {player, system}. The cruiser goes back to reinforcements (it is
+-- not destroyed); the dreadnought takes the player's unit record for dreadnoughts (faction unit or
+-- Dreadnought II). Played when the active player has a cruiser there and a dreadnought left in
+-- reinforcements (the dreadnought's piece limit, `reinforcements` in units.toml): the default
+-- policy.
 -- Test: tests/cards/upgrade.toml
 
 local lib = require "lib"  -- scripts/ti4/lib.lua

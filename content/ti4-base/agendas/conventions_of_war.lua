@@ -1,6 +1,6 @@
--- Conventions of War (base law). "Players cannot use BOMBARDMENT against units that are on
--- cultural planets." Window: invasion.planetary_shield, asked for each planet the active player
--- could bombard: a cultural planet (trait) is forbidden, whatever ignores Planetary Shield (a war
+-- Conventions of War (base law). In short: nobody may bombard units on a cultural planet. Window:
+-- invasion.planetary_shield, asked for each planet the active player could bombard: a cultural
+-- planet (trait) is forbidden, whatever ignores Planetary Shield (a war
 -- sun, the Letnev flagship, Disable). The law binds every player, whoever holds the card (a hook
 -- with the agenda as source fires for its holder; it acts on the active player's bombardment).
 -- Nothing else changes: ground combat and space cannon defense on that planet go on.

@@ -1,4 +1,4 @@
--- Enforced Travel Ban (base law). "Alpha and beta wormholes have no effect during movement."
+-- Enforced Travel Ban (base law). In short: while ships move, alpha and beta wormholes do nothing.
 -- Window: tactical_action.before_movement: alpha and beta go into inactive_wormholes, so systems
 -- adjacent only through identical alpha or beta wormholes (the galaxy's "wormhole" links) are not
 -- adjacent for this movement. Gamma and delta wormholes still work; adjacency from Lost Star Chart

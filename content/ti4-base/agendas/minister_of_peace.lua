@@ -1,9 +1,9 @@
--- Minister of Peace (base law, held by one player). "After a player activates a system that
--- contains 1 or more of a different player's units, the owner of this card may discard this card;
--- immediately end the active player's turn." Window: tactical_action.activation. It sets the action
--- flag "turn_ended" on the active player: the tactical action's later steps (movement, space cannon,
+-- Minister of Peace (base law, held by one player). In short: when a player activates a system
+-- holding units of some other player, the holder may discard the card to end the active player's
+-- turn at once. Window: tactical_action.activation. It sets the action flag "turn_ended" on the
+-- active player: the tactical action's later steps (movement, space cannon,
 -- combat, invasion, production) are skipped, the command token stays, and the report says
--- no_combat. "A different player's units": units of a player other than the active one, in the
+-- no_combat. A different player's units means units of a player other than the active one, in the
 -- space area or on a planet of the system.
 -- Default policy: its owner plays it when they are not the active player and have units in the
 -- active system (policy.use = { minister_of_peace = "always" }: whenever it may be played).

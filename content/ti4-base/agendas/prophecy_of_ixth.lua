@@ -1,5 +1,5 @@
--- Prophecy of Ixth (base law, held by one player): "When the owner of this card uses PRODUCTION,
--- they discard this card unless they produce 2 or more fighters." (Its +1 to the owner's fighters
+-- Prophecy of Ixth (base law, held by one player): in short, its holder loses the card when they
+-- use Production and make fewer than 2 fighters. (Its +1 to the owner's fighters
 -- is the modifier in prophecy_of_ixth.toml.) Window: production.end_of_production, opened when the
 -- active player produced units: the holder discards it when they produced fewer than 2 fighters
 -- (the player counter produced:fighter, scope action). Test: tests/cards/prophecy_of_ixth.toml

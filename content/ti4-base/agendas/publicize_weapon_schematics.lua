@@ -1,5 +1,5 @@
--- Publicize Weapon Schematics (base law). "All war suns lose SUSTAIN DAMAGE." Windows: the first of
--- each procedure: tactical_action.activation (before Space Cannon Offense) and
+-- Publicize Weapon Schematics (base law). In short: no war sun has Sustain Damage. Windows: the
+-- first of each procedure: tactical_action.activation (before Space Cannon Offense) and
 -- space_combat.start_of_combat (a space combat on its own); each takes Sustain Damage from every
 -- war sun on the board, every player's (a faction's war sun too: the Muaat Prototype War Sun keeps
 -- the type name war_sun). Not modelled: ignoring the war sun technology's prerequisites (research

@@ -1,10 +1,10 @@
--- Shard of the Throne (base law, held by one player). "A player gains this card and 1 victory point
--- when they win a combat against the owner of this card. Then, the previous owner of this card
--- loses 1 victory point." Windows: space_combat.after_combat (the player with ships left won) and
--- invasion.end_of_ground_combat (the player with ground forces left on the planet won); a draw has
--- no winner. The card changes owner and the player counter "victory_points" (scope game) moves by 1
--- each way; the tactical action's report gives each side's change (attacker_victory_points,
--- defender_victory_points). Not an optional ability. Test: tests/cards/shard_of_the_throne.toml
+-- Shard of the Throne (base law, held by one player). In short: whoever wins a combat against the
+-- holder takes the card with 1 victory point, and the former holder loses 1 victory point. Windows:
+-- space_combat.after_combat (the player with ships left won) and invasion.end_of_ground_combat (the
+-- player with ground forces left on the planet won); a draw has no winner. The card changes owner
+-- and the player counter "victory_points" (scope game) moves by 1 each way; the tactical action's
+-- report gives each side's change (attacker_victory_points, defender_victory_points). Not an
+-- optional ability. Test: tests/cards/shard_of_the_throne.toml
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
 

@@ -1,6 +1,6 @@
--- The Crown of Thalnos (base law). "During each combat round, the owner of this card may reroll any
--- number of dice; they must destroy each of their units that did not produce a hit with its
--- reroll." Windows: space_combat.after_roll (the owner's combat roll) and invasion.after_ground_roll
+-- The Crown of Thalnos (base law). In short: in each combat round the holder may reroll as many
+-- dice as they like, and each of their units whose reroll misses is destroyed. Windows:
+-- space_combat.after_roll (the owner's combat roll) and invasion.after_ground_roll
 -- (the owner's ground combat roll), once per round each. Read as the owner's own dice of the combat
 -- roll: never an Anti-Fighter Barrage, space cannon or bombardment roll. A unit is destroyed when
 -- none of the dice it rerolled hits (a war sun that rerolls two misses and keeps a hit is lost if

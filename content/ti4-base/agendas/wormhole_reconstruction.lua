@@ -1,9 +1,10 @@
--- Wormhole Reconstruction (base law). "All systems that contain either an alpha or beta wormhole
--- are adjacent to each other." Windows: the first of each procedure, tactical_action.activation and
--- space_combat.start_of_combat: every alpha and beta system not yet adjacent to another is linked
--- to it (kind "wormhole_reconstruction"), for all purposes: movement (Enforced Travel Ban does not
--- undo it), Space Cannon Offense from an adjacent system, retreats. (Lost Star Chart does the same
--- for one tactical action.) Test: tests/cards/wormhole_reconstruction.toml
+-- Wormhole Reconstruction (base law). In short: every system with an alpha or a beta wormhole
+-- counts as adjacent to every other such system. Windows: the first of each procedure,
+-- tactical_action.activation and space_combat.start_of_combat: every alpha and beta system not yet
+-- adjacent to another is linked to it (kind "wormhole_reconstruction"), for all purposes: movement
+-- (Enforced Travel Ban does not undo it), Space Cannon Offense from an adjacent system, retreats.
+-- (Lost Star Chart does the same for one tactical action.) Test:
+-- tests/cards/wormhole_reconstruction.toml
 
 local ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
 

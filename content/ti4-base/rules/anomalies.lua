@@ -2,11 +2,10 @@
 -- action (Learn to Play). The eligibility hooks read args.system and may set args.eligible = false;
 -- the gravity rift's hooks roll for the ships leaving it (retreat, movement); anomaly_movement says
 -- what each anomaly allows a moving ship.
---   "A player cannot retreat into a nebula."
---   "A player may retreat into an asteroid field only if that player owns the Antimass
---    Deflectors technology."
---   "A player may retreat into a supernova only if that player owns the Magmus Reactor Muaat
---    factional technology." (a faction pack grants it by holding that technology)
+--   Nebula: no retreat into one.
+--   Asteroid field: a retreat into one needs the Antimass Deflectors technology.
+--   Supernova: a retreat into one needs Magmus Reactor, the Muaat faction technology (a faction
+--    pack grants it by holding that technology).
 
 local owns = require("lib").owns  -- scripts/ti4/lib.lua
 
@@ -38,10 +37,10 @@ for _, rule in ipairs(RULES) do
   }
 end
 
--- Gravity rift (Learn to Play): "A ship that moves through or out of a gravity rift applies +1 to
--- its move value and then rolls one die; on a result of 1-3, the ship is destroyed." Space combat
--- notes: "A player may attempt to retreat from a combat in a gravity rift, but will still be
--- affected by it." One roll per ship and per rift it leaves; returns whether the ship survives.
+-- Gravity rift (Learn to Play): a ship moving through or out of a gravity rift gets +1 to its move
+-- value and rolls 1 die, and is destroyed on 1-3. Space combat notes: retreating out of a gravity
+-- rift is allowed, and the rift still rolls for those ships. One roll per ship and
+-- per rift it leaves; returns whether the ship survives.
 local function gravity_rift_roll(ctx, player, u, window)
   local result = ctx:roll(player, "d10", 1, { purpose = "gravity_rift", unit = u }):value(1)
   if ctx:tracing() then
@@ -86,11 +85,11 @@ hook {
 }
 
 -- Movement through anomalies (Learn to Play), asked once per system a move may touch:
---   Asteroid Field: "A ship cannot move through or into an asteroid field." (Antimass Deflectors
+--   Asteroid Field: no ship moves into or through one. (Antimass Deflectors
 --     lets its owner do both.)
---   Nebula: "A ship cannot move through, but may move into a nebula. [...] A ship moving out of a
---     nebula has a move value of 1." (into: only as the active system, where every move ends)
---   Supernova: "A ship cannot move through or into a supernova."
+--   Nebula: a ship may end its move in one but not pass through it, and a ship leaving one has a
+--     move value of 1. (into: only as the active system, where every move ends)
+--   Supernova: no ship moves into or through one.
 --   Gravity rift: +1 to the move value of a ship that moves through or out of it (the roll is
 --     gravity_rift_movement above); a risk the default movement policy avoids when it can.
 hook {

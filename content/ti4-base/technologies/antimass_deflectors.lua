@@ -1,6 +1,6 @@
--- Antimass Deflectors (base technology; the record is in ../technologies.toml). "Your ships can
--- move into and through asteroid fields. When other players' units use SPACE CANNON against your
--- units, apply -1 to the result of each die roll." The movement half is the anomaly rules'
+-- Antimass Deflectors (base technology; the record is in../technologies.toml). In short: the
+-- owner's ships may enter and cross asteroid fields, and each die of another player's Space Cannon
+-- against the owner's units gets -1. The movement half is the anomaly rules'
 -- (rules/anomalies.lua reads the technology); these hooks are the -1.
 --   Space Cannon Offense: the procedure's targets (tactical_action.lua): the others fire at the
 --   active player's ships; the active player at the first other player in turn order from the

@@ -1,5 +1,5 @@
--- Dacxive Animators (base technology). "After you win a ground combat, you may place 1 infantry
--- from your reinforcements on that planet." Window: invasion.end_of_ground_combat (merged with the
+-- Dacxive Animators (base technology). In short: the winner of a ground combat may put 1 infantry
+-- from reinforcements on that planet. Window: invasion.end_of_ground_combat (merged with the
 -- last round's end), args {player, opponent, planet}: the owner wins when they are one of the two
 -- sides and still have ground forces there while the other side has none (attacker or
 -- defender alike). The infantry takes the owner's unit record for infantry (faction unit or

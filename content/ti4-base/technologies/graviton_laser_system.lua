@@ -1,7 +1,6 @@
--- Graviton Laser System (base technology). "You may exhaust this card before 1 or more of your
--- units uses SPACE CANNON; hits produced by those units must be assigned to non-fighter ships if
--- able." Space cannon that hits ships is Space Cannon Offense (Space Cannon Defense hits ground
--- forces, where it changes nothing).
+-- Graviton Laser System (base technology). In short: exhausted before the owner's units fire Space
+-- Cannon, it makes their hits go to non-fighter ships "if able". Space cannon that hits ships is
+-- Space Cannon Offense (Space Cannon Defense hits ground forces, where it changes nothing).
 --   1. tactical_action.before_space_cannon (opened once, before the first roll): the owner may
 --      exhaust it (flag "exhausted" on the card, scope game) when they will fire at a player; the
 --      default policy uses it when that player has both fighters and other ships there.

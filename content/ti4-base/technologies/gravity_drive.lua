@@ -1,5 +1,5 @@
--- Gravity Drive (base technology). "After you activate a system, apply +1 to the move value of 1
--- of your ships during this tactical action." Window: tactical_action.move_value, opened for each
+-- Gravity Drive (base technology). In short: after activating a system, 1 of the owner's ships
+-- moves 1 further for this tactical action. Window: tactical_action.move_value, opened for each
 -- ship that may move before its paths are searched, args {player, unit, move}. Which ship is a
 -- decision: "use:gravity_drive" is asked for each ship in turn until one takes it (limit
 -- "action"). The default policy answers yes for the first ship it helps: one that is farther from

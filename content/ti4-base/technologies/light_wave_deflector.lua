@@ -1,10 +1,10 @@
--- Light/Wave Deflector (base technology). "Your ships can move through systems that contain other
--- players' ships." Window: tactical_action.passage, args {player, system, can_pass, ...}, asked
--- once per system a move may touch. The procedure sets can_pass = false when another player's
--- ships (not only fighters) are there; the anomaly rules (rules/anomalies.lua, priority 0) then
--- forbid passing nebulae, supernovae and asteroid fields. The technology undoes only the first,
--- so it must run before them: like Dark Energy Tap it is written as a rule with a higher
--- priority that checks for the technology itself (a player's hooks run after the rules).
+-- Light/Wave Deflector (base technology). In short: other players' ships do not stop the owner's
+-- ships passing through their systems. Window: tactical_action.passage, args {player, system,
+-- can_pass,...}, asked once per system a move may touch. The procedure sets can_pass = false when
+-- another player's ships (not only fighters) are there; the anomaly rules (rules/anomalies.lua,
+-- priority 0) then forbid passing nebulae, supernovae and asteroid fields. The technology undoes
+-- only the first, so it must run before them: like Dark Energy Tap it is written as a rule with a
+-- higher priority that checks for the technology itself (a player's hooks run after the rules).
 -- The action card In the Silence of Space (action_cards/in_the_silence_of_space.lua) gives the
 -- same for one tactical action: it sets the flag below on the player, which this rule reads.
 -- Test: tests/cards/light_wave_deflector.toml, tests/cards/in_the_silence_of_space.toml

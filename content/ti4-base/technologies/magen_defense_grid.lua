@@ -1,7 +1,6 @@
 -- Magen Defense Grid (base technology; the base game's version, not Codex I's Magen Defense Grid
--- Omega). "You may exhaust this card at the start of a round of ground combat on a planet that
--- contains 1 or more of your units that have PLANETARY SHIELD; your opponent cannot make combat
--- rolls this combat round."
+-- Omega). In short: when a ground combat round starts on a planet where the owner has a unit with
+-- Planetary Shield, the owner may exhaust it, and the opponent makes no combat rolls that round.
 --   1. invasion.start_of_ground_round (round 1: merged with start_of_ground_combat), args
 --      {player, opponent, planet}: the owner, one of the two sides, with a Planetary Shield unit
 --      on the planet, may exhaust it (flag "exhausted" on the card, scope game; the default

@@ -1,6 +1,6 @@
--- Magen Defense Grid Omega (Codex I). "At the start of ground combat on a planet that contains 1
--- or more of your structures, you may produce 1 hit and assign it to 1 of your opponent's ground
--- forces." Window: invasion.start_of_ground_combat (round 1 only: merged with the start of its
+-- Magen Defense Grid Omega (Codex I). In short: when a ground combat starts on a planet holding one
+-- of the owner's structures, the owner may make 1 hit on one of the opponent's ground forces.
+-- Window: invasion.start_of_ground_combat (round 1 only: merged with the start of its
 -- first round), args {player, opponent, planet}: the owner is one of the two sides and has a
 -- structure there (PDS, space dock). The owner assigns the hit: an infantry before a mech; a mech
 -- may still use Sustain Damage by its owner's sustain policy. The default policy uses it.

@@ -1,7 +1,7 @@
--- Magen Defense Grid ΩΩ (Codex IV). "When any player activates a system that contains 1 or more of
--- your structures, place 1 infantry from your reinforcements with each of those structures. At the
--- start of ground combat on a planet that contains 1 or more of your structures, produce 1 hit and
--- assign it to 1 of your opponent's ground forces."
+-- Magen Defense Grid ΩΩ (Codex IV). In short: whenever anyone activates a system holding the
+-- owner's structures, each of them gets 1 infantry from reinforcements beside it; and when a ground
+-- combat starts on a planet holding one of the owner's structures, 1 hit goes to one of the
+-- opponent's ground forces.
 --   tactical_action.activation, args {player, system}: for each of the owner's structures in the
 --     system (on its planets, or in its space area), 1 infantry (the owner's: Infantry II or the
 --     faction's when they have it) is placed where the structure is. Any player's activation, the

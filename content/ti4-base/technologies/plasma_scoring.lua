@@ -1,7 +1,7 @@
--- Plasma Scoring (base technology). "When 1 or more of your units use BOMBARDMENT or SPACE CANNON,
--- 1 of those units may roll 1 additional die." Dice are independent, so the extra die is rolled
--- right after the roll it belongs to, like the unit whose die has the lowest threshold (the best
--- one; ties: the first), and the procedure counts the pool's hits after the window.
+-- Plasma Scoring (base technology). In short: in each Bombardment or Space Cannon roll of the
+-- owner, one of the units rolling gets 1 extra die. Dice are independent, so the extra die is
+-- rolled right after the roll it belongs to, like the unit whose die has the lowest threshold (the
+-- best one; ties: the first), and the procedure counts the pool's hits after the window.
 -- One hook per kind of roll: space cannon offense (after_space_cannon_roll opens once per
 -- location fired from, and the offense is one use: limit "action", the first pool takes it),
 -- space cannon defense (one pool per invaded planet: each is a use) and bombardment (one pool).

@@ -1,6 +1,5 @@
--- X-89 Bacterial Weapon Omega (Codex I). "After 1 or more of your units use BOMBARDMENT against a
--- planet, if at least 1 of your opponent's infantry was destroyed, you may destroy all of your
--- opponent's infantry on that planet."
+-- X-89 Bacterial Weapon Omega (Codex I). In short: when the owner's Bombardment of a planet has
+-- destroyed at least 1 enemy infantry, the owner may destroy every enemy infantry left there.
 --   invasion.assign_bombardment_hits, args {player, planet, hits}: before the owner's hits on a
 --     planet are assigned, the other players' infantry there are counted (counter
 --     "x89_infantry" on the planet, scope action: the count plus one, so 0 means not bombarded).

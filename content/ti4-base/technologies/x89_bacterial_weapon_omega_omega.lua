@@ -1,5 +1,5 @@
--- X-89 Bacterial Weapon ΩΩ (Codex IV). "Double the hits produced by your units' BOMBARDMENT and
--- ground combat rolls. Exhaust each planet you use BOMBARDMENT against."
+-- X-89 Bacterial Weapon ΩΩ (Codex IV). In short: the owner's Bombardment and ground combat rolls
+-- count each hit twice, and every planet the owner bombards is exhausted.
 --   invasion.assign_bombardment_hits, args {player, planet, hits}: the owner's hits on each planet
 --     are doubled (the hits of the roll: the window opens before anything else changes them).
 --   invasion.after_bombardment, args {player, system, planets}: each planet the owner's units

@@ -1,11 +1,11 @@
--- Decoy Operation (Prophecy of Kings action card). "After another player activates a system that
--- contains 1 or more of your structures: Remove up to 2 of your ground forces from the game board
--- and place them on a planet you control in the active system." Window:
--- tactical_action.activation, args {player, system} (player: the active player).
--- Which ground forces: up to 2 of the holder's ground forces on the board outside the active
--- system's planets, mechs first (they sustain), then infantry, in the order they entered the game.
--- Which planet: decision decoy_operation.planet, the options best first: the planet the holder
--- controls there with a structure and the fewest of their ground forces, then the others.
+-- Decoy Operation (Prophecy of Kings action card). In short: when another player activates a system
+-- holding one of your structures, up to 2 of your ground forces are lifted from anywhere on the
+-- board onto a planet you control in that system. Window: tactical_action.activation, args {player,
+-- system} (player: the active player). Which ground forces: up to 2 of the holder's ground forces
+-- on the board outside the active system's planets, mechs first (they sustain), then infantry, in
+-- the order they entered the game. Which planet: decision decoy_operation.planet, the options best
+-- first: the planet the holder controls there with a structure and the fewest of their ground
+-- forces, then the others.
 -- Default policy: played whenever it can move a ground force (policy.use = { decoy_operation =
 -- "never" } keeps it). Test: tests/cards/decoy_operation.toml
 

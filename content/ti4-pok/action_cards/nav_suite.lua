@@ -1,11 +1,11 @@
--- Nav Suite (Prophecy of Kings action card). "After you activate a system: During the 'Movement'
--- step of this tactical action, ignore the effect of anomalies." Window: tactical_action.activation.
+-- Nav Suite (Prophecy of Kings action card). In short: played on activating a system; anomalies
+-- have no effect on your movement step in this tactical action. Window: tactical_action.activation.
 -- It sets the action flag "ignore_anomalies_in_movement" on its player; the movement rules of the
 -- anomalies (ti4-base rules/anomalies.lua: passage through and into asteroid fields, nebulae and
 -- supernovae, the nebula's move value of 1, the gravity rift's +1 and its roll) skip that player's
--- moves. Retreats are not movement: the Rules Reference's note ("The Nav Suite action card will not
--- allow a player to ignore an anomaly while retreating") holds, as the retreat rules do not read
--- the flag; nor does the nebula's +1 to the defender's combat rolls.
+-- moves. Retreats are not movement: the Rules Reference notes that the card does not let a retreat
+-- ignore an anomaly, and that holds, as the retreat rules do not read the flag; nor does the
+-- nebula's +1 to the defender's combat rolls.
 -- Default policy: played when a ship of the active player reaches the active system only if
 -- anomalies are ignored (policy.use = { nav_suite = "always" }: whenever it is the active player).
 -- Test: tests/cards/nav_suite.toml

@@ -1,8 +1,8 @@
--- Reveal Prototype (Prophecy of Kings action card). "At the start of a combat: Spend 4 resources
--- to research a unit upgrade technology of the same type as 1 of your units that is participating
--- in this combat." Windows: space_combat.start_of_combat (round 1 only; the units in it are the
--- player's ships in the active system) and invasion.start_of_ground_combat (the ground forces on
--- the planet). Never at the start of a later round, nor at any other step.
+-- Reveal Prototype (Prophecy of Kings action card). In short: when a combat starts, pay 4 resources
+-- to research the unit upgrade of the type of one of your units fighting in it. Windows:
+-- space_combat.start_of_combat (round 1 only; the units in it are the player's ships in the active
+-- system) and invasion.start_of_ground_combat (the ground forces on the planet). Never at the start
+-- of a later round, nor at any other step.
 --
 -- What can be researched: a unit upgrade technology (a record with `upgrades`) of a participating
 -- unit's type that the player does not own: the faction's own upgrade of that type where it has one

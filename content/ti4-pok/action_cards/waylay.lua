@@ -1,5 +1,5 @@
--- Waylay (Prophecy of Kings action card). "Before you roll dice for ANTI-FIGHTER BARRAGE: Hits
--- from this roll are produced against all ships (not just fighters)." Window:
+-- Waylay (Prophecy of Kings action card). In short: played before your Anti-Fighter Barrage roll,
+-- it lets that roll's hits land on any ship, fighters or not. Window:
 -- space_combat.anti_fighter_barrage (step 1, round 1 only, before the barrage rolls). It sets the
 -- combat flag "barrage_hits_all_ships" on its player; the procedure then assigns the hits of that
 -- player's barrage as a combat roll's (the opponent chooses among all their ships, Sustain Damage

@@ -1,5 +1,5 @@
--- Articles of War (Prophecy of Kings law). "All mechs lose their printed abilities except for
--- SUSTAIN DAMAGE." Windows: the first of each procedure, tactical_action.activation and
+-- Articles of War (Prophecy of Kings law). In short: every mech keeps Sustain Damage and loses all
+-- its other printed abilities. Windows: the first of each procedure, tactical_action.activation and
 -- space_combat.start_of_combat. Every mech on the board (every player's) that stands for a
 -- faction's mech record becomes the generic mech record (ctx:upgrade: its type name stays "mech"),
 -- so hooks and modifiers whose source or `present` is the faction's mech record no longer see it

@@ -1,6 +1,6 @@
--- Dominus Orb (Prophecy of Kings relic). "Before you move units during a tactical action, you may
--- purge this card to move and transport units that are in systems that contain 1 of your command
--- tokens." Windows: tactical_action.before_movement (the active player purges it: the action flag
+-- Dominus Orb (Prophecy of Kings relic). In short: purged before the movement of a tactical action,
+-- it lets units in systems holding the player's command tokens move and be transported. Windows:
+-- tactical_action.before_movement (the active player purges it: the action flag
 -- "move_from_command_token_systems"), then tactical_action.passage, a rule that reads the flag: the
 -- player's units may leave systems holding their command tokens, and ships passing such a system
 -- may pick units up there. The active system's own token is no exception to anything (ships end

@@ -1,8 +1,8 @@
--- Shard of the Throne (Prophecy of Kings relic). "When you gain this card, gain 1 victory point;
--- when you lose this card, lose 1 victory point. When a player gains control of a legendary planet
--- you control or a planet you control in your home system, that player gains this card." Window:
--- invasion.planet_gained, args {player, planet, from}: a legendary planet (`legendary`) or one in a
--- home system (the system's `home`) taken from the owner moves the card and 1 victory point (the
+-- Shard of the Throne (Prophecy of Kings relic). In short: holding it is worth 1 victory point,
+-- gained with the card and lost with it; whoever takes a legendary planet or a home system planet
+-- from its holder takes the card. Window: invasion.planet_gained, args {player, planet, from}: a
+-- legendary planet (`legendary`) or one in a home system (the system's `home`) taken from the owner
+-- moves the card and 1 victory point (the
 -- player counter victory_points, in the tactical action's report). Test:
 -- tests/cards/shard_of_the_throne_relic.toml
 

@@ -1,9 +1,9 @@
--- The Crown of Thalnos (Prophecy of Kings relic). "During each combat round, this card's owner may
--- reroll any number of their dice, applying +1 to the results; any units that reroll dice but do
--- not produce at least 1 hit are destroyed." As the base game's law (ti4-base
--- agendas/the_crown_of_thalnos.lua: the same windows, the owner's combat and ground combat rolls
--- only), with +1 on each rerolled die, and a unit is safe when any of its dice hits (a war sun that
--- kept one hit rerolls its two misses for free). The relic is not discarded.
+-- The Crown of Thalnos (Prophecy of Kings relic). In short: in each combat round the holder may
+-- reroll as many of their dice as they like at +1, and a unit that rerolled without producing a hit
+-- is destroyed. As the base game's law (ti4-base agendas/the_crown_of_thalnos.lua: the same
+-- windows, the owner's combat and ground combat rolls only), with +1 on each rerolled die, and a
+-- unit is safe when any of its dice hits (a war sun that kept one hit rerolls its two misses for
+-- free). The relic is not discarded.
 -- Default policy: lib.rerolls_worth_it (policy.use = { the_crown_of_thalnos_relic = "always" }).
 -- Test: tests/cards/the_crown_of_thalnos_relic.toml
 

@@ -1,5 +1,5 @@
--- Dark Energy Tap (PoK technology). "Your ships can retreat into adjacent systems that do not
--- contain other players' units, even if you do not have units or control planets in that system."
+-- Dark Energy Tap (PoK technology). In short: the owner may retreat into an adjacent system with no
+-- other player's units in it, without units or planets of their own there.
 -- (Its first sentence, exploring a frontier token after a tactical action, is outside combat: not
 -- modelled.) Window: retreat_eligibility, args {player, system, eligible, by_rule}, opened for
 -- every adjacent system when a player could announce or carry out a retreat. Rule 7.3 wants the

@@ -1,5 +1,5 @@
--- Crit Dampener (a demonstration card, not printed): "Before the Neutralize Results step,
--- while you defend, you may spend 1 charge to cancel 1 crit result."
+-- Crit Dampener (a demonstration card, not printed): a defender may pay 1 charge, before results
+-- are neutralised, to cancel 1 crit result.
 hook {
   id = "crit_dampener",
   window = "attack.neutralize_results",

@@ -1,5 +1,5 @@
--- Fenn Rau (pilot): "While you defend or perform an attack, if the attack range is 1, you may
--- roll 1 additional die." Adds a die through args.count before the roll.
+-- Fenn Rau (pilot): at range 1, attacking or defending, he may roll 1 extra die. Adds a die through
+-- args.count before the roll.
 hook {
   id = "fenn_rau_attack",
   window = "attack.roll_attack_dice",

@@ -1,5 +1,5 @@
--- Predator (talent): "While you perform a primary attack, if the defender is in your bullseye
--- firing arc, you may reroll 1 attack die." Rerolls a blank, or a focus result when the
+-- Predator (talent): in a primary attack against a defender inside the attacker's bullseye arc, 1
+-- attack die may be rerolled. Rerolls a blank, or a focus result when the
 -- attacker has no focus or calculate token to turn it. The pool refuses to reroll a die that
 -- was already rerolled this attack (its reroll limit is 1), so then the next candidate is tried.
 local function candidates(ctx, ship, pool)

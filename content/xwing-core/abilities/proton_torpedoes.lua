@@ -1,4 +1,4 @@
--- Proton Torpedoes (special weapon): "Change 1 hit result to a crit result." After the
+-- Proton Torpedoes (special weapon): one hit result becomes a crit result. After the
 -- attacker has spent its tokens, so that a focus result turned into a hit can be changed.
 hook {
   id = "proton_torpedoes",

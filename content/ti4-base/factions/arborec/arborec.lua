@@ -9,10 +9,11 @@ local function facts(ctx, player)
   return { player = player, system = ctx:role("active_system"), players = ctx:players(), hooked = {} }
 end
 
--- Duha Menaimon: "After you activate this system, you may produce up to 5 units in this system."
--- The flagship's system is the one the Arborec player activates; the units are produced as in the
--- Production step (paid with resources; the default policy chooses them; ground forces go to the
--- planet of a unit with Production there, else to the space area), before any ship moves.
+-- Duha Menaimon: when the Arborec player activates the flagship's system, they may produce up to 5
+-- units there. The flagship's system is the one the Arborec player activates; the units are
+-- produced as in the Production step (paid with resources; the default policy chooses them; ground
+-- forces go to the planet of a unit with Production there, else to the space area), before any ship
+-- moves.
 -- Default policy: used whenever it can be (the production policy may still produce nothing).
 hook {
   id = "duha_menaimon",
@@ -28,8 +29,8 @@ hook {
   end,
 }
 
--- Dirzuga Rophal (commander): "After another player activates a system that contains 1 or more of
--- your units that have PRODUCTION: You may produce 1 unit in that system." (the Letani Warriors
+-- Dirzuga Rophal (commander): when another player activates a system holding an Arborec unit with
+-- Production, the Arborec player may produce 1 unit there. (the Letani Warriors
 -- have Production 1 and 2; the Letani Behemoth 2). Default policy: used whenever it can be.
 hook {
   id = "dirzuga_rophal",
@@ -50,11 +51,11 @@ hook {
   end,
 }
 
--- Letani Warrior II: "After this unit is destroyed, roll 1 die. If the result is 6 or greater,
--- place the unit on this card. At the start of your next turn, place each unit that is on this
--- card on a planet you control in your home system." The roll (kind infantry_ii) is made when it
--- is destroyed; on 6 or more the unit goes onto the faction sheet (located at its player, flag
--- returns_next_turn); its return at the start of the next turn is after the tactical action.
+-- Letani Warrior II: when it is destroyed, 1 die is rolled; on 6 or more it is set aside on the
+-- unit card and comes back, at the start of the owner's next turn, onto a planet they control in
+-- their home system. The roll (kind infantry_ii) is made when it is destroyed; on 6 or more the
+-- unit goes onto the faction sheet (located at its player, flag returns_next_turn); its return at
+-- the start of the next turn is after the tactical action.
 for _, w in ipairs { { "letani_warrior_ii", "invasion.unit_destroyed" }, { "letani_warrior_ii_space", "space_combat.unit_destroyed" },
   { "letani_warrior_ii_movement", "tactical_action.unit_destroyed" } } do
   hook {

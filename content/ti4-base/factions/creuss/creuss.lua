@@ -53,8 +53,8 @@ end
 
 -- ------------------------------------------------------------------ Dimensional Splicer
 
--- "At the start of space combat in a system that contains a wormhole and 1 or more of your ships,
--- you may produce 1 hit and assign it to 1 of your opponent's ships." (the Hil Colish's system
+-- Hil Colish: when a space combat starts in a wormhole system where the Creuss player has ships,
+-- they may make 1 hit and choose which of the opponent's ships takes it. (the Hil Colish's system
 -- contains a delta wormhole) The Creuss player picks the ship: the costliest one the hit destroys
 -- (one that cannot use Sustain Damage, or is damaged), else the costliest one; the owner may still
 -- use its Sustain Damage (their sustain policy).
@@ -109,9 +109,9 @@ hook {
 
 -- ------------------------------------------------------------------ movement
 
--- Quantum Entanglement: "You treat all systems that contain either an alpha or beta wormhole as
--- adjacent to each other." During the Creuss player's tactical actions: the systems with an alpha
--- or a beta wormhole are linked to each other after the activation.
+-- Quantum Entanglement: for the Creuss player, every system with an alpha or a beta wormhole counts
+-- as adjacent to every other such system. During the Creuss player's tactical actions: the systems
+-- with an alpha or a beta wormhole are linked to each other after the activation.
 hook {
   id = "quantum_entanglement",
   window = "tactical_action.before_movement",
@@ -124,10 +124,9 @@ hook {
   end,
 }
 
--- Slipstream: "During your tactical actions, apply +1 to the move value of each of your ships that
--- starts its movement in your home system or in a system that contains either an alpha or beta
--- wormhole." (the Creuss home system: a home system that holds a planet the player controls, as
--- tile 51, Creuss, does)
+-- Slipstream: in the Creuss player's tactical actions, a ship of theirs whose movement begins in
+-- their home system or in an alpha or beta wormhole system moves 1 further. (the Creuss home
+-- system: a home system that holds a planet the player controls, as tile 51, Creuss, does)
 local function home_of(ctx, player, sys)
   if not ctx:get(sys, "home") then return false end
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
@@ -149,8 +148,8 @@ hook {
   apply = function(_, _, _, args) args.move = args.move + 1 end,
 }
 
--- Hil Colish: "This ship's system contains a delta wormhole. During movement, this ship may move
--- before or after your other ships." Its system is linked to every system with a delta wormhole;
+-- Hil Colish: there is a delta wormhole in the flagship's system, and in movement it may go before
+-- or after the player's other ships. Its system is linked to every system with a delta wormhole;
 -- in the Creuss player's movement it moves first, and once it leaves for the active system, the
 -- active system is linked to them too (so ships in the Creuss Gate or the Creuss home system reach
 -- it through the delta wormhole).
@@ -181,9 +180,9 @@ hook {
   end,
 }
 
--- Emissary Taivra (agent): "After a player activates a system that contains a non-delta wormhole:
--- You may exhaust this card; if you do, that system is adjacent to all other systems that contain a
--- wormhole during this tactical action." Default policy: in the Creuss player's own action, when a
+-- Emissary Taivra (agent): when a player activates a system with a wormhole other than delta, the
+-- agent may be exhausted to make that system adjacent, for this tactical action, to every other
+-- system with a wormhole. Default policy: in the Creuss player's own action, when a
 -- Creuss ship is in another wormhole system not adjacent to the active one.
 local function taivra_helps(ctx, player, active)
   for _, s in ipairs(systems_with(ctx, nil)) do
@@ -211,8 +210,8 @@ hook {
   end,
 }
 
--- Icarus Drive (mech): "After any player activates a system, you may remove this unit from the game
--- board to place or move a Creuss wormhole token into this system" (the mech's system). Legal
+-- Icarus Drive (mech): after any player's activation, the mech may be taken off the board to put a
+-- Creuss wormhole token (placed or moved) into its own system. Legal
 -- after any player's activation, with the mech on the board; the token placed is the alpha one,
 -- which links that system to the alpha systems (and, with Quantum Entanglement, to the beta ones).
 -- Default policy (helps): in the Creuss player's own action, with the mech on a planet of the
@@ -248,9 +247,9 @@ hook {
   end,
 }
 
--- Sai Seravus (commander): "After your ships move: For each ship that has a capacity value and moved
--- through 1 or more wormholes, you may place 1 fighter from your reinforcements with that ship if
--- you have unused capacity in the active system." A step of a ship's path moves through a wormhole
+-- Sai Seravus (commander): once the Creuss player's ships have moved, each ship with a capacity
+-- value whose path went through a wormhole may be given 1 fighter from reinforcements, while
+-- capacity in the active system allows. A step of a ship's path moves through a wormhole
 -- when its two systems are linked as wormhole systems or share a wormhole type.
 local SERAVUS = "sai_seravus"  -- a flag on the ship, scope action
 

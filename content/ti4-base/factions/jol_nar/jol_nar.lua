@@ -22,9 +22,9 @@ hook {
   end,
 }
 
--- Spatial Conduit Cylinder: "You may exhaust this card after you activate a system that contains 1
--- or more of your units; that system is adjacent to all other systems that contain 1 or more of
--- your units during this activation." The active system is linked (kind "spatial_conduit") to every
+-- Spatial Conduit Cylinder: on activating a system holding a Jol-Nar unit, the card may be
+-- exhausted to make that system, for this activation, adjacent to every other system holding a
+-- Jol-Nar unit. The active system is linked (kind "spatial_conduit") to every
 -- system holding a Jol-Nar unit. Default policy: when a Jol-Nar ship elsewhere cannot reach the
 -- active system with its move value through adjacent systems.
 local lib = require "lib"  -- scripts/ti4/lib.lua
@@ -60,8 +60,8 @@ hook {
   end,
 }
 
--- E-res Siphons: "After another player activates a system that contains 1 or more of your ships,
--- gain 4 trade goods."
+-- E-res Siphons: the Jol-Nar player gets 4 trade goods when another player activates a system
+-- holding a Jol-Nar ship.
 hook {
   id = "e_res_siphons",
   window = "tactical_action.activation",

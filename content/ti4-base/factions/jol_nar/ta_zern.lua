@@ -1,5 +1,5 @@
--- Ta Zern (Jol-Nar commander): "When 1 or more of your units use Bombardment or Space Cannon, you
--- may reroll any of your dice." The default policy rerolls every die that missed, once.
+-- Ta Zern (Jol-Nar commander): the Jol-Nar player may reroll any of the dice of their Bombardment
+-- and Space Cannon rolls. The default policy rerolls every die that missed, once.
 -- Windows: the bombardment roll, Space Cannon Offense (each pool) and Space Cannon Defense; not
 -- Anti-Fighter Barrage or combat rolls. Tests: ../../tests/factions/jol_nar.toml
 

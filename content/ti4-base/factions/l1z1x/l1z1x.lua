@@ -105,8 +105,8 @@ hook {
   end,
 }
 
--- I48S (agent): "After a player activates a system: You may exhaust this card to allow that player
--- to replace 1 of their infantry in the active system with 1 mech from their reinforcements."
+-- I48S (agent): after any activation, the agent may be exhausted to let the active player swap 1 of
+-- their infantry in the active system for a mech from their reinforcements.
 -- Default policy: in the L1Z1X player's own action, an infantry in the active system's space area,
 -- else on one of its planets, while a mech is left in reinforcements.
 local function i48s_infantry(ctx, player, sys)

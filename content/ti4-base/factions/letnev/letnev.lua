@@ -6,7 +6,7 @@ local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local FLAG = "munitions_reserves"
 
--- the rolls a player's "reroll any number of your dice" rerolls by default: every die that missed
+-- the rolls a player's reroll-as-many-as-you-like rerolls by default: every die that missed
 local function reroll_misses(pool)
   for i = 1, pool:size() do
     if not pool:hit(i) and not pool:cancelled(i) then pool:reroll(i) end
@@ -77,17 +77,17 @@ hook {
 
 -- ------------------------------------------------------------------ Non-Euclidean Shielding
 
--- "When 1 of your units uses Sustain Damage, cancel 2 hits instead of 1." The hits are assigned
--- by the runtime's casualty policy (ctx:assign_hits), which lets each Sustain Damage cancel 1 hit.
--- So before an assignment the hook works out the policy's sequence of casualties (each hit: a
--- unit sustains, or a unit is lost, by the player's hit order and sustain policy, as
--- ctx:assign_hits chooses them) and counts how many of them the hits pay for when each Sustain
--- Damage takes 2: the assignment is then given that many hits, and makes the same choices. Under
--- sustain "first" every undamaged unit that can sustains before anything is lost; under "last"
--- units are lost in the hit order, and when it reaches a type that can sustain, every undamaged
--- unit of it sustains first (a unit immune to Direct Hit sustains before anything is lost, as
--- under "first", in space combat); under "never" nothing sustains and nothing is cancelled.
--- Scripted answers replace the policy: then nothing is cancelled here.
+-- Non-Euclidean Shielding: each Sustain Damage of a Letnev unit cancels 2 hits rather than 1. The
+-- hits are assigned by the runtime's casualty policy (ctx:assign_hits), which lets each Sustain
+-- Damage cancel 1 hit. So before an assignment the hook works out the policy's sequence of
+-- casualties (each hit: a unit sustains, or a unit is lost, by the player's hit order and sustain
+-- policy, as ctx:assign_hits chooses them) and counts how many of them the hits pay for when each
+-- Sustain Damage takes 2: the assignment is then given that many hits, and makes the same choices.
+-- Under sustain "first" every undamaged unit that can sustains before anything is lost; under
+-- "last" units are lost in the hit order, and when it reaches a type that can sustain, every
+-- undamaged unit of it sustains first (a unit immune to Direct Hit sustains before anything is
+-- lost, as under "first", in space combat); under "never" nothing sustains and nothing is
+-- cancelled. Scripted answers replace the policy: then nothing is cancelled here.
 
 -- The casualties `hits` hits would cause among `units` ({rank, can, first}), as a list of
 -- "sustain" / "loss", at most until every unit is lost.
@@ -239,8 +239,8 @@ hook {
 
 -- ------------------------------------------------------------------ leaders
 
--- Viscount Unlenn (agent): "At the start of a space combat round: You may exhaust this card to
--- choose 1 ship in the active system: that ship rolls 1 additional die during this combat round."
+-- Viscount Unlenn (agent): when a space combat round starts, the agent may be exhausted to give 1
+-- ship in the active system 1 extra die for that round.
 -- Default policy: in the first round it can be, on the player's ship most likely to hit (the
 -- lowest combat value; among equals, the first). The agent exhausted stays exhausted (its use is
 -- counted for the game). The die is added to the ship's roll (a die like its others) right after
@@ -295,8 +295,9 @@ hook {
   end,
 }
 
--- Rear Admiral Farran (commander): "After 1 of your units uses SUSTAIN DAMAGE: You may gain 1 trade
--- good." (in space combat and in ground combat; trade goods Munitions Reserves can spend)
+-- Rear Admiral Farran (commander): each time a Letnev unit uses Sustain Damage, the Letnev player
+-- may take 1 trade good. (in space combat and in ground combat; trade goods Munitions Reserves can
+-- spend)
 for _, w in ipairs { { "rear_admiral_farran", "space_combat.unit_sustained_damage" },
   { "rear_admiral_farran_ground", "invasion.unit_sustained_damage" } } do
   hook {
@@ -325,9 +326,9 @@ local function in_combat(ctx, player)
     and ctx:count(player, sys, "ship") > 0 and ctx:count(lib.opponent(ctx, player), sys, "ship") > 0
 end
 
--- War Funding: "At the start of a round of space combat: The Letnev player loses 2 trade goods.
--- During this combat round, reroll any number of your dice. Then, return this card to the Letnev
--- player." Its holder (not the Letnev player) rerolls every die that missed that round. The
+-- War Funding: played when a space combat round starts: the Letnev player loses 2 trade goods, the
+-- holder may reroll as many of their dice as they like that round, and the note goes back to the
+-- Letnev player. Its holder (not the Letnev player) rerolls every die that missed that round. The
 -- Letnev player (if in the game) loses up to 2 trade goods: whether the note may be played when
 -- they have fewer is not written [?]; here it may. Default policy: in the first round.
 local WAR_FUNDING = "war_funding"
@@ -356,11 +357,11 @@ hook {
   apply = function(_, _, _, args) reroll_misses(args.pool) end,
 }
 
--- War Funding Ω (Codex): "After you and your opponent roll dice during space combat: You may
--- reroll all of your opponent's dice. You may reroll any number of your dice. Then, return this
--- card to the Letnev player." Played at the start of a round (default: the first), it acts on
--- that round's two rolls, each right after it is made (the dice are independent, so rerolling the
--- first roll before the second is made changes nothing): the holder's dice that missed are
+-- War Funding Ω (Codex): once both sides have rolled in a space combat round, the holder may have
+-- all the opponent's dice rolled again and may reroll as many of their own as they like; then the
+-- note goes back to the Letnev player. Played at the start of a round (default: the first), it acts
+-- on that round's two rolls, each right after it is made (the dice are independent, so rerolling
+-- the first roll before the second is made changes nothing): the holder's dice that missed are
 -- rerolled; the opponent's are all rerolled when they hit more than expected (the sum of each
 -- die's chance to hit) [?: the card's moment is after both rolls; the decision is taken per roll].
 local WAR_FUNDING_OMEGA = "war_funding_omega"

@@ -204,12 +204,13 @@ hook {
 
 -- ------------------------------------------------------------------ Ipswitch, Loose Cannon (hero)
 
--- "At the start of a space combat that you are participating in: You may purge this card; if you
--- do, for each other player's ship that is destroyed during this combat, place 1 ship of that
--- type from your reinforcements in the active system." Purged, it is used once (its use counted
--- for the game). The ship placed is the Mentak player's own of that type (their faction's unit or
--- upgrade); a type with a piece limit (flagship 1, war sun 2 ...) only while one is left in
--- reinforcements. Default policy: in the first space combat it can be.
+-- Ipswitch, Loose Cannon (hero), Sleeper Cell: when a space combat the Mentak player fights in
+-- begins, they may purge the card; for the rest of that combat, every ship of another player that
+-- is destroyed gives them a ship of the same type from reinforcements in the active system. Purged,
+-- it is used once (its use counted for the game). The ship placed is the Mentak player's own of
+-- that type (their faction's unit or upgrade); a type with a piece limit (flagship 1, war sun 2
+-- ...) only while one is left in reinforcements. Default policy: in the first space combat it can
+-- be.
 local IPSWITCH = "ipswitch"  -- a flag on the player, scope combat
 
 hook {
@@ -249,12 +250,12 @@ hook {
 
 -- ------------------------------------------------------------------ Salvage Operations
 
--- "After you win or lose a space combat, gain 1 trade good; if you won the combat you may also
--- produce 1 ship in that system of any ship type that was destroyed during the combat." The types
--- destroyed are counted as the combat goes (counter "destroyed:<type>" on the player, scope
--- combat, any player's ships); after the combat (window after_combat, before capacity), the
--- winner produces the most expensive of them it can pay for (resources: lib.spend_resources) and
--- has in reinforcements. Default policy: produce when it can.
+-- Salvage Operations: at the end of each space combat the Mentak player fights, win or lose, they
+-- get 1 trade good; a winner may also produce there 1 ship of a type that was destroyed in that
+-- combat. The types destroyed are counted as the combat goes (counter "destroyed:<type>" on the
+-- player, scope combat, any player's ships); after the combat (window after_combat, before
+-- capacity), the winner produces the most expensive of them it can pay for (resources:
+-- lib.spend_resources) and has in reinforcements. Default policy: produce when it can.
 hook {
   id = "salvage_operations_count",
   window = "space_combat.unit_destroyed",

@@ -18,8 +18,8 @@ hook {
   end,
 }
 
--- Magmus Reactor Ω (Codex I), its second part: "each supernova that contains 1 or more of your
--- units gains the PRODUCTION 5 ability as if it were 1 of your units": in the Production step of a
+-- Magmus Reactor Ω (Codex I), its second part: a supernova holding one of the player's units has
+-- Production 5, counted as one of their units: in the Production step of a
 -- tactical action whose active system is such a supernova, 5 more to the player's limit (the
 -- window opens at a limit of 0 when hooked). It has no planet, so what is produced is placed in
 -- its space area (production.lua: no dock).
@@ -36,8 +36,8 @@ hook {
   end,
 }
 
--- Magmus Reactor, its second part: "After 1 or more of your units use PRODUCTION in a system that
--- either contains a war sun or is adjacent to a supernova, gain 1 trade good."
+-- Magmus Reactor, its second part: the player gets 1 trade good after using Production in a system
+-- that holds a war sun or lies next to a supernova.
 hook {
   id = "magmus_reactor",
   window = "production.end_of_production",
@@ -56,11 +56,11 @@ hook {
   end,
 }
 
--- Adjudicator Ba'al (hero), Nova Seed: "After you move a war sun into a non-home system other than
--- Mecatol Rex: You may destroy all other players' units in that system and replace that system
--- tile with the Muaat supernova tile. If you do, purge this card and each planet card that
--- corresponds to the replaced system tile." After the Muaat player's movement, when one of their
--- war suns moved into the active system: the other players' units there (space area and planets)
+-- Adjudicator Ba'al (hero), Nova Seed: once a Muaat war sun has moved into a system that is neither
+-- a home system nor Mecatol Rex, every other player's unit there may be destroyed and the tile
+-- swapped for the Muaat supernova; the hero and the planet cards of the old tile are then purged.
+-- After the Muaat player's movement, when one of their war suns moved into the active system: the
+-- other players' units there (space area and planets)
 -- are destroyed, the planets leave the game and the system becomes a supernova. Default policy:
 -- when other players have units there.
 local BAAL = "war_sun_moved_in"  -- a flag on the player, scope action

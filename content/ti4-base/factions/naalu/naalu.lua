@@ -5,14 +5,13 @@ local lib = require "lib"  -- scripts/ti4/lib.lua
 
 -- ------------------------------------------------------------------ Foresight
 
--- "After another player moves ships into a system that contains 1 or more of your ships, you may
--- place 1 token from your strategy pool in an adjacent system that does not contain another
--- player's ships; move your ships from the active system into that system." The ships carry the
--- fighters and ground forces of the space area that their capacity holds; the rest are removed,
--- as in a retreat. A system a ship cannot move into (an asteroid field, a supernova) is not
--- chosen. Default policy: when the Naalu ships there are weaker than the active player's
--- (expected hits per round, each unit's Sustain Damage counting as one more hit it takes); the
--- first eligible adjacent system.
+-- Foresight: when another player moves ships into a system holding Naalu ships, the Naalu player
+-- may spend a strategy token, placing it in an adjacent system without other players' ships, and
+-- move their ships from the active system there. The ships carry the fighters and ground forces of
+-- the space area that their capacity holds; the rest are removed, as in a retreat. A system a ship
+-- cannot move into (an asteroid field, a supernova) is not chosen. Default policy: when the Naalu
+-- ships there are weaker than the active player's (expected hits per round, each unit's Sustain
+-- Damage counting as one more hit it takes); the first eligible adjacent system.
 
 -- expected hits a round times the hits it takes to destroy them: a rough strength of a fleet
 local function strength(ctx, player, sys)
@@ -70,8 +69,8 @@ hook {
 
 -- ------------------------------------------------------------------ Matriarch (flagship)
 
--- "During an invasion in this system, you may commit fighters to planets as if they were ground
--- forces. When combat ends, return those units to the space area." When the player commits ground
+-- Matriarch: in an invasion of its system, fighters may be committed to planets like ground forces,
+-- and they return to the space area once the combat is over. When the player commits ground
 -- forces (first: invasion.before_commit), the fighters in the space area are committed to a planet another player defends (the
 -- contested planet with the fewest defenders): they are ground forces there (they roll their
 -- combat value in ground combat, take its hits and Space Cannon Defense's) and go back to the space
@@ -174,9 +173,9 @@ hook {
   end,
 }
 
--- "During combat against an opponent who has at least 1 relic fragment, apply +2 to the results of
--- this unit's combat rolls." (relic fragments: the scenario's relic_fragments for a player) The +2
--- (naalu.toml, the Naalu mechs' ground combat rolls) is switched on for the ground combat.
+-- Iconoclast: against an opponent holding a relic fragment, this mech rolls at +2 in combat. (relic
+-- fragments: the scenario's relic_fragments for a player) The +2 (naalu.toml, the Naalu mechs'
+-- ground combat rolls) is switched on for the ground combat.
 hook {
   id = "iconoclast",
   window = "invasion.start_of_ground_combat",

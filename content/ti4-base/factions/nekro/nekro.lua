@@ -5,12 +5,12 @@ local lib = require "lib"  -- scripts/ti4/lib.lua
 
 -- ------------------------------------------------------------------ The Alastor (flagship)
 
--- "At the start of a space combat, choose any number of your ground forces in this system to
--- participate in that combat as if they were ships." The ground forces in the space area of the
--- flagship's system (default: all of them) are ships for the combat: they roll their combat value
--- in each round (combat rolls: what modifies combat rolls modifies theirs) and take hits by the
--- player's hit order (the default order loses infantry after fighters and mechs after cruisers).
--- At the end of the combat (before capacity is checked), those left are ground forces again.
+-- The Alastor: when a space combat starts, any of the Nekro ground forces in its system may fight
+-- in it as ships. The ground forces in the space area of the flagship's system (default: all of
+-- them) are ships for the combat: they roll their combat value in each round (combat rolls: what
+-- modifies combat rolls modifies theirs) and take hits by the player's hit order (the default order
+-- loses infantry after fighters and mechs after cruisers). At the end of the combat (before
+-- capacity is checked), those left are ground forces again.
 local ALASTOR = "alastor"  -- a flag on the ground force, scope action
 
 hook {
@@ -57,11 +57,11 @@ hook {
 
 -- ------------------------------------------------------------------ Mordred (mech)
 
--- "During combat against an opponent who has an X or Y token on 1 or more of their technologies,
--- apply +2 to the result of each of this unit's combat rolls." (the flag assimilator_token on a
--- technology: the scenario's assimilator_tokens, or Technological Singularity below) The +2
--- (nekro.toml, the Nekro mechs' ground combat rolls; their combat rolls when a mech takes part in
--- a space combat) is switched on at the start of each combat, ground or space.
+-- Mordred: against an opponent with an X or Y assimilator token on one of their technologies, this
+-- mech rolls at +2 in combat. (the flag assimilator_token on a technology: the scenario's
+-- assimilator_tokens, or Technological Singularity below) The +2 (nekro.toml, the Nekro mechs'
+-- ground combat rolls; their combat rolls when a mech takes part in a space combat) is switched on
+-- at the start of each combat, ground or space.
 local function has_token(ctx, q)
   for _, t in ipairs(ctx:entities { kind = "technology", owner = q }) do
     if ctx:flag(t, "assimilator_token") then return true end
@@ -95,18 +95,18 @@ hook {
 
 -- ------------------------------------------------------------------ Technological Singularity
 
--- "Once per combat, after 1 of your opponent's units is destroyed, you may gain 1 technology that
--- is owned by that player. You ignore prerequisites." Valefar Assimilator X / Y: "When you would
--- gain another player's technology using 1 of your faction abilities, you may place either the
--- "X" or "Y" assimilator token on a faction technology owned by that player instead. While that
--- token is on a technology, the corresponding "X" or "Y" card gains that technology's text."
--- In a space combat and in a ground combat (the combat's round counter is set), against an
--- opponent without Antivirus in play. What is gained: the default policy takes, among the
--- opponent's technologies the Nekro player does not have, a unit upgrade of a type the Nekro
--- player has in this combat (the type with the most units there), else a faction technology
--- through a free assimilator (not a unit upgrade: the Nekro player has no such faction unit),
--- else the first other technology by name. A unit upgrade takes effect at once on the Nekro
--- player's units of its type; a copied faction technology's hooks fire for the Nekro player.
+-- Technological Singularity: once in each combat, when an opponent's unit is destroyed, the Nekro
+-- player may take one of that opponent's technologies, prerequisites ignored. Valefar Assimilator X
+-- / Y: instead of gaining another player's technology through a faction ability, the Nekro player
+-- may put the X or Y token on a faction technology of that player; while it is there, the matching
+-- Assimilator card has that technology's ability. In a space combat and in a ground combat (the
+-- combat's round counter is set), against an opponent without Antivirus in play. What is gained:
+-- the default policy takes, among the opponent's technologies the Nekro player does not have, a
+-- unit upgrade of a type the Nekro player has in this combat (the type with the most units there),
+-- else a faction technology through a free assimilator (not a unit upgrade: the Nekro player has no
+-- such faction unit), else the first other technology by name. A unit upgrade takes effect at once
+-- on the Nekro player's units of its type; a copied faction technology's hooks fire for the Nekro
+-- player.
 local function owned(ctx, player, t) return #ctx:entities { kind = "technology", owner = player, type = t } > 0 end
 
 local function free_assimilator(ctx, player)
@@ -181,10 +181,9 @@ for _, w in ipairs { { "technological_singularity", "space_combat.unit_destroyed
   }
 end
 
--- Antivirus (promissory note): "At the start of a combat: Place this card face-up in your play
--- area. While this card is in your play area, the Nekro player cannot use their TECHNOLOGICAL
--- SINGULARITY faction ability against you. If you activate a system that contains 1 or more of the
--- Nekro player's units, return this card to the Nekro player." Played by its holder at the start
+-- Antivirus (promissory note): played face up when a combat starts; while its holder keeps it in
+-- play, Technological Singularity cannot be used against them, and it goes back to the Nekro player
+-- when the holder activates a system holding a Nekro unit. Played by its holder at the start
 -- of a space or ground combat against the Nekro player, unless the holder is the active player (who
 -- activated the Nekro player's system and so would return it at once); the flag antivirus stays on
 -- the holder for the game.

@@ -6,8 +6,8 @@ local production = require "production"  -- scripts/ti4/production.lua
 
 -- ------------------------------------------------------------------ Floating Factory
 
--- "If this unit is blockaded, it is destroyed." A Floating Factory (a structure with a move value in
--- a space area) is blockaded when another player's ships are in its system and none of its
+-- Floating Factory: a blockaded one is destroyed. A Floating Factory (a structure with a move value
+-- in a space area) is blockaded when another player's ships are in its system and none of its
 -- owner's: checked in the active system after movement and after a space combat.
 local function blockade(ctx, player, sys, window)
   if ctx:count(player, sys, "ship") > 0 or not lib.other_ships(ctx, player, sys) then return end
@@ -37,8 +37,8 @@ hook {
 
 -- ------------------------------------------------------------------ Chaos Mapping
 
--- "Other players cannot activate asteroid fields that contain 1 or more of your ships." A scenario
--- that does is not a legal tactical action: an error says so.
+-- Chaos Mapping: an asteroid field holding Saar ships cannot be activated by other players. A
+-- scenario that does is not a legal tactical action: an error says so.
 hook {
   id = "chaos_mapping",
   window = "tactical_action.before_activation",
@@ -52,8 +52,8 @@ hook {
   end,
 }
 
--- "At the start of your turn during the action phase, you may produce 1 unit in a system that
--- contains at least 1 of your units that has Production." At the start of the Saar player's own
+-- Chaos Mapping, its second part: when their action phase turn starts, the Saar player may produce
+-- 1 unit in a system where one of their units has Production. At the start of the Saar player's own
 -- turn (before the activation): in the active system if a unit there (a Floating Factory) has
 -- Production, else in the first system that has one (the production policy chooses the unit).
 local function production_system(ctx, player, active)
@@ -85,11 +85,11 @@ hook {
 
 -- ------------------------------------------------------------------ Captain Mendosa (agent)
 
--- "After a player activates a system: you may exhaust this card to increase the move value of 1 of
--- that player's ships to match the move value of the ship on the game board that has the highest
--- move value." Any player's ship; the default policy (helps): in the Saar player's own action, for the first ship (in the order
--- ships are asked) that cannot reach the active system with its own move value and can with the
--- highest (through adjacent systems, not counting anomalies or other players' ships).
+-- Captain Mendosa (agent): after any activation, the agent may be exhausted to raise the move value
+-- of 1 of the active player's ships to the highest move value of any ship on the board. Any
+-- player's ship; the default policy (helps): in the Saar player's own action, for the first ship
+-- (in the order ships are asked) that cannot reach the active system with its own move value and
+-- can with the highest (through adjacent systems, not counting anomalies or other players' ships).
 local function highest_move(ctx)
   local best = 0
   for _, u in ipairs(ctx:units(nil, nil, "move")) do
@@ -121,10 +121,10 @@ hook {
 
 -- ------------------------------------------------------------------ Ragh's Call (promissory note)
 
--- "After you commit 1 or more units to land on a planet: Remove all of the Saar player's ground
--- forces from that planet and place them on a planet controlled by the Saar player. Then return
--- this card to the Saar player." Its holder plays it when a planet it committed to holds Saar ground
--- forces and the Saar player controls another planet (the first, in entity order) to take them.
+-- Raghs Call: once its holder has committed units to a planet, every Saar ground force there is
+-- moved to a planet the Saar player controls, and the note goes back to the Saar player. Its holder
+-- plays it when a planet it committed to holds Saar ground forces and the Saar player controls
+-- another planet (the first, in entity order) to take them.
 local function saar_players(ctx)
   local out = {}
   for _, f in ipairs(ctx:entities { kind = "faction", type = "saar" }) do out[#out + 1] = ctx:owner(f) end
@@ -162,9 +162,9 @@ hook {
 
 -- ------------------------------------------------------------------ Scavenge, Scavenger Zeta
 
--- Scavenge: "After you gain control of a planet, gain 1 trade good." Scavenger Zeta (mech),
--- Deploy: "After you gain control of a planet, you may spend 1 trade good to place 1 mech on that
--- planet" (while a mech is left in reinforcements; default: whenever it can be paid).
+-- Scavenge: taking a planet gives 1 trade good. Scavenger Zeta (mech), Deploy: on taking a planet,
+-- the player may pay 1 trade good to put a mech on it (while a mech is left in reinforcements;
+-- default: whenever it can be paid).
 hook {
   id = "scavenge",
   window = "invasion.planet_gained",

@@ -108,9 +108,9 @@ hook {
 
 -- ------------------------------------------------------------------ leaders
 
--- G'hom Sek'kus (commander): "During the 'Commit Ground Forces' step: You can commit up to 1 ground
--- force from each planet in the active system and each planet in adjacent systems that do not
--- contain 1 of your command tokens." Before the player commits (invasion.before_commit), 1 ground
+-- G'hom Sek'kus (commander): in the Commit Ground Forces step, the player may also commit at most 1
+-- ground force from each planet of the active system and from each planet of adjacent systems that
+-- hold none of their command tokens. Before the player commits (invasion.before_commit), 1 ground
 -- force from each such planet of theirs comes to the active system's space area, where the commit
 -- step lands it like the others; one not landed goes back to its planet (after the commit).
 -- Default policy: when a planet of the active system is another player's or nobody's, from the
@@ -178,13 +178,13 @@ hook {
   end,
 }
 
--- Sh'val, Harbinger (hero), Tekklar Conditioning: "After you move ships into the active system:
--- You may skip directly to the 'Commit Ground Forces' step. If you do, after you commit ground forces
--- to land on planets, purge this card and return each of your ships in the active system to your
--- reinforcements." Space Cannon Offense, the space combat and bombardment are skipped (the action
--- flag skip_to_commit); after the commit the Sardakk ships there go back to reinforcements (not
--- destroyed). Default policy: when another player's ships there are the stronger (expected hits a
--- round times hits to destroy) and the Sardakk player has ground forces there to commit.
+-- Sh'val, Harbinger (hero), Tekklar Conditioning: once the player's ships are in the active system,
+-- they may go straight to Commit Ground Forces; then, after committing, the hero is purged and
+-- every ship of theirs in the active system returns to reinforcements. Space Cannon Offense, the
+-- space combat and bombardment are skipped (the action flag skip_to_commit); after the commit the
+-- Sardakk ships there go back to reinforcements (not destroyed). Default policy: when another
+-- player's ships there are the stronger (expected hits a round times hits to destroy) and the
+-- Sardakk player has ground forces there to commit.
 local SHVAL = "sh_val_harbinger"  -- a flag on the player, scope action
 
 local function strength(ctx, player, sys)
@@ -230,9 +230,9 @@ hook {
   end,
 }
 
--- T'ro (agent): "At the end of a player's tactical action: You may exhaust this card; if you do,
--- that player may place 2 infantry from their reinforcements on a planet they control in the
--- active system." Default policy: at the end of the Sardakk player's own tactical action, on the
+-- T'ro (agent): when any player's tactical action ends, the agent may be exhausted to let that
+-- player put 2 infantry from reinforcements on a planet of theirs in the active system. Default
+-- policy: at the end of the Sardakk player's own tactical action, on the
 -- first planet they control in the active system.
 hook {
   id = "t_ro",

@@ -18,12 +18,12 @@ hook {
   end,
 }
 
--- Evelyn DeLouis (agent): "At the start of a ground combat round: You may exhaust this card to
--- choose 1 ground force in the active system; that ground force rolls 1 additional die during
--- that combat round." Default policy: in the first round of a ground combat the Sol player fights
--- in, on their ground force most likely to hit there (lowest combat value; among equals, the
--- first). Exhausted, it stays so (its use is counted for the game). The die is added to that
--- ground force's roll, right after it (priority 10: before other abilities change dice).
+-- Evelyn DeLouis (agent): when a ground combat round starts, the agent may be exhausted to give 1
+-- ground force in the active system 1 extra die for that round. Default policy: in the first round
+-- of a ground combat the Sol player fights in, on their ground force most likely to hit there
+-- (lowest combat value; among equals, the first). Exhausted, it stays so (its use is counted for
+-- the game). The die is added to that ground force's roll, right after it (priority 10: before
+-- other abilities change dice).
 local DELOUIS = "evelyn_delouis"  -- a flag on the ground force, scope round
 
 hook {
@@ -73,12 +73,12 @@ hook {
   end,
 }
 
--- Spec Ops II: "After this unit is destroyed, roll 1 die. If the result is 5 or greater, place the
--- unit on this card. At the start of your next turn, place each unit that is on this card on a
--- planet you control in your home system." The roll is made when it is destroyed (a roll of its
--- own kind, infantry_ii: no combat modifier touches it); on 5 or more the unit goes onto the
--- faction sheet (located at its player, flag returns_next_turn), out of the tactical action; its
--- return at the start of the next turn is after the action.
+-- Spec Ops II: when it is destroyed, 1 die is rolled; on 5 or more it is set aside on the unit card
+-- and comes back, at the start of the owner's next turn, onto a planet they control in their home
+-- system. The roll is made when it is destroyed (a roll of its own kind, infantry_ii: no combat
+-- modifier touches it); on 5 or more the unit goes onto the faction sheet (located at its player,
+-- flag returns_next_turn), out of the tactical action; its return at the start of the next turn is
+-- after the action.
 local function spec_ops_ii_returns(ctx, player, u)
   local r = ctx:roll(player, "d10", 1, { purpose = "infantry_ii", unit = u, threshold = 5 })
   if r:hits() == 0 then return end

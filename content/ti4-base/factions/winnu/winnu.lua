@@ -27,11 +27,11 @@ local function mecatol_rex_system(ctx, sys)
   return false
 end
 
--- Rickar Rickani (commander): "During combat: Apply +2 to the result of each of your unit's combat
--- rolls in the Mecatol Rex system, your home system, and each system that contains a legendary
--- planet." At the start of a space or ground combat in such a system, the +2 modifiers of
--- winnu.toml are switched on for the combat. "Your home system": a home system (a home tile) that
--- holds a planet the player controls [?: the faction's home tile is not in the data].
+-- Rickar Rickani (commander): the Winnu units roll at +2 in combats in the Mecatol Rex system, in
+-- their home system and in any system with a legendary planet. At the start of a space or ground
+-- combat in such a system, the +2 modifiers of winnu.toml are switched on for the combat. Home
+-- system here means a home system (a home tile) that holds a planet the player controls [?: the
+-- faction's home tile is not in the data].
 local function rickani_system(ctx, player, sys)
   if mecatol_rex_system(ctx, sys) then return true end
   local planets = ctx:entities { kind = "planet", location = sys }
@@ -66,9 +66,9 @@ hook {
   apply = function(ctx, player) ctx:activate("rickar_rickani_ground", player, "combat") end,
 }
 
--- Lazax Gate Folding: "During your tactical actions, if you do not control Mecatol Rex, treat its
--- system as if it has both an alpha and beta wormhole." After the Winnu player activates a
--- system, the Mecatol Rex system is linked (kind "wormhole") to every system with an alpha or a
+-- Lazax Gate Folding: in the Winnu player's tactical actions, while they do not control Mecatol
+-- Rex, its system counts as holding an alpha and a beta wormhole. After the Winnu player activates
+-- a system, the Mecatol Rex system is linked (kind "wormhole") to every system with an alpha or a
 -- beta wormhole, for the action.
 local function has_alpha_or_beta(ctx, sys)
   for _, attr in ipairs { "wormhole", "wormhole_2", "wormhole_3" } do
@@ -102,11 +102,11 @@ hook {
   end,
 }
 
--- Reclamation: "After you resolve a tactical action during which you gained control of Mecatol
--- Rex, you may place 1 PDS and 1 space dock from your reinforcements on Mecatol Rex." Reclaimer
--- (mech): "After you resolve a tactical action where you gained control of this planet, you may
--- place 1 PDS or 1 Space Dock from your reinforcements on this planet" (default: a PDS). Both at
--- the end of the Winnu player's turn (the planets gained this action: flag gained on the planet).
+-- Reclamation: at the end of a tactical action in which the Winnu player took Mecatol Rex, they may
+-- put 1 PDS and 1 space dock from reinforcements on it. Reclaimer (mech): at the end of a tactical
+-- action in which the player took the mech's planet, they may put 1 PDS or 1 space dock from
+-- reinforcements on it (default: a PDS). Both at the end of the Winnu player's turn
+-- (the planets gained this action: flag gained on the planet).
 hook {
   id = "winnu_planet_gained",
   window = "invasion.planet_gained",

@@ -1,10 +1,10 @@
 -- The Xxcha Kingdom: Nullification Field. Tests: ../../tests/factions/xxcha.toml
 -- (Loncara Ssodu and Indomitus are data: space cannon that reaches adjacent systems, xxcha.toml.)
 
--- Nullification Field: "After another player activates a system that contains 1 or more of your
--- ships, you may exhaust this card and spend 1 token from your strategy pool; immediately end that
--- player's turn." The active player's turn ends (the action flag turn_ended: no movement, no
--- combat, no invasion, no production). Exhausted, the card stays so (its use is counted for the
+-- Nullification Field: when another player activates a system holding Xxcha ships, the Xxcha player
+-- may exhaust the card and pay 1 strategy token to end that player's turn on the spot. The active
+-- player's turn ends (the action flag turn_ended: no movement, no combat, no invasion, no
+-- production). Exhausted, the card stays so (its use is counted for the
 -- game). Default policy: when the active player has ships that could come (any ship with a move
 -- value outside the active system) or ships there already.
 hook {

@@ -38,8 +38,8 @@ local function worth_it(ctx, player, u, sys, non_fighters)
   return cheapest ~= nil and cheapest >= cost(ctx, u)
 end
 
--- Greyfire Mutagen (another player's promissory note): "The Yin player cannot use faction
--- abilities or faction technology during this tactical action" (the action flag greyfire_mutagen).
+-- Greyfire Mutagen (another player's promissory note): for this tactical action the Yin player has
+-- no faction abilities or faction technologies (the action flag greyfire_mutagen).
 local function blocked(ctx, player) return ctx:flag(player, "greyfire_mutagen") end
 
 
@@ -68,8 +68,8 @@ hook {
 }
 
 -- Impulse Core: at the start of a space combat, destroy 1 cruiser or destroyer to produce 1 hit
--- against the opponent's ships, which "must be assigned by your opponent to 1 of their non-fighter
--- ships if able": to a fighter when they have none. The default policy uses it when a non-fighter
+-- against the opponent's ships, which the opponent puts on a non-fighter ship of theirs "if able":
+-- to a fighter when they have none. The default policy uses it when a non-fighter
 -- ship takes the hit and costs at least as much as the ship given.
 hook {
   id = "impulse_core",
@@ -110,11 +110,10 @@ hook {
 
 -- ------------------------------------------------------------------ Indoctrination
 
--- "At the start of a ground combat, you may spend 2 influence to replace 1 of your opponent's
--- participating infantry with 1 infantry from your reinforcements." Moyin's Ashes (mech), Deploy:
--- "When you use your INDOCTRINATION faction ability, you may spend 1 additional influence to
--- replace your opponent's unit with 1 mech instead of 1 infantry" (while a mech is left in
--- reinforcements). The opponent's infantry goes back to its reinforcements (it is replaced, not
+-- Indoctrination: when a ground combat starts, the Yin player may pay 2 influence to swap 1 of the
+-- opponent's infantry in it for 1 Yin infantry from reinforcements. Moyin's Ashes (mech), Deploy:
+-- with Indoctrination, 1 more influence puts a mech in place of the infantry (while a mech is left
+-- in reinforcements). The opponent's infantry goes back to its reinforcements (it is replaced, not
 -- destroyed). Influence: lib.spend_influence (ready planets, then trade goods). Default policy:
 -- whenever it can be paid; the mech whenever the third influence can be paid too.
 local function mech_left(ctx, player)
@@ -158,14 +157,13 @@ hook {
 
 -- ------------------------------------------------------------------ Brother Milor (agent)
 
--- Brother Milor: "After a player's destroyer or cruiser is destroyed: You may exhaust this card; if
--- you do, that player may place up to 2 fighters from their reinforcements in that unit's
--- system." Brother Milor Ω (Codex): "After a player's unit is destroyed: You may exhaust this card
--- to allow that player to place 2 fighters in the destroyed unit's system if it was a ship, or 2
--- infantry on its planet if it was a ground force." The card allows it for any player's unit,
--- the last one of a fight too; the default policy (helps) uses it the first time one of the Yin
--- player's own units that qualifies is destroyed while the fight it was in goes on (another of the
--- Yin player's units and one of the opponent's are still there).
+-- Brother Milor: when any player's destroyer or cruiser is destroyed, the agent may be exhausted to
+-- let that player put up to 2 fighters from reinforcements in its system. Brother Milor Ω (Codex):
+-- when any player's unit is destroyed, the agent may be exhausted to let that player put 2 fighters
+-- in its system (a ship) or 2 infantry on its planet (a ground force). The card allows it for any
+-- player's unit, the last one of a fight too; the default policy (helps) uses it the first time one
+-- of the Yin player's own units that qualifies is destroyed while the fight it was in goes on
+-- (another of the Yin player's units and one of the opponent's are still there).
 local function place(ctx, player, t, location, n)
   for _ = 1, n do
     local u = ctx:create { kind = "unit", type = t, owner = player, location = location }
@@ -224,9 +222,10 @@ end
 
 -- ------------------------------------------------------------------ Greyfire Mutagen (promissory note)
 
--- "After a system is activated: The Yin player cannot use faction abilities or faction technology
--- during this tactical action. Then, return this card to the Yin player." Its holder may play it on
--- any activation; the default policy (helps) when the Yin player has units in the active system.
+-- Greyfire Mutagen: played after an activation, it takes the Yin player's faction abilities and
+-- faction technologies away for that tactical action, then goes back to the Yin player. Its holder
+-- may play it on any activation; the default policy (helps) when the Yin player has units in the
+-- active system.
 local function yin_players(ctx)
   local out = {}
   for _, f in ipairs(ctx:entities { kind = "faction", type = "yin" }) do out[#out + 1] = ctx:owner(f) end
@@ -261,9 +260,9 @@ hook {
   end,
 }
 
--- Greyfire Mutagen Ω (Codex): "At the start of a ground combat against 2 or more ground forces that
--- are not controlled by the Yin player: Replace 1 of your opponent's infantry with 1 infantry from
--- your reinforcements. Then, return this card to the Yin player."
+-- Greyfire Mutagen Ω (Codex): played when a ground combat starts against at least 2 ground forces
+-- of a player other than Yin: 1 opponent infantry is swapped for 1 of the holder's own from
+-- reinforcements, then the note goes back to the Yin player.
 hook {
   id = "greyfire_mutagen_omega",
   window = "invasion.start_of_ground_combat",

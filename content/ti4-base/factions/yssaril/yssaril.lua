@@ -1,9 +1,9 @@
 -- The Yssaril Tribes: Y'sia Y'ssrila. Tests: ../../tests/factions/yssaril.toml
 
--- "This ship can move through systems that contain other players' ships." The flagship searches
--- its own paths, where other players' ships block nothing (tactical_action.move_value's
--- through_ships); anomalies and command tokens still apply, and the other ships of its system
--- keep the usual rule (they cannot follow it through).
+-- Y'sia Y'ssrila: other players' ships do not stop this ship passing through their systems. The
+-- flagship searches its own paths, where other players' ships block nothing
+-- (tactical_action.move_value's through_ships); anomalies and command tokens still apply, and the
+-- other ships of its system keep the usual rule (they cannot follow it through).
 hook {
   id = "ysia_yssrila",
   window = "tactical_action.move_value",

@@ -3,9 +3,9 @@
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
--- Artemiris: "Other players must spend 2 influence to activate the system that contains this
--- unit." Paid at the activation (lib.spend_influence: planets, then trade goods); a player who
--- cannot pay cannot activate that system: the scenario is refused with this hook's error.
+-- Artemiris: activating its system costs any other player 2 influence. Paid at the activation
+-- (lib.spend_influence: planets, then trade goods); a player who cannot pay cannot activate that
+-- system: the scenario is refused with this hook's error.
 hook {
   id = "artemiris",
   window = "tactical_action.activation",
@@ -19,10 +19,10 @@ hook {
   end,
 }
 
--- Omniopiares: "Other players must spend 1 influence to commit ground forces to the planet that
--- contains this unit." After the commitments: 1 influence for each Omniopiares on each planet the
--- active player committed to (separate payments, in planet order); a planet not paid for gets no
--- ground forces: they go back to the space area and it is not invaded.
+-- Omniopiares: another player pays 1 influence to commit ground forces to its planet. After the
+-- commitments: 1 influence for each Omniopiares on each planet the active player committed to
+-- (separate payments, in planet order); a planet not paid for gets no ground forces: they go back
+-- to the space area and it is not invaded.
 hook {
   id = "omniopiares",
   window = "invasion.commit_ground_forces",
@@ -58,8 +58,8 @@ hook {
   end,
 }
 
--- Law's Order: "You may spend 1 influence at the start of your turn to treat all laws as blank
--- until the end of your turn." At the activation of the Keleres player's tactical action (in a
+-- Law's Order: for 1 influence paid as their turn starts, the Keleres player has every law count as
+-- blank for that turn. At the activation of the Keleres player's tactical action (in a
 -- space combat alone: at its start, the attacker being the active player), the laws leave play
 -- (their cards go off the board: their abilities are not held) and come back at the end of the
 -- turn. Default policy: when another player holds a law and the Keleres player none.
@@ -119,9 +119,9 @@ hook {
   end,
 }
 
--- Kuuasi Aun Jalatai, OVERWING ZETA: "At the start of a round of space combat in a system that
--- contains a planet you control: place your flagship and up to a total of 2 cruisers and/or
--- destroyers from your reinforcements in the active system. Then, purge this card." The Keleres
+-- Kuuasi Aun Jalatai, OVERWING ZETA: when a space combat round starts in a system with a planet the
+-- Keleres player controls, they put their flagship and at most 2 cruisers or destroyers (in any
+-- mix) from reinforcements into the active system, and the hero is purged. The Keleres
 -- player must be in the combat. Cruisers before destroyers (the better combat value). Default
 -- policy: the first round it can.
 local function left(ctx, player, t)
@@ -164,8 +164,8 @@ hook {
   end,
 }
 
--- I.I.H.Q. Modernization, Custodia Vigilia: "While you control Mecatol Rex, it gains SPACE CANNON
--- 5 ... as if it were a unit." In a tactical action at the Mecatol Rex system, a unit
+-- I.I.H.Q. Modernization, Custodia Vigilia: Mecatol Rex has Space Cannon 5 while the Keleres player
+-- controls it, used as a unit would use it. In a tactical action at the Mecatol Rex system, a unit
 -- custodia_vigilia of the Keleres player stands on Mecatol Rex (space cannon 5, nothing else) from
 -- the activation while they control it (Space Cannon Offense and Defense), gone when another player
 -- gains control of the planet.

@@ -1,9 +1,9 @@
 -- The Argent Flight: Trrakan Aun Zulok (commander) and Strike Wing Ambuscade (promissory note):
--- "When 1 or more of your units make a roll for a unit ability, choose 1 of those units to roll
--- 1 additional die." Unit abilities: Anti-Fighter Barrage, Bombardment, Space Cannon (offense and
--- defense); not combat rolls. The unit chosen: the one whose die hits most easily. The note is
--- then returned to the Argent player (here: discarded); its default policy plays it on the first
--- such roll. Tests: ../../tests/factions/argent.toml
+-- for a roll made for a unit ability, one of the units rolling gets 1 extra die. Unit abilities:
+-- Anti-Fighter Barrage, Bombardment, Space Cannon (offense and defense); not combat rolls. The unit
+-- chosen: the one whose die hits most easily. The note is then returned to the Argent player (here:
+-- discarded); its default policy plays it on the first such roll. Tests:
+-- ../../tests/factions/argent.toml
 
 local WINDOWS = {
   "space_combat.after_anti_fighter_barrage_roll", "invasion.after_bombardment_roll",
@@ -98,7 +98,8 @@ hook {
   end,
 }
 
--- Quetzecoatl: "Other players cannot use SPACE CANNON against your ships in this system." Space
+-- Quetzecoatl: in the flagship's system, no other player may fire Space Cannon at the Argent ships.
+-- Space
 -- Cannon Offense at the active system holding the flagship: no other player fires at the Argent
 -- player's ships. (Space Cannon Defense fires at ground forces, not ships: it is not affected.)
 hook {
@@ -111,8 +112,8 @@ hook {
   apply = function(_, _, _, args) args.can_fire = false end,
 }
 
--- Aerie Hololattice: "Other players cannot move ships through systems that contain your
--- structures." Asked once per system of another player's movement: a system with one of the Argent
+-- Aerie Hololattice: other players' ships may not pass through a system holding an Argent
+-- structure. Asked once per system of another player's movement: a system with one of the Argent
 -- player's structures on its planets (or in its space area) cannot be passed; it can still be
 -- moved into (the active system). Light/Wave Deflector does not override it (its hook is the
 -- active player's and runs first).

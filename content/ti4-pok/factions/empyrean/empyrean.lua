@@ -11,7 +11,8 @@ local function blocked_by_others(ctx, sys, p, also)
   return false
 end
 
--- Voidborn: "Nebulae do not affect your ships' movement." The anomaly rule (a rule hook, run
+-- Voidborn: the Empyrean ships move as if nebulae were not there. The anomaly rule (a rule hook,
+-- run
 -- before any player's) forbids passing through a nebula and sets the move value of a ship leaving
 -- one to 1; for the Empyrean player's own movement both are undone (passing stays forbidden where
 -- another player's ships block it).
@@ -28,7 +29,7 @@ hook {
   end,
 }
 
--- Voidborn, retreats: "The Empyrean player may retreat into a nebula" (space combat notes): the
+-- Voidborn, retreats: a nebula is open to an Empyrean retreat (space combat notes): the
 -- nebula is eligible when the rule of 7.3 makes it so.
 hook {
   id = "voidborn_retreat",
@@ -40,8 +41,8 @@ hook {
   apply = function(_, _, _, args) args.eligible = true end,
 }
 
--- Aetherpassage: "After a player activates a system, you may allow that player to move their
--- ships through systems that contain your ships." An opponent is not helped by default (helps is
+-- Aetherpassage: after any activation, the Empyrean player may let the active player's ships pass
+-- through systems holding Empyrean ships. An opponent is not helped by default (helps is
 -- false): the Empyrean player allows it only with policy.use = { aetherpassage = "always" } (an ally).
 hook {
   id = "aetherpassage",
@@ -68,8 +69,9 @@ hook {
   apply = function(_, _, _, args) args.can_pass = true end,
 }
 
--- Dynamo: "After any player's unit in this system or an adjacent system uses SUSTAIN DAMAGE, you
--- may spend 2 influence to repair that unit." Space combat, ground combat and space cannon hits on
+-- Dynamo: when a unit of any player in the flagship's system or next to it uses Sustain Damage, the
+-- Empyrean player may pay 2 influence to repair it. Space combat, ground combat and space cannon
+-- hits on
 -- ships (the windows where a unit sustains; a Sustain Damage against bombardment hits opens none:
 -- not modelled). Any player's unit; influence: ready planets, then trade goods
 -- (lib.spend_influence). Default policy (helps): the Empyrean player's own units, whenever 2
@@ -103,10 +105,10 @@ for _, w in ipairs { { "dynamo", "space_combat.unit_sustained_damage" }, { "dyna
   }
 end
 
--- Aetherstream: "After you or one of your neighbors activates a system that is adjacent to an
--- anomaly, you may apply +1 to the move value of all of that player's ships during this tactical
--- action." The Empyrean player's own tactical actions (default: used); a neighbour's is not
--- modelled (neighbours are not worked out here).
+-- Aetherstream: when the Empyrean player or a neighbour activates a system next to an anomaly,
+-- every ship of the active player may move 1 further for that tactical action. The Empyrean
+-- player's own tactical actions (default: used); a neighbour's is not modelled (neighbours are not
+-- worked out here).
 local function next_to_anomaly(ctx, sys)
   for _, s in ipairs(ctx:adjacent(sys)) do
     if ctx:kind(s) == "system" and ctx:get(s, "anomaly") ~= nil then return true end

@@ -10,8 +10,8 @@ local function token_of(ctx, player, q)
   return ctx:entities { kind = "command_token", owner = q, location = player }[1]
 end
 
--- Arvicon Rex: "During combat against an opponent whose command token is not in your fleet pool,
--- apply +2 to the results of this unit's combat rolls." At the start of each space combat with the
+-- Arvicon Rex: the flagship rolls at +2 in combat against an opponent none of whose command tokens
+-- is in the Mahact fleet pool. At the start of each space combat with the
 -- flagship in the active system: the modifier arvicon_rex is on for this combat unless the
 -- opponent's token is in the fleet pool.
 hook {
@@ -26,8 +26,8 @@ hook {
   apply = function(ctx, player) ctx:activate("arvicon_rex", player, "combat") end,
 }
 
--- Edict: "When you win a combat, place 1 command token from your opponent's reinforcements in
--- your fleet pool if it does not already contain 1 of that player's tokens." A space combat won
+-- Edict: winning a combat puts one of the loser's command tokens (from their reinforcements) in the
+-- Mahact fleet pool, unless one of theirs is there already. A space combat won
 -- (ships left, the opponent's none) or a ground combat won (ground forces left on the planet, the
 -- opponent's none). With none in the opponent's reinforcements, one from their command sheet
 -- (tactic, then fleet, then strategy pool; the Rules Reference's note on Edict).
@@ -72,8 +72,8 @@ hook {
   apply = function(ctx, player, _, args) edict(ctx, player, args.player == player and args.opponent or args.player) end,
 }
 
--- Imperia: "While another player's command token is in your fleet pool, you can use the ability
--- of that player's commander, if it is unlocked." At the start of the tactical action (activation)
+-- Imperia: the Mahact player has the abilities of the unlocked commanders of the players whose
+-- command tokens sit in their fleet pool. At the start of the tactical action (activation)
 -- or of a space combat, the Mahact player takes a copy of each unlocked commander (a leader record
 -- named "... (commander)" that player holds) of the players whose tokens are in the fleet pool;
 -- its hooks and modifiers then serve the Mahact player too (from the next window on: a commander
@@ -111,8 +111,8 @@ for _, w in ipairs { { "imperia", "tactical_action.activation" }, { "imperia_com
   }
 end
 
--- Starlancer: "After a player whose command token is in your fleet pool activates this system, you
--- may spend their token from your fleet pool to end their turn; they gain that token." Default
+-- Starlancer: when a player with a token in the Mahact fleet pool activates the mech's system, the
+-- Mahact player may give that token back to them to end their turn. Default
 -- policy: against another player, whenever it can (their turn ends before any ship moves).
 hook {
   id = "starlancer",

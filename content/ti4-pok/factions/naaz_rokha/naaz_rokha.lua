@@ -12,12 +12,11 @@ hook {
   apply = function(ctx, player) ctx:activate("visz_el_vir", player, "combat") end,
 }
 
--- Eidolon: "If this unit is in the space area of the active system at the start of a space
--- combat, flip this card" (mandatory). Z-Grav Eidolon: "If this unit is in the space area of the
--- active system, it is also a ship. At the end of a space battle in the active system, flip this
--- card." The mech takes the Z-Grav record (a ship, combat 8 (x2), still a ground force and a mech)
--- for the combat and its own record again at the end of it, wherever it is then (destroyed,
--- retreated with the fleet).
+-- Eidolon: it turns over when a space combat starts with it in the active system's space area
+-- (mandatory). Z-Grav Eidolon: in the active system's space area it counts as a ship as well, and
+-- it turns back once the space combat there is over. The mech takes the Z-Grav record (a ship,
+-- combat 8 (x2), still a ground force and a mech) for the combat and its own record again at the
+-- end of it, wherever it is then (destroyed, retreated with the fleet).
 local ZGRAV = "z_grav"  -- flag on the unit: flipped in this combat
 
 hook {
@@ -61,9 +60,9 @@ hook {
   end,
 }
 
--- Supercharge: "At the start of a combat round, you may exhaust this card to apply +1 to the
--- result of each of your unit's combat rolls during this combat round." Space and ground combat
--- rounds; exhausted (a flag on the card, for the game here) it is not used again.
+-- Supercharge: when a combat round starts, the card may be exhausted to give every combat roll of
+-- the player's units +1 that round. Space and ground combat rounds; exhausted (a flag on the card,
+-- for the game here) it is not used again.
 local function in_space_combat(ctx, player)
   local a, d = ctx:role("attacker", "defender")
   return player == a or player == d

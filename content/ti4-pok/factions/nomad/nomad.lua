@@ -63,13 +63,12 @@ local function combatants(ctx, args)
   return ctx:role("attacker", "defender")
 end
 
--- The Thundarian: "After the 'Roll Dice' step of combat: you may exhaust this card. If you do,
--- hits are not assigned to either player's units. Return to the start of this combat round's
--- 'Roll Dice' step." Space and ground combat, any player's. Default policy (helps): in the Nomad
--- player's own combats, when the roll produced more hits against the Nomad player than by them
--- (policy.use = { the_thundarian = "always" }, one key for both hooks: whenever any hit was
--- produced against them; "never": not at all; use.the_thundarian_ground overrides it on the
--- ground).
+-- The Thundarian: once both sides have rolled in a combat, the agent may be exhausted: nobody
+-- assigns those hits and the round goes back to its Roll Dice step. Space and ground combat, any
+-- player's. Default policy (helps): in the Nomad player's own combats, when the roll produced more
+-- hits against the Nomad player than by them (policy.use = { the_thundarian = "always" }, one key
+-- for both hooks: whenever any hit was produced against them; "never": not at all;
+-- use.the_thundarian_ground overrides it on the ground).
 local function thundarian_wants(ctx, player, args)
   local a, d = combatants(ctx, args)
   if player ~= a and player ~= d then return false end
@@ -81,8 +80,8 @@ local function thundarian_wants(ctx, player, args)
   return against > by
 end
 
--- Temporal Command Suite: "After any player's agent becomes exhausted, you may exhaust this card
--- to ready that agent." Here: right after The Thundarian is exhausted (the Nomad player's own
+-- Temporal Command Suite: when any agent is exhausted, the card may be exhausted to ready that
+-- agent again. Here: right after The Thundarian is exhausted (the Nomad player's own
 -- agent; default policy: used), so it may be used again after the next Roll Dice step.
 local function just_exhausted(ctx, player)
   for _, l in ipairs(ctx:entities { kind = "leader", owner = player }) do
@@ -127,12 +126,12 @@ for _, w in ipairs { { "", "space_combat.after_roll_dice" }, { "_ground", "invas
   }
 end
 
--- Field Marshal Mercer: "At the end of a player's turn: you may exhaust this card to allow that
--- player to remove up to 2 of their ground forces from the game board and place them on planets
--- they control in the active system." Default policy: at the end of the Nomad player's own turn,
--- when they control a planet there; the ground forces left in the active system's space area
--- first, then others on the board (not on the active system's planets), in entity order; each on
--- the planet with the fewest of their ground forces (damaged mechs stay damaged).
+-- Field Marshal Mercer: when any player's turn ends, the commander may be exhausted to let that
+-- player lift up to 2 of their ground forces from the board onto planets they control in the active
+-- system. Default policy: at the end of the Nomad player's own turn, when they control a planet
+-- there; the ground forces left in the active system's space area first, then others on the board
+-- (not on the active system's planets), in entity order; each on the planet with the fewest of
+-- their ground forces (damaged mechs stay damaged).
 local function mercer_candidates(ctx, player, sys)
   local out = {}
   for _, u in ipairs(ctx:units(player, sys, "ground_force")) do
@@ -180,11 +179,11 @@ hook {
   end,
 }
 
--- The Cavalry (promissory note): "At the start of a space combat against a player other than the
--- Nomad: during this combat, treat 1 of your non-fighter ships as if it has the SUSTAIN DAMAGE
--- ability, combat value, and ANTI-FIGHTER BARRAGE value of the Nomad's flagship. Return this card
--- to the Nomad player at the end of this combat." The flagship is Memoria II when a Nomad player in
--- the game owns the upgrade, else Memoria I. The ship chosen (default policy): the non-fighter ship
+-- The Cavalry (promissory note): played when a space combat against someone other than the Nomad
+-- starts; for that combat one non-fighter ship of the holder has the Nomad flagship's Sustain
+-- Damage, combat value and Anti-Fighter Barrage, and the note goes back to the Nomad player when
+-- the combat ends. The flagship is Memoria II when a Nomad player in the game owns the upgrade,
+-- else Memoria I. The ship chosen (default policy): the non-fighter ship
 -- that gains the most: without Sustain Damage first, then the worst combat value, then the most
 -- costly; used when that ship gains anything. Its own values come back at the end of the combat (a
 -- ship damaged meanwhile stays damaged).
@@ -276,8 +275,8 @@ hook {
   end,
 }
 
--- Memoria I and II: "You may treat this unit as if it were adjacent to systems that contain 1 or
--- more of your mechs." The flagship may move from its system straight into an active system that
+-- Memoria I and II: the flagship counts as adjacent to every system holding a Nomad mech. The
+-- flagship may move from its system straight into an active system that
 -- holds one of the Nomad player's mechs (space area or planet), as if adjacent (a move of 1, the
 -- anomaly rules of its own system applying). Through other systems holding mechs on the way: not
 -- modelled; nor retreats (the Rules Reference: not into a mech's system unless adjacent otherwise).

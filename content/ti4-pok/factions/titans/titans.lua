@@ -65,8 +65,8 @@ hook {
 }
 
 -- Tellurian on the other hits: Space Cannon Offense against the player's ships, Space Cannon
--- Defense against their ground forces, bombardment of their ground forces ("When a hit is
--- produced against a unit"). The same card and default policy as above.
+-- Defense against their ground forces, bombardment of their ground forces (the card acts whenever a
+-- hit is made against a unit). The same card and default policy as above.
 hook {
   id = "tellurian_space_cannon",
   window = "tactical_action.assign_space_cannon_hits",
@@ -127,12 +127,12 @@ local function pds_in(ctx, player, sys)
   return nil
 end
 
--- Coalescence: "If your flagship or your AWAKEN faction ability places your units into the same
--- space area or onto the same planet as another player's units, your units must participate in
--- combat during 'Space Combat' or 'Ground Combat' steps." A space combat happens anyway when two
--- players have ships there; a planet where Awaken placed units beside another player's ground
--- forces is counted as invaded (counter "invaded"), so its ground combat is resolved. Those units
--- were not committed: no Space Cannon Defense fires at them alone (hook below).
+-- Coalescence: units the flagship or Awaken puts beside another player's units, in a space area or
+-- on a planet, have to fight in the Space Combat or Ground Combat step. A space combat happens
+-- anyway when two players have ships there; a planet where Awaken placed units beside another
+-- player's ground forces is counted as invaded (counter "invaded"), so its ground combat is
+-- resolved. Those units were not committed: no Space Cannon Defense fires at them alone (hook
+-- below).
 local COALESCED = "coalesced"  -- flag on a unit placed by Awaken
 
 local function coalesce(ctx, player, planet)
@@ -145,10 +145,9 @@ local function coalesce(ctx, player, planet)
   end
 end
 
--- Ouranos, DEPLOY: "After you activate a system that contains 1 or more of your PDS, you may
--- replace 1 of those PDS with this unit." Default policy: whenever the flagship is in
--- reinforcements. It runs before Awaken (higher priority): the PDS Awaken places are not there at
--- the activation.
+-- Ouranos, DEPLOY: on activating a system holding a Titans PDS, the player may swap one of those
+-- PDS for the flagship. Default policy: whenever the flagship is in reinforcements. It runs before
+-- Awaken (higher priority): the PDS Awaken places are not there at the activation.
 hook {
   id = "ouranos",
   window = "tactical_action.activation",
@@ -165,14 +164,14 @@ hook {
   end,
 }
 
--- Awaken: "After you activate a system that contains 1 or more of your sleeper tokens, you may
--- replace each of those tokens with 1 PDS from your reinforcements." Hecatoncheires, DEPLOY:
--- "When you would place a PDS on a planet, you may place 1 mech and 1 infantry on that planet
--- instead." Default policy: Awaken whenever a sleeper is there; the Hecatoncheires on a planet
--- where another player has ground forces (a ground combat follows), when a mech is left.
--- Units Awaken places on a planet another player controls where no other player has ground forces
--- take it at once (before Space Cannon Offense): the Titans gain control and that player's
--- structures there are destroyed, as when control is established after an invasion.
+-- Awaken: on activating a system with Titans sleeper tokens, each of them may be swapped for a PDS
+-- from reinforcements. Hecatoncheires, DEPLOY: in place of a PDS about to go on a planet, the
+-- player may put a mech and an infantry there. Default policy: Awaken whenever a sleeper is
+-- there; the Hecatoncheires on a planet where another player has ground forces (a ground combat
+-- follows), when a mech is left. Units Awaken places on a planet another player controls where no
+-- other player has ground forces take it at once (before Space Cannon Offense): the Titans gain
+-- control and that player's structures there are destroyed, as when control is established after an
+-- invasion.
 local function sleepers(ctx, player, sys)
   local out = {}
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
@@ -286,7 +285,7 @@ hook {
 }
 
 -- Ul the Progenitor, GEOFORM (once used): the planet it is attached to (a token geoform on it)
--- "gains the SPACE CANNON 5 (x3) ability as if it were a unit"; whoever controls the planet uses it
+-- has Space Cannon 5 (x3), used as a unit would use it; whoever controls the planet uses it
 -- (the Rules Reference's note). At the activation of its system the planet's controller gets a unit
 -- geoform_space_cannon there (Space Cannon Offense and Defense), gone when control changes.
 local function geoform_planet(ctx, source, sys)

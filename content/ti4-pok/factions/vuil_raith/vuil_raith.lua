@@ -46,7 +46,7 @@ local function capture(ctx, player, u, why)
   end
 end
 
--- Devour: "Capture your opponent's non-structure units that are destroyed during combat." A space
+-- Devour: the opponent's units other than structures destroyed in a combat are captured. A space
 -- combat (its round counter is set on the system) between the Cabal and the unit's owner, or a
 -- ground combat (its round counter on the planet) of the active player against the other.
 local function in_combat_against(ctx, player, args)
@@ -74,10 +74,10 @@ for _, w in ipairs { { "devour", "space_combat.unit_destroyed" }, { "devour_grou
   }
 end
 
--- The Terror Between: "Capture all other non-structure units that are destroyed in this system,
--- including your own." Any destruction in its system (space area or planets): combat, space
--- cannon, bombardment, gravity rifts. A unit destroyed in the same assignment after the flagship
--- itself is not captured here (the flagship is off the board by then).
+-- The Terror Between: every other unit, structures aside, destroyed in the flagship's system is
+-- captured, the Cabal's own as well. Any destruction in its system (space area or planets): combat,
+-- space cannon, bombardment, gravity rifts. A unit destroyed in the same assignment after the
+-- flagship itself is not captured here (the flagship is off the board by then).
 for _, w in ipairs { { "the_terror_between", "space_combat.unit_destroyed" },
     { "the_terror_between_invasion", "invasion.unit_destroyed" },
     { "the_terror_between_action", "tactical_action.unit_destroyed" } } do
@@ -92,8 +92,8 @@ for _, w in ipairs { { "the_terror_between", "space_combat.unit_destroyed" },
   }
 end
 
--- Reanimator: "When your infantry on this planet are destroyed, place them on your faction sheet;
--- those units are captured."
+-- Reanimator: the player's infantry destroyed on the mech's planet go to their faction sheet as
+-- captured units.
 for _, w in ipairs { { "reanimator", "invasion.unit_destroyed" }, { "reanimator_action", "tactical_action.unit_destroyed" } } do
   hook {
     id = w[1],
@@ -107,7 +107,7 @@ for _, w in ipairs { { "reanimator", "invasion.unit_destroyed" }, { "reanimator_
   }
 end
 
--- Dimensional Tear: "This system is a gravity rift; your ships do not roll for this gravity rift."
+-- Dimensional Tear: the system counts as a gravity rift, and the Cabal's ships make no roll for it.
 -- Every player's ship moving out of or through it applies +1 to its move value; other players'
 -- ships roll one die and are destroyed on 1-3 (so do they when retreating out of it). A system that
 -- is a gravity rift already (the anomaly rules roll there) gains nothing; several tears in one
@@ -188,14 +188,14 @@ for _, rec in ipairs { "dimensional_tear", "dimensional_tear_ii" } do
   }
 end
 
--- Crucible (promissory note): "After you activate a system: your ships do not roll for gravity
--- rifts during this movement; apply an additional +1 to the move values of your ships that would
--- move out of or through a gravity rift instead. Then, return this card to the Vuil'raith player."
--- The holder's movement: the gravity rifts of the map are no anomaly during it (the anomaly rules
--- would roll), each gives +2 to a ship moving out of or through it (its +1 and the card's), and
--- they are gravity rifts again after the movement; the card goes back then. The card's +1 is
--- counted once per rift here, not once per ship: a path through two rifts gets +4, not +3 (an
--- approximation). Default policy: played when a gravity rift or a Dimensional Tear is on the board.
+-- Crucible (promissory note): played on activating a system; in that movement the holder's ships
+-- make no gravity rift rolls and get a further +1 to move out of or through a rift, and the note
+-- goes back to the Vuil'raith player. The holder's movement: the gravity rifts of the map are no
+-- anomaly during it (the anomaly rules would roll), each gives +2 to a ship moving out of or
+-- through it (its +1 and the card's), and they are gravity rifts again after the movement; the card
+-- goes back then. The card's +1 is counted once per rift here, not once per ship: a path through
+-- two rifts gets +4, not +3 (an approximation). Default policy: played when a gravity rift or a
+-- Dimensional Tear is on the board.
 local function rift_systems(ctx)
   local out = {}
   for _, sys in ipairs(ctx:entities { kind = "system" }) do

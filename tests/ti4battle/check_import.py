@@ -151,17 +151,37 @@ EFFECTS = {
     "Titans agent": ("leaders", "tellurian"),
     "Titans hero": None,
     "I.I.H.Q. MODERNIZATION space cannon": ("technologies", "iihq_modernization"),
+    # Thunder's Edge (content/ti4-te/import/ti4battle.toml)
+    "Flagship active": None,
+    "Heaven's Eye": ("opponent", ("counters", "puppeted")),
+    "Firmament Agent": None,
+    "Asail (Firmament)": None,
+    "Obsidian Agent": ("leaders", "vos_hollow"),
+    "Obsidian Commander": None,
+    "Asail (Obsidian)": None,
+    "The Egeiro planet bonus": ("counter", ("non_home_systems_with_planets", 1)),
+    "A3 Valiance galvanize": ("nothing", None),
+    "Last Bastion agent": ("leaders", "dame_briar"),
+    "Last Bastion hero": ("leaders", "lyra_keen"),
+    "Proxima Targeting VI": ("technologies", "proxima_targeting_vi"),
+    "Alarum reinforcements": None,
+    "Ral Nel PDS in space": None,
+    "Ral Nel galvanized PDS in space": None,
+    "Ral Nel space dock with Lightrail Ordnance in space": None,
+    "Ral Nel galvanized space dock with Lightrail Ordnance in space": None,
 }
 
 FACTIONS = {
     "Arborec": "arborec", "Barony of Letnev": "letnev", "Clan of Saar": "saar", "Creuss": "creuss",
     "Hacan": "hacan", "Jol-Nar": "jol_nar", "L1z1x": "l1z1x", "Mentak": "mentak", "Muaat": "muaat",
     "Naalu": "naalu", "Nekro": "nekro", "Sardakk N'orr": "sardakk_norr", "Sol": "sol",
-    "Winnu": "winnu", "Xxcha": "xxcha", "Yin": "yin", "Yssaril": "yssaril", "Neutral": None,
+    "Winnu": "winnu", "Xxcha": "xxcha", "Yin": "yin", "Yssaril": "yssaril",
     "Argent flight": "argent", "Empyrean": "empyrean", "Mahact": "mahact",
     "Naaz-Rokha": "naaz_rokha", "Nomad": "nomad", "Titans of Ul": "titans",
     "Vuil'Raith": "vuil_raith", "Keleres": "keleres",
-    "Crimson Rebellion": "unsupported", "Deepwrought": "unsupported",
+    "Crimson Rebellion": "crimson_rebellion", "Deepwrought": "deepwrought", "Firmament": "firmament",
+    "Last Bastion": "last_bastion", "Obsidian": "obsidian", "Ral Nel Consortium": "ral_nel",
+    "Neutral": "neutral",
 }
 
 # (ti4battle faction, unit) -> the technology its upgrade names
@@ -177,7 +197,11 @@ UPGRADES = {
     ("Barony of Letnev", "pds"): "pds_ii", ("Titans of Ul", "pds"): "hel_titan_ii",
     ("Barony of Letnev", "warsun"): "war_sun", ("Muaat", "warsun"): "prototype_war_sun_ii",
     ("Nomad", "flagship"): "memoria_ii",
+    ("Crimson Rebellion", "destroyer"): "exile_ii", ("Ral Nel Consortium", "destroyer"): "linkship_ii",
 }
+# units whose upgrade a faction does not take: no technology, a note (neutral units take none)
+NO_UPGRADE = {("Neutral", u) for u in ("fighter", "destroyer", "cruiser", "carrier", "dreadnought",
+                                       "infantry", "pds", "warsun")}
 
 # every name the format files map has a line above
 mapped = {"effect": set(), "faction": set(), "upgrade": set()}
@@ -190,6 +214,9 @@ for path in glob.glob(os.path.join(root, "content", "*", "import", "ti4battle.to
         mapped["upgrade"] |= {(f, unit) for f in per}
 report("every mapped effect has a test", [f"no test for effect '{e}'" for e in sorted(mapped["effect"] - set(EFFECTS))])
 report("every mapped faction has a test", [f"no test for faction '{e}'" for e in sorted(mapped["faction"] - set(FACTIONS))])
+tested_upgrades = {(FACTIONS.get(f), u) for f, u in set(UPGRADES) | NO_UPGRADE}
+report("every mapped faction upgrade has a test", [f"no test for upgrade '{u}' of faction '{f}'" for f, u in
+                                                    sorted(mapped["upgrade"]) if f != "default" and (f, u) not in tested_upgrades])
 
 # a faction's own effect is held by that faction (the setup refuses another faction's records)
 OWNER = {
@@ -203,6 +230,9 @@ OWNER = {
     "Titans of Ul cruiser upgrade": "Titans of Ul", "Titans agent": "Titans of Ul",
     "I.I.H.Q. MODERNIZATION space cannon": "Keleres", "Dimensional Splicer": "Creuss",
     "Nekro mech bonus": "Nekro", "Hacan flagship trade goods": "Hacan", "War Funding": "Hacan",
+    "Heaven's Eye": "Firmament", "Obsidian Agent": "Obsidian", "The Egeiro planet bonus": "Last Bastion",
+    "A3 Valiance galvanize": "Last Bastion", "Last Bastion agent": "Last Bastion",
+    "Last Bastion hero": "Last Bastion", "Proxima Targeting VI": "Last Bastion",
 }
 
 for name, want in EFFECTS.items():
@@ -234,6 +264,10 @@ for name, want in EFFECTS.items():
         elif where == "trade_goods":
             if a.get("trade_goods") != what:
                 problems.append(f"expected trade_goods = {what}: {a}")
+        elif where == "counter":
+            k, v = what
+            if a.get("counters", {}).get(k) != v:
+                problems.append(f"expected counters.{k} = {v}: {a}")
         elif where == "nothing":
             if set(a) != {"faction", "units"}:
                 problems.append(f"expected nothing added to the side: {a}")
@@ -269,6 +303,35 @@ for (faction, unit), tech in UPGRADES.items():
         problems += setup_accepts(d["scenario"], f"{faction} {unit}")
     report(f"upgrade {faction} {unit}", problems)
 
+for faction, unit in sorted(NO_UPGRADE):
+    d, err = imported({"attacker-faction": faction, "attacker-unit-" + unit: "1",
+                       "attacker-upgrade-" + unit: "true", "defender-unit-cruiser": "1"})
+    problems = [f"import failed: {err[:300]}"] if d is None else []
+    if d is not None:
+        techs = d["setup"].get("attacker", {}).get("technologies", [])
+        if techs or d["unknown"] or not any("upgrade ignored" in n for n in d.get("notes", [])):
+            problems.append(f"expected no technology and a note: {techs} {d['unknown']} {d.get('notes')}")
+        problems += setup_accepts(d["scenario"], f"{faction} {unit}")
+    report(f"no upgrade {faction} {unit}", problems)
+
+# a neutral side: the faction `neutral` and the reference card's policy (hit order, sustain)
+CARD_ORDER = ["fighter", "destroyer", "cruiser", "carrier", "dreadnought", "war_sun", "flagship", "infantry", "mech"]
+for place, units in (("Space", {"destroyer": "1", "dreadnought": "1"}), ("Ground", {"infantry": "1", "mech": "1"})):
+    params = {"place": place, "attacker-unit-dreadnought": "2", "attacker-unit-infantry": "2", "defender-faction": "Neutral"}
+    params.update({"defender-unit-" + u: n for u, n in units.items()})
+    d, err = imported(params)
+    problems = [f"import failed: {err[:300]}"] if d is None else []
+    if d is not None:
+        side = side_of(d["setup"], "defender")
+        pol = side.get("policy", {})
+        if side.get("faction") != "neutral" or pol.get("hit_order") != CARD_ORDER or pol.get("sustain") != "last" \
+                or pol.get("retreat") != "never":
+            problems.append(f"expected faction neutral with the card's policy: {side}")
+        if not any(n.startswith("Neutral:") for n in d.get("notes", [])):
+            problems.append(f"expected the Neutral note: {d.get('notes')}")
+        problems += setup_accepts(d["scenario"], f"Neutral {place}")
+    report(f"a neutral side ({place}): the card's hit order and sustain policy", problems)
+
 # ------------------------------------------------------------------ the same battle, the same numbers
 
 SAME = [
@@ -291,6 +354,20 @@ SAME = [
                              "defender-unit-mech": "2"}, "monte_carlo"),
     ("ground_bombardment", {"place": "Ground", "attacker-unit-dreadnought": "3", "attacker-unit-infantry": "3",
                             "defender-unit-infantry": "3"}, "monte_carlo"),
+    # Thunder's Edge and the neutral units
+    ("crimson_exile_ii", {"attacker-faction": "Crimson Rebellion", "attacker-unit-destroyer": "2",
+                          "attacker-upgrade-destroyer": "true", "defender-faction": "Crimson Rebellion",
+                          "defender-unit-destroyer": "2"}, "exact"),
+    ("firmament_heavens_eye", {"attacker-faction": "Firmament", "attacker-unit-flagship": "1",
+                               "attacker-effect-Heaven's Eye": "1", "defender-unit-dreadnought": "1"}, "exact"),
+    ("obsidian_agent", {"attacker-faction": "Obsidian", "attacker-unit-destroyer": "2",
+                        "attacker-effect-Obsidian Agent": "1", "defender-unit-destroyer": "2"}, "exact"),
+    ("last_bastion_egeiro_bonus", {"attacker-faction": "Last Bastion", "attacker-unit-flagship": "1",
+                                   "attacker-effect-The Egeiro planet bonus": "3", "defender-unit-cruiser": "1"}, "exact"),
+    ("ral_nel_flagship", {"attacker-faction": "Ral Nel Consortium", "attacker-unit-flagship": "1",
+                          "defender-unit-dreadnought": "1"}, "exact"),
+    ("neutral_infantry_ground", {"place": "Ground", "attacker-faction": "Neutral", "attacker-unit-infantry": "2",
+                                 "defender-unit-infantry": "2"}, "exact"),
 ]
 
 

@@ -483,7 +483,7 @@ function lib.research_unit_upgrade(ctx, player, name)
   local rec = ctx:record(name, "technology")
   ctx:create { kind = "technology", type = name, owner = player }
   local to = lib.chosen_version(ctx, player, rec.upgrade_to)
-  for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, to) end
+  for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do lib.upgrade(ctx, u, to) end
 end
 
 -- Reroll as many dice as you like, and lose each unit whose reroll misses (The Crown
@@ -563,16 +563,28 @@ end
 -- counts, so every roll sees it with no hook. A unit is galvanized once; returns whether it was now.
 local GALVANIZE_DICE = { { "combat", "dice" }, { "afb", "afb_dice" }, { "bombardment", "bombardment_dice" },
   { "space_cannon", "space_cannon_dice" } }
-function lib.galvanize(ctx, u)
-  if ctx:flag(u, "galvanized") then return false end
-  ctx:set_flag(u, "galvanized", "game")
+local function galvanize_dice(ctx, u)
   for _, kd in ipairs(GALVANIZE_DICE) do
     if (ctx:get(u, kd[1]) or 0) > 0 then ctx:set(u, kd[2], math.max(1, ctx:get(u, kd[2]) or 0) + 1) end
   end
+end
+
+function lib.galvanize(ctx, u)
+  if ctx:flag(u, "galvanized") then return false end
+  ctx:set_flag(u, "galvanized", "game")
+  galvanize_dice(ctx, u)
   if ctx:tracing() then
     ctx:event("galvanized:" .. ctx:name(ctx:owner(u)) .. ":" .. ctx:type(u), ctx:name(ctx:owner(u)) .. "'s " .. ctx:type(u) .. " is galvanized")
   end
   return true
+end
+
+-- A unit takes another record's numbers (ctx:upgrade: a faction's unit at setup, a unit upgrade,
+-- a mech that flips) and keeps its galvanize token's extra die: the new record's dice counts are
+-- the printed ones, so a galvanized unit gets its 1 more again.
+function lib.upgrade(ctx, u, record)
+  ctx:upgrade(u, record)
+  if ctx:flag(u, "galvanized") then galvanize_dice(ctx, u) end
 end
 
 return lib

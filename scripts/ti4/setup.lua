@@ -386,7 +386,7 @@ local function take_faction_units(ctx, p, faction)
   end
   for _, u in ipairs(ctx:entities { kind = "unit", owner = p }) do
     local r = units[ctx:type(u)]
-    if r then ctx:upgrade(u, r) end
+    if r then lib.upgrade(ctx, u, r) end
   end
 end
 
@@ -624,7 +624,7 @@ local function build(ctx, scenario)
       local rec = ctx:record(tech, "technology")
       if rec.upgrades then
         local to = lib.chosen_version(ctx, players[role], rec.upgrade_to)
-        for _, u in ipairs(ctx:entities { kind = "unit", owner = players[role], type = rec.upgrades }) do ctx:upgrade(u, to) end
+        for _, u in ipairs(ctx:entities { kind = "unit", owner = players[role], type = rec.upgrades }) do lib.upgrade(ctx, u, to) end
       end
     end
   end

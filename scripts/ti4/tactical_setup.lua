@@ -585,7 +585,7 @@ return function(ctx, scenario, h)
       local rec = ctx:record(tech, "technology")
       if rec.upgrades then
         local to = lib.chosen_version(ctx, p, rec.upgrade_to)
-        for _, u in ipairs(ctx:entities { kind = "unit", owner = p, type = rec.upgrades }) do ctx:upgrade(u, to) end
+        for _, u in ipairs(ctx:entities { kind = "unit", owner = p, type = rec.upgrades }) do lib.upgrade(ctx, u, to) end
       end
     end
   end

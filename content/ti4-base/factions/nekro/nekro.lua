@@ -157,7 +157,7 @@ local function gain(ctx, player, opponent, location)
     ctx:set_flag(token_on, "assimilator_token", "game")
     ctx:set_counter(free_assimilator(ctx, player), "assimilated", 1, "game")
   elseif rec.upgrades then
-    for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do ctx:upgrade(u, rec.upgrade_to) end
+    for _, u in ipairs(ctx:entities { kind = "unit", owner = player, type = rec.upgrades }) do lib.upgrade(ctx, u, rec.upgrade_to) end
   end
   if ctx:tracing() then
     ctx:event("technological_singularity:" .. ctx:name(player) .. ":" .. t, ctx:name(player) .. " gains " .. t .. " from " .. ctx:name(opponent)

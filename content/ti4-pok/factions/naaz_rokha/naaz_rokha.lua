@@ -1,5 +1,7 @@
 -- The Naaz-Rokha Alliance: Visz El Vir. Tests: ../../tests/factions/naaz_rokha.toml
 
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
 -- At the start of a ground combat on a planet of the flagship's system, the player's mechs roll 1
 -- additional die for the combat (modifier visz_el_vir).
 hook {
@@ -30,7 +32,7 @@ hook {
   apply = function(ctx, player)
     for _, u in ipairs(ctx:units(player, ctx:role("active_system"), "type:mech")) do
       if ctx:record_id(u):find("naaz_rokha_mech", 1, true) and not ctx:get(u, "ship") then
-        ctx:upgrade(u, "naaz_rokha_mech_zgrav")
+        lib.upgrade(ctx, u, "naaz_rokha_mech_zgrav")
         ctx:set_flag(u, ZGRAV, "combat")
         if ctx:tracing() then ctx:event("z_grav:" .. ctx:name(player), ctx:name(player) .. "'s Eidolon flips: a Z-Grav Eidolon, also a ship") end
       end
@@ -51,7 +53,7 @@ hook {
   apply = function(ctx, player)
     for _, u in ipairs(ctx:entities { kind = "unit", owner = player }) do
       if ctx:flag(u, ZGRAV) then
-        ctx:upgrade(u, "naaz_rokha_mech")
+        lib.upgrade(ctx, u, "naaz_rokha_mech")
         ctx:set(u, "ship", false)
         ctx:set_counter(u, ZGRAV, 0, "combat")
         if ctx:tracing() then ctx:event("eidolon:" .. ctx:name(player), ctx:name(player) .. "'s Z-Grav Eidolon flips back: a mech") end

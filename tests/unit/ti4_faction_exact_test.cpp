@@ -580,3 +580,37 @@ TEST_CASE(
   // step runs when the procedure's rounds ran in Lua (a step run per way the dice fell)
   CHECK(r.at("step_runs").get<std::uint64_t>() < 120);
 }
+
+TEST_CASE(
+    "exact mode: hooks at a ground round's start (the Letnev's Dunlain Reaper) and end (Harrow) "
+    "run in the C++ round as in the procedure's own round",
+    "[ti4][exact][factions][exact_mode]") {
+  const SessionOptions so = rb::testing::repo_session_options();
+  const Session session = open_session(
+      read_scenario(so.root / "tests/fixtures/exact/l1z1x_harrow_dunlain_reaper.toml"), so);
+  EngineOptions in_lua;
+  in_lua.exchange_fire = false;  // every round is the procedure's, its windows opened in Lua
+  const nlohmann::json lua = Simulation(session).exact(ExactRunOptions{}, in_lua);
+  const nlohmann::json cpp = Simulation(session).exact(ExactRunOptions{});
+  // the Dunlain Reaper deploys: the defender's ground forces can end as a mech (the survivors
+  // count the units it started with, infantry only)
+  REQUIRE(lua.at("ground_forces_defender")[0].get<double>() <
+          lua.at("survivors").at("defender").at("infantry")[0].get<double>() - 0.05);
+  std::size_t compared = 0;
+  for (const auto& [key, value] : lua.items()) {
+    if (key == "states" || key == "step_runs" || key == "seconds") continue;
+    if (value.is_number()) {
+      CHECK(std::abs(cpp.at(key).get<double>() - value.get<double>()) < 1e-9);
+      ++compared;
+    } else if (value.is_array() && !value.empty() && value[0].is_number()) {
+      REQUIRE(cpp.at(key).size() == value.size());
+      for (std::size_t k = 0; k < value.size(); ++k)
+        CHECK(std::abs(cpp.at(key)[k].get<double>() - value[k].get<double>()) < 1e-9);
+      ++compared;
+    }
+  }
+  CHECK(compared > 10);
+  CHECK(cpp.at("states") == lua.at("states"));
+  // 1 061 step runs with the rounds handed back to Lua (main before 2026-11-28), 442 now
+  CHECK(cpp.at("step_runs").get<std::uint64_t>() < 600);
+}

@@ -2074,7 +2074,7 @@ function Ctx:assign_hits(player, location, hits, spec, order, sustain) end
 ---@return integer, integer
 function Ctx:assign_hits_each(location, assignments) end
 
----Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether both sides still have units. With spec.again, a step the step memo records runs one round and returns "again" (the step returns it too).
+---Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether both sides still have units. With spec.again, a step the step memo records runs one round and returns "again" (the step returns it too). spec.start_of_round, spec.end_of_round: the windows the round opens (with round_args); the exact mode runs their hooks in C++.
 ---@param location Entity
 ---@param a Entity
 ---@param d Entity
@@ -2084,8 +2084,9 @@ function Ctx:assign_hits_each(location, assignments) end
 ---@param order_d? string[]
 ---@param sustain_d? string
 ---@param cap? integer
+---@param round_args? table
 ---@return boolean|"again"|nil
-function Ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d, cap) end
+function Ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d, cap, round_args) end
 
 ---To reinforcements; opens the window with {unit=, player=, location=}.
 ---@param e Entity

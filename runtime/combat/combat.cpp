@@ -862,6 +862,15 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
   for (;;) {
     if (host.time_up()) return ExchangeResult::time_up;
     if (host.can_intervene()) return ExchangeResult::handed_back;
+    // a round after the first (the counter past 1): the caller's start-of-round window; a side
+    // its hooks left without units that roll ends the combat before the rolls
+    if (host.round_windows && !x.once && x.counter != kNoSym &&
+        s.counter(x.location, x.counter) > 1 && host.round_starts()) {
+      build_side(env, s, x, x.a, a);
+      build_side(env, s, x, x.d, d);
+      if (!(side_fires(s, x.location, a) && side_fires(s, x.location, d)))
+        return ExchangeResult::over;
+    }
     const bool kept = first && start_rollers.same(env, s, x);
     if (kept) start_rollers.give_back(scratch);
     side_rollers(env, s, x, x.a, a, scratch);
@@ -931,6 +940,10 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     if (changed) a.stale = d.stale = true;
     const bool ongoing = side_fires(s, x.location, a) && side_fires(s, x.location, d);
     if (!ongoing || x.once) return ongoing ? ExchangeResult::ongoing : ExchangeResult::over;
+    if (host.round_windows && host.round_ends()) {  // a hook may have changed any unit
+      build_side(env, s, x, x.a, a);
+      build_side(env, s, x, x.d, d);
+    }
     host.round_begins();
     const std::size_t modifiers = s.modifiers.size();
     s.end_scope(x.round_scope);

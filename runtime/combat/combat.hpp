@@ -225,6 +225,13 @@ class ExchangeHost {
   virtual bool can_intervene() = 0;      // a hook could run in the next round: hand it back
   virtual void destroy(EntityId e) = 0;  // a unit lost (already off the board) is destroyed
   virtual void round_begins() = 0;       // a new round begins (metrics)
+  // a round after the first begins (before any roll), and a round ended and the combat goes
+  // on (before its scope ends): the caller's windows there, where it runs them (true: a hook
+  // ran, and may have changed any unit)
+  // (called only with round_windows set)
+  virtual bool round_starts() { return false; }
+  virtual bool round_ends() { return false; }
+  bool round_windows = false;
 };
 
 enum class ExchangeResult { handed_back, ongoing, over, time_up, round_done };

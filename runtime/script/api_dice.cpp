@@ -946,6 +946,19 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
       if (!lua_isnil(L, -1)) x.metric = lua_sym(L, -1);
       lua_getfield(L, idx, "again");
       x.again = lua_toboolean(L, -1);
+      for (auto [key, w] : {std::pair{"start_of_round", &x.start_window},
+                            std::pair{"end_of_round", &x.end_window}}) {
+        lua_getfield(L, idx, key);
+        if (lua_isnil(L, -1)) continue;
+        *w = I.window_index(L, lua_gettop(L));
+        if (std::find(x.windows.begin(), x.windows.end(), *w) == x.windows.end())
+          luaL_error(L, "exchange_fire: spec.%s '%s' is not one of spec.windows", key,
+                     lua_tostring(L, -1));
+        // a hook there that a declared modifier replaces must not run in the runtime's rounds:
+        // then the window hands the round back as any other
+        for (const HookDef& h : I.bus.hooks())
+          if (h.window == *w && h.replaced_by >= 0) *w = -1;
+      }
     }
     I.exchange_specs.push_back(std::move(x));
     return static_cast<int>(I.exchange_specs.size() - 1);
@@ -958,14 +971,30 @@ struct ExchangeHost final : combat::ExchangeHost {
   const Engine::Impl::ExchangeSpec& x;
   bool adds_rounds = true;  // round_begins adds to the spec's metric (the exact mode's
                             // enumeration of one round adds when an end is drawn)
+  // the stack index of the args of spec.start_of_round and spec.end_of_round (0: none): their
+  // hooks then run in the round here (round_starts, round_ends) instead of handing it back
+  int round_args = 0;
   ExchangeHost(Engine::Impl& i, const Engine::Impl::ExchangeSpec& spec) : I(i), x(spec) {}
   bool time_up() override { return I.signalled.load(std::memory_order_relaxed); }
   // a hook could run in the next round, other than one a declared modifier does in C++
-  // (replaces_hooks)
+  // (replaces_hooks) or one of the end-of-round window this host opens itself
   bool can_intervene() override {
     for (int w : x.windows)
-      if (I.window_live_unreplaced(w)) return true;
+      if (!(round_args && x.in_round(w)) && I.window_live_unreplaced(w)) return true;
     return false;
+  }
+  // the procedure's round opens spec.start_of_round here from the second round on
+  bool round_starts() override {
+    if (!round_args || x.start_window < 0) return false;
+    const int w = x.start_window;
+    return I.open_windows(&w, 1, round_args) > 0;
+  }
+  // the procedure's round opens spec.end_of_round here when the combat goes on (before the
+  // round's scope ends)
+  bool round_ends() override {
+    if (!round_args || x.end_window < 0) return false;
+    const int w = x.end_window;
+    return I.open_windows(&w, 1, round_args) > 0;
   }
   // no window opens: at the round's start none of the exchange's windows (the destroyed window
   // among them) had a hook to run but those a declared modifier replaces, and in the C++ rounds
@@ -980,8 +1009,12 @@ struct ExchangeHost final : combat::ExchangeHost {
 // own): the states it leaves, equal ones merged, with their probabilities and what the round
 // returned. False when a draw hands the round back, runs past the time limit or fails, or when
 // the round branches past the exploration's bound: the caller then runs it live, as it did.
+// With `round_args` (the stack index of the args of spec.start_of_round and spec.end_of_round),
+// those windows' hooks run in the round as the procedure's round runs them; a draw whose hooks
+// write to the run (a metric, an outcome) hands the round back.
 bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
-                     const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Fire& fire) {
+                     const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Fire& fire,
+                     int round_args) {
   Engine::Impl::Exact& X = *I.exact;
   struct Restore {
     Engine::Impl& I;
@@ -997,6 +1030,10 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
   State t;
   std::vector<std::uint64_t> hashes;
   std::uint64_t leaves = 0;
+  // what a hook of the end window adds to the run, taken back after each draw
+  const std::size_t writes = I.memo_writes ? I.memo_writes->size() : 0;
+  const std::size_t pools = I.pools_used;
+  const std::int64_t dice = I.run_dice;
   do {
     if (++leaves > X.options.max_branches) return false;
     sub.rewind();
@@ -1005,10 +1042,17 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
     I.liveness_dirty = true;
     ExchangeHost host(I, spec);
     host.adds_rounds = false;
+    host.round_args = round_args;
+    host.round_windows = round_args != 0;
     combat::ExchangeResult r;
     try {
       r = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, x, host, I.scratch_exchange);
     } catch (const combat::CombatError&) {
+      return false;
+    }
+    I.pools_used = pools, I.run_dice = dice;
+    if (I.memo_writes && I.memo_writes->size() != writes) {
+      I.memo_writes->resize(writes);
       return false;
     }
     if (r == combat::ExchangeResult::handed_back || r == combat::ExchangeResult::time_up)
@@ -1039,7 +1083,8 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
 // the round (`live`).
 enum class ExactRounds { chain, round, live };
 ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
-                           const Engine::Impl::ExchangeSpec& spec, combat::ExchangeResult& result) {
+                           const Engine::Impl::ExchangeSpec& spec, combat::ExchangeResult& result,
+                           int round_args) {
   Engine::Impl::Exact& X = *I.exact;
   std::uint64_t key = 0xcbf29ce484222325ull;  // the call's arguments, then the state
   for (std::uint64_t v :
@@ -1067,7 +1112,12 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     auto made = std::make_unique<Engine::Impl::Exact::Fire>();
     made->start = s;
     made->key = key;
-    made->one_round = combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
+    // a live hook of spec.start_of_round or spec.end_of_round (round_args: the caller let them
+    // run in the round)
+    const bool ending =
+        round_args && ((spec.start_window >= 0 && I.window_live_unreplaced(spec.start_window)) ||
+                       (spec.end_window >= 0 && I.window_live_unreplaced(spec.end_window)));
+    made->one_round = ending || combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
                       combat::directs_hits(env, s, x.d, x.location, *x.roll) ||
                       combat::has_round_effects(env, s, x.a, *x.roll, x.declined_a) ||
                       combat::has_round_effects(env, s, x.d, *x.roll, x.declined_d);
@@ -1075,7 +1125,8 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
       if (!spec.again) return ExactRounds::live;  // (the caller hands the rounds back)
       combat::Exchange one = x;
       one.one_round = true;
-      if (!enumerate_round(I, s, one, spec, *made)) return ExactRounds::live;
+      if (!enumerate_round(I, s, one, spec, *made, ending ? round_args : 0))
+        return ExactRounds::live;
       for (const State& t : made->round) X.fire_bytes += t.bytes();
     } else {
       made->ends = combat::exact_ends(env, s, x);
@@ -1168,6 +1219,13 @@ int l_exchange_fire(lua_State* L) {
   const std::int64_t cap = lua_isnoneornil(L, 10)
                                ? -1
                                : check_range(L, 10, 1, INT32_MAX, "round cap", "ctx:exchange_fire");
+  // the args of spec.start_of_round and spec.end_of_round (the exact mode opens those windows
+  // in the rounds it enumerates)
+  int round_args = 0;
+  if (!lua_isnoneornil(L, 11)) {
+    luaL_checktype(L, 11, LUA_TTABLE);
+    if ((x.start_window >= 0 || x.end_window >= 0) && x.again) round_args = 11;
+  }
   // handing the exchange back: "ongoing, run the round yourself", or for a single exchange
   // "not done"
   auto hand_back = [&] {
@@ -1240,9 +1298,11 @@ int l_exchange_fire(lua_State* L) {
       // replaces is done by the chain's rollers; one that `requires`
       // a counter its owner is short of cannot run (no hook runs in the chain, so the counter
       // stays short)
+      // (but spec.start_of_round and spec.end_of_round, given their args: they run in the round
+      // enumerated in C++)
       for (int w : x.windows)
-        if (I.window_live_unreplaced(w)) return hand_back();
-      const ExactRounds taken = exact_exchange(I, s, ex, x, result);
+        if (!(round_args && x.in_round(w)) && I.window_live_unreplaced(w)) return hand_back();
+      const ExactRounds taken = exact_exchange(I, s, ex, x, result, round_args);
       if (taken == ExactRounds::chain) {
         lua_pushboolean(L, 0);  // every end of the chain is the end of the combat
         return 1;

@@ -124,11 +124,12 @@ constexpr ApiFunction kFunctions[] = {
      "windows open. Returns the totals destroyed and sustained."},
     {"ctx", "exchange_fire",
      "location: Entity, a: Entity, d: Entity, spec: table, order_a: string[]?, sustain_a: string?, "
-     "order_d: string[]?, sustain_d: string?, cap: integer?",
+     "order_d: string[]?, sustain_d: string?, cap: integer?, round_args: table?",
      "boolean|\"again\"|nil",
      "Rounds of simultaneous fire in C++ for as long as no hook of spec.windows can run; whether "
      "both sides still have units. With spec.again, a step the step memo records runs one round "
-     "and returns \"again\" (the step returns it too)."},
+     "and returns \"again\" (the step returns it too). spec.start_of_round, spec.end_of_round: "
+     "the windows the round opens (with round_args); the exact mode runs their hooks in C++."},
     {"ctx", "destroy", "e: Entity, window: Window?", "",
      "To reinforcements; opens the window with {unit=, player=, location=}."},
     // windows, decisions, the trace, results

@@ -339,6 +339,13 @@ struct Engine::Impl {
     Sym metric = kNoSym;  // each new round begun adds 1 to this metric of the run
     bool once = false;    // one exchange (a first-round step such as Anti-Fighter Barrage)
     bool again = false;   // under the step memo, one round per call: "again" (see l_exchange_fire)
+    // spec.start_of_round and spec.end_of_round, each one of `windows` (-1: none): the windows
+    // the procedure's round opens at its start from the second round on (the counter past 1)
+    // and at its end when the combat goes on, with the call's `round_args`. In the exact mode,
+    // with `again` and those args, their hooks run inside the round enumerated in C++
+    // (enumerate_round) rather than handing the round back.
+    int start_window = -1, end_window = -1;
+    bool in_round(int w) const { return w >= 0 && (w == start_window || w == end_window); }
   };
   std::deque<ExchangeSpec> exchange_specs;
   int spec_anchor_ref = LUA_NOREF;

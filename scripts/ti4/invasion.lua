@@ -40,6 +40,12 @@ local FIRE = {
   again = true,
   windows = { "invasion.start_of_ground_round", "invasion.after_ground_roll", "invasion.after_ground_roll_dice",
     "invasion.assign_ground_hits", "invasion.end_of_ground_round" },
+  -- the round below opens these at the start of a round after the first and at the end of a
+  -- round when the combat goes on (args: the call's last argument); the exact mode runs their
+  -- hooks (the Dunlain Reaper, Harrow) in the rounds it enumerates in C++ rather than handing
+  -- them back
+  start_of_round = "invasion.start_of_ground_round",
+  end_of_round = "invasion.end_of_ground_round",
 }
 
 local function planets_of(ctx, sys)
@@ -319,7 +325,7 @@ local function ground_combat(ctx, st, planet, a, d, resume)
   end
   while ongoing do
     if limit == 0 then
-      ongoing = ctx:exchange_fire(planet, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, ROUND_CAP)
+      ongoing = ctx:exchange_fire(planet, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, ROUND_CAP, args)
       if ongoing == "again" then return "again" end
     end
     round = ctx:counter(planet, "round")

@@ -499,3 +499,118 @@ TEST_CASE(
   CHECK(std::abs(never.at("attacker_win").get<double>() - none.attacker) < 1e-9);
   CHECK(std::abs(never.at("defender_win").get<double>() - none.defender) < 1e-9);
 }
+
+// ---------------------------------------------------------------- a hook at the end of each round
+
+namespace {
+
+// Ground forces left at the end: (attacker's infantry, defender's infantry) -> probability.
+using Ends = std::map<std::pair<int, int>, double>;
+
+double binomial(int n, int k, double p) {
+  double c = 1;
+  for (int i = 0; i < k; ++i) c = c * (n - i) / (i + 1);
+  return c * std::pow(p, k) * std::pow(1 - p, n - k);
+}
+
+// Harrow after each round of ground combat: `a` L1Z1X infantry against `d` infantry (each hits on
+// 8: 0.3), then, while both have some, the dreadnought's Bombardment (one die hitting on 5:
+// `bombard`, 0.6; 0: no Harrow)
+// against the defender's infantry; after the last round it bombards too, if the defender has
+// infantry left. A round that leaves the state as it was (nobody hit, the bombardment missed)
+// repeats, so its chance is divided out.
+Ends solve_harrow(int a, int d, double bombard, std::map<std::pair<int, int>, Ends>& memo) {
+  if (auto it = memo.find({a, d}); it != memo.end()) return it->second;
+  const double ground = 0.3;
+  Ends out;
+  double stay = 0;
+  for (int ha = 0; ha <= a; ++ha)
+    for (int hd = 0; hd <= d; ++hd) {
+      const double p = binomial(a, ha, ground) * binomial(d, hd, ground);
+      const int a2 = std::max(0, a - hd), d2 = std::max(0, d - ha);
+      for (const auto& [hit, q] : {std::pair{1, bombard}, std::pair{0, 1 - bombard}}) {
+        const int d3 = std::max(0, d2 - hit);
+        if (a2 == 0 || d2 == 0 || d3 == 0) {  // the last round (and its Harrow, if any)
+          out[{a2, d2 > 0 ? d3 : 0}] += p * q;
+        } else if (a2 == a && d3 == d) {
+          stay += p * q;
+        } else {
+          for (const auto& [end, r] : solve_harrow(a2, d3, bombard, memo)) out[end] += p * q * r;
+        }
+      }
+    }
+  for (auto& [end, r] : out) r /= 1 - stay;
+  memo[{a, d}] = out;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "exact mode: L1Z1X's Harrow (a hook at the end of each ground combat round) runs in the "
+    "rounds enumerated in C++ and equals the Markov chain",
+    "[ti4][exact][factions][exact_mode]") {
+  // the dreadnought's Bombardment before the landing, then 2 infantry against 3 or 2
+  auto solve = [](double bombard, std::vector<double>& attacker, std::vector<double>& defender) {
+    std::map<std::pair<int, int>, Ends> memo;
+    Ends ends;
+    for (const auto& [hit, q] : {std::pair{1, 0.6}, std::pair{0, 0.4}})
+      for (const auto& [end, r] : solve_harrow(2, 3 - hit, bombard, memo)) ends[end] += q * r;
+    attacker.assign(3, 0.0), defender.assign(4, 0.0);
+    for (const auto& [end, r] : ends) {
+      attacker[static_cast<std::size_t>(end.first)] += r;
+      defender[static_cast<std::size_t>(end.second)] += r;
+    }
+  };
+  std::vector<double> attacker, defender, attacker_none, defender_none;
+  solve(0.6, attacker, defender);
+  solve(0.0, attacker_none, defender_none);
+  // Harrow matters: without it the defender keeps more
+  REQUIRE(defender[0] > defender_none[0] + 0.05);
+  const nlohmann::json r =
+      rb::testing::exact_report("tests/fixtures/exact/l1z1x_harrow_ground.toml");
+  REQUIRE(r.at("ground_forces_attacker").size() == attacker.size());
+  REQUIRE(r.at("ground_forces_defender").size() == defender.size());
+  for (std::size_t k = 0; k < attacker.size(); ++k)
+    CHECK(std::abs(r.at("ground_forces_attacker")[k].get<double>() - attacker[k]) < 1e-9);
+  for (std::size_t k = 0; k < defender.size(); ++k)
+    CHECK(std::abs(r.at("ground_forces_defender")[k].get<double>() - defender[k]) < 1e-9);
+  // each round's ends, Harrow's bombardment in them, are computed once per state and one drawn,
+  // and the ends after which the combat goes on are filed without running the step again: 131
+  // step runs, 223 when the procedure's rounds ran in Lua (a step run per way the dice fell)
+  CHECK(r.at("step_runs").get<std::uint64_t>() < 160);
+}
+
+TEST_CASE(
+    "exact mode: hooks at a ground round's start (the Letnev's Dunlain Reaper) and end (Harrow) "
+    "run in the C++ round as in the procedure's own round",
+    "[ti4][exact][factions][exact_mode]") {
+  const SessionOptions so = rb::testing::repo_session_options();
+  const Session session = open_session(
+      read_scenario(so.root / "tests/fixtures/exact/l1z1x_harrow_dunlain_reaper.toml"), so);
+  EngineOptions in_lua;
+  in_lua.exchange_fire = false;  // every round is the procedure's, its windows opened in Lua
+  const nlohmann::json lua = Simulation(session).exact(ExactRunOptions{}, in_lua);
+  const nlohmann::json cpp = Simulation(session).exact(ExactRunOptions{});
+  // the Dunlain Reaper deploys: the defender's ground forces can end as a mech (the survivors
+  // count the units it started with, infantry only)
+  REQUIRE(lua.at("ground_forces_defender")[0].get<double>() <
+          lua.at("survivors").at("defender").at("infantry")[0].get<double>() - 0.05);
+  std::size_t compared = 0;
+  for (const auto& [key, value] : lua.items()) {
+    if (key == "states" || key == "step_runs" || key == "seconds") continue;
+    if (value.is_number()) {
+      CHECK(std::abs(cpp.at(key).get<double>() - value.get<double>()) < 1e-9);
+      ++compared;
+    } else if (value.is_array() && !value.empty() && value[0].is_number()) {
+      REQUIRE(cpp.at(key).size() == value.size());
+      for (std::size_t k = 0; k < value.size(); ++k)
+        CHECK(std::abs(cpp.at(key)[k].get<double>() - value[k].get<double>()) < 1e-9);
+      ++compared;
+    }
+  }
+  CHECK(compared > 10);
+  CHECK(cpp.at("states") == lua.at("states"));
+  // 1 061 step runs with the rounds handed back to Lua (main before 2026-11-28), 442 now
+  CHECK(cpp.at("step_runs").get<std::uint64_t>() < 600);
+}

@@ -943,6 +943,10 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     if (host.round_windows && host.round_ends()) {  // a hook may have changed any unit
       build_side(env, s, x, x.a, a);
       build_side(env, s, x, x.d, d);
+      // a hook there left a side with nothing to fire: no next round; the procedure ends the
+      // combat (its round's end has opened)
+      if (!(side_fires(s, x.location, a) && side_fires(s, x.location, d)))
+        return ExchangeResult::round_ended;
     }
     host.round_begins();
     const std::size_t modifiers = s.modifiers.size();

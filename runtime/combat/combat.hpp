@@ -234,7 +234,9 @@ class ExchangeHost {
   bool round_windows = false;
 };
 
-enum class ExchangeResult { handed_back, ongoing, over, time_up, round_done };
+// round_ended: a hook at the round's end (host.round_ends) left a side with nothing to fire; no
+// next round begins, and the procedure ends the combat (its round's end has opened)
+enum class ExchangeResult { handed_back, ongoing, over, time_up, round_done, round_ended };
 
 // Scratch space of exchange_fire, kept by the caller so that a run allocates nothing once warm.
 struct ExchangeScratch {
@@ -272,8 +274,8 @@ struct ExchangeScratch {
 // follow the losses; dice come from the stream in the same order as rolling each round afresh.
 // Returns handed_back (a hook could run: the caller runs the round), over or ongoing (the sides
 // after the last round: with x.once after the one exchange; otherwise once a side has no units
-// that roll it is over), round_done (x.one_round: a round ended and the next would begin), or
-// time_up.
+// that roll it is over), round_done (x.one_round: a round ended and the next would begin),
+// round_ended (a hook at the round's end left a side with nothing to fire) or time_up.
 ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
                              const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch);
 

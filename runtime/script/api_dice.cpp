@@ -1368,6 +1368,7 @@ int l_exchange_fire(lua_State* L) {
       I.raise_exhausted();
       return 0;
     case combat::ExchangeResult::round_done:
+    case combat::ExchangeResult::round_ended:  // the procedure's next step ends the combat
       lua_pushliteral(L, "again");
       return 1;
     case combat::ExchangeResult::ongoing:

@@ -262,6 +262,14 @@ end
 
 local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_force") > 0 end
 
+-- The place of player `q` in the action's players (a counter can hold it), 0 if none.
+local function player_index(st, q)
+  for i, x in ipairs(st.players) do
+    if x == q then return i end
+  end
+  return 0
+end
+
 local START_WINDOWS = { "invasion.start_of_ground_combat", "invasion.start_of_ground_round" }
 
 -- Make Combat Rolls: the active player first (only their hits when no script sees the dice);
@@ -292,6 +300,30 @@ local function roll_dice(ctx, st, planet, a, d)
   error("invasion.after_ground_roll_dice: roll_again was set more than " .. MAX_ROLL_AGAIN .. " times in one round", 0)
 end
 
+-- The end of a ground combat on `planet`: its last round's end and the combat's (only the
+-- combat's when the round's end has opened already: a hook there, Harrow's bombardment, left a
+-- side without ground forces), who won, the scopes. `begun`: the rounds begun in this call.
+local function end_ground_combat(ctx, st, planet, a, d, args, round_ended, begun)
+  if st.hooked["invasion.end_of_ground_round"] == nil then st.hooked["invasion.end_of_ground_round"] = ctx:hooked("invasion.end_of_ground_round") end
+  if st.hooked["invasion.end_of_ground_combat"] == nil then st.hooked["invasion.end_of_ground_combat"] = ctx:hooked("invasion.end_of_ground_combat") end
+  if round_ended then
+    if st.hooked["invasion.end_of_ground_combat"] or ctx:tracing() then ctx:open("invasion.end_of_ground_combat", args) end
+  elseif st.hooked["invasion.end_of_ground_round"] or st.hooked["invasion.end_of_ground_combat"] or ctx:tracing() then
+    ctx:open("invasion.end_of_ground_round", "invasion.end_of_ground_combat", args)
+  end
+  ctx:end_scope("round")
+  -- who won (the report's planet_n_ground_combat_*): 1 the active player, 2 the other, 3 neither
+  -- has ground forces left
+  local left_a, left_d = has_forces(ctx, a, planet), has_forces(ctx, d, planet)
+  ctx:set_counter(planet, "ground_combat_result", left_a and not left_d and 1 or left_d and not left_a and 2 or 3, "action")
+  if ctx:tracing() then  -- (a traced run fights every round in Lua: `begun` counts them all)
+    event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. begun,
+      "ground combat on " .. lib.place(ctx, planet) .. " over after " .. begun .. " round(s): "
+      .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
+  end
+  ctx:end_scope("combat")
+end
+
 -- One ground combat on `planet` between the active player `a` and `d`, in rounds of Make Combat
 -- Rolls and Assign Hits, as the space combat steps of the same name. Returns "again" when the
 -- step memo runs its rounds one per step (ctx:exchange_fire returned "again" after a round);
@@ -303,12 +335,13 @@ local function ground_combat(ctx, st, planet, a, d, resume)
   -- the counter (capped), and the rounds begun in this call (in a trace all of them: its rounds
   -- are the procedure's, in one call)
   local round, begun = 1, 1
-  local ongoing = true
+  local ongoing, round_ended = true, false
   -- rounds = k: every round is run here (not in C++), and the combat stops after round k
   local limit = lib.round_limit(ctx)
   local cap = math.max(ROUND_CAP, limit + 1)
   if not resume then
     ctx:set_counter(planet, "round", round, "combat")
+    ctx:set_counter(planet, "opponent", player_index(st, d), "combat")
     ctx:add_metric("ground_rounds", 1)
     if tracing then
       event(ctx, "ground_combat:" .. ctx:name(planet), "ground combat on " .. lib.place(ctx, planet) .. ": " .. ctx:name(a) .. " against " .. ctx:name(d))
@@ -346,7 +379,11 @@ local function ground_combat(ctx, st, planet, a, d, resume)
     })
     ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
     if ongoing then
-      open(ctx, st, "invasion.end_of_ground_round", args)
+      if open(ctx, st, "invasion.end_of_ground_round", args) > 0
+        and not (has_forces(ctx, a, planet) and has_forces(ctx, d, planet)) then
+        round_ended = true  -- a hook there (Harrow) left a side without ground forces: it is over
+        break
+      end
       ctx:end_scope("round")
       -- rounds = k: both sides still have ground forces after round k; the run ends here (the
       -- step runs again and finds the run stopped: tactical_action.lua's steps)
@@ -362,27 +399,21 @@ local function ground_combat(ctx, st, planet, a, d, resume)
       if not tracing then return "again" end
     end
   end
-  if st.hooked["invasion.end_of_ground_round"] == nil then st.hooked["invasion.end_of_ground_round"] = ctx:hooked("invasion.end_of_ground_round") end
-  if st.hooked["invasion.end_of_ground_combat"] == nil then st.hooked["invasion.end_of_ground_combat"] = ctx:hooked("invasion.end_of_ground_combat") end
-  if st.hooked["invasion.end_of_ground_round"] or st.hooked["invasion.end_of_ground_combat"] or ctx:tracing() then
-    ctx:open("invasion.end_of_ground_round", "invasion.end_of_ground_combat", args)
-  end
-  ctx:end_scope("round")
-  -- who won (the report's planet_n_ground_combat_*): 1 the active player, 2 the other, 3 neither
-  -- has ground forces left
-  local left_a, left_d = has_forces(ctx, a, planet), has_forces(ctx, d, planet)
-  ctx:set_counter(planet, "ground_combat_result", left_a and not left_d and 1 or left_d and not left_a and 2 or 3, "action")
-  if tracing then  -- (a traced run fights every round in Lua: `begun` counts them all)
-    event(ctx, "ground_combat_over:" .. ctx:name(planet) .. ":" .. begun,
-      "ground combat on " .. lib.place(ctx, planet) .. " over after " .. begun .. " round(s): "
-      .. ctx:count(a, planet, "ground_force") .. " against " .. ctx:count(d, planet, "ground_force") .. " ground forces left")
-  end
-  ctx:end_scope("combat")
+  end_ground_combat(ctx, st, planet, a, d, args, round_ended, begun)
 end
 
 -- The ground combats on `planet`: with several other players there, one against each in turn
 -- order. With `resume`, the first of them is under way. "again": see ground_combat.
 local function ground_combats_on(ctx, st, planet, p, resume)
+  if resume then
+    -- the combat under way ended at its last round's end, which ctx:exchange_fire's round opened
+    -- (spec.end_of_round): a hook there (Harrow) left a side without ground forces
+    local d = st.players[ctx:counter(planet, "opponent")]
+    if d and not (has_forces(ctx, p, planet) and has_forces(ctx, d, planet)) then
+      end_ground_combat(ctx, st, planet, p, d, { player = p, opponent = d, planet = planet }, true, ctx:counter(planet, "round"))
+      resume = false
+    end
+  end
   for _, d in ipairs(others_on(ctx, st, p, planet)) do
     if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then
       if ground_combat(ctx, st, planet, p, d, resume) == "again" then return "again" end

@@ -249,6 +249,27 @@ struct Engine::Impl {
       std::vector<std::vector<combat::AssignmentOutcome>> outcomes_a, outcomes_d;
       const ExchangeSpec* spec = nullptr;
       bool round_done = false;  // the round went on (the step's run then returned "again")
+      // the round from `start` in parts (combat::round_parts), made once for the call whose
+      // arguments hash to parts_key (0: none made since the start changed); every draw of the
+      // node's round is put together from them (combat::play_round_parts) rather than run
+      combat::RoundParts parts;
+      std::uint64_t parts_key = 0;
+      bool parts_ok = false;
+      combat::ExchangeResult result = combat::ExchangeResult::over;  // what the round returned
+      // rounds from `start` (with no draw before them) that ended the combat: the state the
+      // round left, and what the step's run did after it (it drew and chose nothing more): the
+      // state it left, its writes after the round and the step it goes to. A step is a function
+      // of its state and its draws, so another leaf whose round ends in the same state is filed
+      // as that run (replay_best_round) without running the step
+      struct End {
+        State after;
+        std::uint64_t hash = 0;
+        combat::ExchangeResult result = combat::ExchangeResult::over;
+        State final;
+        std::vector<MemoWrite> writes;
+        int next_step = 0;
+      };
+      std::vector<End> ends;
     };
     Fan fan;
     std::uint64_t replayed = 0;  // leaves filed without running the step
@@ -458,8 +479,9 @@ int exact_root(lua_State* L);  // api_flow.cpp: Engine::run_exact's root explora
 void add_run_metric(Engine::Impl& I, Sym metric, double delta);
 // Best play: the round of exact->fan again from its start, its draws from the path's position
 // `at` on (api_dice.cpp); the state it leaves in `s`. False (s untouched) unless the round goes on
-// ("again") and the path has no draws after it.
-bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s);
+// ("again"; `next` unchanged) or ends the combat the way a run of the step kept in Exact::Fan::ends
+// did (s, the writes and `next` are that run's), and the path has no draws after it.
+bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next);
 
 // --- fixed_order.cpp
 void install_fixed_order(lua_State* L);  // pairs, next, tostring, string.format: same everywhere

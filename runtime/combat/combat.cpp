@@ -986,11 +986,21 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       const Sustain mode = i == 0 ? x.sustain_a : x.sustain_d;
       auto& takes = out.side[i].takes;
       takes.assign(out.side[1 - i].roll.size(), {});
-      takes[0].push_back({{}, {}, fires_now(side)});
+      takes[0].push_back({{}, {}, fires_now(side), 0});
+      // the first take of each id: (hits, option)
+      std::vector<std::pair<std::size_t, std::size_t>> distinct{{0, 0}};
+      auto same_take = [](const RoundParts::Take& p, const RoundParts::Take& q) {
+        if (p.fires != q.fires || p.lost != q.lost || p.changed.size() != q.changed.size())
+          return false;
+        for (std::size_t c = 0; c < p.changed.size(); ++c)
+          if (p.changed[c].first != q.changed[c].first ||
+              !same_entity(p.changed[c].second, q.changed[c].second))
+            return false;
+        return true;
+      };
       for (std::size_t k = 1; k < takes.size(); ++k) {
         std::size_t n = 1;
         for (std::size_t o = 0; o < n; ++o) {
-          s = start;
           side.queue_stale = side.directed_stale = true;
           Exchange y = x;
           AskOutcome forced;
@@ -1009,16 +1019,23 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           t.lost = scratch.lost;
           t.fires = fires_now(side);
           for (std::size_t e = 0; e < s.entities.size(); ++e)
-            if (!same_entity(s.entities[e], start.entities[e]))
+            if (!same_entity(s.entities[e], start.entities[e])) {
               t.changed.emplace_back(static_cast<EntityId>(e), s.entities[e]);
+              s.entities[e] = start.entities[e];
+            }
           // nothing but those entities changed
-          State check = start;
-          for (const auto& [e, u] : t.changed) check.at(e) = u;
-          if (!(check == s)) {
+          if (!(s == start)) {
             s = start;
             return false;
           }
+          t.id = static_cast<std::uint32_t>(distinct.size());
+          for (std::size_t j = 0; j < distinct.size(); ++j)
+            if (same_take(takes[distinct[j].first][distinct[j].second], t)) {
+              t.id = static_cast<std::uint32_t>(j);
+              break;
+            }
           takes[k].push_back(std::move(t));
+          if (takes[k].back().id == distinct.size()) distinct.emplace_back(k, takes[k].size() - 1);
         }
       }
     }
@@ -1031,7 +1048,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
 }
 
 ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State& s,
-                                const Exchange& x, ExchangeHost& host) {
+                                const Exchange& x, ExchangeHost& host, std::uint32_t* ids) {
   if (host.time_up()) return ExchangeResult::time_up;
   const RoundParts::Side& a = parts.side[0];
   const RoundParts::Side& d = parts.side[1];
@@ -1047,10 +1064,12 @@ ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State
     const RoundParts::Take& t = options[k < options.size() ? k : 0];
     for (const auto& [e, u] : t.changed) s.at(e) = u;
     for (EntityId e : t.lost) host.destroy(e);
-    return t.fires;
+    return &t;
   };
-  const bool fires_a = take(a, hits_d, x.whole_a);
-  const bool fires_d = take(d, hits_a, x.whole_d);
+  const RoundParts::Take* ta = take(a, hits_d, x.whole_a);
+  const RoundParts::Take* td = take(d, hits_a, x.whole_d);
+  if (ids) ids[0] = ta->id, ids[1] = td->id;
+  const bool fires_a = ta->fires, fires_d = td->fires;
   if (!(fires_a && fires_d)) return ExchangeResult::over;
   host.round_begins();
   s.end_scope(x.round_scope);

@@ -316,6 +316,7 @@ struct RoundParts {
     std::vector<std::pair<EntityId, Entity>> changed;  // entities as the assignment left them
     std::vector<EntityId> lost;                        // destroyed (ExchangeHost::destroy)
     bool fires = true;
+    std::uint32_t id = 0;  // equal for the side's takes that change the same (whatever the hits)
   };
   struct Side {
     std::vector<double> roll;              // P(hits = h)
@@ -333,7 +334,10 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
 // then each side's assignment (its chooser's choice among the outcomes, as exchange_fire makes
 // it), the round's end as exchange_fire ends it. The same draws, states and result as
 // exchange_fire(x) from that start.
+// `ids` (if given): the ids of the two takes put together (the state left is the same for the
+// same pair).
 ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State& s,
-                                const Exchange& x, ExchangeHost& host);
+                                const Exchange& x, ExchangeHost& host,
+                                std::uint32_t* ids = nullptr);
 
 }  // namespace rb::combat

@@ -1274,6 +1274,7 @@ int l_exchange_fire(lua_State* L) {
       whole_a.by_hits = &fan->outcomes_a, whole_d.by_hits = &fan->outcomes_d;
       fan->writes = I.exact->writes;
       fan->choices = I.exact->choices;
+      fan->ids_known = false;
     }
     // the call's arguments (the start is the fan's): the round's parts are made for them
     std::uint64_t parts_key = 0;
@@ -1292,12 +1293,14 @@ int l_exchange_fire(lua_State* L) {
         fan->parts_ok =
             combat::round_parts(combat_env(I), s, ex, host, I.scratch_exchange, fan->parts);
         fan->parts_key = parts_key;
+        ++fan->parts_made;
         I.liveness_dirty = true;
       }
     }
     try {
       if (!drawn && parts_key != 0 && fan->parts_ok) {
-        result = combat::play_round_parts(fan->parts, I.dice, s, ex, host);
+        result = combat::play_round_parts(fan->parts, I.dice, s, ex, host, fan->ids);
+        fan->ids_known = true;
         I.liveness_dirty = true;
       } else if (!drawn) {
         result = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, s, ex, host,
@@ -1356,10 +1359,12 @@ int l_destroy(lua_State* L) {
 
 }  // namespace
 
-bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next) {
+bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next, std::uint64_t& same) {
   Engine::Impl::Exact& X = *I.exact;
-  const Engine::Impl::Exact::Fan& fan = X.fan;
-  State t = fan.start;
+  Engine::Impl::Exact::Fan& fan = X.fan;
+  State& t = fan.scratch;
+  t = fan.start;
+  const bool parts = fan.parts_key != 0 && fan.parts_ok;
   State* const saved = I.state;
   RunResult* const saved_result = I.result;
   RunResult scratch;
@@ -1377,10 +1382,9 @@ bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next) {
   {
     ExchangeHost host(I, *fan.spec);
     try {
-      r = fan.parts_key != 0 && fan.parts_ok
-              ? combat::play_round_parts(fan.parts, I.dice, t, fan.x, host)
-              : combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, fan.x, host,
-                                      I.scratch_exchange);
+      r = parts ? combat::play_round_parts(fan.parts, I.dice, t, fan.x, host, fan.ids)
+                : combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, fan.x, host,
+                                        I.scratch_exchange);
     } catch (const combat::CombatError&) {
       r = combat::ExchangeResult::handed_back;  // the step's own run raises it
     }
@@ -1390,18 +1394,20 @@ bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next) {
   I.memo_writes = nullptr;
   I.dice.stop_exact();
   X.path = nullptr;
+  fan.ids_known = parts;
   if (path.mismatch() || path.used() != path.size()) return false;
   if (r == combat::ExchangeResult::round_done) {
-    s = std::move(t);
+    std::swap(s, t);
+    same = fan.same(false);
     return true;
   }
-  if (r != combat::ExchangeResult::over || fan.at != 0 || fan.ends.empty()) return false;
-  const std::uint64_t h = t.hash();
+  if (r != combat::ExchangeResult::over || !parts || fan.at != 0) return false;
   for (const Engine::Impl::Exact::Fan::End& e : fan.ends)
-    if (e.hash == h && e.result == r && e.after == t) {
+    if (e.ids[0] == fan.ids[0] && e.ids[1] == fan.ids[1]) {
       s = e.final;
       X.writes.insert(X.writes.end(), e.writes.begin(), e.writes.end());
       next = e.next_step;
+      same = fan.same(true);
       return true;
     }
   return false;

@@ -1403,7 +1403,7 @@ bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next, st
   }
   if (r != combat::ExchangeResult::over || !parts || fan.at != 0) return false;
   for (const Engine::Impl::Exact::Fan::End& e : fan.ends)
-    if (e.ids[0] == fan.ids[0] && e.ids[1] == fan.ids[1]) {
+    if (e.parts == fan.parts_made && e.ids[0] == fan.ids[0] && e.ids[1] == fan.ids[1]) {
       s = e.final;
       X.writes.insert(X.writes.end(), e.writes.begin(), e.writes.end());
       next = e.next_step;

@@ -748,6 +748,7 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
       path.used() == fan.end && path.size() == fan.end && X.choices.size() == fan.choices_after &&
       X.writes.size() >= fan.writes_after && fan.ends.size() < 1024) {
     Engine::Impl::Exact::Fan::End e;
+    e.parts = fan.parts_made;
     e.ids[0] = fan.ids[0], e.ids[1] = fan.ids[1];
     e.final = state;
     e.writes.assign(X.writes.begin() + static_cast<std::ptrdiff_t>(fan.writes_after),

@@ -267,6 +267,7 @@ struct Engine::Impl {
       // step is a function of its state and its draws, so another leaf whose round puts the same
       // takes together is filed as that run (replay_best_round) without running the step
       struct End {
+        std::uint32_t parts = 0;  // parts_made when it was kept (the ids are those parts')
         std::uint32_t ids[2] = {0, 0};
         State final;
         std::vector<MemoWrite> writes;

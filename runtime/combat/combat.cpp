@@ -958,6 +958,143 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
   }
 }
 
+// ---------------------------------------------------------------- best play's round in parts
+
+namespace {
+
+bool same_entity(const Entity& x, const Entity& y) {
+  return x.kind == y.kind && x.type == y.type && x.record == y.record && x.owner == y.owner &&
+         x.location == y.location && x.attr == y.attr;
+}
+
+}  // namespace
+
+bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
+                 ExchangeScratch& scratch, RoundParts& out) {
+  if (x.once || !x.one_round || host.time_up() || host.can_intervene()) return false;
+  const State start = s;
+  // (as exchange_fire: records whose loss can change a modifier)
+  std::vector<std::int32_t>& records = scratch.modifier_records;
+  records.clear();
+  for (const ModifierDef& m : env.content->modifiers) {
+    if (m.source >= 0) records.push_back(m.source);
+    if (m.present >= 0) records.push_back(m.present);
+  }
+  std::sort(records.begin(), records.end());
+  try {
+    for (int i = 0; i < 2; ++i) {
+      Side& side = scratch.side[i];
+      const EntityId player = i == 0 ? x.a : x.d;
+      build_side(env, s, x, player, side);
+      side_rollers(env, s, x, player, side, scratch);
+      if (side.directing >= 0 || side.effects || side.spending >= 0) return false;
+      hit_distribution(env.die_type(x.roll->die), side.rollers, out.side[i].roll);
+    }
+    auto fires_now = [&](const Side& side) {
+      for (EntityId e : side.fire)
+        if (s.at(e).location == x.location) return true;
+      return false;
+    };
+    for (int i = 0; i < 2; ++i) {
+      Side& side = scratch.side[i];
+      const EntityId player = i == 0 ? x.a : x.d;
+      const AskOutcome* whole = i == 0 ? x.whole_a : x.whole_d;
+      const std::span<const Sym> order = i == 0 ? x.order_a : x.order_d;
+      const Sustain mode = i == 0 ? x.sustain_a : x.sustain_d;
+      auto& takes = out.side[i].takes;
+      takes.assign(out.side[1 - i].roll.size(), {});
+      takes[0].push_back({{}, {}, fires_now(side), 0});
+      // the first take of each id: (hits, option)
+      std::vector<std::pair<std::size_t, std::size_t>> distinct{{0, 0}};
+      auto same_take = [](const RoundParts::Take& p, const RoundParts::Take& q) {
+        if (p.fires != q.fires || p.lost != q.lost || p.changed.size() != q.changed.size())
+          return false;
+        for (std::size_t c = 0; c < p.changed.size(); ++c)
+          if (p.changed[c].first != q.changed[c].first ||
+              !same_entity(p.changed[c].second, q.changed[c].second))
+            return false;
+        return true;
+      };
+      for (std::size_t k = 1; k < takes.size(); ++k) {
+        std::size_t n = 1;
+        for (std::size_t o = 0; o < n; ++o) {
+          side.queue_stale = side.directed_stale = true;
+          Exchange y = x;
+          AskOutcome forced;
+          if (whole && whole->choose) {
+            forced.interchangeable = whole->interchangeable;
+            forced.by_hits = whole->by_hits;
+            forced.choose = [&n, o](std::size_t m) {
+              n = std::max<std::size_t>(m, 1);
+              return o;
+            };
+            (i == 0 ? y.whole_a : y.whole_d) = &forced;
+          }
+          side_takes(env, s, y, player, order, side, static_cast<int>(k), 0, -1, mode, host,
+                     scratch);
+          RoundParts::Take t;
+          t.lost = scratch.lost;
+          t.fires = fires_now(side);
+          for (std::size_t e = 0; e < s.entities.size(); ++e)
+            if (!same_entity(s.entities[e], start.entities[e])) {
+              t.changed.emplace_back(static_cast<EntityId>(e), s.entities[e]);
+              s.entities[e] = start.entities[e];
+            }
+          // nothing but those entities changed
+          if (!(s == start)) {
+            s = start;
+            return false;
+          }
+          t.id = static_cast<std::uint32_t>(distinct.size());
+          for (std::size_t j = 0; j < distinct.size(); ++j)
+            if (same_take(takes[distinct[j].first][distinct[j].second], t)) {
+              t.id = static_cast<std::uint32_t>(j);
+              break;
+            }
+          takes[k].push_back(std::move(t));
+          if (takes[k].back().id == distinct.size()) distinct.emplace_back(k, takes[k].size() - 1);
+        }
+      }
+    }
+  } catch (const CombatError&) {
+    s = start;
+    return false;  // the round run by exchange_fire raises it
+  }
+  s = start;
+  return true;
+}
+
+ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State& s,
+                                const Exchange& x, ExchangeHost& host, std::uint32_t* ids) {
+  if (host.time_up()) return ExchangeResult::time_up;
+  const RoundParts::Side& a = parts.side[0];
+  const RoundParts::Side& d = parts.side[1];
+  const std::uint32_t hits_a =
+      dice.choose(a.roll.data(), static_cast<std::uint32_t>(a.roll.size()));
+  const std::uint32_t hits_d =
+      dice.choose(d.roll.data(), static_cast<std::uint32_t>(d.roll.size()));
+  // a takes d's hits, then d takes a's, each a choice of its chooser's (as side_takes asks it)
+  auto take = [&](const RoundParts::Side& side, std::uint32_t hits, const AskOutcome* whole) {
+    const std::vector<RoundParts::Take>& options = side.takes[hits];
+    std::size_t k = 0;
+    if (hits > 0 && whole && whole->choose) k = whole->choose(options.size());
+    const RoundParts::Take& t = options[k < options.size() ? k : 0];
+    for (const auto& [e, u] : t.changed) s.at(e) = u;
+    for (EntityId e : t.lost) host.destroy(e);
+    return &t;
+  };
+  const RoundParts::Take* ta = take(a, hits_d, x.whole_a);
+  const RoundParts::Take* td = take(d, hits_a, x.whole_d);
+  if (ids) ids[0] = ta->id, ids[1] = td->id;
+  const bool fires_a = ta->fires, fires_d = td->fires;
+  if (!(fires_a && fires_d)) return ExchangeResult::over;
+  host.round_begins();
+  s.end_scope(x.round_scope);
+  const std::int32_t next = s.counter(x.location, x.counter) + 1;
+  if (x.cap < 0 || next <= x.cap) s.set_counter(x.location, x.counter, next, x.counter_scope);
+  return ExchangeResult::round_done;
+}
+
 // ---------------------------------------------------------------- the exact mode
 
 namespace {

@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/symbols.hpp"
@@ -311,5 +312,41 @@ struct ExactEnds {
 };
 // Throws ScriptError when no end is found.
 ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x);
+
+// Best play's round (exact mode, x.one_round; no directed hit, no round effect, no counter spent:
+// the rounds ctx:exchange_fire runs while a side plays best), from one start, in parts that each
+// draw of the round puts together: each side's roll (the probabilities it draws its hits by, as
+// the round does) and, for each number of hits the side takes, each outcome of its assignment (its
+// chooser's, x.whole_a / x.whole_d, else the policy's alone) as the entities it changes, the units
+// it loses and whether the side still has units that roll. A side's assignment reads and changes
+// its own units alone, so the two sides' parts put together are the round's state.
+struct RoundParts {
+  struct Take {
+    std::vector<std::pair<EntityId, Entity>> changed;  // entities as the assignment left them
+    std::vector<EntityId> lost;                        // destroyed (ExchangeHost::destroy)
+    bool fires = true;
+    std::uint32_t id = 0;  // equal for the side's takes that change the same (whatever the hits)
+  };
+  struct Side {
+    std::vector<double> roll;              // P(hits = h)
+    std::vector<std::vector<Take>> takes;  // by hits taken (0: none, one Take), by option
+  };
+  Side side[2];  // x.a, x.d
+};
+// The parts of the round from `s` (which must be the state `host` destroys units in: it is
+// changed while the parts are made and given back as it was). False when the round cannot be
+// put in parts (it would hand back, a roll fails, an assignment changes more than entities):
+// the caller runs the round (exchange_fire).
+bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
+                 ExchangeScratch& scratch, RoundParts& out);
+// One draw of that round from `s` (the start the parts were made from): each side's hits drawn,
+// then each side's assignment (its chooser's choice among the outcomes, as exchange_fire makes
+// it), the round's end as exchange_fire ends it. The same draws, states and result as
+// exchange_fire(x) from that start.
+// `ids` (if given): the ids of the two takes put together (the state left is the same for the
+// same pair).
+ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State& s,
+                                const Exchange& x, ExchangeHost& host,
+                                std::uint32_t* ids = nullptr);
 
 }  // namespace rb::combat

@@ -181,6 +181,15 @@ struct Solver {
       x += reward(node.writes.sets, o);
       V[v] = x;
     }
+    // a tree's leaves that lead back to its own node through chance draws alone (a round in
+    // which nobody is hit): their chance, which no choice changes, so that the node's value is
+    // c / (1 - self), c its value with its own worth 0 (as a node without a tree divides out its
+    // self-loops); -1 where such a leaf lies below a choice (value iteration alone)
+    std::vector<double> self_p(trees.size(), 0.0);
+    for (std::size_t t = 0; t < trees.size(); ++t)
+      for (const ExactTreeLeaf& l : trees[t].leaves)
+        if (l.to == trees[t].node && self_p[t] >= 0)
+          self_p[t] = l.last_choice < 0 ? self_p[t] + l.p : -1;
     // value iteration from below, in place, the nodes in reverse order of exploration (a
     // node's successors were mostly found after it): one sweep settles what does not come back
     bool done = false;
@@ -195,7 +204,15 @@ struct Solver {
           const auto t = static_cast<std::size_t>(tree_of[v]);
           const auto& leaves = trees[t].leaves;
           const Eval e{leaves, rewards[t], V, t, side, {f0, f1}};
-          value = e(0, leaves.size(), 0);
+          const double self = self_p[t];
+          if (self > 0 && self < 1) {
+            const double had = V[v];
+            V[v] = 0;
+            value = e(0, leaves.size(), 0) / (1 - self);
+            V[v] = had;
+          } else {
+            value = e(0, leaves.size(), 0);
+          }
         } else {
           double s = 0, self = 0;
           for (const ExactEdge& e : node.out) {

@@ -33,6 +33,7 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
     ExactLeaf sibling_leaf;
     ExactSiblings siblings;
     std::vector<const State*> sibling_at;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> same_to;  // ExactLeaf::same -> node
     do {
       if (o.stop && o.stop->load(std::memory_order_relaxed))
         throw ExactLimit("the exact mode was cancelled");
@@ -92,12 +93,23 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
                       leaf.adds.size() * sizeof(leaf.adds[0]);
         tree.leaves.push_back(std::move(t));
       }
-      ExactWrites w = node.writes;
-      for (const auto& [m, value] : leaf.sets) w.set(m, value);
-      if (leaf.outcome >= 0) w.outcome = leaf.outcome, w.outcome_name = leaf.outcome_name;
-      work.canonicalise(o.interchangeable);
       const std::size_t before = chain.size();
-      const std::uint32_t to = chain.node(leaf.next_step, work, w);
+      std::uint32_t to = 0;
+      bool known = false;  // a leaf with the same `same` was filed: its node
+      if (leaf.same)
+        for (const auto& [k, t] : same_to)
+          if (k == leaf.same) {
+            to = t, known = true;
+            break;
+          }
+      if (!known) {
+        ExactWrites w = node.writes;
+        for (const auto& [m, value] : leaf.sets) w.set(m, value);
+        if (leaf.outcome >= 0) w.outcome = leaf.outcome, w.outcome_name = leaf.outcome_name;
+        work.canonicalise(o.interchangeable);
+        to = chain.node(leaf.next_step, work, w);
+        if (leaf.same) same_to.emplace_back(leaf.same, to);
+      }
       if (chain.size() > o.max_states)
         throw ExactLimit("the exact mode's chain passed " + std::to_string(o.max_states) +
                          " states (--max-states)");

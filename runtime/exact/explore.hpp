@@ -47,6 +47,10 @@ struct ExactLeaf {
   std::vector<Choice> choices;
   ExactSiblings siblings;  // none when `ends` is empty
   bool replayed = false;   // filed without running the step (best play's rounds: ExploreStats)
+  // not 0: the node's leaves with the same `same` leave the same state, writes, additions and
+  // next step (best play's rounds put together from the same parts): the explorer files them
+  // at the node the first one reached, without canonicalising and looking up the state again
+  std::uint64_t same = 0;
 };
 
 // Best play: the leaves of a node whose step made choices, as its tree of draws. A leaf's draws

@@ -1328,21 +1328,51 @@ int l_exchange_fire(lua_State* L) {
       if (!(fan->start == s)) {
         fan->start = s;
         fan->outcomes_a.clear(), fan->outcomes_d.clear();
+        fan->parts_key = 0;
+        fan->ends.clear();
       }
       whole_a.by_hits = &fan->outcomes_a, whole_d.by_hits = &fan->outcomes_d;
       fan->writes = I.exact->writes;
       fan->choices = I.exact->choices;
+      fan->ids_known = false;
+    }
+    // the call's arguments (the start is the fan's): the round's parts are made for them
+    std::uint64_t parts_key = 0;
+    if (fan && I.options.round_parts) {
+      parts_key = 0xcbf29ce484222325ull;
+      for (std::uint64_t v :
+           {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),
+            static_cast<std::uint64_t>(d), reinterpret_cast<std::uint64_t>(&x),
+            reinterpret_cast<std::uint64_t>(order_a.data()), static_cast<std::uint64_t>(sustain_a),
+            reinterpret_cast<std::uint64_t>(order_d.data()), static_cast<std::uint64_t>(sustain_d),
+            static_cast<std::uint64_t>(cap), static_cast<std::uint64_t>(ex.whole_a != nullptr),
+            static_cast<std::uint64_t>(ex.whole_d != nullptr)})
+        parts_key = (parts_key ^ v) * 0x100000001b3ull;
+      parts_key |= 1;  // (0: none made)
+      if (fan->parts_key != parts_key) {
+        fan->parts_ok =
+            combat::round_parts(combat_env(I), s, ex, host, I.scratch_exchange, fan->parts);
+        fan->parts_key = parts_key;
+        ++fan->parts_made;
+        I.liveness_dirty = true;
+      }
     }
     try {
-      if (!drawn)
+      if (!drawn && parts_key != 0 && fan->parts_ok) {
+        result = combat::play_round_parts(fan->parts, I.dice, s, ex, host, fan->ids);
+        fan->ids_known = true;
+        I.liveness_dirty = true;
+      } else if (!drawn) {
         result = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, s, ex, host,
                                        I.scratch_exchange);
+      }
       if (fan) {
         fan->end = I.exact->path->used();
         fan->after = s;
         fan->writes_after = I.exact->writes.size();
         fan->choices_after = I.exact->choices.size();
         fan->round_done = result == combat::ExchangeResult::round_done;
+        fan->result = result;
         fan->spec = &x;
         fan->order_a.assign(order_a.begin(), order_a.end());
         fan->order_d.assign(order_d.begin(), order_d.end());
@@ -1390,10 +1420,12 @@ int l_destroy(lua_State* L) {
 
 }  // namespace
 
-bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s) {
+bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next, std::uint64_t& same) {
   Engine::Impl::Exact& X = *I.exact;
-  const Engine::Impl::Exact::Fan& fan = X.fan;
-  State t = fan.start;
+  Engine::Impl::Exact::Fan& fan = X.fan;
+  State& t = fan.scratch;
+  t = fan.start;
+  const bool parts = fan.parts_key != 0 && fan.parts_ok;
   State* const saved = I.state;
   RunResult* const saved_result = I.result;
   RunResult scratch;
@@ -1411,8 +1443,9 @@ bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s) {
   {
     ExchangeHost host(I, *fan.spec);
     try {
-      r = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, fan.x, host,
-                                I.scratch_exchange);
+      r = parts ? combat::play_round_parts(fan.parts, I.dice, t, fan.x, host, fan.ids)
+                : combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, fan.x, host,
+                                        I.scratch_exchange);
     } catch (const combat::CombatError&) {
       r = combat::ExchangeResult::handed_back;  // the step's own run raises it
     }
@@ -1422,10 +1455,23 @@ bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s) {
   I.memo_writes = nullptr;
   I.dice.stop_exact();
   X.path = nullptr;
-  if (r != combat::ExchangeResult::round_done || path.mismatch() || path.used() != path.size())
-    return false;
-  s = std::move(t);
-  return true;
+  fan.ids_known = parts;
+  if (path.mismatch() || path.used() != path.size()) return false;
+  if (r == combat::ExchangeResult::round_done) {
+    std::swap(s, t);
+    same = fan.same(false);
+    return true;
+  }
+  if (r != combat::ExchangeResult::over || !parts || fan.at != 0) return false;
+  for (const Engine::Impl::Exact::Fan::End& e : fan.ends)
+    if (e.parts == fan.parts_made && e.ids[0] == fan.ids[0] && e.ids[1] == fan.ids[1]) {
+      s = e.final;
+      X.writes.insert(X.writes.end(), e.writes.begin(), e.writes.end());
+      next = e.next_step;
+      same = fan.same(true);
+      return true;
+    }
+  return false;
 }
 
 void Engine::Impl::destroy(EntityId e, int window) {

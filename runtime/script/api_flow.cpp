@@ -720,9 +720,13 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
   // alone (Exact::Fan)
   Engine::Impl::Exact::Fan& fan = X.fan;
   if (path.size() <= fan.at || fan.step != step) fan.valid = false;
-  if (fan.valid && replay_best_round(I, path, state)) {
+  if (path.size() == 0) fan.ends.clear();  // a node's first leaf: its ends are its own
+  int next = step;
+  std::uint64_t same = 0;
+  if (fan.valid && replay_best_round(I, path, state, next, same)) {
     ExactLeaf leaf = leaf_of_writes(X);
-    leaf.next_step = step;
+    leaf.next_step = next;
+    leaf.same = same;
     leaf.replayed = true;
     ++X.replayed;
     return leaf;
@@ -736,6 +740,22 @@ ExactLeaf run_exact_step(lua_State* L, Engine::Impl& I, int list, int step, Exac
       X.choices.size() == fan.choices_after && state == fan.after) {
     fan.valid = true;
     fan.step = step;
+    leaf.same = fan.same(false);  // the leaves that replay the same pair of takes lead here
+  }
+  // the round ended the combat and the step drew and chose nothing after it: what it did is kept
+  // for the node's other leaves whose round puts the same takes together (Exact::Fan::ends)
+  if (fan.pending && fan.ids_known && fan.result == combat::ExchangeResult::over && fan.at == 0 &&
+      path.used() == fan.end && path.size() == fan.end && X.choices.size() == fan.choices_after &&
+      X.writes.size() >= fan.writes_after && fan.ends.size() < 1024) {
+    Engine::Impl::Exact::Fan::End e;
+    e.parts = fan.parts_made;
+    e.ids[0] = fan.ids[0], e.ids[1] = fan.ids[1];
+    e.final = state;
+    e.writes.assign(X.writes.begin() + static_cast<std::ptrdiff_t>(fan.writes_after),
+                    X.writes.end());
+    e.next_step = leaf.next_step;
+    fan.ends.push_back(std::move(e));
+    leaf.same = fan.same(true);
   }
   return leaf;
 }

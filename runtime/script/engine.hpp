@@ -35,6 +35,9 @@ struct EngineOptions {
   bool interactive = false;               // ask a person when no script or policy answers
   bool exchange_fire =
       true;  // ctx:exchange_fire runs rounds in C++ (false: it declines every round)
+  // best play: a node's rounds run in C++ are put together from the round's parts, made once per
+  // start (combat::round_parts; false: each draw runs the round, as tests compare)
+  bool round_parts = true;
   // ctx:steps remembers what each step did from each state and replays it (script/memo.hpp);
   // false: every step runs. Off anyway in a run that is traced, forced, scripted or interactive.
   bool memo = true;

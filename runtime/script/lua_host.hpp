@@ -249,6 +249,39 @@ struct Engine::Impl {
       std::vector<std::vector<combat::AssignmentOutcome>> outcomes_a, outcomes_d;
       const ExchangeSpec* spec = nullptr;
       bool round_done = false;  // the round went on (the step's run then returned "again")
+      // the round from `start` in parts (combat::round_parts), made once for the call whose
+      // arguments hash to parts_key (0: none made since the start changed); every draw of the
+      // node's round is put together from them (combat::play_round_parts) rather than run
+      combat::RoundParts parts;
+      std::uint64_t parts_key = 0;
+      bool parts_ok = false;
+      std::uint32_t parts_made = 0;  // parts made so far (which parts a round's ids are of)
+      combat::ExchangeResult result = combat::ExchangeResult::over;  // what the round returned
+      // the ids of the two takes the round put together (ids_known: it was put together from
+      // the parts): the same pair leaves the same state
+      std::uint32_t ids[2] = {0, 0};
+      bool ids_known = false;
+      // rounds from `start` (with no draw before them) that ended the combat, by the pair of
+      // takes they put together: what the step's run did after the round (it drew and chose
+      // nothing more): the state it left, its writes after the round and the step it goes to. A
+      // step is a function of its state and its draws, so another leaf whose round puts the same
+      // takes together is filed as that run (replay_best_round) without running the step
+      struct End {
+        std::uint32_t parts = 0;  // parts_made when it was kept (the ids are those parts')
+        std::uint32_t ids[2] = {0, 0};
+        State final;
+        std::vector<MemoWrite> writes;
+        int next_step = 0;
+      };
+      std::vector<End> ends;
+      State scratch;  // (replay_best_round's state, its buffers kept)
+      // A leaf's ExactLeaf::same for a round from the parts (no draw before it): the parts, the
+      // pair of takes and whether the round ended the combat. 0: none.
+      std::uint64_t same(bool ended) const {
+        if (!ids_known || at != 0 || ids[0] >= (1u << 22) || ids[1] >= (1u << 22)) return 0;
+        return (std::uint64_t{1} << 63) | (std::uint64_t{parts_made & 0x7FFFFu} << 44) |
+               (std::uint64_t{ids[0]} << 23) | (std::uint64_t{ids[1]} << 1) | (ended ? 1 : 0);
+      }
     };
     Fan fan;
     std::uint64_t replayed = 0;  // leaves filed without running the step
@@ -465,8 +498,10 @@ int exact_root(lua_State* L);  // api_flow.cpp: Engine::run_exact's root explora
 void add_run_metric(Engine::Impl& I, Sym metric, double delta);
 // Best play: the round of exact->fan again from its start, its draws from the path's position
 // `at` on (api_dice.cpp); the state it leaves in `s`. False (s untouched) unless the round goes on
-// ("again") and the path has no draws after it.
-bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s);
+// ("again"; `next` unchanged) or ends the combat the way a run of the step kept in Exact::Fan::ends
+// did (s, the writes and `next` are that run's), and the path has no draws after it.
+// `same`: the leaf's ExactLeaf::same.
+bool replay_best_round(Engine::Impl& I, ExactPath& path, State& s, int& next, std::uint64_t& same);
 
 // --- fixed_order.cpp
 void install_fixed_order(lua_State* L);  // pairs, next, tostring, string.format: same everywhere

@@ -623,7 +623,8 @@ namespace {
 
 // simulate --exact --best SIDE's chain (the best play's report), with the procedure's rounds run
 // in C++ where they can be (ctx:exchange_fire) or every round run by the procedure itself.
-nlohmann::json best_chain(const std::string& scenario, const std::string& side, bool in_cpp) {
+nlohmann::json best_chain(const std::string& scenario, const std::string& side, bool in_cpp,
+                          bool round_parts = true) {
   const std::filesystem::path root = RB_SOURCE_DIR;
   SessionOptions so;
   so.root = root;
@@ -635,6 +636,7 @@ nlohmann::json best_chain(const std::string& scenario, const std::string& side, 
   o.best_objective = sim.best_objective(side, "win", false, &value_of);
   EngineOptions engine;
   engine.exchange_fire = in_cpp;
+  engine.round_parts = round_parts;
   nlohmann::json j = sim.exact(o, engine);
   j["value"] = value_of(j);
   return j;
@@ -674,4 +676,30 @@ TEST_CASE("best play: the best side's rounds run in C++, its hits one choice amo
   CHECK(a.at("value").get<double>() == Approx(0.4403847014992943).margin(1e-9));
   CHECK(a.at("states") == 745);
   CHECK(a.at("step_runs").get<std::uint64_t>() < 30'000);
+}
+
+TEST_CASE("best play: a round put together from its parts is the round run draw by draw",
+          "[best_play][exact_mode]") {
+  // The best side's round from one start is made once in parts (each side's roll, and for each
+  // number of hits a side takes, each outcome of its assignment as the units it changes); every
+  // draw of the node's round is put together from them (combat::play_round_parts) instead of
+  // running the round again (combat::exchange_fire), and a round that ends the combat with the
+  // same parts as an earlier run of the node's step is filed as that run. Same draws, choices and
+  // states: the whole report is the same, to the last bit, with the parts or without them, in
+  // fewer runs of the step.
+  for (const char* scenario : {"tests/fixtures/exact/best_play_outcomes.toml",
+                               "tests/fixtures/exact/best_play_carrier.toml",
+                               "tests/fixtures/exact/best_play_cruiser_first.toml",
+                               "content/ti4-base/scenarios/bench_b.toml"})
+    for (const char* side : {"attacker", "defender"}) {
+      INFO(scenario << " " << side);
+      nlohmann::json run = best_chain(scenario, side, true, false);
+      nlohmann::json parts = best_chain(scenario, side, true, true);
+      CHECK(parts.at("step_runs").get<std::uint64_t>() <= run.at("step_runs").get<std::uint64_t>());
+      for (nlohmann::json* j : {&run, &parts}) {
+        j->erase("seconds"), j->erase("step_runs");
+        if (j->contains("policy") && j->at("policy").is_object()) j->at("policy").erase("seconds");
+      }
+      CHECK(parts == run);
+    }
 }

@@ -62,9 +62,10 @@ local function hit_flagship(ctx, u, hits, attacker, roller)
     ctx:event("confirm_roll:" .. name(ctx, u) .. ":" .. n, who .. "the flagship " .. name(ctx, u) ..
       " to confirm (no cap fighters left): a square or a blast confirms")
   end
-  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = attacker, by_face = true })
   local ignore = lib.setting(ctx, "confirm_blast_ignores") and lib.ignored_blasts(ctx, attacker, u) or 0
-  local confirmed = pool:count("square") + math.max(0, pool:count("blast") - ignore)
+  local pool = ctx:roll(roller, "battle", n,
+    { purpose = "confirm", unit = attacker, by_face = true, faces = lib.CONFIRM_FACES[ignore > 0 and 1 or 0] })
+  local confirmed = lib.count_scored(pool, "square", ignore)
   if ctx:tracing() then
     ctx:event("confirm:" .. name(ctx, u) .. ":" .. n .. ":" .. confirmed,
       name(ctx, u) .. ": " .. n .. " hit(s) to confirm, " .. confirmed .. " confirmed")
@@ -164,7 +165,8 @@ function M.retire(ctx, u, steps)
       local fd = f and ctx:get(f, "retire_dice") or 0
       for _, r in ipairs { { n, roller, why }, { fd, owner, f and ("onto " .. ctx:type(f)) } } do
         if r[1] > 0 and not gone then
-          local pool = ctx:roll(r[2], "battle", r[1], { purpose = "retire", unit = u, by_face = true })
+          local pool = ctx:roll(r[2], "battle", r[1],
+            { purpose = "retire", unit = u, by_face = true, faces = lib.SYMBOL_FACES[symbol] })
           local hits = pool:count(symbol)
           if ctx:tracing() then
             ctx:event("retire_roll:" .. name(ctx, u) .. ":" .. r[1] .. ":" .. hits,
@@ -325,15 +327,18 @@ function M.attack(ctx, u, t, opts)
   if ctx:tracing() then
     ctx:event("roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
   end
-  -- (steps 7 to 11 read only how many dice show each face: the roll is drawn by face)
-  local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u, by_face = true })
+  -- (steps 7 to 11 read only how many dice show the faces lib.COMBAT_FACES lists: the roll is
+  -- drawn as their counts)
+  local faces = lib.COMBAT_FACES[ctx:get(t, "symbol")]
+  faces = faces and faces[lib.ignored_blasts(ctx, u, t) > 0 and 1 or 0]
+  local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u, by_face = true, faces = faces })
   args.pool = pool
   ctx:open("unit_combat.after_roll", args)
   -- what steps 7 to 11 read of the roll: the target's class symbol, and blasts less the ones it
-  -- ignores; red alerts; stars
-  local blasts = math.max(0, pool:count("blast") - lib.ignored_blasts(ctx, u, t))
-  return nil, { dice = dice, scored = pool:count(ctx:get(t, "symbol")) + blasts, alerts = pool:count("red_alert"),
-    stars = pool:count("star") }
+  -- ignores; red alerts; stars (read after the window, which may change them: a die of a class
+  -- then read apart shows its face)
+  return nil, { dice = dice, scored = lib.count_scored(pool, ctx:get(t, "symbol"), lib.ignored_blasts(ctx, u, t)),
+    alerts = pool:count("red_alert"), stars = pool:count("star") }
 end
 
 -- Steps 7 to 11 of the unit combat of `u` against `t` whose roll M.attack made (in this same

@@ -262,11 +262,10 @@ local function new_result()
     attacker_lost = 0, battle_back = false, pursuit = false, bonus = false }
 end
 
--- A unit combat's steps 1 to 6 (announce to the roll) of `u` against `t`. opts as for
--- M.unit_combat. Returns the result when the combat ends there (it did not happen), else nil
--- and the roll: { dice (rolled), scored (the target's symbol and blasts not ignored), alerts,
--- stars } (what steps 7 to 11 read of it; M.resolve).
-function M.attack(ctx, u, t, opts)
+-- A unit combat's steps 1 to 5 (announce to the dice adjustments) of `u` against `t`. opts as
+-- for M.unit_combat. Returns the result when the combat ends there (it did not happen), else nil
+-- and the args of its windows (args.dice: the battle dice to roll; M.roll).
+function M.announce(ctx, u, t, opts)
   local res = new_result()
   local ap, tp = ctx:owner(u), ctx:owner(t)
 
@@ -322,7 +321,15 @@ function M.attack(ctx, u, t, opts)
     return res
   end
   if not opts.battle_back then ctx:set_flag(u, "combatted", "turn") end
+  args.dice = dice
+  return nil, args
+end
 
+-- Step 6 of a unit combat M.announce announced (`args` as it returned them, or made again from
+-- them in a later step): the roll. Returns the roll: { dice (rolled), scored (the target's
+-- symbol and blasts not ignored), alerts, stars } (what steps 7 to 11 read of it; M.resolve).
+function M.roll(ctx, args)
+  local u, t, ap, dice = args.attacker, args.target, args.player, args.dice
   -- 6. Resolve battle.
   if ctx:tracing() then
     ctx:event("roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
@@ -337,8 +344,16 @@ function M.attack(ctx, u, t, opts)
   -- what steps 7 to 11 read of the roll: the target's class symbol, and blasts less the ones it
   -- ignores; red alerts; stars (read after the window, which may change them: a die of a class
   -- then read apart shows its face)
-  return nil, { dice = dice, scored = lib.count_scored(pool, ctx:get(t, "symbol"), lib.ignored_blasts(ctx, u, t)),
+  return { dice = dice, scored = lib.count_scored(pool, ctx:get(t, "symbol"), lib.ignored_blasts(ctx, u, t)),
     alerts = pool:count("red_alert"), stars = pool:count("star") }
+end
+
+-- A unit combat's steps 1 to 6 (M.announce, then M.roll). Returns the result when the combat
+-- ends before the roll, else nil and the roll.
+function M.attack(ctx, u, t, opts)
+  local res, args = M.announce(ctx, u, t, opts)
+  if res then return res end
+  return nil, M.roll(ctx, args)
 end
 
 -- Steps 7 to 11 of the unit combat of `u` against `t` whose roll M.attack made (in this same

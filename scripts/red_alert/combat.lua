@@ -418,9 +418,11 @@ function M.resolve(ctx, u, t, opts, roll)
         pay(ctx, tp, 2, "battle_back", name(ctx, t) .. " battles back")
         res.battle_back = true
         -- (opts.defer_battle_back: the caller runs the battle back, then M.end_combat; step 11
-        -- needs a vacated hex, so nothing else is left of this combat)
+        -- needs a vacated hex, so nothing else is left of this combat. res.back_checked: the
+        -- battle back's checks, made here in this same state but for the stars paid)
         if opts.defer_battle_back then
           res.deferred = args
+          res.back_checked = { dice = back_dice, distance = distance }
           return res
         end
         local b = M.unit_combat(ctx, t, u, { battle_back = true })

@@ -8,19 +8,21 @@
 --
 -- It runs as steps (ctx:steps): M.order_next resolves one ordered unit's order each time and
 -- returns "again" until all are done, so the state between two orders is all there is (the step
--- memo and the exact mode meet runs again there). A unit that chooses its target does so in a
--- step of its own: the choice (target, battle dice, distance) is kept in counters of the active
--- player (scope combat) for the next step, which fights that combat, so the target search is
--- made once per state and not again for every way the dice fall. The flag "order_done" (scope
+-- memo and the exact mode meet runs again there). A combat's steps 1 to 5 (with the target
+-- search of a unit that chooses its target), its roll, and its steps 7 to 11 are three steps:
+-- what the roll needs (unit, target, battle dice, distance) is kept in counters of the active
+-- player (scope order) for the roll's step, and what steps 7 to 11 read of the roll in counters
+-- of scope combat, so the target search and the windows before the roll are run once per state
+-- and not again for every way the dice fall. The flag "order_done" (scope
 -- turn) marks the units whose order is taken; what the orders add up to are metrics added to as
 -- they go (ctx:add_metric), the figures lost counted at the end against the counter
 -- "figures_before" each unit gets at the start. The last order's step also ends the phase
 -- (M.finish), so the states it leaves are the run's last. After each step the stars a player
 -- holds beyond what the rest of the phase could spend are set aside (set_aside_stars): a star
 -- rolled is otherwise a star kept, and states that differ only in stars never read again would
--- not meet. A battle back runs as steps of its own too (its roll, then its steps 7 to 11; the
--- combat it answers ends after it), so that its dice are not enumerated inside the step of the
--- combat it answers.
+-- not meet. A battle back runs as steps of its own too (its steps 1 to 5 at the end of the step
+-- of the combat it answers, then its roll, then its steps 7 to 11; the combat it answers ends
+-- after it), so that its dice are not enumerated inside the step of the combat it answers.
 local combat = require "combat"
 local lib = require "lib"
 
@@ -234,7 +236,8 @@ local function order_next(ctx)
       if r.deferred then
         -- the battle back, to its roll (none: it did not take place)
         keep_answered(ctx, ap, r)
-        if announce(ctx, ap, r.deferred.target, r.deferred.attacker, { battle_back = true }) then return "again" end
+        local back_opts = { battle_back = true, checked = r.back_checked }
+        if announce(ctx, ap, r.deferred.target, r.deferred.attacker, back_opts) then return "again" end
         end_answered(ctx, ap, 0)
       end
     end

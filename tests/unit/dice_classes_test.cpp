@@ -26,7 +26,7 @@ constexpr int kDice = 5;
 constexpr const char* kUnits =
     "[attacker]\nunits = { cruiser = 1 }\n[defender]\nunits = { cruiser = 1 }\n";
 
-std::string scenario(const std::string& top) {
+std::string with_units(const std::string& top) {
   return top + kUnits;
 }
 
@@ -46,7 +46,7 @@ double choose(int n, int k) {
 
 TEST_CASE("faces: the exact mode branches on the counts of the classes read",
           "[dice][by_face][faces][exact]") {
-  MiniTable table({}, scenario("faces = \"hit_crit\"\ntogether = true\n"));
+  MiniTable table({}, with_units("faces = \"hit_crit\"\ntogether = true\n"));
   const ExactResult r = table.engine.run_exact("by_face", table.start, ExactRunOptions{});
   std::map<int, double> got;
   for (const auto& f : r.finals) got[static_cast<int>(metric_of(f.metrics, "hit_crit"))] += f.p;
@@ -60,7 +60,7 @@ TEST_CASE("faces: the exact mode branches on the counts of the classes read",
 
 TEST_CASE("faces: a die of a class read apart shows its face, drawn then (exact)",
           "[dice][by_face][faces][exact]") {
-  MiniTable table({}, scenario("faces = \"hit_crit\"\n"));
+  MiniTable table({}, with_units("faces = \"hit_crit\"\n"));
   const ExactResult r = table.engine.run_exact("by_face", table.start, ExactRunOptions{});
   // the counts of hit, crit, focus and blank: the multinomial of five dice, (3, 1, 2, 2) / 8
   const std::array<double, 4> p = {3.0 / 8, 1.0 / 8, 2.0 / 8, 2.0 / 8};
@@ -88,8 +88,8 @@ TEST_CASE("faces: a die of a class read apart shows its face, drawn then (exact)
 
 TEST_CASE("faces: Monte Carlo draws as the by_face roll does, the memo once per class count",
           "[dice][by_face][faces][memo]") {
-  MiniTable classes({}, scenario("faces = \"hit_crit\"\ntogether = true\n"));
-  MiniTable plain({}, scenario(""));
+  MiniTable classes({}, with_units("faces = \"hit_crit\"\ntogether = true\n"));
+  MiniTable plain({}, with_units(""));
   const int n = 20'000;
   std::map<int, int> seen;
   for (int i = 0; i < n; ++i) {
@@ -114,7 +114,7 @@ TEST_CASE("faces: Monte Carlo draws as the by_face roll does, the memo once per 
 
 TEST_CASE("faces: a die of a class read apart in Monte Carlo gets a face of its class",
           "[dice][by_face][faces]") {
-  MiniTable table({}, scenario("faces = \"hit\"\n"));
+  MiniTable table({}, with_units("faces = \"hit\"\n"));
   // classes: hit, and the rest (crit, focus, blank); every face read apart
   std::array<int, 4> seen{};
   const int n = 20'000;
@@ -142,7 +142,7 @@ TEST_CASE("faces: a die of a class read apart in Monte Carlo gets a face of its 
 TEST_CASE("faces: an unknown face or a face named twice is refused, naming it",
           "[dice][by_face][faces]") {
   const auto error_of = [](const char* faces) {
-    MiniTable table({}, scenario(std::string("faces = \"") + faces + "\"\n"));
+    MiniTable table({}, with_units(std::string("faces = \"") + faces + "\"\n"));
     State state = table.start;
     RunResult r;
     try {

@@ -264,6 +264,7 @@
 ---| "battle_back" # [red_alert]
 ---| "combat" # [red_alert]; [ti4]
 ---| "game" # [red_alert]; [ti4]; [xwing]
+---| "order" # [red_alert]
 ---| "round" # [ti4]; [xwing]
 ---| "turn" # [red_alert]
 
@@ -2036,11 +2037,11 @@ function Ctx:set_policy(player, settings) end
 ---@return table
 function Ctx:scenario() end
 
----Rolls n dice into a new pool. by_face: the script reads only how many dice show each face (pool:count): the dice lie in the pool in the order of the die's faces, and the roll is drawn as its counts per face (the step memo and the exact mode branch on the counts, C(n+k-1, k-1) ways for k faces, not on the k^n face sequences).
+---Rolls n dice into a new pool. by_face: the script reads only how many dice show each face (pool:count): the dice lie in the pool in the order of the die's faces, and the roll is drawn as its counts per face (the step memo and the exact mode branch on the counts, C(n+k-1, k-1) ways for k faces, not on the k^n face sequences). faces (implies by_face): the faces the script reads, each a face or a list of faces it reads only together (pool:count(a, b)); the faces no entry names are one class more. The roll is drawn as the counts of these classes; a die of a class whose faces read differently shows one of them only when a script reads it (drawn then). Define the list once, at file level.
 ---@param player? Entity
 ---@param die Die
 ---@param n integer
----@param spec? {purpose: Purpose?, unit: Entity?, threshold: integer?, reroll_limit: integer?, by_face: boolean?}
+---@param spec? {purpose: Purpose?, unit: Entity?, threshold: integer?, reroll_limit: integer?, by_face: boolean?, faces: (string|string[])[]?}
 ---@return Pool
 function Ctx:roll(player, die, n, spec) end
 
@@ -2253,10 +2254,11 @@ function Pool:size() end
 ---@return integer
 function Pool:hits() end
 
----How many dice show a face (faced dice).
+---How many dice show one of the faces (faced dice).
 ---@param face string
+---@param ... string
 ---@return integer
-function Pool:count(face) end
+function Pool:count(face, ...) end
 
 ---Die i's face label.
 ---@param i integer

@@ -49,6 +49,10 @@ struct Die {
   // The exact mode: only whether it hits was drawn (face: the first of its kind); the face is
   // drawn among those that hit (or miss) when a script first reads it (script/api_dice.cpp).
   bool lazy = false;
+  // A roll of classes of faces (ctx:roll's faces): with lazy, the die's class is known (face: the
+  // class's first) and its face among them is drawn when a script reads it. The classes' id in
+  // the engine's list, 0: none (the lazy die of a threshold, above).
+  std::uint16_t classes = 0;
 
   bool hit() const { return !cancelled && threshold > 0 && value + modifier >= threshold; }
 };

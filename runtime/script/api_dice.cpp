@@ -117,6 +117,24 @@ std::string face_label(const DieType& t, const Die& d) {
   return t.labels[static_cast<std::size_t>(d.face)];
 }
 
+// What the trace shows of a die: its face, or for a die of a class of faces no script has read
+// (ctx:roll's faces) the class, its faces' labels joined by "/" ("circle/square").
+std::string shown_label(Engine::Impl& I, const Die& d) {
+  const DieType& t = I.die_type(d.type);
+  if (!d.lazy || d.classes == 0) return face_label(t, d);
+  const FaceKinds& classes = I.classes_of(d.type, d.classes);
+  const std::uint16_t c = classes.kind[static_cast<std::size_t>(d.face)];
+  std::string out;
+  for (int f = 0; f < t.sides; ++f) {
+    const auto i = static_cast<std::size_t>(f);
+    if (classes.kind[i] != c) continue;
+    const std::string& l = t.labels[i];
+    if (out.empty() || ("/" + out + "/").find("/" + l + "/") == std::string::npos)
+      out += (out.empty() ? "" : "/") + l;
+  }
+  return out;
+}
+
 combat::Env combat_env(Engine::Impl& I);
 
 // What changed a die's value, for the trace: the declared modifiers that apply to its unit's roll
@@ -144,7 +162,7 @@ void trace_die(Engine::Impl& I, const Die& d, const char* verb) {
   const DieType& t = I.die_type(d.type);
   const std::string player = I.name_of(d.player),
                     unit = d.unit == kNoEntity ? "-" : I.name_of(d.unit);
-  const std::string label = face_label(t, d);
+  const std::string label = shown_label(I, d);
   std::string key = std::string(verb) + ":" + player + ":" + std::string(sym_name(d.purpose)) +
                     ":" + unit + ":" + label;
   const std::string shown = t.numeric() ? std::to_string(d.value) : label;
@@ -232,11 +250,43 @@ void roll_die(Engine::Impl& I, Die& d) {
   roll_die(I, d, I.die_type(d.type));
 }
 
-// A lazy die (roll_lazy) gets its face: uniformly among the faces of its kind (hit or miss).
+// A lazy die gets its face: uniformly among the faces of its kind (hit or miss: roll_lazy), or
+// of its class (ctx:roll's faces: roll_by_face). The exact mode branches once per face that reads
+// differently, weighted by how many faces read so.
 void resolve_face(Engine::Impl& I, Die& d) {
   if (!d.lazy) return;
   d.lazy = false;
   const DieType& t = I.die_type(d.type);
+  if (d.classes != 0) {
+    const FaceKinds& classes = I.classes_of(d.type, d.classes);
+    const FaceKinds& kinds = I.kinds_of(d.type);
+    const std::uint16_t c = classes.kind[static_cast<std::size_t>(d.face)];
+    std::vector<int> faces;  // the class's faces; in the exact mode, the first of each kind
+    std::vector<double> p;
+    for (int f = 0; f < t.sides; ++f) {
+      if (classes.kind[static_cast<std::size_t>(f)] != c) continue;
+      std::size_t k = 0;
+      if (I.dice.exact())
+        while (k < faces.size() && kinds.kind[static_cast<std::size_t>(faces[k])] !=
+                                       kinds.kind[static_cast<std::size_t>(f)])
+          ++k;
+      else
+        k = faces.size();
+      if (k == faces.size()) faces.push_back(f), p.push_back(0);
+      p[k] += 1;
+    }
+    std::uint32_t i = 0;
+    if (I.dice.exact()) {
+      double sum = 0;
+      for (double x : p) sum += x;
+      for (double& x : p) x /= sum;
+      i = I.dice.choose(p.data(), static_cast<std::uint32_t>(p.size()));
+    } else {
+      i = I.dice.below(static_cast<std::uint32_t>(faces.size()));
+    }
+    set_face(d, t, faces[i]);
+    return;
+  }
   const bool hit = face_hits(t, d, d.face);
   std::vector<int> faces;
   for (int f = 0; f < t.sides; ++f)
@@ -249,10 +299,12 @@ void resolve_face(Engine::Impl& I, Die& d) {
 // such a roll are alike, so the exact mode draws how many show each kind of face (a multinomial,
 // as one binomial draw per kind) rather than each die in turn: 4 dice of 4 kinds of face are 35
 // ways, not 256. Their order in the pool is then by kind of face. With a threshold, the kinds are
-// hit and miss, and each face is drawn when a script reads it (resolve_face).
-void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
+// hit and miss, and each face is drawn when a script reads it (resolve_face). With `classes`
+// (ctx:roll's faces, its id in proto.classes) the kinds are those classes.
+void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n,
+                const Engine::Impl::FaceClasses* classes = nullptr) {
   const DieType& t = I.die_type(proto.type);
-  if (!I.dice.exact() || n <= 1) {
+  if (!I.dice.exact() || (n <= 1 && !classes)) {
     for (int i = 0; i < n; ++i) {
       Die d = proto;
       roll_die(I, d, t);
@@ -265,7 +317,13 @@ void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
   std::vector<int> first;
   std::vector<double> p;
   const bool lazy = t.numeric() && proto.threshold > 0;
-  for (int f = 0; f < t.sides; ++f) {
+  if (classes) {
+    first = classes->kinds.first;
+    p.assign(first.size(), 0);
+    for (int f = 0; f < t.sides; ++f)
+      p[classes->kinds.kind[static_cast<std::size_t>(f)]] += 1.0 / t.sides;
+  }
+  for (int f = 0; f < t.sides && !classes; ++f) {
     std::size_t k = 0;
     for (; k < first.size(); ++k) {
       const int g = first[k];
@@ -302,7 +360,7 @@ void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
       Die d = proto;
       d.rerolls = 0;
       set_face(d, t, first[k]);
-      d.lazy = lazy;
+      d.lazy = classes ? classes->several[k] != 0 : lazy;
       pool.dice.push_back(d);
     }
     left -= m;
@@ -314,13 +372,18 @@ void roll_alike(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
 // drawn (dice/counts.hpp): under the step memo's tape one group draw, so that the trie branches
 // on the counts, not on the faces die by die. The exact mode draws the multinomial's outcomes
 // (roll_alike); forced results are taken die by die, then put in the same order.
+// With faces (proto.classes, its id), the kinds are those classes (face_classes_at), and a die
+// of a class of faces that read differently is lazy: its face is drawn when a script reads it
+// (resolve_face), so that the memo and the exact mode branch on the counts of the classes alone.
 void roll_by_face(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
   if (n == 0) return;
   const std::size_t start = pool.dice.size();
-  const FaceKinds& kinds = I.kinds_of(proto.type);
+  const Engine::Impl::FaceClasses* classes =
+      proto.classes ? &I.face_classes[static_cast<std::size_t>(proto.classes - 1)] : nullptr;
+  const FaceKinds& kinds = classes ? classes->kinds : I.kinds_of(proto.type);
   const bool forcing = I.dice.forced_left() > 0 || (I.run_options && I.run_options->strict_dice);
   if (I.dice.exact() || forcing) {
-    roll_alike(I, pool, proto, n);
+    roll_alike(I, pool, proto, n, forcing ? nullptr : classes);
     std::stable_sort(pool.dice.begin() + static_cast<std::ptrdiff_t>(start), pool.dice.end(),
                      [&](const Die& a, const Die& b) {
                        return kinds.kind[static_cast<std::size_t>(a.face)] <
@@ -340,6 +403,7 @@ void roll_by_face(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
     LawDie x;
     x.type = proto.type;
     x.threshold = kByFace;
+    x.modifier = static_cast<std::int16_t>(proto.classes);
     x.weight = static_cast<std::uint16_t>(n);
     I.memo_laws.push_back({x});
     I.dice.begin_group();
@@ -352,12 +416,104 @@ void roll_by_face(Engine::Impl& I, Pool& pool, const Die& proto, int n) {
     for (std::uint32_t i = 0; i < counts[static_cast<std::size_t>(kind)]; ++i) {
       Die d = proto;
       set_face(d, t, kinds.first[static_cast<std::size_t>(kind)]);
+      d.lazy = classes && classes->several[static_cast<std::size_t>(kind)] != 0;
       pool.dice.push_back(d);
       if (I.tracing()) trace_die(I, d, "roll");
     }
 }
 
-// ctx:roll(player, die, n, {purpose=, unit=, threshold=, reroll_limit=, by_face=}) -> pool
+// ctx:roll's faces (the table at idx) for a die of `type`: its id in I.face_classes (1 + the
+// index), added when no list there has the same classes. Each entry names a face, or is a list
+// of faces read only together (pool:count(a, b)); every face of the die no entry names is one
+// class more. Classes are numbered by their first face.
+int parse_face_classes(lua_State* L, int idx, int type) {
+  Engine::Impl& I = impl(L);
+  const DieType& t = I.die_type(type);
+  const std::string die(sym_name(t.name));
+  if (t.numeric())
+    luaL_error(L, "ctx:roll: faces: the %s die is numeric (faces names the faces of a faced die)",
+               die.c_str());
+  std::vector<int> group(static_cast<std::size_t>(t.sides), -1);
+  const lua_Integer len = luaL_len(L, idx);
+  if (len < 1 || len > t.sides)
+    luaL_error(L, "ctx:roll: faces lists %I entries: the %s die takes 1 to %d", len, die.c_str(),
+               t.sides);
+  const auto name_face = [&](int at, int g) {
+    if (lua_type(L, at) != LUA_TSTRING)
+      luaL_error(L, "ctx:roll: faces: expected a face name or a list of them, got %s",
+                 luaL_typename(L, at));
+    const Sym face = lua_sym(L, at);
+    bool found = false;
+    for (int f = 0; f < t.sides; ++f) {
+      if (t.faces[static_cast<std::size_t>(f)] != face) continue;
+      if (group[static_cast<std::size_t>(f)] >= 0)
+        luaL_error(L, "ctx:roll: faces names '%s' twice", lua_tostring(L, at));
+      group[static_cast<std::size_t>(f)] = g;
+      found = true;
+    }
+    if (!found) {
+      std::vector<std::string> names;
+      for (Sym x : t.faces) names.emplace_back(sym_name(x));
+      luaL_error(L, "ctx:roll: faces: the %s die has no face '%s'%s", die.c_str(),
+                 lua_tostring(L, at), did_you_mean(lua_tostring(L, at), names).c_str());
+    }
+  };
+  for (lua_Integer i = 1; i <= len; ++i) {
+    lua_geti(L, idx, i);
+    const int g = static_cast<int>(i - 1);
+    if (lua_istable(L, -1)) {
+      const lua_Integer m = luaL_len(L, -1);
+      if (m < 1 || m > t.sides)
+        luaL_error(L, "ctx:roll: faces: a list of %I faces (the %s die has %d)", m, die.c_str(),
+                   t.sides);
+      for (lua_Integer j = 1; j <= m; ++j) {
+        lua_geti(L, -1, j);
+        name_face(lua_gettop(L), g);
+        lua_pop(L, 1);
+      }
+    } else {
+      name_face(lua_gettop(L), g);
+    }
+    lua_pop(L, 1);
+  }
+  // the classes, numbered by their first face; the faces named by no entry are one
+  Engine::Impl::FaceClasses c;
+  c.type = type;
+  std::vector<int> number(static_cast<std::size_t>(len) + 1, -1);
+  const FaceKinds& kinds = I.kinds_of(type);
+  for (int f = 0; f < t.sides; ++f) {
+    int& g = group[static_cast<std::size_t>(f)];
+    if (g < 0) g = static_cast<int>(len);
+    int& k = number[static_cast<std::size_t>(g)];
+    if (k < 0) {
+      k = static_cast<int>(c.kinds.first.size());
+      c.kinds.first.push_back(f);
+      c.several.push_back(0);
+    } else if (kinds.kind[static_cast<std::size_t>(f)] !=
+               kinds.kind[static_cast<std::size_t>(c.kinds.first[static_cast<std::size_t>(k)])]) {
+      c.several[static_cast<std::size_t>(k)] = 1;
+    }
+    c.kinds.kind.push_back(static_cast<std::uint16_t>(k));
+  }
+  for (std::size_t i = 0; i < I.face_classes.size(); ++i)
+    if (I.face_classes[i].type == type && I.face_classes[i].kinds.kind == c.kinds.kind)
+      return static_cast<int>(i + 1);
+  if (I.face_classes.size() >= kMaxFaceClasses)
+    luaL_error(L, "ctx:roll: more than %d different faces lists",
+               static_cast<int>(kMaxFaceClasses));
+  I.face_classes.push_back(std::move(c));
+  return static_cast<int>(I.face_classes.size());
+}
+
+int face_classes_at(lua_State* L, int idx, int type) {
+  Engine::Impl& I = impl(L);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  const int id = I.cached_spec(L, idx, [&] { return parse_face_classes(L, idx, type); });
+  if (I.face_classes[static_cast<std::size_t>(id - 1)].type == type) return id;
+  return parse_face_classes(L, idx, type);  // the same list for another die type
+}
+
+// ctx:roll(player, die, n, {purpose=, unit=, threshold=, reroll_limit=, by_face=, faces=}) -> pool
 int l_roll(lua_State* L) {
   Engine::Impl& I = impl(L);
   const EntityId player = opt_entity(L, 2);
@@ -384,7 +540,12 @@ int l_roll(lua_State* L) {
     if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
       luaL_error(L, "ctx:roll: by_face must be true or false, got %s", luaL_typename(L, -1));
     counted_by_face = lua_toboolean(L, -1);
-    lua_pop(L, 5);
+    lua_getfield(L, 5, "faces");
+    if (!lua_isnil(L, -1)) {
+      proto.classes = static_cast<std::uint16_t>(face_classes_at(L, lua_gettop(L), type));
+      counted_by_face = true;
+    }
+    lua_pop(L, 6);
   }
   Pool& pool = I.new_pool();
   reserve_dice(L, pool, n, "ctx:roll");
@@ -529,9 +690,44 @@ int p_hits(lua_State* L) {
   lua_pushinteger(L, check_pool(L, 1).hits());
   return 1;
 }
+// pool:count(face, ...): the dice (not cancelled) showing one of the faces. A die of a class of
+// faces no script has read (ctx:roll's faces) is resolved first when the class has faces both
+// among those named and not.
 int p_count(lua_State* L) {
   Engine::Impl& I = impl(L);
-  lua_pushinteger(L, check_pool(L, 1).count(I.rules.dice, lua_sym(L, 2)));
+  Pool& p = check_pool(L, 1);
+  const int top = lua_gettop(L);
+  if (top <= 2) {
+    const Sym face = lua_sym(L, 2);
+    bool lazy = false;
+    for (const Die& d : p.dice) lazy = lazy || (d.lazy && d.classes != 0);
+    if (!lazy) {
+      lua_pushinteger(L, p.count(I.rules.dice, face));
+      return 1;
+    }
+  }
+  std::vector<Sym> faces;
+  for (int i = 2; i <= top; ++i) faces.push_back(lua_sym(L, i));
+  const auto named = [&](Sym f) { return std::find(faces.begin(), faces.end(), f) != faces.end(); };
+  int n = 0;
+  for (Die& d : p.dice) {
+    if (d.cancelled) continue;
+    const DieType& t = I.die_type(d.type);
+    if (t.numeric()) continue;
+    if (d.lazy && d.classes != 0) {
+      const FaceKinds& classes = I.classes_of(d.type, d.classes);
+      const std::uint16_t c = classes.kind[static_cast<std::size_t>(d.face)];
+      bool some = false, all = true;
+      for (int f = 0; f < t.sides; ++f)
+        if (classes.kind[static_cast<std::size_t>(f)] == c) {
+          const bool in = named(t.faces[static_cast<std::size_t>(f)]);
+          some = some || in, all = all && in;
+        }
+      if (some && !all) resolve_face(I, d);
+    }
+    if (named(t.faces[static_cast<std::size_t>(d.face)])) ++n;
+  }
+  lua_pushinteger(L, n);
   return 1;
 }
 int p_face(lua_State* L) {
@@ -651,9 +847,8 @@ int p_cancel(lua_State* L) {
   Die& d = check_die(L, p, 2);
   d.cancelled = true;
   if (I.tracing())
-    I.trace->add(EventKind::change,
-                 "cancel:" + I.name_of(d.player) + ":" + face_label(I.die_type(d.type), d),
-                 I.name_of(d.player) + "'s " + face_label(I.die_type(d.type), d) + " is cancelled");
+    I.trace->add(EventKind::change, "cancel:" + I.name_of(d.player) + ":" + shown_label(I, d),
+                 I.name_of(d.player) + "'s " + shown_label(I, d) + " is cancelled");
   return 0;
 }
 // pool:add(n [, like]) rolls n more dice like die `like` (default the first), or of a type
@@ -673,6 +868,7 @@ int p_add(lua_State* L) {
   reserve_dice(L, p, n, "pool:add");
   proto.rerolls = 0;
   proto.changed = proto.cancelled = proto.lazy = false;
+  proto.classes = 0;
   roll_alike(I, p, proto, n);
   return 0;
 }

@@ -92,12 +92,16 @@ constexpr ApiFunction kFunctions[] = {
     // dice
     {"ctx", "roll",
      "player: Entity?, die: Die, n: integer, spec: {purpose: Purpose?, unit: Entity?, threshold: "
-     "integer?, reroll_limit: integer?, by_face: boolean?}?",
+     "integer?, reroll_limit: integer?, by_face: boolean?, faces: (string|string[])[]?}?",
      "Pool",
      "Rolls n dice into a new pool. by_face: the script reads only how many dice show each face "
      "(pool:count): the dice lie in the pool in the order of the die's faces, and the roll is "
      "drawn as its counts per face (the step memo and the exact mode branch on the counts, "
-     "C(n+k-1, k-1) ways for k faces, not on the k^n face sequences)."},
+     "C(n+k-1, k-1) ways for k faces, not on the k^n face sequences). faces (implies by_face): "
+     "the faces the script reads, each a face or a list of faces it reads only together "
+     "(pool:count(a, b)); the faces no entry names are one class more. The roll is drawn as the "
+     "counts of these classes; a die of a class whose faces read differently shows one of them "
+     "only when a script reads it (drawn then). Define the list once, at file level."},
     {"ctx", "roll_units",
      "player: Entity, location: Entity, spec: {purpose: Purpose, die: Die, value: Attribute, "
      "count: Attribute?, eligible: Attribute?}",
@@ -193,7 +197,8 @@ constexpr ApiFunction kFunctions[] = {
     // pools
     {"pool", "size", "", "integer", "How many dice (also #pool)."},
     {"pool", "hits", "", "integer", "How many dice hit (not cancelled)."},
-    {"pool", "count", "face: string", "integer", "How many dice show a face (faced dice)."},
+    {"pool", "count", "face: string, ...: string", "integer",
+     "How many dice show one of the faces (faced dice)."},
     {"pool", "face", "i: integer", "string", "Die i's face label."},
     {"pool", "value", "i: integer", "integer",
      "Die i's value (numeric dice: the 0 face of a d10 reads 10)."},

@@ -1017,7 +1017,7 @@ int l_steps(lua_State* L) {
         } else if (const Law& lw = at->laws[static_cast<std::size_t>(d.law)]; by_face(lw)) {
           // a roll counted by face: its counts drawn as the roll draws them, the branch their rank
           const LawDie& x = lw.front();
-          const FaceKinds& kinds = I.kinds_of(x.type);
+          const FaceKinds& kinds = I.classes_of(x.type, x.modifier);
           std::vector<std::uint32_t>& counts = I.face_counts;
           counts.assign(kinds.first.size(), 0);
           draw_counts(I.dice, kinds, I.die_type(x.type).sides, x.weight, counts.data(), &raw);

@@ -46,6 +46,7 @@ static_assert(kMaxDice == combat::kMaxDice);
 inline constexpr std::int64_t kMaxRunDice = 1'000'000;  // dice put in pools during one run
 inline constexpr std::size_t kMaxRunPools = 100'000;    // pools made during one run
 inline constexpr std::size_t kMaxRunSpecs = 10'000;     // distinct spec tables in one run
+inline constexpr std::size_t kMaxFaceClasses = 1'000;   // distinct ctx:roll faces lists (an engine)
 inline constexpr std::size_t kSpecCacheKeep = 1'000;    // spec tables kept from run to run
 inline constexpr std::size_t kMaxNewNames = 100'000;    // names first made by scripts at run time
 inline constexpr std::size_t kMaxSymbols = 2'000'000;   // names in the process (every engine)
@@ -161,7 +162,19 @@ struct Engine::Impl {
   std::vector<DiceStream::KeyDraw> memo_key;      // the executed step's path in the trie
   std::vector<Law> memo_laws;                     // ... and the laws of its group draws
   std::vector<FaceKinds> die_kinds;               // each die type's kinds of face (kinds_of)
-  std::vector<std::uint32_t> face_counts;         // a roll counted by face: dice per kind
+  // ctx:roll's faces lists (api_dice.cpp): a die type's faces in the classes a script reads, the
+  // faces it names none of one more class. Kept for the engine's life (the step memo's laws name
+  // them: LawDie::modifier of a roll counted by face is its id, 1 + its index; 0: kinds_of).
+  struct FaceClasses {
+    int type = 0;
+    FaceKinds kinds;                    // kind[f]: face f's class; first[k]: class k's first face
+    std::vector<std::uint8_t> several;  // several[k]: class k has faces that read differently
+  };
+  std::vector<FaceClasses> face_classes;
+  const FaceKinds& classes_of(int type, int id) {
+    return id == 0 ? kinds_of(type) : face_classes[static_cast<std::size_t>(id - 1)].kinds;
+  }
+  std::vector<std::uint32_t> face_counts;  // a roll counted by face: dice per kind
   void forget_memos();
   // The exact mode's exploration under way (run_exact), null otherwise.
   struct ExchangeSpec;

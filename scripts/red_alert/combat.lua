@@ -62,9 +62,10 @@ local function hit_flagship(ctx, u, hits, attacker, roller)
     ctx:event("confirm_roll:" .. name(ctx, u) .. ":" .. n, who .. "the flagship " .. name(ctx, u) ..
       " to confirm (no cap fighters left): a square or a blast confirms")
   end
-  local pool = ctx:roll(roller, "battle", n, { purpose = "confirm", unit = attacker, by_face = true })
   local ignore = lib.setting(ctx, "confirm_blast_ignores") and lib.ignored_blasts(ctx, attacker, u) or 0
-  local confirmed = pool:count("square") + math.max(0, pool:count("blast") - ignore)
+  local pool = ctx:roll(roller, "battle", n,
+    { purpose = "confirm", unit = attacker, by_face = true, faces = lib.CONFIRM_FACES[ignore > 0 and 1 or 0] })
+  local confirmed = lib.count_scored(pool, "square", ignore)
   if ctx:tracing() then
     ctx:event("confirm:" .. name(ctx, u) .. ":" .. n .. ":" .. confirmed,
       name(ctx, u) .. ": " .. n .. " hit(s) to confirm, " .. confirmed .. " confirmed")
@@ -164,7 +165,8 @@ function M.retire(ctx, u, steps)
       local fd = f and ctx:get(f, "retire_dice") or 0
       for _, r in ipairs { { n, roller, why }, { fd, owner, f and ("onto " .. ctx:type(f)) } } do
         if r[1] > 0 and not gone then
-          local pool = ctx:roll(r[2], "battle", r[1], { purpose = "retire", unit = u, by_face = true })
+          local pool = ctx:roll(r[2], "battle", r[1],
+            { purpose = "retire", unit = u, by_face = true, faces = lib.SYMBOL_FACES[symbol] })
           local hits = pool:count(symbol)
           if ctx:tracing() then
             ctx:event("retire_roll:" .. name(ctx, u) .. ":" .. r[1] .. ":" .. hits,
@@ -260,11 +262,10 @@ local function new_result()
     attacker_lost = 0, battle_back = false, pursuit = false, bonus = false }
 end
 
--- A unit combat's steps 1 to 6 (announce to the roll) of `u` against `t`. opts as for
--- M.unit_combat. Returns the result when the combat ends there (it did not happen), else nil
--- and the roll: { dice (rolled), scored (the target's symbol and blasts not ignored), alerts,
--- stars } (what steps 7 to 11 read of it; M.resolve).
-function M.attack(ctx, u, t, opts)
+-- A unit combat's steps 1 to 5 (announce to the dice adjustments) of `u` against `t`. opts as
+-- for M.unit_combat. Returns the result when the combat ends there (it did not happen), else nil
+-- and the args of its windows (args.dice: the battle dice to roll; M.roll).
+function M.announce(ctx, u, t, opts)
   local res = new_result()
   local ap, tp = ctx:owner(u), ctx:owner(t)
 
@@ -320,20 +321,39 @@ function M.attack(ctx, u, t, opts)
     return res
   end
   if not opts.battle_back then ctx:set_flag(u, "combatted", "turn") end
+  args.dice = dice
+  return nil, args
+end
 
+-- Step 6 of a unit combat M.announce announced (`args` as it returned them, or made again from
+-- them in a later step): the roll. Returns the roll: { dice (rolled), scored (the target's
+-- symbol and blasts not ignored), alerts, stars } (what steps 7 to 11 read of it; M.resolve).
+function M.roll(ctx, args)
+  local u, t, ap, dice = args.attacker, args.target, args.player, args.dice
   -- 6. Resolve battle.
   if ctx:tracing() then
     ctx:event("roll:" .. name(ctx, u) .. ":" .. dice, name(ctx, u) .. " rolls " .. dice .. " battle dice")
   end
-  -- (steps 7 to 11 read only how many dice show each face: the roll is drawn by face)
-  local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u, by_face = true })
+  -- (steps 7 to 11 read only how many dice show the faces lib.COMBAT_FACES lists: the roll is
+  -- drawn as their counts)
+  local faces = lib.COMBAT_FACES[ctx:get(t, "symbol")]
+  faces = faces and faces[lib.ignored_blasts(ctx, u, t) > 0 and 1 or 0]
+  local pool = ctx:roll(ap, "battle", dice, { purpose = "combat", unit = u, by_face = true, faces = faces })
   args.pool = pool
   ctx:open("unit_combat.after_roll", args)
   -- what steps 7 to 11 read of the roll: the target's class symbol, and blasts less the ones it
-  -- ignores; red alerts; stars
-  local blasts = math.max(0, pool:count("blast") - lib.ignored_blasts(ctx, u, t))
-  return nil, { dice = dice, scored = pool:count(ctx:get(t, "symbol")) + blasts, alerts = pool:count("red_alert"),
-    stars = pool:count("star") }
+  -- ignores; red alerts; stars (read after the window, which may change them: a die of a class
+  -- then read apart shows its face)
+  return { dice = dice, scored = lib.count_scored(pool, ctx:get(t, "symbol"), lib.ignored_blasts(ctx, u, t)),
+    alerts = pool:count("red_alert"), stars = pool:count("star") }
+end
+
+-- A unit combat's steps 1 to 6 (M.announce, then M.roll). Returns the result when the combat
+-- ends before the roll, else nil and the roll.
+function M.attack(ctx, u, t, opts)
+  local res, args = M.announce(ctx, u, t, opts)
+  if res then return res end
+  return nil, M.roll(ctx, args)
 end
 
 -- Steps 7 to 11 of the unit combat of `u` against `t` whose roll M.attack made (in this same
@@ -398,9 +418,11 @@ function M.resolve(ctx, u, t, opts, roll)
         pay(ctx, tp, 2, "battle_back", name(ctx, t) .. " battles back")
         res.battle_back = true
         -- (opts.defer_battle_back: the caller runs the battle back, then M.end_combat; step 11
-        -- needs a vacated hex, so nothing else is left of this combat)
+        -- needs a vacated hex, so nothing else is left of this combat. res.back_checked: the
+        -- battle back's checks, made here in this same state but for the stars paid)
         if opts.defer_battle_back then
           res.deferred = args
+          res.back_checked = { dice = back_dice, distance = distance }
           return res
         end
         local b = M.unit_combat(ctx, t, u, { battle_back = true })

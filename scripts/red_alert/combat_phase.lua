@@ -8,19 +8,21 @@
 --
 -- It runs as steps (ctx:steps): M.order_next resolves one ordered unit's order each time and
 -- returns "again" until all are done, so the state between two orders is all there is (the step
--- memo and the exact mode meet runs again there). A unit that chooses its target does so in a
--- step of its own: the choice (target, battle dice, distance) is kept in counters of the active
--- player (scope combat) for the next step, which fights that combat, so the target search is
--- made once per state and not again for every way the dice fall. The flag "order_done" (scope
+-- memo and the exact mode meet runs again there). A combat's steps 1 to 5 (with the target
+-- search of a unit that chooses its target), its roll, and its steps 7 to 11 are three steps:
+-- what the roll needs (unit, target, battle dice, distance) is kept in counters of the active
+-- player (scope order) for the roll's step, and what steps 7 to 11 read of the roll in counters
+-- of scope combat, so the target search and the windows before the roll are run once per state
+-- and not again for every way the dice fall. The flag "order_done" (scope
 -- turn) marks the units whose order is taken; what the orders add up to are metrics added to as
 -- they go (ctx:add_metric), the figures lost counted at the end against the counter
 -- "figures_before" each unit gets at the start. The last order's step also ends the phase
 -- (M.finish), so the states it leaves are the run's last. After each step the stars a player
 -- holds beyond what the rest of the phase could spend are set aside (set_aside_stars): a star
 -- rolled is otherwise a star kept, and states that differ only in stars never read again would
--- not meet. A battle back runs as steps of its own too (its roll, then its steps 7 to 11; the
--- combat it answers ends after it), so that its dice are not enumerated inside the step of the
--- combat it answers.
+-- not meet. A battle back runs as steps of its own too (its steps 1 to 5 at the end of the step
+-- of the combat it answers, then its roll, then its steps 7 to 11; the combat it answers ends
+-- after it), so that its dice are not enumerated inside the step of the combat it answers.
 local combat = require "combat"
 local lib = require "lib"
 
@@ -73,7 +75,7 @@ local function stars_to_spend(ctx, ap, players)
   -- it attacks
   local back = ctx:counter(ap, "back_target") - 1
   if back >= 0 and ctx:get(back, "engineering") then own = own + 2 end
-  local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "chosen_unit")) - 1
+  local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "armed_unit")) - 1
   for _, u in ipairs(ctx:units(ap, nil)) do
     if u == pending or (ctx:counter(u, "order") > 0 and not ctx:flag(u, "order_done")) then
       local pursues = (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue")) and not ctx:flag(u, "pursued")
@@ -140,23 +142,42 @@ local function count_combat(ctx, r)
   ctx:add_metric("stars", r.stars + (r.bonus_result and r.bonus_result.stars or 0))
 end
 
--- Steps 1 to 6 of an ordered unit's combat (combat.attack). When it rolled, what steps 7 to 11
--- read of the roll is kept in counters of the active player (scope combat, ended by the combat)
--- for the next step, and it returns true.
-local function attack(ctx, ap, u, t, opts)
-  local res, roll = combat.attack(ctx, u, t, opts)
+-- Steps 1 to 5 of a combat (combat.announce: an ordered unit's, or a battle back's). When it
+-- comes to a roll, what the roll needs is kept in counters of the active player (scope order,
+-- ended by the roll's step) for the next step, and it returns true; else the combat's result is
+-- counted. (The roll is a step of its own so that the exact mode, which runs a step once per way
+-- its dice fall, runs only the roll that many times, not the windows before it.)
+local function announce(ctx, ap, u, t, opts)
+  local res, args = combat.announce(ctx, u, t, opts)
   if res then
     count_combat(ctx, res)
     return false
   end
+  ctx:set_counter(ap, "armed_unit", u + 1, "order")
+  ctx:set_counter(ap, "armed_target", t + 1, "order")
+  ctx:set_counter(ap, "armed_dice", args.dice, "order")
+  ctx:set_counter(ap, "armed_distance", args.distance, "order")
+  return true
+end
+
+-- Step 6 of the combat announced in the step before (a battle back's when `battle_back`): what
+-- steps 7 to 11 read of the roll is kept in counters of the active player (scope combat, ended
+-- by the combat) for the next step. (Its after_roll window gets a new args table: a hook that
+-- kept something in the announce window's args would not find it.)
+local function roll_announced(ctx, ap, battle_back)
+  local u, t = ctx:counter(ap, "armed_unit") - 1, ctx:counter(ap, "armed_target") - 1
+  local distance = ctx:counter(ap, "armed_distance")
+  local args = { attacker = u, target = t, player = ctx:owner(u), opponent = ctx:owner(t), ranged = distance > 1,
+    distance = distance, battle_back = battle_back, bonus = false, dice = ctx:counter(ap, "armed_dice") }
+  ctx:end_scope("order")
+  local r = combat.roll(ctx, args)
   ctx:set_counter(ap, "rolled_unit", u + 1, "combat")
   ctx:set_counter(ap, "rolled_target", t + 1, "combat")
-  ctx:set_counter(ap, "rolled_distance", opts.checked and opts.checked.distance or ctx:hex_distance(u, t), "combat")
-  ctx:set_counter(ap, "rolled_dice", roll.dice, "combat")
-  ctx:set_counter(ap, "rolled_scored", roll.scored, "combat")
-  ctx:set_counter(ap, "rolled_alerts", roll.alerts, "combat")
-  ctx:set_counter(ap, "rolled_stars", roll.stars, "combat")
-  return true
+  ctx:set_counter(ap, "rolled_distance", distance, "combat")
+  ctx:set_counter(ap, "rolled_dice", r.dice, "combat")
+  ctx:set_counter(ap, "rolled_scored", r.scored, "combat")
+  ctx:set_counter(ap, "rolled_alerts", r.alerts, "combat")
+  ctx:set_counter(ap, "rolled_stars", r.stars, "combat")
 end
 
 -- A battle back runs as steps of its own (its roll, then its steps 7 to 11), like an ordered
@@ -191,13 +212,13 @@ local function end_answered(ctx, ap, lost)
   ctx:end_scope("battle_back")
 end
 
--- One step of the orders: the next ordered unit's target chosen (or its combat when the
--- scenario gives the target), the chosen target's combat to its roll, or the rolled combat's
--- steps 7 to 11. Each step's state says which comes next.
+-- One step of the orders: the next ordered unit's target (the scenario's, else chosen) and its
+-- combat's steps 1 to 5, the announced combat's roll, or the rolled combat's steps 7 to 11 (and
+-- a battle back's steps 1 to 5). Each step's state says which comes next.
 local function order_next(ctx)
   local ap = ctx:role("active_player")
   local rolled = ctx:counter(ap, "rolled_unit")
-  local chosen = ctx:counter(ap, "chosen_unit")
+  local armed = ctx:counter(ap, "armed_unit")
   local back = ctx:counter(ap, "back_unit")
   if rolled > 0 then
     local roll = { dice = ctx:counter(ap, "rolled_dice"), scored = ctx:counter(ap, "rolled_scored"),
@@ -213,21 +234,17 @@ local function order_next(ctx)
       local r = combat.resolve(ctx, rolled - 1, ctx:counter(ap, "rolled_target") - 1, opts, roll)
       count_combat(ctx, r)
       if r.deferred then
+        -- the battle back, to its roll (none: it did not take place)
         keep_answered(ctx, ap, r)
-        return "again"
+        local back_opts = { battle_back = true, checked = r.back_checked }
+        if announce(ctx, ap, r.deferred.target, r.deferred.attacker, back_opts) then return "again" end
+        end_answered(ctx, ap, 0)
       end
     end
-  elseif back > 0 then
-    -- the battle back announced in the step before, to its roll (none: it did not take place)
-    if attack(ctx, ap, back - 1, ctx:counter(ap, "back_target") - 1, { battle_back = true }) then return "again" end
-    end_answered(ctx, ap, 0)
-  elseif chosen > 0 then
-    -- the combat of the target chosen in the step before
-    local distance = ctx:counter(ap, "chosen_distance")
-    local checked = { dice = ctx:counter(ap, "chosen_dice"), distance = distance }
-    local t = ctx:counter(ap, "chosen_target") - 1
-    ctx:end_scope("combat")
-    if attack(ctx, ap, chosen - 1, t, { checked = checked }) then return "again" end
+  elseif armed > 0 then
+    -- the roll of the combat announced in the step before
+    roll_announced(ctx, ap, back > 0)
+    return "again"
   else
     local u = next_ordered(ctx, ap)
     ctx:set_flag(u, "order_done", "turn")
@@ -235,16 +252,10 @@ local function order_next(ctx)
     local target = t > 0 and t - 1 or nil
     if target and not lib.alive(ctx, target) then target = nil end
     if target and lib.alive(ctx, u) then
-      if attack(ctx, ap, u, target, {}) then return "again" end
+      if announce(ctx, ap, u, target, {}) then return "again" end
     elseif lib.alive(ctx, u) then
       local o = combat.choose_target(ctx, u)
-      if o then
-        ctx:set_counter(ap, "chosen_unit", u + 1, "combat")
-        ctx:set_counter(ap, "chosen_target", o.entity + 1, "combat")
-        ctx:set_counter(ap, "chosen_dice", o.dice, "combat")
-        ctx:set_counter(ap, "chosen_distance", o.distance, "combat")
-        return "again"
-      end
+      if o and announce(ctx, ap, u, o.entity, { checked = o }) then return "again" end
     end
   end
   if next_ordered(ctx, ap) then return "again" end
@@ -253,13 +264,14 @@ end
 
 function M.order_next(ctx)
   local r = order_next(ctx)
-  -- (a target chosen, or an ordered unit's roll made, spends and collects no stars and leaves
-  -- the combats to come as they were: nothing more to set aside then; a battle back's roll
-  -- tells how many stars the opponent collects)
+  -- (an ordered unit's combat announced or rolled collects no stars and leaves the combats to
+  -- come as they were: nothing more to set aside then; a battle back's roll tells how many stars
+  -- the opponent collects)
   if r == "again" then
     local ap = ctx:role("active_player")
-    local rolled = ctx:counter(ap, "rolled_unit") > 0 and ctx:counter(ap, "back_unit") == 0
-    if not rolled and ctx:counter(ap, "chosen_unit") == 0 then set_aside_stars(ctx) end
+    local ordered = ctx:counter(ap, "back_unit") == 0 and
+      (ctx:counter(ap, "rolled_unit") > 0 or ctx:counter(ap, "armed_unit") > 0)
+    if not ordered then set_aside_stars(ctx) end
   end
   return r
 end

@@ -17,6 +17,26 @@ M.DIR_NAME = { [0] = "e", "ne", "nw", "w", "sw", "se" }
 local DICE = { "dice_1", "dice_2", "dice_3", "dice_4", "dice_5", "dice_6" }
 local IGNORE = { capital = "ignore_blasts_capital", strike = "ignore_blasts_strike", fighter = "ignore_blasts_fighter" }
 
+-- What the rolls read of the battle die (ctx:roll's faces, scripts/README.md): a combat roll the
+-- target's class symbol and the blasts (as one class when the target ignores none of them: only
+-- their sum is read), stars and red alerts; a retire roll the retiring unit's symbol; a
+-- confirmation roll squares and blasts (one class when no blast is ignored). The faces read by
+-- no roll are one class more, so the step memo and the exact mode branch on the counts of these
+-- classes alone (three dice: 20 or 35 ways for a combat roll, 4 for a retire roll, not 56).
+-- [0]: no blast ignored, [1]: some. (A symbol not listed here: the roll is counted by face.)
+M.COMBAT_FACES, M.SYMBOL_FACES = {}, {}
+for _, s in ipairs { "circle", "triangle", "square" } do
+  M.COMBAT_FACES[s] = { [0] = { { s, "blast" }, "star", "red_alert" }, { s, "blast", "star", "red_alert" } }
+  M.SYMBOL_FACES[s] = { s }
+end
+M.CONFIRM_FACES = { [0] = { { "square", "blast" } }, { "square", "blast" } }
+
+-- `symbol`'s dice plus blasts less `ignored` (at least 0) in a pool rolled with those faces
+function M.count_scored(pool, symbol, ignored)
+  if ignored <= 0 then return pool:count(symbol, "blast") end
+  return pool:count(symbol) + math.max(0, pool:count("blast") - ignored)
+end
+
 function M.setting(ctx, name) return ctx:get(ctx:role("settings"), name) end
 
 function M.hex_text(ctx, h)

@@ -186,6 +186,34 @@ function lib.controlled_planet(ctx, player, sys)
   return nil
 end
 
+-- A hook several units share, for a pack's hook file: `hook(lib.barrage_kills_infantry(id, source))`.
+-- After the unit's Anti-Fighter Barrage roll, each of its results of 9 or 10 (the die as rolled,
+-- before modifiers) destroys 1 of the opponent's infantry in the active system's space area
+-- (Prophecy of Kings' Strike Wing Alpha II, Twilight's Fall's Strike Wing Alpha).
+function lib.barrage_kills_infantry(id, source)
+  return {
+    id = id,
+    window = "space_combat.after_anti_fighter_barrage_roll",
+    source = source,
+    condition = function(ctx, player, unit, args)
+      if args.player ~= player or ctx:count(lib.opponent(ctx, player), ctx:role("active_system"), "type:infantry") == 0 then return false end
+      for i = 1, args.pool:size() do
+        if args.pool:unit(i) == unit and args.pool:value(i) >= 9 then return true end
+      end
+      return false
+    end,
+    apply = function(ctx, player, unit, args)
+      local enemy, sys = lib.opponent(ctx, player), ctx:role("active_system")
+      for i = 1, args.pool:size() do
+        if args.pool:unit(i) == unit and args.pool:value(i) >= 9 then
+          local inf = ctx:units(enemy, sys, "type:infantry")[1]
+          if inf then ctx:destroy(inf, "space_combat.unit_destroyed") end
+        end
+      end
+    end,
+  }
+end
+
 -- A fighter or ground force: a unit that moves only with a ship and counts against capacity. A
 -- structure is never transported, even one that is also a ground force (the Titans' Hel-Titan).
 function lib.needs_transport(ctx, u)

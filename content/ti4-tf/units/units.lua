@@ -35,28 +35,9 @@ hook {
 }
 
 -- Strike Wing Alpha: each of its Anti-Fighter Barrage results of 9 or 10 (the die as rolled) also
--- destroys 1 of the opponent's infantry in the active system's space area.
-hook {
-  id = "tf_strike_wing_alpha",
-  window = "space_combat.after_anti_fighter_barrage_roll",
-  source = "unit/tf_strike_wing_alpha",
-  condition = function(ctx, player, source, args)
-    if args.player ~= player or ctx:count(lib.opponent(ctx, player), ctx:role("active_system"), "type:infantry") == 0 then return false end
-    for i = 1, args.pool:size() do
-      if args.pool:unit(i) == source and args.pool:value(i) >= 9 then return true end
-    end
-    return false
-  end,
-  apply = function(ctx, player, source, args)
-    local enemy, sys = lib.opponent(ctx, player), ctx:role("active_system")
-    for i = 1, args.pool:size() do
-      if args.pool:unit(i) == source and args.pool:value(i) >= 9 then
-        local inf = ctx:units(enemy, sys, "type:infantry")[1]
-        if inf then ctx:destroy(inf, "space_combat.unit_destroyed") end
-      end
-    end
-  end,
-}
+-- destroys 1 of the opponent's infantry in the active system's space area, as Strike Wing Alpha II
+-- does (lib.barrage_kills_infantry).
+hook(lib.barrage_kills_infantry("tf_strike_wing_alpha", "unit/tf_strike_wing_alpha"))
 
 -- Linkship: when it retreats, its owner may destroy 1 ship in the active system that is damaged
 -- or has no Sustain Damage (the opponent's: the owner's own ships there retreat with it); the

@@ -75,28 +75,8 @@ hook {
 }
 
 -- Strike Wing Alpha II: each of its Anti-Fighter Barrage results of 9 or 10 (before modifiers)
--- destroys 1 of the opponent's infantry in the space area.
-hook {
-  id = "strike_wing_alpha_ii",
-  window = "space_combat.after_anti_fighter_barrage_roll",
-  source = "unit/strike_wing_alpha_ii",
-  condition = function(ctx, player, source, args)
-    if args.player ~= player or ctx:count(lib.opponent(ctx, player), ctx:role("active_system"), "type:infantry") == 0 then return false end
-    for i = 1, args.pool:size() do
-      if args.pool:unit(i) == source and args.pool:value(i) >= 9 then return true end
-    end
-    return false
-  end,
-  apply = function(ctx, player, source, args)
-    local enemy, sys = lib.opponent(ctx, player), ctx:role("active_system")
-    for i = 1, args.pool:size() do
-      if args.pool:unit(i) == source and args.pool:value(i) >= 9 then
-        local inf = ctx:units(enemy, sys, "type:infantry")[1]
-        if inf then ctx:destroy(inf, "space_combat.unit_destroyed") end
-      end
-    end
-  end,
-}
+-- destroys 1 of the opponent's infantry in the space area (lib.barrage_kills_infantry).
+hook(lib.barrage_kills_infantry("strike_wing_alpha_ii", "unit/strike_wing_alpha_ii"))
 
 -- Quetzecoatl: in the flagship's system, no other player may fire Space Cannon at the Argent ships.
 -- Space

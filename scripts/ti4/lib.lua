@@ -214,6 +214,42 @@ function lib.barrage_kills_infantry(id, source)
   }
 end
 
+-- A hook several units share (`hook(lib.sacrifice_for_two(id, source))`): after a round of space
+-- combat the unit may destroy itself to destroy up to 2 ships in its system, the opponent's 2 most
+-- costly (Sardakk N'orr's Exotrireme II, Twilight's Fall's Exotrireme). Default policy: use it
+-- when those 2 cost more than the unit, or are all the opponent's ships left; policy.use = { [id]
+-- = "always" | "never" }.
+local function costliest_ships(ctx, player, sys)
+  local out = ctx:units(lib.opponent(ctx, player), sys, "ship")
+  table.sort(out, function(a, b)
+    local ca, cb = lib.unit_cost(ctx, a), lib.unit_cost(ctx, b)
+    if ca ~= cb then return ca > cb end
+    return a < b
+  end)
+  return out
+end
+
+function lib.sacrifice_for_two(id, source)
+  return {
+    id = id,
+    window = "space_combat.end_of_round",
+    source = source,
+    optional = true,
+    condition = function(ctx, _, unit) return ctx:location(unit) == ctx:role("active_system") end,
+    helps = function(ctx, player, unit)
+      local t = costliest_ships(ctx, player, ctx:role("active_system"))
+      if #t == 0 then return false end
+      local worth = lib.unit_cost(ctx, t[1]) + (t[2] and lib.unit_cost(ctx, t[2]) or 0)
+      return #t <= 2 or worth > lib.unit_cost(ctx, unit)
+    end,
+    apply = function(ctx, player, unit)
+      local t = costliest_ships(ctx, player, ctx:role("active_system"))
+      ctx:destroy(unit, "space_combat.unit_destroyed")
+      for i = 1, math.min(2, #t) do ctx:destroy(t[i], "space_combat.unit_destroyed") end
+    end,
+  }
+end
+
 -- A fighter or ground force: a unit that moves only with a ship and counts against capacity. A
 -- structure is never transported, even one that is also a ground force (the Titans' Hel-Titan).
 function lib.needs_transport(ctx, u)

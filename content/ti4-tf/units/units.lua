@@ -2,37 +2,9 @@
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
 -- Exotrireme: after a round of space combat, it may destroy itself to destroy up to 2 ships in its
--- system: the opponent's 2 most costly. Default policy as the Exotrireme II's (ti4-base, Sardakk
--- N'orr): when those 2 cost more than it does, or are all the opponent's ships left;
--- policy.use = { tf_exotrireme = "always" | "never" }.
-local function costliest_ships(ctx, player, sys)
-  local out = ctx:units(lib.opponent(ctx, player), sys, "ship")
-  table.sort(out, function(a, b)
-    local ca, cb = lib.unit_cost(ctx, a), lib.unit_cost(ctx, b)
-    if ca ~= cb then return ca > cb end
-    return a < b
-  end)
-  return out
-end
-
-hook {
-  id = "tf_exotrireme",
-  window = "space_combat.end_of_round",
-  source = "unit/tf_exotrireme",
-  optional = true,
-  condition = function(ctx, _, source) return ctx:location(source) == ctx:role("active_system") end,
-  helps = function(ctx, player, source)
-    local t = costliest_ships(ctx, player, ctx:role("active_system"))
-    if #t == 0 then return false end
-    local worth = lib.unit_cost(ctx, t[1]) + (t[2] and lib.unit_cost(ctx, t[2]) or 0)
-    return #t <= 2 or worth > lib.unit_cost(ctx, source)
-  end,
-  apply = function(ctx, player, source)
-    local t = costliest_ships(ctx, player, ctx:role("active_system"))
-    ctx:destroy(source, "space_combat.unit_destroyed")
-    for i = 1, math.min(2, #t) do ctx:destroy(t[i], "space_combat.unit_destroyed") end
-  end,
-}
+-- system, as the Exotrireme II does (lib.sacrifice_for_two: the opponent's 2 most costly; the same
+-- default policy; policy.use = { tf_exotrireme = "always" | "never" }).
+hook(lib.sacrifice_for_two("tf_exotrireme", "unit/tf_exotrireme"))
 
 -- Strike Wing Alpha: each of its Anti-Fighter Barrage results of 9 or 10 (the die as rolled) also
 -- destroys 1 of the opponent's infantry in the active system's space area, as Strike Wing Alpha II

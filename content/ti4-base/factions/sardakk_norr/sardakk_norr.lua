@@ -50,42 +50,10 @@ hook {
 }
 
 -- Exotrireme II: after a round of space combat, it may destroy itself to destroy up to 2 ships in
--- the system. The player picks the opponent's 2 most costly ships. Default policy: use it when
--- those 2 cost more than the Exotrireme, or when they are all the ships the opponent has left;
--- policy.use = { exotrireme_ii = "always" } uses it whenever it can, "never" never.
-local function unit_cost(ctx, u)
-  return (ctx:get(u, "cost") or 0) / math.max(1, ctx:get(u, "units_per_cost") or 1)
-end
-
-local function targets(ctx, player, sys)
-  local out = ctx:units(lib.opponent(ctx, player), sys, "ship")
-  table.sort(out, function(a, b)
-    local ca, cb = unit_cost(ctx, a), unit_cost(ctx, b)
-    if ca ~= cb then return ca > cb end
-    return a < b
-  end)
-  return out
-end
-
-hook {
-  id = "exotrireme_ii",
-  window = "space_combat.end_of_round",
-  source = "unit/exotrireme_ii",
-  optional = true,
-  condition = function(ctx, player, source) return ctx:location(source) == ctx:role("active_system") end,
-  helps = function(ctx, player, source)
-    local t = targets(ctx, player, ctx:role("active_system"))
-    if #t == 0 then return false end
-    local worth = unit_cost(ctx, t[1]) + (t[2] and unit_cost(ctx, t[2]) or 0)
-    return #t <= 2 or worth > unit_cost(ctx, source)
-  end,
-  apply = function(ctx, player, source)
-    local sys = ctx:role("active_system")
-    local t = targets(ctx, player, sys)
-    ctx:destroy(source, "space_combat.unit_destroyed")
-    for i = 1, math.min(2, #t) do ctx:destroy(t[i], "space_combat.unit_destroyed") end
-  end,
-}
+-- the system (lib.sacrifice_for_two: the opponent's 2 most costly; default policy: when those 2
+-- cost more than the Exotrireme, or are all the ships the opponent has left; policy.use = {
+-- exotrireme_ii = "always" } uses it whenever it can, "never" never).
+hook(lib.sacrifice_for_two("exotrireme_ii", "unit/exotrireme_ii"))
 
 -- Tekklar Legion (promissory note): at the start of a ground combat its holder fights in, +1 to
 -- the holder's ground combat rolls; -1 to the opponent's if the opponent is Sardakk N'orr. The

@@ -250,6 +250,34 @@ function lib.sacrifice_for_two(id, source)
   }
 end
 
+-- A hook several units share (`hook(lib.retreat_strike(id, source, eligible))`): when the unit
+-- retreats with its owner's ships, its owner may destroy the opponent's most costly ship left in
+-- the active system for which `eligible(ctx, u)` is true (the Ral Nel's Last Dispatch, Twilight's
+-- Fall's Linkship); the owner's own ships there have retreated with it.
+function lib.retreat_strike(id, source, eligible)
+  local function target(ctx, player)
+    return lib.most_costly(ctx, ctx:units(lib.opponent(ctx, player), ctx:role("active_system"), "ship"),
+      function(u) return eligible(ctx, u) end)
+  end
+  return {
+    id = id,
+    window = "space_combat.retreat",
+    source = source,
+    optional = true,
+    condition = function(ctx, player, unit, args)
+      if args.player ~= player then return false end
+      local with_it = false
+      for _, u in ipairs(args.units or {}) do
+        if u == unit then with_it = true end
+      end
+      return with_it and target(ctx, player) ~= nil
+    end,
+    apply = function(ctx, player)
+      ctx:destroy(target(ctx, player), "space_combat.unit_destroyed")
+    end,
+  }
+end
+
 -- A fighter or ground force: a unit that moves only with a ship and counts against capacity. A
 -- structure is never transported, even one that is also a ground force (the Titans' Hel-Titan).
 function lib.needs_transport(ctx, u)

@@ -12,30 +12,9 @@ hook(lib.sacrifice_for_two("tf_exotrireme", "unit/tf_exotrireme"))
 hook(lib.barrage_kills_infantry("tf_strike_wing_alpha", "unit/tf_strike_wing_alpha"))
 
 -- Linkship: when it retreats, its owner may destroy 1 ship in the active system that is damaged
--- or has no Sustain Damage (the opponent's: the owner's own ships there retreat with it); the
--- most costly such ship.
-local function linkship_target(ctx, player)
-  return lib.most_costly(ctx, ctx:units(lib.opponent(ctx, player), ctx:role("active_system"), "ship"),
-    function(u) return ctx:get(u, "damaged") or not ctx:get(u, "sustain_damage") end)
-end
-
-hook {
-  id = "tf_linkship",
-  window = "space_combat.retreat",
-  source = "unit/tf_linkship",
-  optional = true,
-  condition = function(ctx, player, source, args)
-    if args.player ~= player then return false end
-    local with_it = false
-    for _, u in ipairs(args.units or {}) do
-      if u == source then with_it = true end
-    end
-    return with_it and linkship_target(ctx, player) ~= nil
-  end,
-  apply = function(ctx, player)
-    ctx:destroy(linkship_target(ctx, player), "space_combat.unit_destroyed")
-  end,
-}
+-- or has no Sustain Damage, the most costly (lib.retreat_strike).
+hook(lib.retreat_strike("tf_linkship", "unit/tf_linkship",
+  function(ctx, u) return ctx:get(u, "damaged") or not ctx:get(u, "sustain_damage") end))
 
 -- Justicer Rail: hits produced by these PDS (Space Cannon Offense: Space Cannon Defense hits
 -- ground forces, where it changes nothing) go to non-fighter ships if able.

@@ -414,6 +414,7 @@ void Casualties::build(const Env& env, const State& s, EntityId player, EntityId
   location_ = location;
   alive_ = sustain_ = first_ = 0;
   ++assignment_;
+  bool keeps_differ = false;
   for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
     const Entity& u = s.entities[static_cast<std::size_t>(e)];
     if (u.owner != player || u.location != location || u.kind != env.unit_kind) continue;
@@ -434,7 +435,9 @@ void Casualties::build(const Env& env, const State& s, EntityId player, EntityId
       if (m.sustain_cancels > cancels && modifier_fits_unit(s, m, u)) cancels = m.sustain_cancels;
     }
     units_.push_back({e, u.type, r, true, attr(spec.damaged), attr(spec.can_sustain),
-                      attr(spec.sustain_first), 0, cancels});
+                      attr(spec.sustain_first), 0, cancels,
+                      spec.keep >= 0 ? u.attr[static_cast<std::size_t>(spec.keep)] : 0});
+    if (units_.back().keep != units_.front().keep) keeps_differ = true;
   }
   // by rank, units of a rank in entity order: the first unit of a rank is the one the policy's
   // ties go to
@@ -446,6 +449,11 @@ void Casualties::build(const Env& env, const State& s, EntityId player, EntityId
   for (const Unit& u : units_)
     sorted_[static_cast<std::size_t>(start_[static_cast<std::size_t>(u.rank)]++)] = u;
   units_.swap(sorted_);
+  // within a rank, the units with less of `keep` first (entity order among equals)
+  if (keeps_differ)
+    std::stable_sort(units_.begin(), units_.end(), [](const Unit& x, const Unit& y) {
+      return x.rank != y.rank ? x.rank < y.rank : x.keep < y.keep;
+    });
   damaged_.assign(order.size() + 1, 0);
   for (const Unit& u : units_)
     if (u.damaged) ++damaged_[static_cast<std::size_t>(u.rank)];

@@ -33,6 +33,9 @@ struct RollSpec {
 struct CasualtySpec {
   int eligible = -1, can_sustain = -1, damaged = -1, destroyed_window = -1, sustained_window = -1;
   int sustain_first = -1;  // units with this attribute sustain before any loss, even under "last"
+  // within a rank, a unit with less of this attribute is lost before one with more (one that
+  // rolls more dice is kept); -1: entity order alone
+  int keep = -1;
   std::string decision;
   std::vector<Sym> types;
 };
@@ -173,6 +176,7 @@ class Casualties {
     bool alive, damaged, can, first;
     std::uint64_t sustained_in = 0;  // the assignment it last sustained in
     int cancels = 1;                 // hits one Sustain Damage of it cancels
+    std::int64_t keep = 0;           // its value of the spec's `keep` attribute
   };
   bool sustained_now(const Unit& u) const { return u.sustained_in == assignment_; }
   int first_alive() const;

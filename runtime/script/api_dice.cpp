@@ -915,8 +915,9 @@ int p_faces(lua_State* L) {
 // Which unit a loss takes, among the units the order allows (the lowest rank): the one whose
 // loss costs least: a damaged unit before an undamaged one (the undamaged one still has its
 // Sustain Damage); among damaged ones, one that sustained in this same assignment before one that
-// did not (a repair, such as Duranium Armor's, can only save the one that did not); then the
-// oldest entity. Sustaining takes the lowest-ranked undamaged unit that can.
+// did not (a repair, such as Duranium Armor's, can only save the one that did not); then, with
+// `keep = ATTR`, the one with less of that attribute (the spec's unit that rolls fewer dice);
+// then the oldest entity. Sustaining takes the lowest-ranked undamaged unit that can.
 const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
   Engine::Impl& I = impl(L);
   luaL_checktype(L, idx, LUA_TTABLE);
@@ -936,6 +937,8 @@ const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
     if (!lua_isnil(L, -1)) c.sustained_window = I.window_index(L, -1);
     lua_getfield(L, idx, "sustain_first");
     if (!lua_isnil(L, -1)) c.sustain_first = I.attr_slot(L, -1);
+    lua_getfield(L, idx, "keep");
+    if (!lua_isnil(L, -1)) c.keep = I.attr_slot(L, -1);
     lua_getfield(L, idx, "types");
     if (lua_istable(L, -1))
       for (lua_Integer i = 1; lua_geti(L, -1, i) != LUA_TNIL; ++i)

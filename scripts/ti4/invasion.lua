@@ -11,14 +11,14 @@ local M = {}
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
 local BOMBARDMENT = { purpose = "bombardment", die = "d10", value = "bombardment", count = "bombardment_dice", eligible = "bombardment" }
-local BOMBARDMENT_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+local BOMBARDMENT_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged", keep = "dice",
   decision = "invasion.assign_bombardment_hits", destroyed_window = "invasion.unit_destroyed" }
 -- only the PDS (space cannon) on the invaded planet fire
 local SPACE_CANNON_DEFENSE = { purpose = "space_cannon_defense", die = "d10", value = "space_cannon", count = "space_cannon_dice" }
-local SPACE_CANNON_DEFENSE_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+local SPACE_CANNON_DEFENSE_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged", keep = "dice",
   decision = "invasion.assign_space_cannon_defense_hits", destroyed_window = "invasion.unit_destroyed" }
 local GROUND = { purpose = "ground_combat", die = "d10", value = "combat", count = "dice", eligible = "ground_force" }
-local GROUND_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
+local GROUND_HITS = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged", keep = "dice",
   decision = "invasion.assign_ground_hits", destroyed_window = "invasion.unit_destroyed",
   sustained_window = "invasion.unit_sustained_damage" }
 -- Which ground forces are lost first: the player's hit_order (the default loses the units that

@@ -10,12 +10,13 @@ local M = {}
 local COMBAT = { purpose = "combat", die = "d10", value = "combat", count = "dice", eligible = "ship" }
 local AFB = { purpose = "anti_fighter_barrage", die = "d10", value = "afb", count = "afb_dice", eligible = "ship" }
 -- sustain_first: a unit immune to Direct Hit risks nothing by sustaining, so it sustains before
--- anything is lost even under sustain = "last" (policies: see ctx:assign_hits)
-local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged", sustain_first = "direct_hit_immune",
+-- anything is lost even under sustain = "last" (policies: see ctx:assign_hits); keep: of two
+-- units of a type, the policy loses the one that rolls fewer dice (a galvanized unit rolls 1 more)
+local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged", keep = "dice", sustain_first = "direct_hit_immune",
   decision = "space_combat.assign_hits", destroyed_window = "space_combat.unit_destroyed",
   sustained_window = "space_combat.unit_sustained_damage" }
 -- Anti-Fighter Barrage hits can only be assigned to fighters
-local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged = "damaged",
+local AFB_HITS = { eligible = "fighter", can_sustain = "sustain_damage", damaged = "damaged", keep = "dice",
   decision = "space_combat.assign_afb_hits", destroyed_window = "space_combat.unit_destroyed" }
 
 -- Rounds with no retreat to decide and no hook that can run are plain exchanges of fire; the

@@ -28,7 +28,7 @@ local SPACE_CANNON = { purpose = "space_cannon", die = "d10", value = "space_can
 -- from an adjacent system: only units whose space cannon reaches (PDS II)
 local SPACE_CANNON_ADJACENT = { purpose = "space_cannon", die = "d10", value = "space_cannon",
   count = "space_cannon_dice", eligible = "space_cannon_range" }
-local SPACE_CANNON_HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
+local SPACE_CANNON_HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged", keep = "dice",
   decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed",
   sustained_window = "tactical_action.unit_sustained_damage" }
 

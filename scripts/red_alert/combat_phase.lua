@@ -93,12 +93,19 @@ end
 -- Stars beyond what the rest of the phase could spend are never read again here (what a player
 -- collects is the metric "stars", not this counter): they are set aside, so that two states
 -- that differ only there are one (the step memo and the exact mode meet them once).
+-- (No star held, none to set aside: the count of what could be spent is skipped.)
 local function set_aside_stars(ctx)
-  local ap = ctx:role("active_player")
   local players = ctx:players()
+  local holds, any = {}, false
+  for i, p in ipairs(players) do
+    holds[i] = ctx:counter(p, "stars")
+    if holds[i] > 0 then any = true end
+  end
+  if not any then return end
+  local ap = ctx:role("active_player")
   local own, other = stars_to_spend(ctx, ap, players)
-  for _, p in ipairs(players) do
-    local held = ctx:counter(p, "stars")
+  for i, p in ipairs(players) do
+    local held = holds[i]
     local most = p == ap and own or other
     if held > most then most = most + cards_cost(ctx, p) end
     if held > most then
@@ -214,7 +221,9 @@ end
 
 -- One step of the orders: the next ordered unit's target (the scenario's, else chosen) and its
 -- combat's steps 1 to 5, the announced combat's roll, or the rolled combat's steps 7 to 11 (and
--- a battle back's steps 1 to 5). Each step's state says which comes next.
+-- a battle back's steps 1 to 5). Each step's state says which comes next. Returns "again" and
+-- whether the step left an ordered unit's combat announced or rolled (not a battle back's) when
+-- there is more to do.
 local function order_next(ctx)
   local ap = ctx:role("active_player")
   local rolled = ctx:counter(ap, "rolled_unit")
@@ -237,14 +246,14 @@ local function order_next(ctx)
         -- the battle back, to its roll (none: it did not take place)
         keep_answered(ctx, ap, r)
         local back_opts = { battle_back = true, checked = r.back_checked }
-        if announce(ctx, ap, r.deferred.target, r.deferred.attacker, back_opts) then return "again" end
+        if announce(ctx, ap, r.deferred.target, r.deferred.attacker, back_opts) then return "again", false end
         end_answered(ctx, ap, 0)
       end
     end
   elseif armed > 0 then
     -- the roll of the combat announced in the step before
     roll_announced(ctx, ap, back > 0)
-    return "again"
+    return "again", back == 0
   else
     local u = next_ordered(ctx, ap)
     ctx:set_flag(u, "order_done", "turn")
@@ -252,27 +261,22 @@ local function order_next(ctx)
     local target = t > 0 and t - 1 or nil
     if target and not lib.alive(ctx, target) then target = nil end
     if target and lib.alive(ctx, u) then
-      if announce(ctx, ap, u, target, {}) then return "again" end
+      if announce(ctx, ap, u, target, {}) then return "again", back == 0 end
     elseif lib.alive(ctx, u) then
       local o = combat.choose_target(ctx, u)
-      if o and announce(ctx, ap, u, o.entity, { checked = o }) then return "again" end
+      if o and announce(ctx, ap, u, o.entity, { checked = o }) then return "again", back == 0 end
     end
   end
-  if next_ordered(ctx, ap) then return "again" end
+  if next_ordered(ctx, ap) then return "again", false end
   M.finish(ctx)
 end
 
 function M.order_next(ctx)
-  local r = order_next(ctx)
+  local r, ordered = order_next(ctx)
   -- (an ordered unit's combat announced or rolled collects no stars and leaves the combats to
   -- come as they were: nothing more to set aside then; a battle back's roll tells how many stars
   -- the opponent collects)
-  if r == "again" then
-    local ap = ctx:role("active_player")
-    local ordered = ctx:counter(ap, "back_unit") == 0 and
-      (ctx:counter(ap, "rolled_unit") > 0 or ctx:counter(ap, "armed_unit") > 0)
-    if not ordered then set_aside_stars(ctx) end
-  end
+  if r == "again" and not ordered then set_aside_stars(ctx) end
   return r
 end
 

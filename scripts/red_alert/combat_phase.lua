@@ -30,10 +30,11 @@ local M = {}
 
 local function figures(ctx, u) return ctx:get(u, "figures") + ctx:get(u, "cap_fighters") end
 
--- the ordered unit whose order comes first among those not yet resolved, or nil
-local function next_ordered(ctx, ap)
+-- the ordered unit whose order comes first among those not yet resolved, or nil (`units`,
+-- optional: ctx:units(ap, nil) as read already)
+local function next_ordered(ctx, ap, units)
   local first, first_order
-  for _, u in ipairs(ctx:units(ap, nil)) do
+  for _, u in ipairs(units or ctx:units(ap, nil)) do
     local o = ctx:counter(u, "order")
     if o > 0 and (not first or o < first_order) and not ctx:flag(u, "order_done") then first, first_order = u, o end
   end
@@ -58,8 +59,9 @@ local function cards_cost(ctx, player)
   return n
 end
 
--- The most stars the active player `ap` and its opponent(s) could still spend in this phase.
-local function stars_to_spend(ctx, ap, players)
+-- The most stars the active player `ap` and its opponent(s) could still spend in this phase
+-- (`units`, optional: ctx:units(ap, nil) as read already).
+local function stars_to_spend(ctx, ap, players, units)
   -- whether the opponent can still battle back: it holds 2 stars, or will once it collects the
   -- stars of a battle back still to roll (any number) or rolled (rolled_stars)
   local gains = 0
@@ -76,7 +78,7 @@ local function stars_to_spend(ctx, ap, players)
   local back = ctx:counter(ap, "back_target") - 1
   if back >= 0 and ctx:get(back, "engineering") then own = own + 2 end
   local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "armed_unit")) - 1
-  for _, u in ipairs(ctx:units(ap, nil)) do
+  for _, u in ipairs(units or ctx:units(ap, nil)) do
     if u == pending or (ctx:counter(u, "order") > 0 and not ctx:flag(u, "order_done")) then
       local pursues = (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue")) and not ctx:flag(u, "pursued")
         and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
@@ -94,7 +96,7 @@ end
 -- collects is the metric "stars", not this counter): they are set aside, so that two states
 -- that differ only there are one (the step memo and the exact mode meet them once).
 -- (No star held, none to set aside: the count of what could be spent is skipped.)
-local function set_aside_stars(ctx)
+local function set_aside_stars(ctx, units)
   local players = ctx:players()
   local holds, any = {}, false
   for i, p in ipairs(players) do
@@ -103,7 +105,7 @@ local function set_aside_stars(ctx)
   end
   if not any then return end
   local ap = ctx:role("active_player")
-  local own, other = stars_to_spend(ctx, ap, players)
+  local own, other = stars_to_spend(ctx, ap, players, units)
   for i, p in ipairs(players) do
     local held = holds[i]
     local most = p == ap and own or other
@@ -223,7 +225,7 @@ end
 -- combat's steps 1 to 5, the announced combat's roll, or the rolled combat's steps 7 to 11 (and
 -- a battle back's steps 1 to 5). Each step's state says which comes next. Returns "again" and
 -- whether the step left an ordered unit's combat announced or rolled (not a battle back's) when
--- there is more to do.
+-- there is more to do, and the active player's units when read last (nothing changed since).
 local function order_next(ctx)
   local ap = ctx:role("active_player")
   local rolled = ctx:counter(ap, "rolled_unit")
@@ -267,16 +269,17 @@ local function order_next(ctx)
       if o and announce(ctx, ap, u, o.entity, { checked = o }) then return "again", back == 0 end
     end
   end
-  if next_ordered(ctx, ap) then return "again", false end
+  local units = ctx:units(ap, nil)
+  if next_ordered(ctx, ap, units) then return "again", false, units end
   M.finish(ctx)
 end
 
 function M.order_next(ctx)
-  local r, ordered = order_next(ctx)
+  local r, ordered, units = order_next(ctx)
   -- (an ordered unit's combat announced or rolled collects no stars and leaves the combats to
   -- come as they were: nothing more to set aside then; a battle back's roll tells how many stars
   -- the opponent collects)
-  if r == "again" and not ordered then set_aside_stars(ctx) end
+  if r == "again" and not ordered then set_aside_stars(ctx, units) end
   return r
 end
 

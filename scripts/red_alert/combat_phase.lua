@@ -30,10 +30,11 @@ local M = {}
 
 local function figures(ctx, u) return ctx:get(u, "figures") + ctx:get(u, "cap_fighters") end
 
--- the ordered unit whose order comes first among those not yet resolved, or nil
-local function next_ordered(ctx, ap)
+-- the ordered unit whose order comes first among those not yet resolved, or nil (`units`,
+-- optional: ctx:units(ap, nil) as read already)
+local function next_ordered(ctx, ap, units)
   local first, first_order
-  for _, u in ipairs(ctx:units(ap, nil)) do
+  for _, u in ipairs(units or ctx:units(ap, nil)) do
     local o = ctx:counter(u, "order")
     if o > 0 and (not first or o < first_order) and not ctx:flag(u, "order_done") then first, first_order = u, o end
   end
@@ -58,8 +59,9 @@ local function cards_cost(ctx, player)
   return n
 end
 
--- The most stars the active player `ap` and its opponent(s) could still spend in this phase.
-local function stars_to_spend(ctx, ap, players)
+-- The most stars the active player `ap` and its opponent(s) could still spend in this phase
+-- (`units`, optional: ctx:units(ap, nil) as read already).
+local function stars_to_spend(ctx, ap, players, units)
   -- whether the opponent can still battle back: it holds 2 stars, or will once it collects the
   -- stars of a battle back still to roll (any number) or rolled (rolled_stars)
   local gains = 0
@@ -76,7 +78,7 @@ local function stars_to_spend(ctx, ap, players)
   local back = ctx:counter(ap, "back_target") - 1
   if back >= 0 and ctx:get(back, "engineering") then own = own + 2 end
   local pending = math.max(ctx:counter(ap, "rolled_unit"), ctx:counter(ap, "armed_unit")) - 1
-  for _, u in ipairs(ctx:units(ap, nil)) do
+  for _, u in ipairs(units or ctx:units(ap, nil)) do
     if u == pending or (ctx:counter(u, "order") > 0 and not ctx:flag(u, "order_done")) then
       local pursues = (ctx:get(u, "pursuit") or ctx:flag(u, "may_pursue")) and not ctx:flag(u, "pursued")
         and not ctx:flag(u, "no_pursuit") and not ctx:flag(u, "stopped")
@@ -93,12 +95,19 @@ end
 -- Stars beyond what the rest of the phase could spend are never read again here (what a player
 -- collects is the metric "stars", not this counter): they are set aside, so that two states
 -- that differ only there are one (the step memo and the exact mode meet them once).
-local function set_aside_stars(ctx)
-  local ap = ctx:role("active_player")
+-- (No star held, none to set aside: the count of what could be spent is skipped.)
+local function set_aside_stars(ctx, units)
   local players = ctx:players()
-  local own, other = stars_to_spend(ctx, ap, players)
-  for _, p in ipairs(players) do
-    local held = ctx:counter(p, "stars")
+  local holds, any = {}, false
+  for i, p in ipairs(players) do
+    holds[i] = ctx:counter(p, "stars")
+    if holds[i] > 0 then any = true end
+  end
+  if not any then return end
+  local ap = ctx:role("active_player")
+  local own, other = stars_to_spend(ctx, ap, players, units)
+  for i, p in ipairs(players) do
+    local held = holds[i]
     local most = p == ap and own or other
     if held > most then most = most + cards_cost(ctx, p) end
     if held > most then
@@ -214,7 +223,9 @@ end
 
 -- One step of the orders: the next ordered unit's target (the scenario's, else chosen) and its
 -- combat's steps 1 to 5, the announced combat's roll, or the rolled combat's steps 7 to 11 (and
--- a battle back's steps 1 to 5). Each step's state says which comes next.
+-- a battle back's steps 1 to 5). Each step's state says which comes next. Returns "again" and
+-- whether the step left an ordered unit's combat announced or rolled (not a battle back's) when
+-- there is more to do, and the active player's units when read last (nothing changed since).
 local function order_next(ctx)
   local ap = ctx:role("active_player")
   local rolled = ctx:counter(ap, "rolled_unit")
@@ -237,14 +248,14 @@ local function order_next(ctx)
         -- the battle back, to its roll (none: it did not take place)
         keep_answered(ctx, ap, r)
         local back_opts = { battle_back = true, checked = r.back_checked }
-        if announce(ctx, ap, r.deferred.target, r.deferred.attacker, back_opts) then return "again" end
+        if announce(ctx, ap, r.deferred.target, r.deferred.attacker, back_opts) then return "again", false end
         end_answered(ctx, ap, 0)
       end
     end
   elseif armed > 0 then
     -- the roll of the combat announced in the step before
     roll_announced(ctx, ap, back > 0)
-    return "again"
+    return "again", back == 0
   else
     local u = next_ordered(ctx, ap)
     ctx:set_flag(u, "order_done", "turn")
@@ -252,27 +263,23 @@ local function order_next(ctx)
     local target = t > 0 and t - 1 or nil
     if target and not lib.alive(ctx, target) then target = nil end
     if target and lib.alive(ctx, u) then
-      if announce(ctx, ap, u, target, {}) then return "again" end
+      if announce(ctx, ap, u, target, {}) then return "again", back == 0 end
     elseif lib.alive(ctx, u) then
       local o = combat.choose_target(ctx, u)
-      if o and announce(ctx, ap, u, o.entity, { checked = o }) then return "again" end
+      if o and announce(ctx, ap, u, o.entity, { checked = o }) then return "again", back == 0 end
     end
   end
-  if next_ordered(ctx, ap) then return "again" end
+  local units = ctx:units(ap, nil)
+  if next_ordered(ctx, ap, units) then return "again", false, units end
   M.finish(ctx)
 end
 
 function M.order_next(ctx)
-  local r = order_next(ctx)
+  local r, ordered, units = order_next(ctx)
   -- (an ordered unit's combat announced or rolled collects no stars and leaves the combats to
   -- come as they were: nothing more to set aside then; a battle back's roll tells how many stars
   -- the opponent collects)
-  if r == "again" then
-    local ap = ctx:role("active_player")
-    local ordered = ctx:counter(ap, "back_unit") == 0 and
-      (ctx:counter(ap, "rolled_unit") > 0 or ctx:counter(ap, "armed_unit") > 0)
-    if not ordered then set_aside_stars(ctx) end
-  end
+  if r == "again" and not ordered then set_aside_stars(ctx, units) end
   return r
 end
 

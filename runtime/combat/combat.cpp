@@ -849,18 +849,21 @@ struct StartRollers {
   }
 };
 
-}  // namespace
-
-ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
-                             const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch) {
-  // records whose loss can change a modifier: its source, the unit it must be with
-  std::vector<std::int32_t>& records = scratch.modifier_records;
+// The records whose loss can change a modifier (its source, the unit it must be with), sorted.
+void collect_modifier_records(const Env& env, std::vector<std::int32_t>& records) {
   records.clear();
   for (const ModifierDef& m : env.content->modifiers) {
     if (m.source >= 0) records.push_back(m.source);
     if (m.present >= 0) records.push_back(m.present);
   }
   std::sort(records.begin(), records.end());
+}
+
+}  // namespace
+
+ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
+                             const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch) {
+  collect_modifier_records(env, scratch.modifier_records);
   Side& a = scratch.side[0];
   Side& d = scratch.side[1];
   build_side(env, s, x, x.a, a);
@@ -981,14 +984,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
                  ExchangeScratch& scratch, RoundParts& out) {
   if (x.once || !x.one_round || host.time_up() || host.can_intervene()) return false;
   const State start = s;
-  // (as exchange_fire: records whose loss can change a modifier)
-  std::vector<std::int32_t>& records = scratch.modifier_records;
-  records.clear();
-  for (const ModifierDef& m : env.content->modifiers) {
-    if (m.source >= 0) records.push_back(m.source);
-    if (m.present >= 0) records.push_back(m.present);
-  }
-  std::sort(records.begin(), records.end());
+  collect_modifier_records(env, scratch.modifier_records);
   try {
     for (int i = 0; i < 2; ++i) {
       Side& side = scratch.side[i];

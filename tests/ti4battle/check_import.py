@@ -335,37 +335,41 @@ for place, units in (("Space", {"destroyer": "1", "dreadnought": "1"}), ("Ground
 
 # ------------------------------------------------------------------ the same battle, the same numbers
 
+# The calculator's tests play risk-direct-hit = false (util/util.test.ts); the hand-written space
+# scenarios say so (policy sustain = "last"), and the links here say it too.
+RISK_OFF = {"attacker-risk-direct-hit": "false", "defender-risk-direct-hit": "false"}
+
 SAME = [
     # (hand-written scenario, the link's parameters, how to compare the numbers)
-    ("effect_set_to_zero", {"attacker-unit-dreadnought": "2", "attacker-effect-Duranium Armor": "0",
+    ("effect_set_to_zero", {**RISK_OFF, "attacker-unit-dreadnought": "2", "attacker-effect-Duranium Armor": "0",
                             "defender-unit-dreadnought": "2"}, "exact"),
-    ("emergency_repairs", {"attacker-unit-dreadnought": "2", "attacker-effect-Emergency Repairs": "1",
+    ("emergency_repairs", {**RISK_OFF, "attacker-unit-dreadnought": "2", "attacker-effect-Emergency Repairs": "1",
                            "defender-unit-dreadnought": "2"}, "exact"),
-    ("letnev_nes_duranium", {"attacker-faction": "Barony of Letnev", "attacker-unit-dreadnought": "2",
+    ("letnev_nes_duranium", {**RISK_OFF, "attacker-faction": "Barony of Letnev", "attacker-unit-dreadnought": "2",
                              "attacker-effect-Non-Euclidean Shielding": "1",
                              "attacker-effect-Duranium Armor": "1", "defender-unit-dreadnought": "2"}, "exact"),
-    ("yin_impulse_core", {"attacker-faction": "Yin", "attacker-unit-destroyer": "1",
+    ("yin_impulse_core", {**RISK_OFF, "attacker-faction": "Yin", "attacker-unit-destroyer": "1",
                           "attacker-effect-Impulse Core": "1", "defender-unit-destroyer": "2"}, "exact"),
-    ("hacan_flagship_1tg", {"attacker-faction": "Hacan", "attacker-unit-flagship": "1", "attacker-unit-cruiser": "5",
+    ("hacan_flagship_1tg", {**RISK_OFF, "attacker-faction": "Hacan", "attacker-unit-flagship": "1", "attacker-unit-cruiser": "5",
                             "attacker-effect-Hacan flagship trade goods": "1", "defender-faction": "Muaat",
                             "defender-unit-flagship": "1", "defender-unit-cruiser": "5"}, "monte_carlo"),
-    ("shields_holding", {"attacker-unit-destroyer": "1", "attacker-effect-Shields Holding": "15",
+    ("shields_holding", {**RISK_OFF, "attacker-unit-destroyer": "1", "attacker-effect-Shields Holding": "15",
                          "defender-unit-dreadnought": "2"}, "exact"),
     ("basic_ground_combat", {"place": "Ground", "attacker-unit-infantry": "2", "attacker-upgrade-infantry": "true",
                              "defender-unit-mech": "2"}, "monte_carlo"),
     ("ground_bombardment", {"place": "Ground", "attacker-unit-dreadnought": "3", "attacker-unit-infantry": "3",
                             "defender-unit-infantry": "3"}, "monte_carlo"),
     # Thunder's Edge and the neutral units
-    ("crimson_exile_ii", {"attacker-faction": "Crimson Rebellion", "attacker-unit-destroyer": "2",
+    ("crimson_exile_ii", {**RISK_OFF, "attacker-faction": "Crimson Rebellion", "attacker-unit-destroyer": "2",
                           "attacker-upgrade-destroyer": "true", "defender-faction": "Crimson Rebellion",
                           "defender-unit-destroyer": "2"}, "exact"),
-    ("firmament_heavens_eye", {"attacker-faction": "Firmament", "attacker-unit-flagship": "1",
+    ("firmament_heavens_eye", {**RISK_OFF, "attacker-faction": "Firmament", "attacker-unit-flagship": "1",
                                "attacker-effect-Heaven's Eye": "1", "defender-unit-dreadnought": "1"}, "exact"),
-    ("obsidian_agent", {"attacker-faction": "Obsidian", "attacker-unit-destroyer": "2",
+    ("obsidian_agent", {**RISK_OFF, "attacker-faction": "Obsidian", "attacker-unit-destroyer": "2",
                         "attacker-effect-Obsidian Agent": "1", "defender-unit-destroyer": "2"}, "exact"),
-    ("last_bastion_egeiro_bonus", {"attacker-faction": "Last Bastion", "attacker-unit-flagship": "1",
+    ("last_bastion_egeiro_bonus", {**RISK_OFF, "attacker-faction": "Last Bastion", "attacker-unit-flagship": "1",
                                    "attacker-effect-The Egeiro planet bonus": "3", "defender-unit-cruiser": "1"}, "exact"),
-    ("ral_nel_flagship", {"attacker-faction": "Ral Nel Consortium", "attacker-unit-flagship": "1",
+    ("ral_nel_flagship", {**RISK_OFF, "attacker-faction": "Ral Nel Consortium", "attacker-unit-flagship": "1",
                           "defender-unit-dreadnought": "1"}, "exact"),
     ("neutral_infantry_ground", {"place": "Ground", "attacker-faction": "Neutral", "attacker-unit-infantry": "2",
                                  "defender-unit-infantry": "2"}, "exact"),

@@ -448,30 +448,100 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
 
 namespace {
 
+// What tells unit `e` apart from the other units of its counted type in `s` (those in play): the
+// flags (counters that target a unit) that not all of them carry alike ("galvanized", "not
+// galvanized"), else the attributes whose value not all of them share ("damaged 1"); empty when
+// nothing does.
+std::string distinction(const std::vector<AttributeDef>& attrs, const Counted& c, const State& s,
+                        EntityId e) {
+  std::vector<EntityId> others;
+  for (EntityId o : c.units)
+    if (o != e && s.at(o).location != kReinforcements) others.push_back(o);
+  const auto value_on = [&](EntityId u, Sym key) {
+    for (const Counter& k : s.counters)
+      if (k.target == u && k.key == key) return k.value;
+    return 0;
+  };
+  std::set<Sym> keys;  // the flags on any of them
+  for (const Counter& k : s.counters)
+    if (k.value != 0 &&
+        (k.target == e || std::find(others.begin(), others.end(), k.target) != others.end()))
+      keys.insert(k.key);
+  std::string out;
+  const auto add = [&](const std::string& what) { out += (out.empty() ? "" : ", ") + what; };
+  for (Sym key : keys) {
+    const std::int32_t v = value_on(e, key);
+    if (std::all_of(others.begin(), others.end(),
+                    [&](EntityId o) { return value_on(o, key) == v; }))
+      continue;
+    const std::string name(sym_name(key));
+    add(v == 0 ? "not " + name : v == 1 ? name : name + " " + std::to_string(v));
+  }
+  if (!out.empty()) return out;
+  for (const AttributeDef& a : attrs) {
+    const auto slot = static_cast<std::size_t>(a.slot);
+    const std::int32_t v = s.at(e).attr[slot];
+    if (std::any_of(others.begin(), others.end(),
+                    [&](EntityId o) { return s.at(o).attr[slot] != v; }))
+      add(a.name + " " + std::to_string(v));
+  }
+  return out;
+}
+
 // What an option of a first decision did to `side`'s counted units, from `before` to `after`:
 // "lose 2 fighter, 1 carrier; damage 1 dreadnought" (or "nothing"), and the hits it took (units
-// lost or changed: a unit that sustains damage).
+// lost or changed: a unit that sustains damage). With `attrs`, each unit is also told apart from
+// the others of its type by what distinguishes it ("lose 1 destroyer (galvanized)"): for options
+// that the plain words would give the same name.
 std::pair<std::string, int> describe_option(const std::vector<Counted>& counted,
                                             const std::string& side, const State& before,
-                                            const State& after) {
+                                            const State& after,
+                                            const std::vector<AttributeDef>* attrs = nullptr) {
   std::string lost, changed;
   int hits = 0;
   for (const Counted& c : counted) {
     if (c.side != side) continue;
-    int l = 0, d = 0;
+    std::map<std::string, int> l, d;  // distinction -> units
     for (EntityId e : c.units) {
       const bool was = before.at(e).location != kReinforcements;
       const bool is = after.at(e).location != kReinforcements;
-      if (was && !is) ++l;
-      if (was && is && before.at(e).attr != after.at(e).attr) ++d;
+      const bool gone = was && !is, touched = was && is && before.at(e).attr != after.at(e).attr;
+      if (!gone && !touched) continue;
+      const std::string how = attrs ? distinction(*attrs, c, before, e) : "";
+      ++(gone ? l : d)[how];
+      ++hits;
     }
-    if (l) lost += (lost.empty() ? "" : ", ") + std::to_string(l) + " " + c.type;
-    if (d) changed += (changed.empty() ? "" : ", ") + std::to_string(d) + " " + c.type;
-    hits += l + d;
+    const auto words = [&](std::string& into, const std::map<std::string, int>& n) {
+      for (const auto& [how, k] : n)
+        into += (into.empty() ? "" : ", ") + std::to_string(k) + " " + c.type +
+                (how.empty() ? "" : " (" + how + ")");
+    };
+    words(lost, l);
+    words(changed, d);
   }
   std::string what = lost.empty() ? "" : "lose " + lost;
   if (!changed.empty()) what += (what.empty() ? "" : "; ") + std::string("damage ") + changed;
   return {what.empty() ? "nothing" : what, hits};
+}
+
+// Each option of decision `d` described (describe_option), and told apart where two options that
+// lead to different states would get the same words.
+std::vector<std::pair<std::string, int>> describe_options(const BestDecision& d,
+                                                          const std::vector<State>& states,
+                                                          const std::vector<Counted>& counted,
+                                                          const std::string& side,
+                                                          const std::vector<AttributeDef>& attrs) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const BestDecision::Option& op : d.options)
+    out.push_back(describe_option(counted, side, states[d.node], states[op.to]));
+  bool clash = false;
+  for (std::size_t i = 0; i < out.size() && !clash; ++i)
+    for (std::size_t k = i + 1; k < out.size() && !clash; ++k)
+      clash = out[i].first == out[k].first && d.options[i].to != d.options[k].to;
+  if (clash)
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = describe_option(counted, side, states[d.node], states[d.options[i].to], &attrs);
+  return out;
 }
 
 // At most this many rows of first decisions are shown: the likeliest.
@@ -481,7 +551,8 @@ constexpr std::size_t kDecisionRows = 12;
 // value}] best first, margin}], the hits taken in the round, the chance of the row, and how much
 // the best option beats the next one of a lower value.
 nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& states,
-                               const std::vector<Counted>& counted, const std::string& side) {
+                               const std::vector<Counted>& counted, const std::string& side,
+                               const std::vector<AttributeDef>& attrs) {
   using nlohmann::json;
   // decisions with the same hits and the same options are one row: each option's value is its
   // mean over them, weighted by their chance
@@ -498,8 +569,10 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
     std::vector<std::string> whats;
     std::map<std::string, double> best_of;  // two rows of choices may do the same
     int hits = 0;
-    for (const BestDecision::Option& op : d.options) {
-      const auto [what, h] = describe_option(counted, side, states[d.node], states[op.to]);
+    const auto described = describe_options(d, states, counted, side, attrs);
+    for (std::size_t i = 0; i < d.options.size(); ++i) {
+      const BestDecision::Option& op = d.options[i];
+      const auto& [what, h] = described[i];
       hits = std::max(hits, h);
       if (!best_of.count(what)) whats.push_back(what), best_of[what] = op.value;
       best_of[what] = std::max(best_of[what], op.value);
@@ -555,7 +628,7 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
 // order (the policy's first), taken}]}], outcome}.
 nlohmann::json walk_json(const BestPlay& b, const std::vector<State>& states,
                          const std::vector<Counted>& counted, const std::vector<std::string>& sides,
-                         const std::string& side) {
+                         const std::string& side, const std::vector<AttributeDef>& attrs) {
   using nlohmann::json;
   json steps = json::array();
   for (const BestPlay::WalkStep& w : b.walk) {
@@ -566,9 +639,11 @@ nlohmann::json walk_json(const BestPlay& b, const std::vector<State>& states,
     for (std::size_t k = 0; k < w.decisions.size(); ++k) {
       const BestDecision& d = w.decisions[k];
       json options = json::array();
-      for (const BestDecision::Option& op : d.options) {
+      const auto described = describe_options(d, states, counted, side, attrs);
+      for (std::size_t i = 0; i < d.options.size(); ++i) {
+        const BestDecision::Option& op = d.options[i];
         // (an option that changes no counted unit, such as a token spent, by its index)
-        std::string what = describe_option(counted, side, states[d.node], states[op.to]).first;
+        std::string what = described[i].first;
         if (what == "nothing" && !op.picks.empty())
           what = "option " + std::to_string(op.picks.back() + 1) + " (no unit changed)";
         options.push_back({{"option", what}, {"value", op.value}});
@@ -615,10 +690,12 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
                              {"pair_values", r.best->pair_values}});
     if (o.best_decisions)
       j["best_play"]["decisions"] =
-          decisions_table(*r.best, r.decision_states, counted, std::string(sym_name(o.best)));
+          decisions_table(*r.best, r.decision_states, counted, std::string(sym_name(o.best)),
+                          session_.content->ruleset.attributes);
     if (o.best_walk)
-      j["best_play"]["walk"] = walk_json(*r.best, r.decision_states, counted, report_.sides,
-                                         std::string(sym_name(o.best)));
+      j["best_play"]["walk"] =
+          walk_json(*r.best, r.decision_states, counted, report_.sides,
+                    std::string(sym_name(o.best)), session_.content->ruleset.attributes);
   }
   std::vector<double> outcomes(report_.outcomes.size(), 0.0);
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -505,6 +506,28 @@ TEST_CASE("best play: the table of first decisions lists each option's value, th
       keeps_cruisers = true;
   }
   CHECK(keeps_cruisers);
+}
+
+TEST_CASE("best play: options that lose alike-looking units are told apart in the table",
+          "[best_play][exact_mode]") {
+  // one of 3 destroyers is galvanized: with 1 hit, losing it and losing another are two options
+  // of "1 destroyer"; the table names them by the flag that tells them apart, the plain one best
+  const nlohmann::json r =
+      best_json("tests/fixtures/exact/best_play_galvanized.toml", "attacker", "win", true);
+  const nlohmann::json& rows = r.at("best").at("decisions");
+  bool one_hit = false;
+  for (const auto& row : rows) {
+    std::set<std::string> names;
+    for (const auto& o : row.at("options")) names.insert(o.at("option").get<std::string>());
+    CHECK(names.size() == row.at("options").size());  // no two options share a name
+    if (row.at("hits").get<int>() != 1) continue;
+    one_hit = true;
+    REQUIRE(row.at("options").size() == 2);
+    CHECK(row.at("options")[0].at("option") == "lose 1 destroyer (not galvanized)");
+    CHECK(row.at("options")[1].at("option") == "lose 1 destroyer (galvanized)");
+    CHECK(row.at("margin").get<double>() > 0.05);
+  }
+  CHECK(one_hit);
 }
 
 TEST_CASE("best play: a hit assignment is one choice per distinct outcome, not per order",

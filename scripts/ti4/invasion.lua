@@ -195,7 +195,8 @@ function M.commit(ctx, st)
   local planets = {}
   -- a hook may bring more ground forces to commit (from planets: G'hom Sek'kus)
   open(ctx, st, "invasion.before_commit", { player = p, system = sys })
-  if ctx:count(p, sys, "ground_force") == 0 then return end
+  -- nothing to commit: a ground combat Coalescence made may still turn to coexistence
+  if ctx:count(p, sys, "ground_force") == 0 then return M.coexistence(ctx, st) end
   for _, planet in ipairs(commit_order(ctx, st)) do
     if ctx:count(p, sys, "ground_force") == 0 then break end
     ctx:set_role("invaded_planet", planet)

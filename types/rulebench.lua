@@ -47,6 +47,7 @@
 ---| "invasion.before_bombardment" # [ti4] Bombardment, before targets are declared and dice rolled; args {player, system}.
 ---| "invasion.before_commit" # [ti4] Commit Ground Forces, before the active player commits; args {player, system}: a hook may bring ground forces into the space area to commit (G'hom Sek'kus).
 ---| "invasion.before_space_cannon_defense" # [ti4] Before a player's PDS on an invaded planet fire; args {player, target, planet, can_fire}: a hook may set can_fire false (L4 Disruptors).
+---| "invasion.coexistence" # [ti4] Commit Ground Forces, after the commit (Parley's included): for each planet the active player committed to (or Coalescence made a ground combat on) and each other player with ground forces there; args {player, opponent, planet, may}: a hook sets may[player] = true when the rules let that player choose that their units coexist instead of fighting (Research Team, Viper EX-23, Slumberstate Computing); each then decides invasion.use_coexistence, the active player first.
 ---| "invasion.commit_ground_forces" # [ti4] After the active player committed ground forces; args {player, system, planets} (Parley, Ghost Squad).
 ---| "invasion.end_of_ground_combat" # [ti4] End of a ground combat; args {player, opponent, planet} (Dacxive Animators).
 ---| "invasion.end_of_ground_round" # [ti4] End of each ground combat round (merged with end_of_ground_combat in the last); args {player, opponent, planet} (Harrow).
@@ -122,6 +123,7 @@
 ---| "invasion.bombardment_target" # [ti4] The planet a bombarding unit targets, or none, declared before rolling (policy: the planet commit lands on, else the contested planet with the fewest defenders).
 ---| "invasion.commit_ground_forces" # [ti4] How many ground forces of one type land on a planet (options type:n; policy commit, else one on each planet nobody defends and the rest on the contested planet with the fewest defenders).
 ---| "invasion.ground_combat_order" # [ti4] Which planet's ground combat is resolved next (policy: the first).
+---| "invasion.use_coexistence" # [ti4] Whether a player whose ability allows it (window invasion.coexistence) makes their units on the planet coexist with the other player's instead of fighting: yes or no (policy use.coexistence; default no: the ground combat is fought).
 ---| "invasion.use_space_cannon_defense" # [ti4] Whether a player's PDS fire Space Cannon Defense: yes or no (policy use.space_cannon_defense).
 ---| "production.pay" # [ti4] Which planets to exhaust and how many trade goods to spend (policy: the least resources wasted, then the fewest trade goods).
 ---| "production.place_ground_force" # [ti4] Which planet's space dock produced a ground force, when the player has producing units on several planets of the active system (policy: the first, in the scenario's order).

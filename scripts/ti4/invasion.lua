@@ -195,7 +195,8 @@ function M.commit(ctx, st)
   local planets = {}
   -- a hook may bring more ground forces to commit (from planets: G'hom Sek'kus)
   open(ctx, st, "invasion.before_commit", { player = p, system = sys })
-  if ctx:count(p, sys, "ground_force") == 0 then return end
+  -- nothing to commit: a ground combat Coalescence made may still turn to coexistence
+  if ctx:count(p, sys, "ground_force") == 0 then return M.coexistence(ctx, st) end
   for _, planet in ipairs(commit_order(ctx, st)) do
     if ctx:count(p, sys, "ground_force") == 0 then break end
     ctx:set_role("invaded_planet", planet)
@@ -226,6 +227,47 @@ function M.commit(ctx, st)
   ctx:set_role("invaded_planet", nil)
   ctx:metric("planets_invaded", #planets)
   open(ctx, st, "invasion.commit_ground_forces", { player = p, system = sys, planets = planets })
+  M.coexistence(ctx, st)
+end
+
+-- Coexistence (Thunder's Edge; the pack ti4-te's README, "Coexistence"): when ground forces are
+-- committed to a planet holding another player's ground forces, an ability may let either player
+-- choose that their units there coexist instead of fighting. For each planet the active player
+-- committed to (or Coalescence made a ground combat on) and each other player with ground forces
+-- there, in turn order, the window invasion.coexistence asks which of the two may (args.may[player]
+-- = true: a hook states only that the rules allow it); each that may is asked, the active player
+-- first, whether to coexist (decision invasion.use_coexistence; the default policy fights). The
+-- first "yes" settles it: no ground combat between the two on that planet (the planet's flag
+-- "coexists_with:<opponent>", scope action), and the chooser's units coexist (lib.set_coexisting).
+-- Establish Control then reads who chose; Space Cannon Defense, not a combat, still fires.
+function M.coexistence(ctx, st)
+  local w = "invasion.coexistence"
+  if st.hooked[w] == nil then st.hooked[w] = ctx:hooked(w) end
+  if not st.hooked[w] then return end
+  local p = st.player
+  for _, planet in ipairs(invaded(ctx, st)) do
+    if ctx:count(p, planet, "ground_force") > 0 then
+      for _, q in ipairs(others_on(ctx, st, p, planet)) do
+        local args = { player = p, opponent = q, planet = planet, may = {} }
+        ctx:open(w, args)
+        for _, x in ipairs { p, q } do
+          if args.may[x] then
+            ctx:set_role("invaded_planet", planet)
+            local yes = ctx:decide(x, "invasion.use_coexistence", { "yes", "no" }) == "yes"
+            ctx:set_role("invaded_planet", nil)
+            if yes then
+              lib.set_coexisting(ctx, planet, x)
+              ctx:set_flag(planet, "coexists_with:" .. ctx:name(q), "action")
+              event(ctx, "coexist:" .. ctx:name(x) .. ":" .. ctx:name(planet),
+                ctx:name(x) .. "'s units on " .. lib.place(ctx, planet) .. " coexist with " .. ctx:name(x == p and q or p)
+                .. "'s: no ground combat between them there")
+              break
+            end
+          end
+        end
+      end
+    end
+  end
 end
 
 -- ------------------------------------------------------------------ 3. Space cannon defense
@@ -261,6 +303,20 @@ end
 -- ------------------------------------------------------------------ 4. Ground combat
 
 local function has_forces(ctx, p, planet) return ctx:count(p, planet, "ground_force") > 0 end
+
+-- Whether the active player chose, or let `q` choose, coexistence with `q` on `planet` this action
+-- (M.coexistence): then they do not fight there.
+local function coexists_with(ctx, planet, q) return ctx:flag(planet, "coexists_with:" .. ctx:name(q)) end
+
+-- The players the active player `p` fights on `planet`: those with ground forces there, in turn
+-- order, but those they coexist with.
+local function opponents_on(ctx, st, p, planet)
+  local out = {}
+  for _, q in ipairs(others_on(ctx, st, p, planet)) do
+    if not coexists_with(ctx, planet, q) then out[#out + 1] = q end
+  end
+  return out
+end
 
 -- The place of player `q` in the action's players (a counter can hold it), 0 if none.
 local function player_index(st, q)
@@ -414,7 +470,7 @@ local function ground_combats_on(ctx, st, planet, p, resume)
       resume = false
     end
   end
-  for _, d in ipairs(others_on(ctx, st, p, planet)) do
+  for _, d in ipairs(opponents_on(ctx, st, p, planet)) do
     if has_forces(ctx, p, planet) and has_forces(ctx, d, planet) then
       if ground_combat(ctx, st, planet, p, d, resume) == "again" then return "again" end
       resume = false
@@ -438,7 +494,7 @@ function M.ground_combats(ctx, st)
   end
   local left = {}
   for _, planet in ipairs(planets) do
-    if has_forces(ctx, p, planet) and #others_on(ctx, st, p, planet) > 0 then left[#left + 1] = planet end
+    if has_forces(ctx, p, planet) and #opponents_on(ctx, st, p, planet) > 0 then left[#left + 1] = planet end
   end
   while #left > 0 do
     local k = 1
@@ -455,10 +511,31 @@ end
 
 -- ------------------------------------------------------------------ 5. Establish control
 
+-- With coexistence on an invaded planet (M.coexistence) and both players' ground forces still there:
+-- when the active player's units coexist, they do not gain control; when the other player's do,
+-- that player does not keep control: the active player gains it as usual, but the other player's
+-- structures there are not destroyed (they coexist too). When the coexisting player's ground forces
+-- are gone, control is established as without it.
+local function coexisting_here(ctx, st, p, planet)
+  local active, kept = false, {}
+  for _, q in ipairs(others_on(ctx, st, p, planet)) do
+    if coexists_with(ctx, planet, q) then
+      kept[q] = true
+      if lib.coexisting(ctx, planet, p) then active = true end
+    end
+  end
+  return active, kept
+end
+
 function M.establish_control(ctx, st)
   local p = st.player
   for _, planet in ipairs(invaded(ctx, st)) do
-    if has_forces(ctx, p, planet) and ctx:owner(planet) ~= p then
+    local coexists, kept = false, {}
+    if has_forces(ctx, p, planet) then coexists, kept = coexisting_here(ctx, st, p, planet) end
+    if coexists then
+      event(ctx, "coexisting:" .. ctx:name(p) .. ":" .. ctx:name(planet),
+        ctx:name(p) .. "'s ground forces coexist on " .. lib.place(ctx, planet) .. ": control does not change")
+    elseif has_forces(ctx, p, planet) and ctx:owner(planet) ~= p then
       local from = ctx:owner(planet)
       ctx:set_owner(planet, p)
       ctx:set_flag(planet, "exhausted", "game")  -- the planet card is gained exhausted
@@ -466,7 +543,7 @@ function M.establish_control(ctx, st)
         ctx:name(p) .. " gains control of " .. lib.place(ctx, planet) .. " (its card exhausted)")
       -- other players' structures there are destroyed
       for _, q in ipairs(st.players) do
-        if q ~= p then
+        if q ~= p and not kept[q] then
           for _, u in ipairs(ctx:units(q, planet, "structure")) do
             event(ctx, "structure_destroyed:" .. ctx:name(q) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
               ctx:name(q) .. "'s " .. ctx:type(u) .. " on " .. lib.place(ctx, planet) .. " is destroyed")
@@ -496,6 +573,16 @@ M.steps = { M.bombardment, M.commit, M.space_cannon_defense, M.ground_combats, M
 -- system, or elsewhere (those that did not or could not move, those that retreated; a ship
 -- captured onto another player's faction sheet is in neither); the victory points each side
 -- gained or lost (Shard of the Throne).
+-- Whether the active player's ground forces and another player's are on `planet`, one side's
+-- coexisting (chosen this action, or placed so: Crash Landing).
+local function coexisting_with_active(ctx, st, p, planet)
+  if not has_forces(ctx, p, planet) then return false end
+  for _, q in ipairs(others_on(ctx, st, p, planet)) do
+    if lib.coexisting(ctx, planet, p) or lib.coexisting(ctx, planet, q) then return true end
+  end
+  return false
+end
+
 function M.report(ctx, st)
   local p, sys = st.player, st.system
   for _, side in ipairs { "attacker", "defender" } do
@@ -533,6 +620,9 @@ function M.report(ctx, st)
       -- the last ground combat fought there, by the active player's view of it
       local r = ctx:counter(planet, "ground_combat_result")
       if r > 0 then ctx:metric("planet_" .. i .. "_ground_combat_" .. RESULTS[r], 1) end
+      -- the active player's ground forces coexist there with another player's (either side's
+      -- units coexisting): neither a ground combat won nor lost; written only then
+      if coexisting_with_active(ctx, st, p, planet) then ctx:metric("planet_" .. i .. "_coexisting", 1) end
     end
   end
   ctx:metric("ground_forces_attacker", mine)

@@ -679,4 +679,16 @@ function lib.upgrade(ctx, u, record)
   if ctx:flag(u, "galvanized") then galvanize_dice(ctx, u) end
 end
 
+-- Coexistence (Thunder's Edge: ground forces that stay on a planet beside another player's without
+-- fighting): the planet's flag "coexisting:<player>" (scope game) says that player's units there
+-- coexist (the player who chose it, or whose unit an ability placed into coexistence: Crash
+-- Landing). invasion.lua reads it at Establish Control and in the report.
+function lib.set_coexisting(ctx, planet, player)
+  ctx:set_flag(planet, "coexisting:" .. ctx:name(player), "game")
+end
+
+function lib.coexisting(ctx, planet, player)
+  return ctx:flag(planet, "coexisting:" .. ctx:name(player))
+end
+
 return lib

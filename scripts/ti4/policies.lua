@@ -189,6 +189,15 @@ P["invasion.commit_ground_forces"] = function(ctx, player, options, policy)
   return options[1], "the main force goes to the contested planet with the fewest defenders"
 end
 
+-- Coexistence (invasion.lua, M.coexistence) is a "may": the default fights (the ground combat the
+-- invasion is about; coexisting gives up the planet: the chooser gains no control, or keeps none);
+-- use = { coexistence = "always" } coexists whenever an ability allows it.
+P["invasion.use_coexistence"] = function(ctx, player, options, policy)
+  local v = policy.use and policy.use.coexistence
+  if v == true or v == "always" or v == "yes" then return "yes", "use.coexistence = always" end
+  return "no", "the ground combat is fought unless use.coexistence = always"
+end
+
 -- Space Cannon Defense is a "may": fired unless use = { space_cannon_defense = "never" }
 P["invasion.use_space_cannon_defense"] = function(ctx, player, options, policy)
   local v = policy.use and policy.use.space_cannon_defense

@@ -39,18 +39,23 @@ hook {
 }
 
 -- Crash Landing: when the holder's last ship in the active system is destroyed, 1 of their ground
--- forces in its space area lands on a planet there other than Mecatol Rex. A planet where other
--- players have units would need coexistence, and one another player controls an invasion of it:
--- neither is offered here, only the holder's own planets and uncontrolled ones without units.
+-- forces in its space area lands on a planet there other than Mecatol Rex. The holder's own planets
+-- and uncontrolled ones without units first; else a planet with other players' units, where it is
+-- placed into coexistence with them (lib.set_coexisting: it does not fight them, and the holder does
+-- not gain control; scripts/ti4/invasion.lua's report counts the planet as coexisting when the
+-- holder is the active player). Another player's planet without units is not offered (whether
+-- landing there changes control is not modelled).
 local function landing_site(ctx, player, sys)
+  local coexist
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     local owner = ctx:owner(planet)
-    if ctx:type(planet) ~= "mecatol_rex" and (owner == nil or owner == player)
-        and ctx:count(nil, planet) == ctx:count(player, planet) then
-      return planet
+    if ctx:type(planet) ~= "mecatol_rex" then
+      local others = ctx:count(nil, planet) - ctx:count(player, planet)
+      if others == 0 and (owner == nil or owner == player) then return planet, false end
+      if others > 0 and not coexist then coexist = planet end
     end
   end
-  return nil
+  return coexist, coexist ~= nil
 end
 
 -- the most costly of the player's ground forces in the space area
@@ -73,11 +78,15 @@ for _, window in ipairs { "space_combat.unit_destroyed", "tactical_action.unit_d
     end,
     apply = function(ctx, player)
       local sys = ctx:role("active_system")
-      local u, planet = lander(ctx, player, sys), landing_site(ctx, player, sys)
+      local u = lander(ctx, player, sys)
+      local planet, coexist = landing_site(ctx, player, sys)
       ctx:move(u, planet)
+      if coexist then lib.set_coexisting(ctx, planet, player) end
       if ctx:tracing() then
         ctx:event("crash_landing:" .. ctx:name(player) .. ":" .. ctx:type(u) .. ":" .. ctx:name(planet),
-          ctx:name(player) .. "'s " .. ctx:type(u) .. " lands on " .. ctx:name(planet) .. " (Crash Landing)")
+          ctx:name(player) .. "'s " .. ctx:type(u) .. " lands on " .. ctx:name(planet) .. " (Crash Landing)"
+          .. (coexist and ", coexisting with the units there" or ""))
+        if coexist then ctx:event("coexist:" .. ctx:name(player) .. ":" .. ctx:name(planet), ctx:name(player) .. "'s units on " .. ctx:name(planet) .. " coexist") end
       end
     end,
   }

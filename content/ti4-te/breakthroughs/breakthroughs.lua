@@ -293,3 +293,23 @@ hook {
     end
   end,
 }
+
+-- Slumberstate Computing (Titans): when Coalescence makes a ground combat (ti4-pok's titans.lua: the
+-- units Awaken placed beside another player's ground forces, flag "coalesced") and the Titans
+-- committed no other units to that planet, they may choose that their units there coexist instead
+-- (scripts/ti4/invasion.lua, M.coexistence; decision invasion.use_coexistence). Its status phase
+-- half (action cards) and its sleepers on other players' planets act outside the tactical action.
+hook {
+  id = "slumberstate_computing",
+  window = "invasion.coexistence",
+  source = "technology/slumberstate_computing",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player or lib.coexisting(ctx, args.planet, player) then return false end
+    local forces = ctx:units(player, args.planet, "ground_force")
+    for _, u in ipairs(forces) do
+      if not ctx:flag(u, "coalesced") then return false end
+    end
+    return #forces > 0
+  end,
+  apply = function(_, player, _, args) args.may[player] = true end,
+}

@@ -37,3 +37,20 @@ hook {
     end
   end,
 }
+
+-- Research Team: when ground forces are committed to a planet where the Deepwrought and another
+-- player both have ground forces (the Deepwrought committing, or another player committing to a
+-- planet holding theirs), the Deepwrought may choose that their units there coexist, unless they
+-- already do (scripts/ti4/invasion.lua, M.coexistence; whether to is the policy's: decision
+-- invasion.use_coexistence, use = { coexistence = "always" }). Coexisting as the active player,
+-- they gain no control of the planet; as the other player, they keep none: the active player gains
+-- it, their structures stay.
+hook {
+  id = "research_team",
+  window = "invasion.coexistence",
+  source = "faction/deepwrought",
+  condition = function(ctx, player, _, args)
+    return (args.player == player or args.opponent == player) and not lib.coexisting(ctx, args.planet, player)
+  end,
+  apply = function(_, player, _, args) args.may[player] = true end,
+}

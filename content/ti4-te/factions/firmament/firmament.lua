@@ -45,3 +45,17 @@ hook {
     end
   end,
 }
+
+-- Viper EX-23 (mech): when another player commits ground forces to the planet it is on, its owner
+-- may choose that their units there coexist with the committing player's, unless they already do
+-- (scripts/ti4/invasion.lua, M.coexistence; decision invasion.use_coexistence). The committing
+-- player then gains control of the planet as usual, and the owner's structures there stay.
+hook {
+  id = "viper_ex_23",
+  window = "invasion.coexistence",
+  source = "unit/firmament_mech",
+  condition = function(ctx, player, source, args)
+    return args.opponent == player and ctx:location(source) == args.planet and not lib.coexisting(ctx, args.planet, player)
+  end,
+  apply = function(_, player, _, args) args.may[player] = true end,
+}

@@ -691,4 +691,19 @@ function lib.coexisting(ctx, planet, player)
   return ctx:flag(planet, "coexisting:" .. ctx:name(player))
 end
 
+-- Breaches (Thunder's Edge): a system holds at most one breach token, inactive or active. It is the
+-- system's counter `breach` (scope game: 0 none, 1 inactive, 2 active), so the state holds it and
+-- no attribute slot is taken. Scenario key `breach = "active" | "inactive"` on a system
+-- (setup.lua); the Crimson Rebellion's abilities read and place them (content/ti4-te).
+lib.BREACH = { inactive = 1, active = 2 }
+-- "active", "inactive" or nil
+function lib.breach(ctx, sys)
+  local n = ctx:counter(sys, "breach")
+  return (n == 2 and "active") or (n == 1 and "inactive") or nil
+end
+-- state: "active", "inactive" or nil (no breach)
+function lib.set_breach(ctx, sys, state)
+  ctx:set_counter(sys, "breach", lib.BREACH[state] or 0, "game")
+end
+
 return lib

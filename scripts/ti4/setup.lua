@@ -39,7 +39,7 @@ local TOKEN_KEYS = { reinforcements = "reinforcement_tokens", tactic = "tactic_t
 local TOP_KEYS = { ruleset = true, procedure = true, packs = true, attacker = true, defender = true,
   system = true, description = true, name = true, map = true, systems = true, piece_limits = true, rounds = true }
 local SYSTEM_KEYS = { id = true, anomaly = true, planets = true, adjacent = true, command_tokens = true,
-  tile = true, hex = true }
+  tile = true, hex = true, breach = true }
 local PLANET_KEYS = { name = true, owner = true, units = true }
 local ANOMALIES = { asteroid_field = true, nebula = true, supernova = true, gravity_rift = true }
 -- the most units of one type a scenario entry may place (the error message states it)
@@ -123,6 +123,15 @@ local function galvanize_units(ctx, owner, location, types, path, where)
     end
     if left > 0 then ctx:reject(path .. "." .. name, "more galvanized " .. name .. " than units " .. where) end
   end
+end
+
+-- breach = "active" | "inactive": the system's breach token (Thunder's Edge; lib.breach)
+local function place_breach(ctx, system, v, path)
+  if v == nil then return end
+  if not lib.BREACH[v] then
+    ctx:reject(path, "breach is \"active\" or \"inactive\" (a system's breach token), not " .. tostring(v))
+  end
+  lib.set_breach(ctx, system, v)
 end
 
 local function place_units(ctx, units, owner, location, path)
@@ -511,7 +520,7 @@ end
 local function build(ctx, scenario)
   local helpers = { check_keys = check_keys, place_units = place_units,
     record_or_reject = record_or_reject, galvanize_units = galvanize_units, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
-    ANOMALIES = ANOMALIES, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens }
+    ANOMALIES = ANOMALIES, place_breach = place_breach, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens }
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
     return require("tactical_setup")(ctx, scenario, helpers)
   end
@@ -548,6 +557,7 @@ local function build(ctx, scenario)
     end
   end
   ctx:set_role("active_system", active)
+  place_breach(ctx, active, sys.breach, "system.breach")
 
   for _, role in ipairs { "attacker", "defender" } do
     local side, p = scenario[role], players[role]

@@ -35,6 +35,7 @@
 --   planets = [{ ..., tokens = { ul = ["sleeper"] } }]   -- a player's tokens on a planet ([token.*] records)
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
+--   breach = "active"                -- or "inactive": the system's breach token (Thunder's Edge; lib.breach)
 --
 -- Roles: active_player and attacker are the active player; defender is the other player with
 -- ships in the active system (else the next player in turn order), so the space combat of step 3
@@ -55,7 +56,7 @@ PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry a
 PLAYER_KEYS.versions = true  -- versions = ["naalu_mech", "war_funding"]: units and cards in another version (setup.lua)
 PLAYER_KEYS.counters = true  -- counters = { name = N }: counters on the player that cards read (scope game)
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true, galvanized = true,
-  planets = true, command_tokens = true, tile = true, hex = true, wormhole = true }
+  planets = true, command_tokens = true, tile = true, hex = true, wormhole = true, breach = true }
 -- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
 local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true }
@@ -347,6 +348,7 @@ return function(ctx, scenario, h)
         end
       end
     end
+    h.place_breach(ctx, sys, spec.breach, path .. ".breach")
     for j, who in ipairs(list_of(ctx, spec.command_tokens, path .. ".command_tokens")) do
       ctx:create { kind = "command_token", owner = player_named(who, path .. ".command_tokens." .. j), location = sys }
     end

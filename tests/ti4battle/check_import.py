@@ -152,7 +152,7 @@ EFFECTS = {
     "Titans hero": None,
     "I.I.H.Q. MODERNIZATION space cannon": ("technologies", "iihq_modernization"),
     # Thunder's Edge (content/ti4-te/import/ti4battle.toml)
-    "Flagship active": None,
+    "Flagship active": ("scenario", ("system", "breach", "active")),
     "Heaven's Eye": ("opponent", ("counters", "puppeted")),
     "Firmament Agent": None,
     "Asail (Firmament)": None,

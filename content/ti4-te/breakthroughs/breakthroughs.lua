@@ -313,3 +313,22 @@ hook {
   end,
   apply = function(_, player, _, args) args.may[player] = true end,
 }
+
+-- Resonance Generator (Crimson Rebellion), its breach half: in the player's tactical actions, each
+-- of their ships that starts in a system that contains an active breach (lib.breach) has +1 to its
+-- move value. Its home-system half is not modelled (a scenario names no player's home system).
+hook {
+  id = "resonance_generator_move",
+  window = "tactical_action.move_value",
+  source = "technology/resonance_generator",
+  condition = function(ctx, player, _, args)
+    return args.player == player and lib.breach(ctx, ctx:location(args.unit)) == "active"
+  end,
+  apply = function(ctx, player, _, args)
+    args.move = args.move + 1
+    if ctx:tracing() then
+      ctx:event("resonance_generator_move:" .. ctx:name(player) .. ":" .. ctx:type(args.unit),
+        ctx:name(player) .. "'s " .. ctx:type(args.unit) .. " gets +1 move (Resonance Generator: an active breach where it starts): " .. args.move)
+    end
+  end,
+}

@@ -1,0 +1,269 @@
+-- The Crimson Rebellion: breaches. A system's breach token is its counter `breach` (lib.breach,
+-- scripts/ti4/lib.lua; scenario key `breach = "active" | "inactive"` on a system). Incursion's
+-- adjacency, the Quietus's loss of unit abilities, the Revenant's deploy and the Exiles' placement
+-- of a breach at the end of a combat. Resonance Generator's +1 move: ../../breakthroughs/.
+-- Tests: ../../tests/factions/crimson_rebellion.toml
+local lib = require "lib"  -- scripts/ti4/lib.lua
+
+local QUIETUS = "ti4-te:unit/crimson_rebellion_flagship"
+local REVENANT = "crimson_rebellion_mech"
+-- the Exiles: how far from the combat's system each may be (in systems) and the breach it places
+local EXILES = { ["ti4-te:unit/exile"] = { range = 1, breach = "inactive" },
+  ["ti4-te:unit/exile_ii"] = { range = 2, breach = "active" } }
+
+-- the system a unit or place is in (a planet's system), or nil off the board
+local function system_of(ctx, loc)
+  if loc == nil or loc == "reinforcements" then return nil end
+  if ctx:kind(loc) == "planet" then return ctx:location(loc) end
+  return ctx:kind(loc) == "system" and loc or nil
+end
+
+local function active_breaches(ctx)
+  local out = {}
+  for _, s in ipairs(ctx:entities { kind = "system" }) do
+    if lib.breach(ctx, s) == "active" then out[#out + 1] = s end
+  end
+  return out
+end
+
+-- Incursion: systems that contain active breaches are adjacent to each other. The systems are
+-- linked (kind "breach") once the breaches of the action are known: at activation, after the flip
+-- below, and where an Exile places an active breach. Links are not undone, so a breach that turns
+-- inactive later in the action (nothing here does that after activation) would keep them.
+local function link_breaches(ctx)
+  local list = active_breaches(ctx)
+  for i = 1, #list do
+    for j = i + 1, #list do
+      if not ctx:linked(list[i], list[j], "breach") then ctx:link(list[i], list[j], "breach") end
+    end
+  end
+end
+
+local function unlinked_breaches(ctx)
+  local list = active_breaches(ctx)
+  for i = 1, #list do
+    for j = i + 1, #list do
+      if not ctx:linked(list[i], list[j], "breach") then return true end
+    end
+  end
+  return false
+end
+
+-- Incursion's flip: when the faction's player activates a system that contains a breach, they may
+-- flip it. Default policy: an inactive breach becomes active (an active one stays).
+hook {
+  id = "incursion_flip",
+  window = "tactical_action.activation",
+  source = "faction/crimson_rebellion",
+  optional = true,
+  condition = function(ctx, player, _, args) return args.player == player and lib.breach(ctx, args.system) ~= nil end,
+  helps = function(ctx, _, _, args) return lib.breach(ctx, args.system) == "inactive" end,
+  apply = function(ctx, player, _, args)
+    local now = lib.breach(ctx, args.system) == "active" and "inactive" or "active"
+    lib.set_breach(ctx, args.system, now)
+    if ctx:tracing() then
+      ctx:event("breach_flipped:" .. ctx:name(args.system) .. ":" .. now,
+        ctx:name(player) .. " flips the breach in " .. lib.place(ctx, args.system) .. ": now " .. now .. " (Incursion)")
+    end
+  end,
+}
+
+-- Incursion's adjacency, for every player (the ability names none), after the flip: movement, Space
+-- Cannon Offense from adjacent systems and retreats read ctx:adjacent.
+hook {
+  id = "incursion",
+  window = "tactical_action.activation",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx) return unlinked_breaches(ctx) end,
+  apply = function(ctx)
+    link_breaches(ctx)
+    if ctx:tracing() then ctx:event("incursion", "systems that contain active breaches are adjacent (Incursion)") end
+  end,
+}
+
+-- The Quietus: while it is in a system that contains an active breach, other players' units in
+-- systems with active breaches (space areas and planets) lose their unit abilities. Here: Sustain
+-- Damage, Anti-Fighter Barrage, Bombardment, Space Cannon, Planetary Shield and Production, the
+-- unit attributes the ruleset's rolls, casualties, invasion and production read (so the C++ rounds
+-- see it with no hook). Each unit's own values are kept in counters (quietus_<attribute>, scope
+-- game) and given back when the condition ends (the Quietus destroyed or gone, a breach gone).
+-- Checked at activation, after movement, at the start and end of a space combat, and when the
+-- Quietus is destroyed; the player's counter quietus_on says it is in force (the destroyed hooks
+-- require it, so the combat rounds stay in C++ otherwise).
+local ABILITIES = { "sustain_damage", "afb", "bombardment", "space_cannon", "planetary_shield", "production" }
+
+local function quietus_in_force(ctx, player)
+  for _, u in ipairs(ctx:units(player, nil, "type:flagship")) do
+    if ctx:record_id(u) == QUIETUS and ctx:kind(ctx:location(u)) == "system" and lib.breach(ctx, ctx:location(u)) == "active" then
+      return true
+    end
+  end
+  return false
+end
+
+local function silence(ctx, u)
+  for _, a in ipairs(ABILITIES) do
+    local v = ctx:get(u, a)
+    if type(v) == "boolean" then v = v and 1 or 0 end
+    ctx:set_counter(u, "quietus_" .. a, v or 0, "game")
+    if a == "sustain_damage" or a == "planetary_shield" then ctx:set(u, a, false) else ctx:set(u, a, 0) end
+  end
+  ctx:set_counter(u, "quietus_silenced", 1, "game")
+end
+
+local function restore(ctx, u)
+  for _, a in ipairs(ABILITIES) do
+    local v = ctx:counter(u, "quietus_" .. a)
+    if a == "sustain_damage" or a == "planetary_shield" then ctx:set(u, a, v == 1) else ctx:set(u, a, v) end
+    ctx:set_counter(u, "quietus_" .. a, 0, "game")
+  end
+  ctx:set_counter(u, "quietus_silenced", 0, "game")
+end
+
+local function quietus_update(ctx, player)
+  local on = quietus_in_force(ctx, player)
+  local silenced, restored = 0, 0
+  for _, u in ipairs(ctx:units(nil, nil)) do
+    if ctx:owner(u) ~= player then
+      local sys = system_of(ctx, ctx:location(u))
+      local should = on and sys ~= nil and lib.breach(ctx, sys) == "active"
+      local is = ctx:counter(u, "quietus_silenced") == 1
+      if should and not is then
+        silence(ctx, u); silenced = silenced + 1
+      elseif is and not should then
+        restore(ctx, u); restored = restored + 1
+      end
+    end
+  end
+  ctx:set_counter(player, "quietus_on", on and 1 or 0, "game")
+  if ctx:tracing() and silenced + restored > 0 then
+    ctx:event("quietus:" .. ctx:name(player) .. ":" .. silenced .. ":" .. restored,
+      silenced .. " units lose their unit abilities, " .. restored .. " get them back (Quietus)")
+  end
+end
+
+-- after the Incursion hooks above (registration order), and at the other moments
+local CHECKS = { "tactical_action.activation", "tactical_action.after_movement", "space_combat.start_of_combat" }
+for _, window in ipairs(CHECKS) do
+  hook {
+    id = "quietus_" .. window:gsub("%.", "_"),
+    window = window,
+    source = "faction/crimson_rebellion",
+    condition = function(ctx, player)
+      return quietus_in_force(ctx, player) or ctx:counter(player, "quietus_on") > 0
+    end,
+    apply = function(ctx, player) quietus_update(ctx, player) end,
+  }
+end
+for _, window in ipairs { "space_combat.unit_destroyed", "tactical_action.unit_destroyed", "invasion.unit_destroyed" } do
+  hook {
+    id = "quietus_" .. window:gsub("%.", "_"),
+    window = window,
+    source = "faction/crimson_rebellion",
+    requires = { counter = "quietus_on" },
+    condition = function(ctx, player, _, args) return args.player == player and ctx:record_id(args.unit) == QUIETUS end,
+    apply = function(ctx, player) quietus_update(ctx, player) end,
+  }
+end
+
+-- The Exiles (Exile I and Exile II): at the end of any player's space combat in the Exile's system
+-- or 1 system away (Exile I: an inactive breach) or up to 2 systems away (Exile II: an active one),
+-- the owner may place a breach in the combat's system, where none is. Exile II may place an
+-- inactive one instead: nothing later in the action reads an inactive breach, so that choice is
+-- not offered. What reads an active one later in the same action: the Revenant's deploy (Commit
+-- Ground Forces), the Quietus (checked again right after), Incursion's adjacency (linked, though
+-- nothing later in the action moves). The end of a ground combat: not modelled.
+local function exile_breach(ctx, player, sys)
+  local best
+  for _, u in ipairs(ctx:units(player, nil, "type:destroyer")) do
+    local e = EXILES[ctx:record_id(u)]
+    local at = system_of(ctx, ctx:location(u))
+    if e and at and (best == nil or e.breach == "active") and lib.steps_between(ctx, at, sys, e.range) then best = e end
+  end
+  return best and best.breach
+end
+
+hook {
+  id = "exile_breach",
+  window = "space_combat.end_of_combat",
+  source = "faction/crimson_rebellion",
+  optional = true,
+  condition = function(ctx, player)
+    local sys = ctx:role("active_system")
+    return lib.breach(ctx, sys) == nil and exile_breach(ctx, player, sys) ~= nil
+  end,
+  apply = function(ctx, player)
+    local sys = ctx:role("active_system")
+    local state = exile_breach(ctx, player, sys)
+    lib.set_breach(ctx, sys, state)
+    if state == "active" then link_breaches(ctx) end
+    if ctx:tracing() then
+      ctx:event("breach_placed:" .. ctx:name(player) .. ":" .. ctx:name(sys) .. ":" .. state,
+        ctx:name(player) .. " places an " .. state .. " breach in " .. lib.place(ctx, sys) .. " (Exile)")
+    end
+  end,
+}
+
+hook {
+  id = "quietus_space_combat_end_of_combat",
+  window = "space_combat.end_of_combat",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player) return quietus_in_force(ctx, player) or ctx:counter(player, "quietus_on") > 0 end,
+  apply = function(ctx, player) quietus_update(ctx, player) end,
+}
+
+-- The Revenant's deploy: in the Commit Ground Forces step of the owner's tactical action in a
+-- system that contains an active breach, they may commit 1 mech from reinforcements, even without
+-- units there. It comes into the space area before the commit (invasion.before_commit), where the
+-- commit step lands it like the others; one not landed goes back to reinforcements.
+local DEPLOYED = "revenant_deployed"
+
+local function mechs_left(ctx, player)
+  local rec = ctx:record(REVENANT, "unit")
+  return (rec.reinforcements or 0) - ctx:count(player, nil, "type:mech")
+end
+
+hook {
+  id = "revenant_deploy",
+  window = "invasion.before_commit",
+  source = "faction/crimson_rebellion",
+  optional = true,
+  limit = "action",
+  condition = function(ctx, player, _, args)
+    return args.player == player and lib.breach(ctx, args.system) == "active"
+      and lib.unit_records(ctx, player).mech == REVENANT and mechs_left(ctx, player) > 0
+      and #ctx:entities { kind = "planet", location = args.system } > 0
+  end,
+  helps = function(ctx, player, _, args)
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = args.system }) do
+      if ctx:owner(planet) ~= player then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    local u = lib.place_units(ctx, player, "mech", 1, args.system)[1]
+    ctx:set_counter(u, DEPLOYED, 1, "action")
+    if ctx:tracing() then
+      ctx:event("revenant_deploy:" .. ctx:name(player) .. ":" .. ctx:name(args.system),
+        ctx:name(player) .. " may commit a Revenant from reinforcements (deploy, an active breach in " .. lib.place(ctx, args.system) .. ")")
+    end
+  end,
+}
+
+hook {
+  id = "revenant_deploy_back",
+  window = "invasion.commit_ground_forces",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player, _, args)
+    if args.player ~= player then return false end
+    for _, u in ipairs(ctx:units(player, args.system, "type:mech")) do
+      if ctx:counter(u, DEPLOYED) > 0 then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    for _, u in ipairs(ctx:units(player, args.system, "type:mech")) do
+      if ctx:counter(u, DEPLOYED) > 0 then ctx:move(u, "reinforcements") end
+    end
+  end,
+}

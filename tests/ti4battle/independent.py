@@ -100,6 +100,15 @@ def cases():
         for i in range(3):
             total[i] += pk * r[i]
     out["argent_destroyers_sustain"] = tuple(total)
+    # obsidian_asail: 2 cruisers hitting on 6 (7, Asail's +1) against 2 cruisers on 7
+    v = combat([(1, 0.5, False)], [(1, 0.4, False)])
+    out["obsidian_asail"] = v(((2, 0),), ((2, 0),), ())
+    # firmament_asail: the same without Asail (the Firmament's plots lie face down): 7 against 7
+    v = combat([(1, 0.4, False)], [(1, 0.4, False)])
+    out["firmament_asail"] = v(((2, 0),), ((2, 0),), ())
+    # firmament_asail_bombardment: one Bombardment die at 5 (no Asail) against 1 infantry, no
+    # ground forces to land: a hit leaves no ground forces (a draw), a miss the defender's
+    out["firmament_asail_bombardment"] = (0.0, 0.6, 0.4)
     return out
 
 

@@ -434,6 +434,7 @@
 ---| "arretze" # [ti4] Arretze: ti4-base:planet/arretze
 ---| "articles_of_war" # [ti4] Articles of War: ti4-pok:agenda/articles_of_war
 ---| "artuno_the_betrayer" # [ti4] Artuno the Betrayer (agent): ti4-pok:leader/artuno_the_betrayer
+---| "asail" # [ti4] Asail: ti4-te:technology/asail
 ---| "ashtroth" # [ti4] Ashtroth: ti4-pok:planet/ashtroth
 ---| "assault_cannon" # [ti4] Assault Cannon: ti4-base:technology/assault_cannon
 ---| "asteroid_field" # [red_alert] Asteroid field: red-alert-core:feature/asteroid_field
@@ -544,6 +545,7 @@
 ---| "empyrean" # [ti4] The Empyrean: ti4-pok:faction/empyrean
 ---| "empyrean_flagship" # [ti4] Dynamo: ti4-pok:unit/empyrean_flagship
 ---| "empyrean_mech" # [ti4] Watcher: ti4-pok:unit/empyrean_mech
+---| "enervate" # [ti4] Enervate: ti4-te:technology/enervate
 ---| "enforced_travel_ban" # [ti4] Enforced Travel Ban: ti4-base:agenda/enforced_travel_ban
 ---| "evasive_manoeuvres" # [red_alert] Evasive Manoeuvres (example): red-alert-core:card/evasive_manoeuvres
 ---| "evelyn_delouis" # [ti4] Evelyn DeLouis (agent): ti4-base:leader/evelyn_delouis
@@ -553,6 +555,7 @@
 ---| "exotrireme" # [ti4] Exotrireme I: ti4-base:unit/exotrireme
 ---| "exotrireme_ii" # [ti4] Exotrireme II: ti4-base:technology/exotrireme_ii; [ti4] Exotrireme II: ti4-base:unit/exotrireme_ii
 ---| "experimental_battlestation" # [ti4] Experimental Battlestation: ti4-base:action_card/experimental_battlestation
+---| "extract" # [ti4] Extract: ti4-te:technology/extract
 ---| "faction/arborec" # [ti4] The Arborec: ti4-base:faction/arborec
 ---| "faction/argent" # [ti4] The Argent Flight: ti4-pok:faction/argent
 ---| "faction/creuss" # [ti4] The Ghosts of Creuss: ti4-base:faction/creuss
@@ -1122,6 +1125,7 @@
 ---| "scanlink_drone_network" # [ti4] Scanlink Drone Network: ti4-pok:technology/scanlink_drone_network
 ---| "scepter_of_dominion" # [ti4] Scepter of Dominion: ti4-pok:promissory_note/scepter_of_dominion
 ---| "scramble_frequency" # [ti4] Scramble Frequency: ti4-base:action_card/scramble_frequency
+---| "seethe" # [ti4] Seethe: ti4-te:technology/seethe
 ---| "self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
 ---| "sem_lore" # [ti4] Sem-Lore: ti4-pok:planet/sem_lore
 ---| "settings/default" # [red_alert] Defaults where the rules text is silent: red-alert-core:settings/default
@@ -1173,6 +1177,7 @@
 ---| "super_dreadnought" # [ti4] Super-Dreadnought I: ti4-base:unit/super_dreadnought
 ---| "super_dreadnought_ii" # [ti4] Super-Dreadnought II: ti4-base:technology/super_dreadnought_ii; [ti4] Super-Dreadnought II: ti4-base:unit/super_dreadnought_ii
 ---| "supercharge" # [ti4] Supercharge: ti4-pok:technology/supercharge
+---| "syphon" # [ti4] Syphon: ti4-te:technology/syphon
 ---| "system/tile_1" # [ti4] Jord: ti4-base:system/tile_1
 ---| "system/tile_10" # [ti4] Arc Prime / Wren Terra: ti4-base:system/tile_10
 ---| "system/tile_11" # [ti4] Lisis II / Ragh: ti4-base:system/tile_11
@@ -1285,6 +1290,7 @@
 ---| "technology/al_raith_ix_ianovar" # [ti4] Al'Raith Ix Ianovar: ti4-te:technology/al_raith_ix_ianovar
 ---| "technology/antimass_deflectors" # [ti4] Antimass Deflectors: ti4-base:technology/antimass_deflectors
 ---| "technology/archons_gift" # [ti4] Archon's Gift: ti4-te:technology/archons_gift
+---| "technology/asail" # [ti4] Asail: ti4-te:technology/asail
 ---| "technology/assault_cannon" # [ti4] Assault Cannon: ti4-base:technology/assault_cannon
 ---| "technology/auto_factories" # [ti4] Auto-Factories: ti4-te:technology/auto_factories
 ---| "technology/bellum_gloriosum" # [ti4] Bellum Gloriosum: ti4-te:technology/bellum_gloriosum
@@ -1305,8 +1311,10 @@
 ---| "technology/dreadnought_ii" # [ti4] Dreadnought II: ti4-base:technology/dreadnought_ii
 ---| "technology/duranium_armor" # [ti4] Duranium Armor: ti4-base:technology/duranium_armor
 ---| "technology/e_res_siphons" # [ti4] E-res Siphons: ti4-base:technology/e_res_siphons
+---| "technology/enervate" # [ti4] Enervate: ti4-te:technology/enervate
 ---| "technology/exile_ii" # [ti4] Exile II: ti4-te:technology/exile_ii
 ---| "technology/exotrireme_ii" # [ti4] Exotrireme II: ti4-base:technology/exotrireme_ii
+---| "technology/extract" # [ti4] Extract: ti4-te:technology/extract
 ---| "technology/fealty_uplink" # [ti4] Fealty Uplink: ti4-te:technology/fealty_uplink
 ---| "technology/fighter_ii" # [ti4] Fighter II: ti4-base:technology/fighter_ii
 ---| "technology/fleet_logistics" # [ti4] Fleet Logistics: ti4-base:technology/fleet_logistics
@@ -1371,6 +1379,7 @@
 ---| "technology/sarween_tools_omega" # [ti4] Sarween Tools Ω: ti4-base:technology/sarween_tools_omega
 ---| "technology/saturn_engine_ii" # [ti4] Saturn Engine II: ti4-pok:technology/saturn_engine_ii
 ---| "technology/scanlink_drone_network" # [ti4] Scanlink Drone Network: ti4-pok:technology/scanlink_drone_network
+---| "technology/seethe" # [ti4] Seethe: ti4-te:technology/seethe
 ---| "technology/self_assembly_routines" # [ti4] Self-Assembly Routines: ti4-pok:technology/self_assembly_routines
 ---| "technology/sling_relay" # [ti4] Sling Relay: ti4-pok:technology/sling_relay
 ---| "technology/slumberstate_computing" # [ti4] Slumberstate Computing: ti4-te:technology/slumberstate_computing
@@ -1383,6 +1392,7 @@
 ---| "technology/subatomic_splicer" # [ti4] Subatomic Splicer: ti4-te:technology/subatomic_splicer
 ---| "technology/super_dreadnought_ii" # [ti4] Super-Dreadnought II: ti4-base:technology/super_dreadnought_ii
 ---| "technology/supercharge" # [ti4] Supercharge: ti4-pok:technology/supercharge
+---| "technology/syphon" # [ti4] Syphon: ti4-te:technology/syphon
 ---| "technology/temporal_command_suite" # [ti4] Temporal Command Suite: ti4-pok:technology/temporal_command_suite
 ---| "technology/test_blockade" # [ti4] Test: blockade: ti4-test-kit:technology/test_blockade
 ---| "technology/test_cruiser_ii_drill" # [ti4] Test: Cruiser II drill: ti4-test-kit:technology/test_cruiser_ii_drill

@@ -100,7 +100,61 @@ def cases():
         for i in range(3):
             total[i] += pk * r[i]
     out["argent_destroyers_sustain"] = tuple(total)
+    # obsidian_asail: 2 cruisers hitting on 6 (7, Asail's +1) against 2 cruisers on 7
+    v = combat([(1, 0.5, False)], [(1, 0.4, False)])
+    out["obsidian_asail"] = v(((2, 0),), ((2, 0),), ())
+    # firmament_asail: the same without Asail (the Firmament's plots lie face down): 7 against 7
+    v = combat([(1, 0.4, False)], [(1, 0.4, False)])
+    out["firmament_asail"] = v(((2, 0),), ((2, 0),), ())
+    # firmament_asail_bombardment: one Bombardment die at 5 (no Asail) against 1 infantry, no
+    # ground forces to land: a hit leaves no ground forces (a draw), a miss the defender's
+    out["firmament_asail_bombardment"] = (0.0, 0.6, 0.4)
+    out["ral_nel_alarum"] = alarum()
+    # ral_nel_alarum_no_mech: 1 infantry against 1 (8: 0.3 a die), no Alarum
+    q = 1 - 0.7 * 0.7
+    out["ral_nel_alarum_no_mech"] = (0.21 / q, 0.09 / q, 0.21 / q)
     return out
+
+
+def alarum():
+    """ral_nel_alarum: a ground combat, the Ral Nel's mech (6: 0.5, Sustain Damage, used first as
+    on the ground by default) against 3 infantry (8: 0.3); at the end of a round after which the
+    combat goes on with the mech alive, its 2 infantry from the planet next door arrive (once).
+    The mech's owner loses infantry before the damaged mech. State: mech (0 gone, 1 damaged, 2
+    whole), the Ral Nel's infantry, the defender's infantry, whether the 2 have arrived."""
+
+    @lru_cache(None)
+    def value(m, i, d, arrived):
+        if m + i == 0:
+            return (0.0, 1.0, 0.0) if d == 0 else (0.0, 0.0, 1.0)
+        if d == 0:
+            return (1.0, 0.0, 0.0)
+        da = conv(binom(1 if m else 0, 0.5), binom(i, 0.3))
+        dd = binom(d, 0.3)
+        total, still = [0.0, 0.0, 0.0], 0.0
+        for ha, pa in enumerate(da):
+            for hd, pd in enumerate(dd):
+                p = pa * pd
+                m2, i2, h = m, i, hd
+                if h and m2 == 2:
+                    m2, h = 1, h - 1
+                k = min(h, i2)
+                i2, h = i2 - k, h - k
+                if h and m2:
+                    m2 = 0
+                d2 = max(0, d - ha)
+                arr = arrived
+                if not arr and m2 and d2:
+                    i2, arr = i2 + 2, True
+                if (m2, i2, d2, arr) == (m, i, d, arrived):
+                    still += p
+                    continue
+                v = value(m2, i2, d2, arr)
+                for j in range(3):
+                    total[j] += p * v[j]
+        return tuple(x / (1 - still) for x in total)
+
+    return value(2, 0, 3, False)
 
 
 def main():

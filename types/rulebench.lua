@@ -1399,11 +1399,15 @@
 ---| "technology/test_flagship_drill" # [ti4] Test: flagship drill: ti4-test-kit:technology/test_flagship_drill
 ---| "technology/test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "technology/test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
+---| "technology/tf_a_strangled_whisper" # [ti4] A Strangled Whisper: ti4-tf:technology/tf_a_strangled_whisper
 ---| "technology/tf_advanced_carrier" # [ti4] Advanced Carrier: ti4-tf:technology/tf_advanced_carrier
 ---| "technology/tf_ahk_syl_fier" # [ti4] Ahk Syl Fier: ti4-tf:technology/tf_ahk_syl_fier
+---| "technology/tf_airo_shir_rex" # [ti4] Airo Shir Rex: ti4-tf:technology/tf_airo_shir_rex
+---| "technology/tf_bone_picked_clean" # [ti4] Bone Picked Clean: ti4-tf:technology/tf_bone_picked_clean
 ---| "technology/tf_corsair" # [ti4] Corsair: ti4-tf:technology/tf_corsair
 ---| "technology/tf_dawncrusher" # [ti4] Dawncrusher: ti4-tf:technology/tf_dawncrusher
 ---| "technology/tf_dragon_freed" # [ti4] The Dragon, Freed: ti4-tf:technology/tf_dragon_freed
+---| "technology/tf_enigma" # [ti4] Enigma: ti4-tf:technology/tf_enigma
 ---| "technology/tf_exile" # [ti4] Exile: ti4-tf:technology/tf_exile
 ---| "technology/tf_exotrireme" # [ti4] Exotrireme: ti4-tf:technology/tf_exotrireme
 ---| "technology/tf_guild_agents" # [ti4] Guild Agents: ti4-tf:technology/tf_guild_agents
@@ -1414,8 +1418,14 @@
 ---| "technology/tf_linkship" # [ti4] Linkship: ti4-tf:technology/tf_linkship
 ---| "technology/tf_prototype_war_sun" # [ti4] Prototype War Sun: ti4-tf:technology/tf_prototype_war_sun
 ---| "technology/tf_saggitaria" # [ti4] Saggitaria: ti4-tf:technology/tf_saggitaria
+---| "technology/tf_scintillia" # [ti4] Scintillia: ti4-tf:technology/tf_scintillia
+---| "technology/tf_starlancer_ii" # [ti4] Starlancer II: ti4-tf:technology/tf_starlancer_ii
+---| "technology/tf_starlancer_xi" # [ti4] Starlancer XI: ti4-tf:technology/tf_starlancer_xi
 ---| "technology/tf_strike_wing_alpha" # [ti4] Strike Wing Alpha: ti4-tf:technology/tf_strike_wing_alpha
 ---| "technology/tf_super_dreadnought" # [ti4] Super-Dreadnought: ti4-tf:technology/tf_super_dreadnought
+---| "technology/tf_the_face_of_janovet" # [ti4] The Face of Janovet: ti4-tf:technology/tf_the_face_of_janovet
+---| "technology/tf_the_scarlet_knife" # [ti4] The Scarlet Knife: ti4-tf:technology/tf_the_scarlet_knife
+---| "technology/tf_tizona" # [ti4] Tizona: ti4-tf:technology/tf_tizona
 ---| "technology/tf_triune" # [ti4] Triune: ti4-tf:technology/tf_triune
 ---| "technology/tf_university_war_sun" # [ti4] University War Sun: ti4-tf:technology/tf_university_war_sun
 ---| "technology/tf_yin_clone" # [ti4] Yin Clone: ti4-tf:technology/tf_yin_clone
@@ -1455,11 +1465,15 @@
 ---| "test_flagship_drill" # [ti4] Test: flagship drill: ti4-test-kit:technology/test_flagship_drill
 ---| "test_mechs_fight_in_space" # [ti4] Test: mechs fight in space: ti4-test-kit:technology/test_mechs_fight_in_space
 ---| "test_reroll_misses" # [ti4] Test: reroll misses: ti4-test-kit:technology/test_reroll_misses
+---| "tf_a_strangled_whisper" # [ti4] A Strangled Whisper: ti4-tf:technology/tf_a_strangled_whisper; [ti4] A Strangled Whisper (Twilight's Fall): ti4-tf:unit/tf_a_strangled_whisper
 ---| "tf_advanced_carrier" # [ti4] Advanced Carrier: ti4-tf:technology/tf_advanced_carrier; [ti4] Advanced Carrier (Twilight's Fall): ti4-tf:unit/tf_advanced_carrier
 ---| "tf_ahk_syl_fier" # [ti4] Ahk Syl Fier: ti4-tf:technology/tf_ahk_syl_fier; [ti4] Ahk Syl Fier (Twilight's Fall): ti4-tf:unit/tf_ahk_syl_fier
+---| "tf_airo_shir_rex" # [ti4] Airo Shir Rex: ti4-tf:technology/tf_airo_shir_rex; [ti4] Airo Shir Rex (Twilight's Fall): ti4-tf:unit/tf_airo_shir_rex
+---| "tf_bone_picked_clean" # [ti4] Bone Picked Clean: ti4-tf:technology/tf_bone_picked_clean; [ti4] Bone Picked Clean (Twilight's Fall): ti4-tf:unit/tf_bone_picked_clean
 ---| "tf_corsair" # [ti4] Corsair: ti4-tf:technology/tf_corsair; [ti4] Corsair (Twilight's Fall): ti4-tf:unit/tf_corsair
 ---| "tf_dawncrusher" # [ti4] Dawncrusher: ti4-tf:technology/tf_dawncrusher; [ti4] Dawncrusher (Twilight's Fall): ti4-tf:unit/tf_dawncrusher
 ---| "tf_dragon_freed" # [ti4] The Dragon, Freed: ti4-tf:technology/tf_dragon_freed; [ti4] The Dragon, Freed (Twilight's Fall): ti4-tf:unit/tf_dragon_freed
+---| "tf_enigma" # [ti4] Enigma: ti4-tf:technology/tf_enigma; [ti4] Enigma (Twilight's Fall): ti4-tf:unit/tf_enigma
 ---| "tf_exile" # [ti4] Exile: ti4-tf:technology/tf_exile; [ti4] Exile (Twilight's Fall): ti4-tf:unit/tf_exile
 ---| "tf_exotrireme" # [ti4] Exotrireme: ti4-tf:technology/tf_exotrireme; [ti4] Exotrireme (Twilight's Fall): ti4-tf:unit/tf_exotrireme
 ---| "tf_guild_agents" # [ti4] Guild Agents: ti4-tf:technology/tf_guild_agents; [ti4] Guild Agents (Twilight's Fall): ti4-tf:unit/tf_guild_agents
@@ -1470,8 +1484,14 @@
 ---| "tf_linkship" # [ti4] Linkship: ti4-tf:technology/tf_linkship; [ti4] Linkship (Twilight's Fall): ti4-tf:unit/tf_linkship
 ---| "tf_prototype_war_sun" # [ti4] Prototype War Sun: ti4-tf:technology/tf_prototype_war_sun; [ti4] Prototype War Sun (Twilight's Fall): ti4-tf:unit/tf_prototype_war_sun
 ---| "tf_saggitaria" # [ti4] Saggitaria: ti4-tf:technology/tf_saggitaria; [ti4] Saggitaria (Twilight's Fall): ti4-tf:unit/tf_saggitaria
+---| "tf_scintillia" # [ti4] Scintillia: ti4-tf:technology/tf_scintillia; [ti4] Scintillia (Twilight's Fall): ti4-tf:unit/tf_scintillia
+---| "tf_starlancer_ii" # [ti4] Starlancer II: ti4-tf:technology/tf_starlancer_ii; [ti4] Starlancer II (Twilight's Fall): ti4-tf:unit/tf_starlancer_ii
+---| "tf_starlancer_xi" # [ti4] Starlancer XI: ti4-tf:technology/tf_starlancer_xi; [ti4] Starlancer XI (Twilight's Fall): ti4-tf:unit/tf_starlancer_xi
 ---| "tf_strike_wing_alpha" # [ti4] Strike Wing Alpha: ti4-tf:technology/tf_strike_wing_alpha; [ti4] Strike Wing Alpha (Twilight's Fall): ti4-tf:unit/tf_strike_wing_alpha
 ---| "tf_super_dreadnought" # [ti4] Super-Dreadnought: ti4-tf:technology/tf_super_dreadnought; [ti4] Super-Dreadnought (Twilight's Fall): ti4-tf:unit/tf_super_dreadnought
+---| "tf_the_face_of_janovet" # [ti4] The Face of Janovet: ti4-tf:technology/tf_the_face_of_janovet; [ti4] The Face of Janovet (Twilight's Fall): ti4-tf:unit/tf_the_face_of_janovet
+---| "tf_the_scarlet_knife" # [ti4] The Scarlet Knife: ti4-tf:technology/tf_the_scarlet_knife; [ti4] The Scarlet Knife (Twilight's Fall): ti4-tf:unit/tf_the_scarlet_knife
+---| "tf_tizona" # [ti4] Tizona: ti4-tf:technology/tf_tizona; [ti4] Tizona (Twilight's Fall): ti4-tf:unit/tf_tizona
 ---| "tf_triune" # [ti4] Triune: ti4-tf:technology/tf_triune; [ti4] Triune (Twilight's Fall): ti4-tf:unit/tf_triune
 ---| "tf_university_war_sun" # [ti4] University War Sun: ti4-tf:technology/tf_university_war_sun; [ti4] University War Sun (Twilight's Fall): ti4-tf:unit/tf_university_war_sun
 ---| "tf_yin_clone" # [ti4] Yin Clone: ti4-tf:technology/tf_yin_clone; [ti4] Yin Clone (Twilight's Fall): ti4-tf:unit/tf_yin_clone
@@ -1724,11 +1744,15 @@
 ---| "unit/strike_wing_alpha_ii" # [ti4] Strike Wing Alpha II: ti4-pok:unit/strike_wing_alpha_ii
 ---| "unit/super_dreadnought" # [ti4] Super-Dreadnought I: ti4-base:unit/super_dreadnought
 ---| "unit/super_dreadnought_ii" # [ti4] Super-Dreadnought II: ti4-base:unit/super_dreadnought_ii
+---| "unit/tf_a_strangled_whisper" # [ti4] A Strangled Whisper (Twilight's Fall): ti4-tf:unit/tf_a_strangled_whisper
 ---| "unit/tf_advanced_carrier" # [ti4] Advanced Carrier (Twilight's Fall): ti4-tf:unit/tf_advanced_carrier
 ---| "unit/tf_ahk_syl_fier" # [ti4] Ahk Syl Fier (Twilight's Fall): ti4-tf:unit/tf_ahk_syl_fier
+---| "unit/tf_airo_shir_rex" # [ti4] Airo Shir Rex (Twilight's Fall): ti4-tf:unit/tf_airo_shir_rex
+---| "unit/tf_bone_picked_clean" # [ti4] Bone Picked Clean (Twilight's Fall): ti4-tf:unit/tf_bone_picked_clean
 ---| "unit/tf_corsair" # [ti4] Corsair (Twilight's Fall): ti4-tf:unit/tf_corsair
 ---| "unit/tf_dawncrusher" # [ti4] Dawncrusher (Twilight's Fall): ti4-tf:unit/tf_dawncrusher
 ---| "unit/tf_dragon_freed" # [ti4] The Dragon, Freed (Twilight's Fall): ti4-tf:unit/tf_dragon_freed
+---| "unit/tf_enigma" # [ti4] Enigma (Twilight's Fall): ti4-tf:unit/tf_enigma
 ---| "unit/tf_exile" # [ti4] Exile (Twilight's Fall): ti4-tf:unit/tf_exile
 ---| "unit/tf_exotrireme" # [ti4] Exotrireme (Twilight's Fall): ti4-tf:unit/tf_exotrireme
 ---| "unit/tf_guild_agents" # [ti4] Guild Agents (Twilight's Fall): ti4-tf:unit/tf_guild_agents
@@ -1739,8 +1763,14 @@
 ---| "unit/tf_linkship" # [ti4] Linkship (Twilight's Fall): ti4-tf:unit/tf_linkship
 ---| "unit/tf_prototype_war_sun" # [ti4] Prototype War Sun (Twilight's Fall): ti4-tf:unit/tf_prototype_war_sun
 ---| "unit/tf_saggitaria" # [ti4] Saggitaria (Twilight's Fall): ti4-tf:unit/tf_saggitaria
+---| "unit/tf_scintillia" # [ti4] Scintillia (Twilight's Fall): ti4-tf:unit/tf_scintillia
+---| "unit/tf_starlancer_ii" # [ti4] Starlancer II (Twilight's Fall): ti4-tf:unit/tf_starlancer_ii
+---| "unit/tf_starlancer_xi" # [ti4] Starlancer XI (Twilight's Fall): ti4-tf:unit/tf_starlancer_xi
 ---| "unit/tf_strike_wing_alpha" # [ti4] Strike Wing Alpha (Twilight's Fall): ti4-tf:unit/tf_strike_wing_alpha
 ---| "unit/tf_super_dreadnought" # [ti4] Super-Dreadnought (Twilight's Fall): ti4-tf:unit/tf_super_dreadnought
+---| "unit/tf_the_face_of_janovet" # [ti4] The Face of Janovet (Twilight's Fall): ti4-tf:unit/tf_the_face_of_janovet
+---| "unit/tf_the_scarlet_knife" # [ti4] The Scarlet Knife (Twilight's Fall): ti4-tf:unit/tf_the_scarlet_knife
+---| "unit/tf_tizona" # [ti4] Tizona (Twilight's Fall): ti4-tf:unit/tf_tizona
 ---| "unit/tf_triune" # [ti4] Triune (Twilight's Fall): ti4-tf:unit/tf_triune
 ---| "unit/tf_university_war_sun" # [ti4] University War Sun (Twilight's Fall): ti4-tf:unit/tf_university_war_sun
 ---| "unit/tf_yin_clone" # [ti4] Yin Clone (Twilight's Fall): ti4-tf:unit/tf_yin_clone

@@ -1182,11 +1182,34 @@ struct ExchangeHost final : combat::ExchangeHost {
       if (!(round_args && x.in_round(w)) && I.window_live_unreplaced(w)) return true;
     return false;
   }
+  // The start of the round the exact mode enumerates (enumerate_round): every way its dice fall
+  // begins from the same state, so where the start's hooks drew no dice and wrote nothing to the
+  // run, the state they left is kept and the later ways take it instead of running them again.
+  struct Start {
+    bool kept = false, ran = false;
+    State after;
+  };
+  Start* start = nullptr;
+  const ExactPath* path = nullptr;  // the enumeration's path (its draws so far)
   // the procedure's round opens spec.start_of_round here from the second round on
   bool round_starts() override {
     if (!round_args || x.start_window < 0) return false;
+    if (start && start->kept) {
+      *I.state = start->after;
+      I.liveness_dirty = true;
+      return start->ran;
+    }
     const int w = x.start_window;
-    return I.open_windows(&w, 1, round_args) > 0;
+    const std::size_t drawn = path ? path->used() : 0;
+    const std::size_t writes = I.memo_writes ? I.memo_writes->size() : 0;
+    const bool ran = I.open_windows(&w, 1, round_args) > 0;
+    if (start && path && path->used() == drawn &&
+        (I.memo_writes ? I.memo_writes->size() : 0) == writes) {
+      start->after = *I.state;
+      start->ran = ran;
+      start->kept = true;
+    }
+    return ran;
   }
   // the procedure's round opens spec.end_of_round here when the combat goes on (before the
   // round's scope ends)
@@ -1233,6 +1256,7 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
   const std::size_t writes = I.memo_writes ? I.memo_writes->size() : 0;
   const std::size_t pools = I.pools_used;
   const std::int64_t dice = I.run_dice;
+  ExchangeHost::Start start;  // the round's start, once its hooks have run (round_starts)
   do {
     if (++leaves > X.options.max_branches) return false;
     sub.rewind();
@@ -1243,6 +1267,7 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
     host.adds_rounds = false;
     host.round_args = round_args;
     host.round_windows = round_args != 0;
+    host.start = &start, host.path = &sub;
     combat::ExchangeResult r;
     try {
       r = combat::exchange_fire(combat_env(I), I.dice, I.memo_laws, t, x, host, I.scratch_exchange);

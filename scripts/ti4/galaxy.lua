@@ -327,13 +327,6 @@ function M.close_border(ctx, a, b, open_to)
   end
 end
 
--- Whether the border between systems a and b is closed to `player`.
-function M.border_closed(ctx, a, b, player)
-  if ctx:counter(a, "closed_borders") == 0 then return false end
-  local seat = ctx:counter(a, "closed_border:" .. ctx:name(b))
-  return seat > 0 and ctx:players()[seat] ~= player
-end
-
 -- ctx:adjacent(sys[, kind]) as `player` sees it: less the systems across a border closed to
 -- them. `player` nil: the active player. Without a closed border, ctx:adjacent's own list.
 function M.adjacent(ctx, sys, player, kind)

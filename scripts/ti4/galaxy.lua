@@ -296,4 +296,71 @@ function M.build(ctx, scenario)
   return galaxy
 end
 
+-- ------------------------------------------------------------------ Borders closed to a player
+--
+-- A border between two adjacent systems may be closed to every player but one (Void Tether,
+-- Thunder's Edge): for the others the two systems are not adjacent, whatever made them so (hexes,
+-- a scenario's link, wormholes, a hyperlane, Incursion's breaches). The runtime's adjacency stays
+-- (it has no way to remove a link); what reads adjacency for a player filters it here: movement
+-- (tactical_action.lua's path search), Space Cannon Offense from adjacent systems, retreats
+-- (space_combat.lua), lib.steps_between and the cards that read a player's adjacent systems.
+-- Kept in counters on both systems (scope game), so the state holds it: `closed_border:<other
+-- system's name>` is the turn-order place (1, 2, ...) of the player it stays open to, and
+-- `closed_borders` how many of the system's borders are closed (0: nothing to filter).
+
+local function seat_of(ctx, player)
+  for i, q in ipairs(ctx:players()) do
+    if q == player then return i end
+  end
+  error("close_border: " .. tostring(player) .. " is not a player")
+end
+
+-- Closes the border between systems a and b to every player but `open_to`.
+function M.close_border(ctx, a, b, open_to)
+  local seat = seat_of(ctx, open_to)
+  for _, pair in ipairs { { a, b }, { b, a } } do
+    local key = "closed_border:" .. ctx:name(pair[2])
+    if ctx:counter(pair[1], key) == 0 then
+      ctx:set_counter(pair[1], "closed_borders", ctx:counter(pair[1], "closed_borders") + 1, "game")
+    end
+    ctx:set_counter(pair[1], key, seat, "game")
+  end
+end
+
+-- ctx:adjacent(sys[, kind]) as `player` sees it: less the systems across a border closed to
+-- them. `player` nil: the active player. Without a closed border, ctx:adjacent's own list.
+function M.adjacent(ctx, sys, player, kind)
+  local all = ctx:adjacent(sys, kind)
+  if ctx:counter(sys, "closed_borders") == 0 then return all end
+  player = player or ctx:role("active_player")
+  local players, out = ctx:players(), {}
+  for _, v in ipairs(all) do
+    local seat = ctx:kind(v) == "system" and ctx:counter(sys, "closed_border:" .. ctx:name(v)) or 0
+    if seat == 0 or players[seat] == player then out[#out + 1] = v end
+  end
+  return out
+end
+
+-- Void Tether tokens (Thunder's Edge, the Empyrean's breakthrough): a token on the border between
+-- two adjacent systems, the counter `void_tether:<other system's name>` on both (scope game).
+-- Scenario key: a system's `void_tether = ["quann"]` (tactical_setup.lua). The token itself closes
+-- nothing: the breakthrough's hook closes the borders of its holder's tokens (M.close_border).
+function M.place_void_tether(ctx, a, b)
+  ctx:set_counter(a, "void_tether:" .. ctx:name(b), 1, "game")
+  ctx:set_counter(b, "void_tether:" .. ctx:name(a), 1, "game")
+end
+
+-- The borders that hold a Void Tether token: a list of { a, b } (systems, each border once).
+function M.void_tethers(ctx)
+  local out = {}
+  for _, s in ipairs(ctx:entities { kind = "system" }) do
+    for _, v in ipairs(ctx:adjacent(s)) do
+      if s < v and ctx:kind(v) == "system" and ctx:counter(s, "void_tether:" .. ctx:name(v)) > 0 then
+        out[#out + 1] = { s, v }
+      end
+    end
+  end
+  return out
+end
+
 return M

@@ -2,6 +2,7 @@
 -- finds this file when the pack has no lib.lua of its own). Functions only: no state.
 
 local lib = {}
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua: adjacency as a player sees it
 
 -- How the narration names a system or planet: a tile's name and number ("Wellon (19)"), a planet
 -- record's name ("Abyz"), else the entity's name. For trace texts only: event keys, decision
@@ -348,14 +349,15 @@ end
 -- Steps from system `from` to `target` through adjacent systems, searched no deeper than `limit`
 -- (nil when farther): a card's default policy asks whether it brings a ship within reach.
 -- `pass(s)` (optional) says whether a system may be passed; `more(s)` (optional) lists systems
--- that count as adjacent to s too (Lost Star Chart's wormholes).
-function lib.steps_between(ctx, from, target, limit, pass, more)
+-- that count as adjacent to s too (Lost Star Chart's wormholes). Adjacency as `player` sees it
+-- (optional; nil: the active player): a border closed to them is not crossed (galaxy.adjacent).
+function lib.steps_between(ctx, from, target, limit, pass, more, player)
   if from == target then return 0 end
   local seen, frontier = { [from] = true }, { from }
   for d = 1, limit do
     local next = {}
     for _, s in ipairs(frontier) do
-      local around = ctx:adjacent(s)
+      local around = galaxy.adjacent(ctx, s, player)
       if more then
         around = { table.unpack(around) }
         for _, o in ipairs(more(s)) do around[#around + 1] = o end

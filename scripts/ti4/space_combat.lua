@@ -41,6 +41,7 @@ local BARRAGE = {
 }
 
 local lib = require "lib"
+local galaxy = require "galaxy"
 local has_ships, opponent = lib.has_ships, lib.opponent
 
 -- ------------------------------------------------------------------ retreat eligibility (4.3, 7.3)
@@ -420,11 +421,13 @@ end
 function M.rounds(ctx)
   local a, d, sys = ctx:role("attacker", "defender", "active_system")
   if not fighting(ctx, sys) then return end
-  local neighbours = ctx:adjacent(sys)
+  -- the systems each side may retreat to are those adjacent as it sees them (a border closed to
+  -- it is not crossed: galaxy.adjacent)
+  local neighbours_a, neighbours_d = galaxy.adjacent(ctx, sys, a), galaxy.adjacent(ctx, sys, d)
   local pa, pd = ctx:policy(a), ctx:policy(d)
   local limit = lib.round_limit(ctx)
   -- no retreat is possible, or none will be announced: nothing to decide in a round
-  if limit == 0 and (#neighbours == 0 or not (may_announce(ctx, a, pa) or may_announce(ctx, d, pd))) then
+  if limit == 0 and not ((#neighbours_a > 0 and may_announce(ctx, a, pa)) or (#neighbours_d > 0 and may_announce(ctx, d, pd))) then
     local ongoing = ctx:exchange_fire(sys, a, d, FIRE, pa.hit_order, pa.sustain, pd.hit_order, pd.sustain, round_cap(ctx, a, d))
     if not ongoing then return over(ctx, sys) end
     if ongoing == "again" then return "again" end
@@ -440,11 +443,11 @@ function M.rounds(ctx)
 
   -- Step 2, announce retreats: the defender first; the attacker cannot if the defender did (4.2)
   ctx:open("space_combat.announce_retreats")
-  local announced_d, retreating_d = announce(ctx, d, sys, neighbours)
+  local announced_d, retreating_d = announce(ctx, d, sys, neighbours_d)
   local retreating_a = false
   if not announced_d then
     local _
-    _, retreating_a = announce(ctx, a, sys, neighbours)
+    _, retreating_a = announce(ctx, a, sys, neighbours_a)
   end
 
   -- Step 3, roll dice: the attacker rolls all their dice before the defender (5.6)
@@ -456,8 +459,8 @@ function M.rounds(ctx)
 
   -- Step 5, retreat (7)
   ctx:open("space_combat.before_retreat")
-  if retreating_d then retreat(ctx, d, sys, neighbours) end
-  if retreating_a then retreat(ctx, a, sys, neighbours) end
+  if retreating_d then retreat(ctx, d, sys, neighbours_d) end
+  if retreating_a then retreat(ctx, a, sys, neighbours_a) end
 
   -- 8, 9: another round while both still have ships; the last round's end windows merge (9.1)
   if not (has_ships(ctx, a, sys) and has_ships(ctx, d, sys)) then return over(ctx, sys) end

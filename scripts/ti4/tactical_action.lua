@@ -20,6 +20,7 @@
 local M = {}
 
 local lib = require "lib"
+local galaxy = require "galaxy"
 local space_combat = require "space_combat"
 local invasion = require "invasion"
 local production = require "production"
@@ -140,9 +141,10 @@ end
 -- identical wormholes (links of kind "wormhole", scripts/ti4/galaxy.lua) whose every shared type
 -- has no effect during this movement (st.inactive_wormholes, set by a before_movement hook:
 -- Enforced Travel Ban). Adjacency from other links (cards, laws, scenarios) and hexes stays.
+-- Borders closed to the active player (Void Tether) are left out first (galaxy.adjacent).
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
 local function neighbours(ctx, st, u)
-  local all = ctx:adjacent(u)
+  local all = galaxy.adjacent(ctx, u, st.player)
   local off = st.inactive_wormholes
   if not off then return all end
   local out = {}
@@ -300,7 +302,7 @@ local function find_paths(ctx, st, start, budget, through, carries, unit)
   local function adj(u)
     local a = adjacent[u]
     if not a then
-      a = st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)
+      a = neighbours(ctx, st, u)
       adjacent[u] = a
     end
     return a
@@ -712,7 +714,7 @@ local function scripted_path(ctx, st, start, text, move, through, unit)
     if spent > move then return nil end
     if fu.risk then risk = risk + 1 end
     local v
-    for _, x in ipairs(st.inactive_wormholes and neighbours(ctx, st, u) or ctx:adjacent(u)) do
+    for _, x in ipairs(neighbours(ctx, st, u)) do
       if ctx:name(x) == names[i] then v = x end
     end
     if not v then return nil end
@@ -1060,7 +1062,8 @@ end
 
 -- Where a player's units may fire at the active system from: the active system's space area and
 -- planets (every unit with space cannon), then each adjacent system's space area and planets
--- (only units whose space cannon reaches: space_cannon_range).
+-- (only units whose space cannon reaches: space_cannon_range), as `p` sees adjacency (a border
+-- closed to them is not crossed: galaxy.adjacent).
 local function firing_positions(ctx, st, p)
   local out = {}
   local function add(loc, spec)
@@ -1072,7 +1075,7 @@ local function firing_positions(ctx, st, p)
     for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do add(planet, spec) end
   end
   system_and_planets(st.system, SPACE_CANNON)
-  for _, adj in ipairs(ctx:adjacent(st.system)) do system_and_planets(adj, SPACE_CANNON_ADJACENT) end
+  for _, adj in ipairs(galaxy.adjacent(ctx, st.system, p)) do system_and_planets(adj, SPACE_CANNON_ADJACENT) end
   return out
 end
 

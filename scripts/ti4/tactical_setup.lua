@@ -36,6 +36,8 @@
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
 --   breach = "active"                -- or "inactive": the system's breach token (Thunder's Edge; lib.breach)
+--   void_tether = ["quann"]          -- Void Tether tokens on the borders it shares with those systems
+--                                    -- (Thunder's Edge; galaxy.place_void_tether), at most 2
 --
 -- Roles: active_player and attacker are the active player; defender is the other player with
 -- ships in the active system (else the next player in turn order), so the space combat of step 3
@@ -56,7 +58,7 @@ PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry a
 PLAYER_KEYS.versions = true  -- versions = ["naalu_mech", "war_funding"]: units and cards in another version (setup.lua)
 PLAYER_KEYS.counters = true  -- counters = { name = N }: counters on the player that cards read (scope game)
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true, galvanized = true,
-  planets = true, command_tokens = true, tile = true, hex = true, wormhole = true, breach = true }
+  planets = true, command_tokens = true, tile = true, hex = true, wormhole = true, breach = true, void_tether = true }
 -- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
 local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true }
@@ -375,6 +377,33 @@ return function(ctx, scenario, h)
         local at = path .. ".galvanized." .. who
         h.galvanize_units(ctx, player_named(who, at), sys, spec.galvanized[who], at, "in the space area")
       end
+    end
+  end
+  -- void_tether = ["quann"]: Void Tether tokens on the borders this system shares with those
+  -- (galaxy.place_void_tether), once every system and link is made. A border is shared by hex
+  -- neighbours or systems a scenario's `adjacent` links (not wormholes, hyperlanes or breaches);
+  -- the Empyrean has 2 tokens.
+  local tethers, tethered = 0, {}
+  for i, spec in ipairs(sys_specs) do
+    local path, sys = "systems." .. i, systems[spec_sys[i]]
+    for j, other in ipairs(list_of(ctx, spec.void_tether, path .. ".void_tether")) do
+      local at = path .. ".void_tether." .. j
+      local o = system_named(other, at)
+      if o == sys then ctx:reject(at, "a Void Tether token goes on a border between two systems, not from " .. spec_sys[i] .. " to itself") end
+      local border = false
+      for _, k in ipairs(ctx:link_kinds(sys, o)) do
+        if k == "hex" or k == "adjacent" then border = true end
+      end
+      if not border then
+        ctx:reject(at, spec_sys[i] .. " and " .. tostring(other) .. " share no border (neighbouring hexes, or `adjacent`): a Void Tether token goes on a border"
+          .. (#ctx:link_kinds(sys, o) > 0 and " (they are adjacent only through " .. table.concat(ctx:link_kinds(sys, o), ", ") .. ")" or ""))
+      end
+      local key = math.min(sys, o) .. ":" .. math.max(sys, o)
+      if tethered[key] then ctx:reject(at, "the border between " .. spec_sys[i] .. " and " .. tostring(other) .. " already holds a Void Tether token (" .. tethered[key] .. ")") end
+      tethered[key] = at
+      tethers = tethers + 1
+      if tethers > 2 then ctx:reject(at, "a third Void Tether token: the Empyrean has 2") end
+      galaxy.place_void_tether(ctx, sys, o)
     end
   end
 

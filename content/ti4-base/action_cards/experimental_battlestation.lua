@@ -11,6 +11,7 @@
 -- Test: tests/cards/experimental_battlestation.toml
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 local HITS = { eligible = "ship", can_sustain = "sustain_damage", damaged = "damaged",
   decision = "tactical_action.assign_space_cannon_hits", destroyed_window = "tactical_action.unit_destroyed",
@@ -28,7 +29,7 @@ end
 local function dock(ctx, player, sys)
   local d = dock_on(ctx, player, sys)
   if d then return d end
-  for _, adj in ipairs(ctx:adjacent(sys)) do
+  for _, adj in ipairs(galaxy.adjacent(ctx, sys, player)) do  -- as the player sees it (Void Tether)
     if ctx:kind(adj) == "system" then
       d = dock_on(ctx, player, adj)
       if d then return d end

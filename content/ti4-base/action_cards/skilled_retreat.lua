@@ -12,10 +12,11 @@
 -- Test: tests/cards/skilled_retreat.toml
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua: adjacency as the player sees it (Void Tether)
 
 local function open_systems(ctx, player)
   local out = {}
-  for _, sys in ipairs(ctx:adjacent(ctx:role("active_system"))) do
+  for _, sys in ipairs(galaxy.adjacent(ctx, ctx:role("active_system"), player)) do
     local args = { player = player, system = sys, eligible = not lib.other_ships(ctx, player, sys), by_rule = false }
     ctx:open("space_combat.retreat_eligibility", args)
     if args.eligible then out[#out + 1] = sys end

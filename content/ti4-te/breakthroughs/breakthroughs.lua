@@ -332,3 +332,27 @@ hook {
     end
   end,
 }
+
+-- Void Tether (Empyrean): the borders that hold the player's Void Tether tokens are closed to
+-- every other player (those two systems are not adjacent for them: movement, Space Cannon Offense
+-- from adjacent systems, retreats; galaxy.adjacent), while the Empyrean player still sees them
+-- adjacent. The tokens are the scenario's (a system's `void_tether`); the effect lasts as long as
+-- they are there, so the borders are closed at the first window of any player's tactical action,
+-- before anything reads adjacency. Not modelled: placing or moving a token when the player
+-- activates a system (scenarios place them), and "unless you allow it" (the player never allows).
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
+
+hook {
+  id = "void_tether",
+  window = "tactical_action.activation",
+  source = "technology/void_tether",
+  apply = function(ctx, player)
+    for _, border in ipairs(galaxy.void_tethers(ctx)) do
+      galaxy.close_border(ctx, border[1], border[2], player)
+      if ctx:tracing() then
+        ctx:event("void_tether:" .. ctx:name(border[1]) .. ":" .. ctx:name(border[2]),
+          "Void Tether: " .. lib.place(ctx, border[1]) .. " and " .. lib.place(ctx, border[2]) .. " are not adjacent for players other than " .. ctx:name(player))
+      end
+    end
+  end,
+}

@@ -4,6 +4,7 @@
 -- Tests: ../../tests/factions/muaat.toml
 
 local owns = require("lib").owns  -- scripts/ti4/lib.lua
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 hook {
   id = "gashlai_physiology",
@@ -45,7 +46,7 @@ hook {
   condition = function(ctx, player, _, args)
     if args.player ~= player then return false end
     if ctx:count(nil, args.system, "type:war_sun") > 0 then return true end
-    for _, s in ipairs(ctx:adjacent(args.system)) do
+    for _, s in ipairs(galaxy.adjacent(ctx, args.system, player)) do  -- as the player sees it (Void Tether)
       if ctx:kind(s) == "system" and ctx:get(s, "anomaly") == "supernova" then return true end
     end
     return false

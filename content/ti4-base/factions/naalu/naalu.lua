@@ -2,6 +2,7 @@
 -- Tests: ../../tests/factions/naalu.toml
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 -- ------------------------------------------------------------------ Foresight
 
@@ -24,7 +25,7 @@ local function strength(ctx, player, sys)
 end
 
 local function escape_to(ctx, player, sys)
-  for _, s in ipairs(ctx:adjacent(sys)) do
+  for _, s in ipairs(galaxy.adjacent(ctx, sys, player)) do  -- as the player sees it (Void Tether)
     local a = ctx:get(s, "anomaly")
     if ctx:kind(s) == "system" and not lib.other_ships(ctx, player, s) and a ~= "asteroid_field" and a ~= "supernova" then
       return s

@@ -2,6 +2,7 @@
 -- Tests: ../../tests/factions/sardakk_norr.toml
 
 local lib = require "lib"  -- scripts/ti4/lib.lua
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 -- a hit a hook produces against ground forces, as a ground combat hit (it may be sustained)
 local GROUND_HIT = { eligible = "ground_force", can_sustain = "sustain_damage", damaged = "damaged",
@@ -87,7 +88,7 @@ local GHOM = "ghom_sek_kus_from"  -- counter on the ground force: the planet it 
 
 local function ghom_sources(ctx, player, sys)
   local systems = { sys }
-  for _, s in ipairs(ctx:adjacent(sys)) do
+  for _, s in ipairs(galaxy.adjacent(ctx, sys, player)) do  -- as the player sees it (Void Tether)
     if ctx:kind(s) == "system" and #ctx:entities { kind = "command_token", owner = player, location = s } == 0 then systems[#systems + 1] = s end
   end
   local out = {}

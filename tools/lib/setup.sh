@@ -9,7 +9,7 @@ RB_BUILD=${RB_BUILD:-$RB_ROOT/build}
 # validator (draft 7) that also checks the schemas themselves.
 RB_PACKAGES=(cmake g++ ninja-build pkg-config liblua5.4-dev libtomlplusplus-dev catch2
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libpcg-cpp-dev libcpp-httplib-dev
-  lua-check python3-jsonschema parallel)
+  lua-check python3-jsonschema parallel libmimalloc-dev)
 # parallel (GNU parallel): tests/sweep/shards.sh runs a sweep's shards as local jobs and merges
 # them (docs/sweep.md)
 # Only for tools/test: the browser test of `rulebench serve`'s page (tests/browser/serve_test.py)

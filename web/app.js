@@ -1172,13 +1172,16 @@ function liveStatus(text, state) {
 }
 
 // The server runs --jobs at once: a stale answer still ending its chunk may hold a place (429).
+// Wait for it, longer between tries (50 ms up to 500 ms), for up to 15 s: on a busy machine a
+// chunk can take seconds to end.
 async function postSimulate(body, stale) {
-  for (let tries = 0; ; tries++) {
+  const start = Date.now();
+  for (let delay = 50; ; delay = Math.min(500, delay * 1.5)) {
     try {
       return await api("POST", "/api/simulate", body);
     } catch (e) {
-      if (e.status !== 429 || tries >= 40 || stale()) throw e;
-      await new Promise((res) => setTimeout(res, 50));
+      if (e.status !== 429 || Date.now() - start > 15000 || stale()) throw e;
+      await new Promise((res) => setTimeout(res, delay));
     }
   }
 }

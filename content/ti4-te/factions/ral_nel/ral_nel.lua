@@ -55,3 +55,104 @@ hook {
     end
   end,
 }
+
+-- Miniaturization: the faction's structures in a space area (carried there by its ships) cannot
+-- use their unit abilities. At the first window of any tactical action the owner's structures in
+-- space areas lose Space Cannon, Planetary Shield and Production (attributes set to none, their
+-- own Space Cannon values kept in counters on the unit for the Linkships below). Their transport
+-- and their placing onto planets at the end of the action are not modelled (README).
+local SPACE_CANNON_ATTRS = { "space_cannon", "space_cannon_dice", "space_cannon_range" }
+
+local function in_space(ctx, u) return ctx:kind(ctx:location(u)) == "system" end
+
+local function space_structures(ctx, player)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, nil, "structure")) do
+    if in_space(ctx, u) and ctx:counter(u, "miniaturized") == 0 then out[#out + 1] = u end
+  end
+  return out
+end
+
+hook {
+  id = "miniaturization",
+  window = "tactical_action.activation",
+  source = "faction/ral_nel",
+  condition = function(ctx, player) return #space_structures(ctx, player) > 0 end,
+  apply = function(ctx, player)
+    for _, u in ipairs(space_structures(ctx, player)) do
+      for _, a in ipairs(SPACE_CANNON_ATTRS) do ctx:set_counter(u, "miniaturized_" .. a, ctx:get(u, a) or 0, "game") end
+      ctx:set_counter(u, "miniaturized", 1, "game")
+      for _, a in ipairs(SPACE_CANNON_ATTRS) do ctx:set(u, a, 0) end
+      ctx:set(u, "production", 0)
+      ctx:set(u, "planetary_shield", false)
+      if ctx:tracing() then
+        ctx:event("miniaturized:" .. ctx:name(player) .. ":" .. ctx:type(u),
+          ctx:name(player) .. "'s " .. ctx:type(u) .. " in the space area of " .. lib.place(ctx, ctx:location(u)) .. " cannot use its unit abilities (Miniaturization)")
+      end
+    end
+  end,
+}
+
+-- Linkship I / Linkship II (destroyer): it may use the Space Cannon of one of its owner's
+-- structures in its space area (so a structure there by Miniaturization, which cannot fire
+-- itself). Linkship I: each structure once (each Linkship takes a different one); Linkship II:
+-- any number of Linkships may use the same one. After movement (so in every system where Space
+-- Cannon Offense may fire from), each Linkship sharing a space area with such a structure takes
+-- its Space Cannon values (value, dice, reach into adjacent systems) for the rest of the action;
+-- the procedure's Space Cannon Offense then rolls it as any unit (decision
+-- tactical_action.use_space_cannon, whether to fire). Which structure: in the active system the
+-- best value, then the most dice; next door one that reaches first. Space Cannon Defense fires
+-- from planets, so a Linkship in space never fires it.
+local LINKSHIP, LINKSHIP_II = "ti4-te:unit/linkship", "ti4-te:unit/linkship_ii"
+
+local function borrowable(ctx, player, sys)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, sys, "structure")) do
+    if ctx:counter(u, "miniaturized") == 1 and ctx:counter(u, "miniaturized_space_cannon") > 0 then out[#out + 1] = u end
+  end
+  local active = sys == ctx:role("active_system")
+  local function key(u)
+    local reach = (not active and ctx:counter(u, "miniaturized_space_cannon_range") > 0) and 0 or 1
+    return reach * 10000 + ctx:counter(u, "miniaturized_space_cannon") * 100 - ctx:counter(u, "miniaturized_space_cannon_dice")
+  end
+  table.sort(out, function(a, b) return key(a) < key(b) end)  -- (ties keep no order: the values are equal)
+  return out
+end
+
+local function linkships(ctx, player)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, nil, "ship")) do
+    local r = ctx:record_id(u)
+    if (r == LINKSHIP or r == LINKSHIP_II) and in_space(ctx, u) and ctx:counter(u, "linked") == 0
+      and #borrowable(ctx, player, ctx:location(u)) > 0 then
+      out[#out + 1] = u
+    end
+  end
+  return out
+end
+
+hook {
+  id = "linkship",
+  window = "tactical_action.after_movement",
+  source = "faction/ral_nel",
+  condition = function(ctx, player) return #linkships(ctx, player) > 0 end,
+  apply = function(ctx, player)
+    local used = {}  -- Linkship I: structures already triggered
+    for _, ship in ipairs(linkships(ctx, player)) do
+      local once = ctx:record_id(ship) == LINKSHIP
+      for _, s in ipairs(borrowable(ctx, player, ctx:location(ship))) do
+        if not (once and used[s]) then
+          used[s] = true
+          for _, a in ipairs(SPACE_CANNON_ATTRS) do ctx:set(ship, a, ctx:counter(s, "miniaturized_" .. a)) end
+          ctx:set_counter(ship, "linked", 1, "action")
+          if ctx:tracing() then
+            ctx:event("linkship:" .. ctx:name(player) .. ":" .. ctx:type(s),
+              ctx:name(player) .. "'s " .. ctx:type(ship) .. " in " .. lib.place(ctx, ctx:location(ship)) .. " uses the Space Cannon of its "
+              .. ctx:type(s) .. " (" .. ctx:counter(s, "miniaturized_space_cannon") .. " x" .. ctx:counter(s, "miniaturized_space_cannon_dice") .. ")")
+          end
+          break
+        end
+      end
+    end
+  end,
+}

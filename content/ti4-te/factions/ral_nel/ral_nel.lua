@@ -1,5 +1,7 @@
--- The Ral Nel Consortium: Last Dispatch, Alarum. Tests: ../../tests/factions/ral_nel.toml
+-- The Ral Nel Consortium: Last Dispatch, Alarum, Survival Instinct, Miniaturization, the Linkships,
+-- Nano-Link Permit. Tests: ../../tests/factions/ral_nel.toml
 local lib = require "lib"  -- scripts/ti4/lib.lua
+local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 -- Last Dispatch: when it retreats, its owner may destroy 1 ship without Sustain Damage in the
 -- active system, the most costly (lib.retreat_strike).
@@ -153,6 +155,133 @@ hook {
           break
         end
       end
+    end
+  end,
+}
+
+-- The systems adjacent to `active` (as `player` sees adjacency: galaxy.adjacent) that hold none
+-- of `player`'s command tokens: where Survival Instinct and Nano-Link Permit move units from.
+local function untokened_neighbours(ctx, player, active)
+  local out = {}
+  for _, sys in ipairs(galaxy.adjacent(ctx, active, player)) do
+    if ctx:kind(sys) == "system" and #ctx:entities { kind = "command_token", owner = player, location = sys } == 0 then
+      out[#out + 1] = sys
+    end
+  end
+  return out
+end
+
+-- Survival Instinct: after a player activates a system that contains the Ral Nel's ships, the Ral
+-- Nel may move up to 2 of its ships into it from adjacent systems without its command tokens.
+-- At tactical_action.activation; the ships moved are those that roll the most expected hits in a
+-- combat round first (combat value and dice), then the most costly (the first found among
+-- equals), alone (they carry nothing: the ability moves ships), anomalies not asked (README).
+-- Excess fighters and ground forces left behind are removed (capacity). The default uses it when
+-- another player activated the system (a defence: more ships in the combat); `use =
+-- { survival_instinct = "always" }` also when the Ral Nel is the active player, whose own
+-- movement follows.
+local function instinct_ships(ctx, player, active)
+  local out = {}
+  for _, sys in ipairs(untokened_neighbours(ctx, player, active)) do
+    for _, u in ipairs(ctx:units(player, sys, "ship")) do out[#out + 1] = u end
+  end
+  return out
+end
+
+hook {
+  id = "survival_instinct",
+  window = "tactical_action.activation",
+  source = "faction/ral_nel",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    return ctx:count(player, args.system, "ship") > 0 and #instinct_ships(ctx, player, args.system) > 0
+  end,
+  helps = function(_, player, _, args) return args.player ~= player end,
+  apply = function(ctx, player, _, args)
+    local ships, left = instinct_ships(ctx, player, args.system), {}
+    local function hits(u)
+      local c = ctx:get(u, "combat") or 0
+      return c > 0 and (ctx:get(u, "dice") or 1) * math.max(0, 11 - c) or 0
+    end
+    for i = 2, #ships do  -- stable: equal ships keep the order found
+      local u, j = ships[i], i - 1
+      while j >= 1 and (hits(ships[j]) < hits(u) or (hits(ships[j]) == hits(u) and lib.unit_cost(ctx, ships[j]) < lib.unit_cost(ctx, u))) do
+        ships[j + 1] = ships[j]
+        j = j - 1
+      end
+      ships[j + 1] = u
+    end
+    for i = 1, math.min(2, #ships) do
+      local u = ships[i]
+      local from = ctx:location(u)
+      left[#left + 1] = from
+      if ctx:tracing() then
+        ctx:event("survival_instinct:" .. ctx:name(player) .. ":" .. ctx:type(u),
+          ctx:name(player) .. "'s " .. ctx:type(u) .. " moves from " .. lib.place(ctx, from) .. " to " .. lib.place(ctx, args.system) .. " (Survival Instinct)")
+      end
+      ctx:move(u, args.system)
+    end
+    for _, sys in ipairs(left) do lib.check_capacity(ctx, player, sys) end
+  end,
+}
+
+-- Nano-Link Permit (the Ral Nel's promissory note, held by another player): after its holder
+-- activates a system, they may move their structures from adjacent systems without their command
+-- tokens onto planets they control in the active system; then the note goes back (here: discarded).
+-- At tactical_action.activation, before movement, so a PDS moved in fires Space Cannon Offense
+-- from the active system and a space dock there produces. Which: every structure of the holder on
+-- a planet of those systems, onto the holder's planets in the active system in their order, as
+-- long as a planet has room (at most 2 PDS and 1 space dock). The default uses it when one of
+-- them has Space Cannon and another player has ships in the active system.
+local PER_PLANET = { pds = 2, space_dock = 1 }
+
+local function permit_moves(ctx, player, active)
+  local targets = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = active }) do
+    if ctx:owner(planet) == player then targets[#targets + 1] = planet end
+  end
+  if #targets == 0 then return {} end
+  local room, out = {}, {}
+  for _, sys in ipairs(untokened_neighbours(ctx, player, active)) do
+    for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+      for _, u in ipairs(ctx:units(player, planet, "structure")) do
+        local t = ctx:type(u)
+        for _, target in ipairs(targets) do
+          local key = ctx:name(target) .. ":" .. t
+          if room[key] == nil then room[key] = (PER_PLANET[t] or math.huge) - #ctx:units(player, target, "type:" .. t) end
+          if room[key] > 0 then
+            room[key] = room[key] - 1
+            out[#out + 1] = { u, target }
+            break
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+
+hook {
+  id = "nano_link_permit",
+  window = "tactical_action.activation",
+  source = "promissory_note/nano_link_permit",
+  optional = true,
+  discard = true,
+  condition = function(ctx, player, _, args) return args.player == player and #permit_moves(ctx, player, args.system) > 0 end,
+  helps = function(ctx, player, _, args)
+    if not lib.other_ships(ctx, player, args.system) then return false end
+    for _, m in ipairs(permit_moves(ctx, player, args.system)) do
+      if (ctx:get(m[1], "space_cannon") or 0) > 0 then return true end
+    end
+    return false
+  end,
+  apply = function(ctx, player, _, args)
+    for _, m in ipairs(permit_moves(ctx, player, args.system)) do
+      if ctx:tracing() then
+        ctx:event("nano_link_permit:" .. ctx:name(player) .. ":" .. ctx:type(m[1]),
+          ctx:name(player) .. "'s " .. ctx:type(m[1]) .. " moves from " .. lib.place(ctx, ctx:location(m[1])) .. " to " .. lib.place(ctx, m[2]) .. " (Nano-Link Permit)")
+      end
+      ctx:move(m[1], m[2])
     end
   end,
 }

@@ -285,3 +285,56 @@ hook {
     end
   end,
 }
+
+-- Watchful Ojz (commander): when its owner announces a retreat, up to 2 of their ships retreat at
+-- once from the active system to an adjacent system without other players' ships, where a command
+-- token from their reinforcements is placed (none left there: none placed). At
+-- space_combat.retreat_announced: the ships leave before the round's rolls (the rest of the
+-- fleet retreats at the end of the round as usual; with 2 ships or fewer none is left, and the
+-- combat ends with the round). Which: the 2 most costly (the first found among equals), alone
+-- (their fighters and ground forces go with the rest of the fleet, which may lack the room); where:
+-- the first such system in adjacency order, the system's anomalies not asked (README). The window
+-- space_combat.retreat opens for them, so Last Dispatch's strike follows its own retreat. The
+-- default uses it (optional: its owner chose to retreat).
+local function ojz_destination(ctx, player, sys)
+  for _, s in ipairs(galaxy.adjacent(ctx, sys, player)) do
+    if ctx:kind(s) == "system" and not lib.other_ships(ctx, player, s) then return s end
+  end
+  return nil
+end
+
+hook {
+  id = "watchful_ojz",
+  window = "space_combat.retreat_announced",
+  source = "leader/watchful_ojz",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    local sys = ctx:role("active_system")
+    return args.player == player and ctx:flag(player, "retreat_announced") and ctx:count(player, sys, "ship") > 0
+      and ojz_destination(ctx, player, sys) ~= nil
+  end,
+  apply = function(ctx, player)
+    local sys = ctx:role("active_system")
+    local dest = ojz_destination(ctx, player, sys)
+    local ships, moved = ctx:units(player, sys, "ship"), {}
+    for _ = 1, 2 do
+      local u = lib.most_costly(ctx, ships, function(v)
+        for _, m in ipairs(moved) do if m == v then return false end end
+        return ctx:get(v, "move") > 0
+      end)
+      if not u then break end
+      moved[#moved + 1] = u
+    end
+    if #moved == 0 then return end
+    for _, u in ipairs(moved) do ctx:move(u, dest) end
+    if ctx:tracing() then
+      ctx:event("watchful_ojz:" .. ctx:name(player) .. ":" .. ctx:name(dest),
+        ctx:name(player) .. " retreats " .. #moved .. " ships to " .. lib.place(ctx, dest) .. " at once (Watchful Ojz)")
+    end
+    if #ctx:entities { kind = "command_token", owner = player, location = dest } == 0 and ctx:get(player, "reinforcement_tokens") > 0 then
+      ctx:set(player, "reinforcement_tokens", ctx:get(player, "reinforcement_tokens") - 1)
+      ctx:create { kind = "command_token", owner = player, location = dest }
+    end
+    ctx:open("space_combat.retreat", { player = player, system = dest, units = moved })
+  end,
+}

@@ -58,8 +58,8 @@ hook {
   end,
 }
 
--- Miniaturization: the faction's structures in a space area (carried there by its ships) cannot
--- use their unit abilities. At the first window of any tactical action the owner's structures in
+-- Miniaturization: the faction's structures in a space area (carried there by its ships) have
+-- their unit abilities off. At the first window of any tactical action the owner's structures in
 -- space areas lose Space Cannon, Planetary Shield and Production (attributes set to none, their
 -- own Space Cannon values kept in counters on the unit for the Linkships below). Their transport
 -- and their placing onto planets at the end of the action are not modelled (README).
@@ -171,8 +171,8 @@ local function untokened_neighbours(ctx, player, active)
   return out
 end
 
--- Survival Instinct: after a player activates a system that contains the Ral Nel's ships, the Ral
--- Nel may move up to 2 of its ships into it from adjacent systems without its command tokens.
+-- Survival Instinct: once any player has activated a system holding the Ral Nel's ships, the Ral
+-- Nel may bring up to 2 of its ships in from neighbouring systems free of its command tokens.
 -- At tactical_action.activation; the ships moved are those that roll the most expected hits in a
 -- combat round first (combat value and dice), then the most costly (the first found among
 -- equals), alone (they carry nothing: the ability moves ships), anomalies not asked (README).

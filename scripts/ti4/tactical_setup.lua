@@ -18,7 +18,7 @@
 --   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]   -- with a map: id, tile = 19
 --   wormhole = "alpha"               -- or a list (up to 3), as a tile gives them (wormhole,
 --                                    -- wormhole_2, wormhole_3): adjacent to every system with one
---                                    -- of the same type
+--                                    -- of the same type (alpha, beta, gamma, delta, epsilon)
 --                                    -- or hex = [q, r] names one of its systems (anomaly, planets
 --                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
@@ -61,7 +61,7 @@ local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, 
   planets = true, command_tokens = true, tile = true, hex = true, wormhole = true, breach = true, void_tether = true }
 -- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
-local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true }
+local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true, epsilon = true }  -- epsilon: Thunder's Edge
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true, trait = true,
   galvanized = true }
 local TRAITS = { cultural = true, hazardous = true, industrial = true }

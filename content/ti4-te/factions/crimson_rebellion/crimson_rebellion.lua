@@ -212,6 +212,54 @@ hook {
   apply = function(ctx, player) quietus_update(ctx, player) end,
 }
 
+-- The Exiles at the end of a ground combat: "any player's combat" covers ground combats too; the
+-- combat's system is its planet's. What reads a breach placed here later in the same action: the
+-- Quietus (checked again at once, so another planet's ground combat in the system fights with the
+-- other player's units there stripped of Sustain Damage and Planetary Shield), Incursion's
+-- adjacency (linked; nothing later in the action moves) and the Quietus against Production.
+hook {
+  id = "exile_breach_ground",
+  window = "invasion.end_of_ground_combat",
+  source = "faction/crimson_rebellion",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    local sys = system_of(ctx, args.planet)
+    return sys ~= nil and lib.breach(ctx, sys) == nil and exile_breach(ctx, player, sys) ~= nil
+  end,
+  apply = function(ctx, player, _, args)
+    local sys = system_of(ctx, args.planet)
+    local state = exile_breach(ctx, player, sys)
+    lib.set_breach(ctx, sys, state)
+    if state == "active" then link_breaches(ctx) end
+    if ctx:tracing() then
+      ctx:event("breach_placed:" .. ctx:name(player) .. ":" .. ctx:name(sys) .. ":" .. state,
+        ctx:name(player) .. " places an " .. state .. " breach in " .. lib.place(ctx, sys) .. " (Exile, end of a ground combat)")
+    end
+    if quietus_in_force(ctx, player) or ctx:counter(player, "quietus_on") > 0 then quietus_update(ctx, player) end
+  end,
+}
+
+-- Sundered (the faction's movement half): the player cannot use wormholes other than epsilon
+-- wormholes. In the player's own movement every other wormhole type goes into the step's
+-- inactive_wormholes (as Enforced Travel Ban does for alpha and beta), so systems adjacent only
+-- through identical wormholes of those types are not adjacent; epsilon wormholes still link. Not
+-- modelled: retreats (galaxy.adjacent reads no wormhole type per player) and Space Cannon Offense
+-- from a system adjacent through a wormhole (not movement; whether firing "uses" it the card does
+-- not say); its other half (other players' units entering its home system are destroyed: scenarios
+-- name no home system).
+local NOT_EPSILON = { "alpha", "beta", "gamma", "delta" }
+hook {
+  id = "sundered",
+  window = "tactical_action.before_movement",
+  source = "faction/crimson_rebellion",
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(ctx, _, _, args)
+    args.inactive_wormholes = args.inactive_wormholes or {}
+    for _, w in ipairs(NOT_EPSILON) do args.inactive_wormholes[w] = true end
+    if ctx:tracing() then ctx:event("sundered", "only epsilon wormholes have an effect on this movement (Sundered)") end
+  end,
+}
+
 -- The Revenant's deploy: in the Commit Ground Forces step of the owner's tactical action in a
 -- system that contains an active breach, they may commit 1 mech from reinforcements, even without
 -- units there. It comes into the space area before the commit (invasion.before_commit), where the

@@ -260,6 +260,47 @@ hook {
   end,
 }
 
+-- The hero (Homesick Phantom): the ships it holds (the ones its owner produced and put on it
+-- earlier, the player's counters stored_ships:<type>, scenario key `stored_ships`) come into the
+-- active system at the start of a space combat its owner fights in; the card is purged (once a
+-- game). Default policy: used. Its other half, putting ships produced in this action on the card,
+-- happens in the Production step, after every combat of the action: not modelled (nothing later
+-- in the action would read it). A space combat between two other players: not modelled (the
+-- ships would make a third side).
+local SHIP_TYPES = { "flagship", "war_sun", "dreadnought", "carrier", "cruiser", "destroyer", "fighter" }
+
+local function stored_ships(ctx, player)
+  local out = {}
+  for _, t in ipairs(SHIP_TYPES) do
+    local n = ctx:counter(player, "stored_ships:" .. t)
+    if n > 0 then out[#out + 1] = { t, n } end
+  end
+  return out
+end
+
+hook {
+  id = "homesick_phantom",
+  window = "space_combat.start_of_combat",
+  source = "leader/crimson_rebellion_hero",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player)
+    return (player == ctx:role("attacker") or player == ctx:role("defender")) and #stored_ships(ctx, player) > 0
+  end,
+  apply = function(ctx, player)
+    local sys, names = ctx:role("active_system"), {}
+    for _, e in ipairs(stored_ships(ctx, player)) do
+      lib.place_units(ctx, player, e[1], e[2], sys)
+      ctx:set_counter(player, "stored_ships:" .. e[1], 0, "game")
+      names[#names + 1] = e[2] .. " " .. e[1]
+    end
+    if ctx:tracing() then
+      ctx:event("homesick_phantom:" .. ctx:name(player) .. ":" .. table.concat(names, ","),
+        ctx:name(player) .. " purges Homesick Phantom: " .. table.concat(names, ", ") .. " come into " .. lib.place(ctx, sys))
+    end
+  end,
+}
+
 -- The Revenant's deploy: in the Commit Ground Forces step of the owner's tactical action in a
 -- system that contains an active breach, they may commit 1 mech from reinforcements, even without
 -- units there. It comes into the space area before the commit (invasion.before_commit), where the

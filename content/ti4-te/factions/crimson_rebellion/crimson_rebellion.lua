@@ -288,14 +288,14 @@ hook {
     return (player == ctx:role("attacker") or player == ctx:role("defender")) and #stored_ships(ctx, player) > 0
   end,
   apply = function(ctx, player)
-    local sys, names = ctx:role("active_system"), {}
+    local sys, names, keys = ctx:role("active_system"), {}, {}
     for _, e in ipairs(stored_ships(ctx, player)) do
       lib.place_units(ctx, player, e[1], e[2], sys)
       ctx:set_counter(player, "stored_ships:" .. e[1], 0, "game")
-      names[#names + 1] = e[2] .. " " .. e[1]
+      names[#names + 1], keys[#keys + 1] = e[2] .. " " .. e[1], e[1] .. ":" .. e[2]
     end
     if ctx:tracing() then
-      ctx:event("homesick_phantom:" .. ctx:name(player) .. ":" .. table.concat(names, ","),
+      ctx:event("homesick_phantom:" .. ctx:name(player) .. ":" .. table.concat(keys, ","),
         ctx:name(player) .. " purges Homesick Phantom: " .. table.concat(names, ", ") .. " come into " .. lib.place(ctx, sys))
     end
   end,

@@ -1,7 +1,9 @@
 -- The Crimson Rebellion: breaches. A system's breach token is its counter `breach` (lib.breach,
 -- scripts/ti4/lib.lua; scenario key `breach = "active" | "inactive"` on a system). Incursion's
 -- adjacency, the Quietus's loss of unit abilities, the Revenant's deploy and the Exiles' placement
--- of a breach at the end of a combat. Resonance Generator's +1 move: ../../breakthroughs/.
+-- of a breach at the end of a combat (space or ground); Sundered's movement half (only epsilon
+-- wormholes) and the hero's stored ships (scenario key stored_ships). Resonance Generator's +1
+-- move: ../../breakthroughs/.
 -- Tests: ../../tests/factions/crimson_rebellion.toml
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
@@ -172,7 +174,7 @@ end
 -- inactive one instead: nothing later in the action reads an inactive breach, so that choice is
 -- not offered. What reads an active one later in the same action: the Revenant's deploy (Commit
 -- Ground Forces), the Quietus (checked again right after), Incursion's adjacency (linked, though
--- nothing later in the action moves). The end of a ground combat: not modelled.
+-- nothing later in the action moves). The end of a ground combat: below.
 local function exile_breach(ctx, player, sys)
   local best
   for _, u in ipairs(ctx:units(player, nil, "type:destroyer")) do

@@ -244,12 +244,45 @@ hook {
 -- Sundered (the faction's movement half): the player cannot use wormholes other than epsilon
 -- wormholes. In the player's own movement every other wormhole type goes into the step's
 -- inactive_wormholes (as Enforced Travel Ban does for alpha and beta), so systems adjacent only
--- through identical wormholes of those types are not adjacent; epsilon wormholes still link. Not
--- modelled: retreats (galaxy.adjacent reads no wormhole type per player) and Space Cannon Offense
--- from a system adjacent through a wormhole (not movement; whether firing "uses" it the card does
--- not say); its other half (other players' units entering its home system are destroyed: scenarios
--- name no home system).
+-- through identical wormholes of those types are not adjacent; epsilon wormholes still link. Its
+-- retreats: a system adjacent to the active system only through such wormholes is not eligible
+-- (space_combat.retreat_eligibility, which Skilled Retreat asks too). Not modelled: Space Cannon
+-- Offense from a system adjacent through a wormhole (not movement; whether firing "uses" it the
+-- card does not say); its other half (other players' units entering its home system are
+-- destroyed: scenarios name no home system).
 local NOT_EPSILON = { "alpha", "beta", "gamma", "delta" }
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+
+-- whether systems a and b are adjacent only through identical wormholes none of them epsilon
+local function only_through_other_wormholes(ctx, a, b)
+  local kinds = ctx:link_kinds(a, b)
+  if #kinds ~= 1 or kinds[1] ~= "wormhole" then return false end
+  for _, x in ipairs(WORMHOLE_ATTRS) do
+    if ctx:get(a, x) == "epsilon" then
+      for _, y in ipairs(WORMHOLE_ATTRS) do
+        if ctx:get(b, y) == "epsilon" then return false end
+      end
+    end
+  end
+  return true
+end
+
+hook {
+  id = "sundered_retreat",
+  window = "space_combat.retreat_eligibility",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player, _, args)
+    return args.player == player and args.eligible
+      and only_through_other_wormholes(ctx, ctx:role("active_system"), args.system)
+  end,
+  apply = function(ctx, player, _, args)
+    args.eligible = false
+    if ctx:tracing() then
+      ctx:event("sundered_retreat:" .. ctx:name(player) .. ":" .. ctx:name(args.system),
+        ctx:name(player) .. " cannot retreat to " .. lib.place(ctx, args.system) .. " through its wormhole (Sundered)")
+    end
+  end,
+}
 hook {
   id = "sundered",
   window = "tactical_action.before_movement",

@@ -25,6 +25,9 @@ SIDE_KEYS.galvanized = true
 -- counters = { name = N }: counters on the player that cards read (scope game), e.g. the number of
 -- non-home systems holding a planet the player controls
 SIDE_KEYS.counters = true
+-- stored_ships = { cruiser = 2 }: ships a card in the player's play area holds off the board
+-- (Thunder's Edge: the Crimson Rebellion hero's); store_ships below
+SIDE_KEYS.stored_ships = true
 -- fleet = "starting": the ships of the side's faction's starting units (its faction record's
 -- starting_units: the faction sheet), besides any `units`
 SIDE_KEYS.fleet = true
@@ -122,6 +125,27 @@ local function galvanize_units(ctx, owner, location, types, path, where)
       if left > 0 and lib.galvanize(ctx, u) then left = left - 1 end
     end
     if left > 0 then ctx:reject(path .. "." .. name, "more galvanized " .. name .. " than units " .. where) end
+  end
+end
+
+-- stored_ships = { cruiser = 2 }: ships a card in the player's play area holds off the board
+-- (Thunder's Edge: the Crimson Rebellion hero, Homesick Phantom, keeps ships it produced there).
+-- Each type one of the player's ship types (their faction's record or upgrade), each count a whole
+-- number: the player's counters `stored_ships:<type>` (scope game, so the state holds them); the
+-- card's hook brings them onto the board. After the side's records are granted.
+local function store_ships(ctx, p, t, path)
+  if t == nil then return end
+  if type(t) ~= "table" then ctx:reject(path, "stored_ships is a table of ship types and counts: stored_ships = { cruiser = 2 }") end
+  local records = lib.unit_records(ctx, p)
+  for name, n in pairs(t) do
+    local rec = ctx:record(records[name] or name, "unit")
+    if type(name) ~= "string" or not (rec and rec.ship) then
+      ctx:reject(path .. "." .. tostring(name), "stored_ships names ship types (cruiser, destroyer, ...), not " .. tostring(name))
+    end
+    if math.type(n) ~= "integer" or n < 0 or n > MAX_UNITS then
+      ctx:reject(path .. "." .. name, "stored ship counts are whole numbers from 0 to " .. MAX_UNITS .. ", not " .. tostring(n))
+    end
+    ctx:set_counter(p, "stored_ships:" .. name, n, "game")
   end
 end
 
@@ -520,7 +544,7 @@ end
 local function build(ctx, scenario)
   local helpers = { check_keys = check_keys, place_units = place_units,
     record_or_reject = record_or_reject, galvanize_units = galvanize_units, grant_records = grant_records, side_policy = side_policy, keys_of = keys_of,
-    ANOMALIES = ANOMALIES, place_breach = place_breach, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens }
+    ANOMALIES = ANOMALIES, place_breach = place_breach, store_ships = store_ships, place_assimilator_tokens = place_assimilator_tokens, place_fleet_pool_tokens = place_fleet_pool_tokens }
   if scenario.procedure == "tactical_action" then  -- players, systems, moves: tactical_setup.lua
     return require("tactical_setup")(ctx, scenario, helpers)
   end
@@ -575,6 +599,7 @@ local function build(ctx, scenario)
       ctx:set_counter(p, name, n, "game")
     end
     grant_records(ctx, p, side, role, function(v) return v or {} end)
+    store_ships(ctx, p, side.stored_ships, role .. ".stored_ships")
     local tokens = side.tokens or {}
     check_keys(ctx, tokens, TOKEN_KEYS, role .. ".tokens")
     local defaults = { reinforcements = 8, tactic = 3, fleet = 3, strategy = 2 }

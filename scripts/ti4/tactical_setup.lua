@@ -18,7 +18,7 @@
 --   id = "wellon"; anomaly = "nebula"; adjacent = ["quann", ...]   -- with a map: id, tile = 19
 --   wormhole = "alpha"               -- or a list (up to 3), as a tile gives them (wormhole,
 --                                    -- wormhole_2, wormhole_3): adjacent to every system with one
---                                    -- of the same type
+--                                    -- of the same type (alpha, beta, gamma, delta, epsilon)
 --                                    -- or hex = [q, r] names one of its systems (anomaly, planets
 --                                    -- and adjacency come from its tile; adjacent adds links)
 --   units = { xxcha = { carrier = 1 } }; damaged = { xxcha = { dreadnought = 1 } }
@@ -32,6 +32,8 @@
 --   commodities = 2                  -- [[players]]: commodities (Salvage takes them)
 --   commit = { wellon = { infantry = 2 } }   -- [[players]]: the ground forces landed on each planet
 --   fleet_pool_tokens = ["naalu"]    -- [[players]]: other players' command tokens in this fleet pool
+--   stored_ships = { cruiser = 2 }   -- [[players]]: ships a card holds off the board (the Crimson
+--                                    -- Rebellion hero's; setup.lua's store_ships)
 --   planets = [{ ..., tokens = { ul = ["sleeper"] } }]   -- a player's tokens on a planet ([token.*] records)
 --   production = [{ unit = "carrier", count = 1 }, { unit = "infantry" }]   -- no count: as many as possible
 --   command_tokens = ["naalu"]
@@ -57,11 +59,12 @@ PLAYER_KEYS.relic_fragments = true  -- the relic fragments the player holds (cou
 PLAYER_KEYS.assimilator_tokens = true  -- the player's technologies that carry an assimilator token
 PLAYER_KEYS.versions = true  -- versions = ["naalu_mech", "war_funding"]: units and cards in another version (setup.lua)
 PLAYER_KEYS.counters = true  -- counters = { name = N }: counters on the player that cards read (scope game)
+PLAYER_KEYS.stored_ships = true  -- stored_ships = { cruiser = 2 }: ships a card holds off the board (setup.lua)
 local SYSTEM_KEYS = { id = true, anomaly = true, adjacent = true, units = true, damaged = true, galvanized = true,
   planets = true, command_tokens = true, tile = true, hex = true, wormhole = true, breach = true, void_tether = true }
 -- a system's wormholes: the attributes a tile gives them in (tiles.toml), and their types
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
-local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true }
+local WORMHOLES = { alpha = true, beta = true, gamma = true, delta = true, epsilon = true }  -- epsilon: Thunder's Edge
 local PLANET_KEYS = { name = true, owner = true, units = true, resources = true, influence = true, exhausted = true, tokens = true, trait = true,
   galvanized = true }
 local TRAITS = { cultural = true, hazardous = true, industrial = true }
@@ -478,6 +481,7 @@ return function(ctx, scenario, h)
   for _, p in ipairs(order) do
     local spec, path = specs[p].spec, specs[p].path
     h.grant_records(ctx, p, spec, path, function(v, at) return list_of(ctx, v, at) end)
+    h.store_ships(ctx, p, spec.stored_ships, path .. ".stored_ships")
     h.place_fleet_pool_tokens(ctx, p, spec.fleet_pool_tokens ~= nil and list_of(ctx, spec.fleet_pool_tokens, path .. ".fleet_pool_tokens") or nil,
       players, path .. ".fleet_pool_tokens")
     local tokens = spec.tokens or {}

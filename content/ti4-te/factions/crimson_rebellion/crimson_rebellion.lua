@@ -1,7 +1,9 @@
 -- The Crimson Rebellion: breaches. A system's breach token is its counter `breach` (lib.breach,
 -- scripts/ti4/lib.lua; scenario key `breach = "active" | "inactive"` on a system). Incursion's
 -- adjacency, the Quietus's loss of unit abilities, the Revenant's deploy and the Exiles' placement
--- of a breach at the end of a combat. Resonance Generator's +1 move: ../../breakthroughs/.
+-- of a breach at the end of a combat (space or ground); Sundered's movement half (only epsilon
+-- wormholes) and the hero's stored ships (scenario key stored_ships). Resonance Generator's +1
+-- move: ../../breakthroughs/.
 -- Tests: ../../tests/factions/crimson_rebellion.toml
 local lib = require "lib"  -- scripts/ti4/lib.lua
 
@@ -172,7 +174,7 @@ end
 -- inactive one instead: nothing later in the action reads an inactive breach, so that choice is
 -- not offered. What reads an active one later in the same action: the Revenant's deploy (Commit
 -- Ground Forces), the Quietus (checked again right after), Incursion's adjacency (linked, though
--- nothing later in the action moves). The end of a ground combat: not modelled.
+-- nothing later in the action moves). The end of a ground combat: below.
 local function exile_breach(ctx, player, sys)
   local best
   for _, u in ipairs(ctx:units(player, nil, "type:destroyer")) do
@@ -210,6 +212,128 @@ hook {
   source = "faction/crimson_rebellion",
   condition = function(ctx, player) return quietus_in_force(ctx, player) or ctx:counter(player, "quietus_on") > 0 end,
   apply = function(ctx, player) quietus_update(ctx, player) end,
+}
+
+-- The Exiles at the end of a ground combat: "any player's combat" covers ground combats too; the
+-- combat's system is its planet's. What reads a breach placed here later in the same action: the
+-- Quietus (checked again at once, so another planet's ground combat in the system fights with the
+-- other player's units there stripped of Sustain Damage and Planetary Shield), Incursion's
+-- adjacency (linked; nothing later in the action moves) and the Quietus against Production.
+hook {
+  id = "exile_breach_ground",
+  window = "invasion.end_of_ground_combat",
+  source = "faction/crimson_rebellion",
+  optional = true,
+  condition = function(ctx, player, _, args)
+    local sys = system_of(ctx, args.planet)
+    return sys ~= nil and lib.breach(ctx, sys) == nil and exile_breach(ctx, player, sys) ~= nil
+  end,
+  apply = function(ctx, player, _, args)
+    local sys = system_of(ctx, args.planet)
+    local state = exile_breach(ctx, player, sys)
+    lib.set_breach(ctx, sys, state)
+    if state == "active" then link_breaches(ctx) end
+    if ctx:tracing() then
+      ctx:event("breach_placed:" .. ctx:name(player) .. ":" .. ctx:name(sys) .. ":" .. state,
+        ctx:name(player) .. " places an " .. state .. " breach in " .. lib.place(ctx, sys) .. " (Exile, end of a ground combat)")
+    end
+    if quietus_in_force(ctx, player) or ctx:counter(player, "quietus_on") > 0 then quietus_update(ctx, player) end
+  end,
+}
+
+-- Sundered (the faction's movement half): the player cannot use wormholes other than epsilon
+-- wormholes. In the player's own movement every other wormhole type goes into the step's
+-- inactive_wormholes (as Enforced Travel Ban does for alpha and beta), so systems adjacent only
+-- through identical wormholes of those types are not adjacent; epsilon wormholes still link. Its
+-- retreats: a system adjacent to the active system only through such wormholes is not eligible
+-- (space_combat.retreat_eligibility, which Skilled Retreat asks too). Not modelled: Space Cannon
+-- Offense from a system adjacent through a wormhole (not movement; whether firing "uses" it the
+-- card does not say); its other half (other players' units entering its home system are
+-- destroyed: scenarios name no home system).
+local NOT_EPSILON = { "alpha", "beta", "gamma", "delta" }
+local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
+
+-- whether systems a and b are adjacent only through identical wormholes none of them epsilon
+local function only_through_other_wormholes(ctx, a, b)
+  local kinds = ctx:link_kinds(a, b)
+  if #kinds ~= 1 or kinds[1] ~= "wormhole" then return false end
+  for _, x in ipairs(WORMHOLE_ATTRS) do
+    if ctx:get(a, x) == "epsilon" then
+      for _, y in ipairs(WORMHOLE_ATTRS) do
+        if ctx:get(b, y) == "epsilon" then return false end
+      end
+    end
+  end
+  return true
+end
+
+hook {
+  id = "sundered_retreat",
+  window = "space_combat.retreat_eligibility",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player, _, args)
+    return args.player == player and args.eligible
+      and only_through_other_wormholes(ctx, ctx:role("active_system"), args.system)
+  end,
+  apply = function(ctx, player, _, args)
+    args.eligible = false
+    if ctx:tracing() then
+      ctx:event("sundered_retreat:" .. ctx:name(player) .. ":" .. ctx:name(args.system),
+        ctx:name(player) .. " cannot retreat to " .. lib.place(ctx, args.system) .. " through its wormhole (Sundered)")
+    end
+  end,
+}
+hook {
+  id = "sundered",
+  window = "tactical_action.before_movement",
+  source = "faction/crimson_rebellion",
+  condition = function(_, player, _, args) return args.player == player end,
+  apply = function(ctx, _, _, args)
+    args.inactive_wormholes = args.inactive_wormholes or {}
+    for _, w in ipairs(NOT_EPSILON) do args.inactive_wormholes[w] = true end
+    if ctx:tracing() then ctx:event("sundered", "only epsilon wormholes have an effect on this movement (Sundered)") end
+  end,
+}
+
+-- The hero (Homesick Phantom): the ships it holds (the ones its owner produced and put on it
+-- earlier, the player's counters stored_ships:<type>, scenario key `stored_ships`) come into the
+-- active system at the start of a space combat its owner fights in; the card is purged (once a
+-- game). Default policy: used. Its other half, putting ships produced in this action on the card,
+-- happens in the Production step, after every combat of the action: not modelled (nothing later
+-- in the action would read it). A space combat between two other players: not modelled (the
+-- ships would make a third side).
+local SHIP_TYPES = { "flagship", "war_sun", "dreadnought", "carrier", "cruiser", "destroyer", "fighter" }
+
+local function stored_ships(ctx, player)
+  local out = {}
+  for _, t in ipairs(SHIP_TYPES) do
+    local n = ctx:counter(player, "stored_ships:" .. t)
+    if n > 0 then out[#out + 1] = { t, n } end
+  end
+  return out
+end
+
+hook {
+  id = "homesick_phantom",
+  window = "space_combat.start_of_combat",
+  source = "leader/crimson_rebellion_hero",
+  optional = true,
+  limit = "game",
+  condition = function(ctx, player)
+    return (player == ctx:role("attacker") or player == ctx:role("defender")) and #stored_ships(ctx, player) > 0
+  end,
+  apply = function(ctx, player)
+    local sys, names, keys = ctx:role("active_system"), {}, {}
+    for _, e in ipairs(stored_ships(ctx, player)) do
+      lib.place_units(ctx, player, e[1], e[2], sys)
+      ctx:set_counter(player, "stored_ships:" .. e[1], 0, "game")
+      names[#names + 1], keys[#keys + 1] = e[2] .. " " .. e[1], e[1] .. ":" .. e[2]
+    end
+    if ctx:tracing() then
+      ctx:event("homesick_phantom:" .. ctx:name(player) .. ":" .. table.concat(keys, ","),
+        ctx:name(player) .. " purges Homesick Phantom: " .. table.concat(names, ", ") .. " come into " .. lib.place(ctx, sys))
+    end
+  end,
 }
 
 -- The Revenant's deploy: in the Commit Ground Forces step of the owner's tactical action in a

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Independent exact odds of scenarios/homesick_phantom.toml (no rulebench code): a Markov chain
+over the fleets, written from the rules alone. The Crimson Rebellion's cruiser (7) and, with the
+hero, the 2 Exile I its card holds (8; their Anti-Fighter Barrage finds no fighters) against 2
+cruisers (7). Each side loses its destroyers before its cruisers. Without the hero the Exiles stay
+on the card: 1 cruiser against 2.
+
+  python3 content/ti4-te/scenarios/homesick_phantom_check.py   -> P(win, draw, loss), with and without
+  python3 content/ti4-te/scenarios/homesick_phantom_check.py RULEBENCH ROOT   -> checks Rulebench
+  gives them to 1e-9 (ctest te_homesick_phantom)
+"""
+from functools import lru_cache
+
+
+def dist(dice):  # dice: list of hit chances -> list of P(k hits)
+    out = [1.0]
+    for p in dice:
+        new = [0.0] * (len(out) + 1)
+        for k, q in enumerate(out):
+            new[k] += q * (1 - p)
+            new[k + 1] += q * p
+        out = new
+    return out
+
+
+@lru_cache(maxsize=None)
+def odds(c, d, e):
+    """(win, draw, loss) for the Crimson: c cruisers, d destroyers against e cruisers."""
+    if e == 0:
+        return (1.0, 0.0, 0.0) if c + d > 0 else (0.0, 1.0, 0.0)
+    if c + d == 0:
+        return (0.0, 0.0, 1.0)
+    pa = dist([0.4] * c + [0.3] * d)
+    pd = dist([0.4] * e)
+    stay, rest = 0.0, [0.0, 0.0, 0.0]
+    for ha, p1 in enumerate(pa):
+        for hd, p2 in enumerate(pd):
+            p = p1 * p2
+            d2 = max(0, d - hd)
+            c2 = max(0, c - max(0, hd - d))
+            e2 = max(0, e - ha)
+            if (c2, d2, e2) == (c, d, e):
+                stay += p
+            else:
+                sub = odds(c2, d2, e2)
+                for i in range(3):
+                    rest[i] += p * sub[i]
+    return tuple(r / (1 - stay) for r in rest)
+
+
+def main():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cases = {"with the hero": ([], odds(1, 2, 2)),
+             "without": (["--without", "attacker:crimson_rebellion_hero"], odds(1, 0, 2))}
+    if len(sys.argv) < 3:  # no rulebench given: the values alone
+        for name, (_, want) in cases.items():
+            print("%-14s win %.9f draw %.9f loss %.9f" % ((name,) + want))
+        return
+    exe, root = sys.argv[1], sys.argv[2]
+    path = os.path.join(root, "content", "ti4-te", "scenarios", "homesick_phantom.toml")
+    bad = 0
+    for name, (extra, want) in cases.items():
+        r = subprocess.run([exe, "--root", root, "simulate", path, "--exact", "--json"] + extra,
+                           capture_output=True, text=True, timeout=120)
+        got = json.loads(r.stdout) if r.returncode == 0 else {}
+        for key, w in zip(("attacker_win", "draw", "defender_win"), want):
+            g = got.get(key, float("nan"))
+            ok = abs(g - w) < 1e-9
+            bad += not ok
+            print(f"{'ok  ' if ok else 'FAIL'}  {name:<14} {key:<13} rulebench {g:.9f}  independent {w:.9f}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1137,22 +1137,46 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
       if (fires(env, u, p, x.location, x.roll->eligible)) return true;
     return false;
   };
+  // the chance of each number of hits of `units`: that of the previous call when they roll the
+  // same dice the same way (a hit sustained changes no roll), else computed (hit_distribution,
+  // whose sums depend only on each roller's threshold, modifier and dice, in order)
+  auto distribution = [&](std::vector<Roller>& before, std::vector<std::vector<double>>& into) {
+    const bool same =
+        !into.empty() && before.size() == units.size() &&
+        std::equal(
+            units.begin(), units.end(), before.begin(), [](const Roller& u, const Roller& v) {
+              return u.threshold == v.threshold && u.modifier == v.modifier && u.dice == v.dice;
+            });
+    if (same) {
+      into.push_back(into.back());
+      return;
+    }
+    into.emplace_back();
+    hit_distribution(type, units, into.back());
+    before = units;
+  };
   // each side after 0, 1, 2 ... hits, one at a time: its roll (in the first round, and in later
   // ones, once the round scope has ended), whether it still fires, and what each hit changed
   auto side = [&](EntityId p, std::span<const Sym> order, Sustain mode, ExactEnds::Side& changes) {
     FireSide fire;
     State t = s, later = s;
     later.end_scope(x.round_scope);
+    // the round scope's end changes nothing in the state: the later rounds' side is the first
+    // round's, hit for hit (the same functions of the same state)
+    const bool alike = later == s;
+    std::vector<Roller> first_before, later_before;
     changes.upto.push_back(0);
     for (;;) {
       rollers(plain, t, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
-      fire.first.emplace_back();
-      hit_distribution(type, units, fire.first.back());
+      distribution(first_before, fire.first);
       fire.fires.push_back(fires_from(t, p) ? 1 : 0);
-      rollers(plain, later, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
-      fire.hits.emplace_back();
-      hit_distribution(type, units, fire.hits.back());
-      assign_plain(plain, later, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
+      if (alike) {
+        fire.hits.push_back(fire.first.back());
+      } else {
+        rollers(plain, later, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
+        distribution(later_before, fire.hits);
+        assign_plain(plain, later, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
+      }
       const int took =
           assign_plain(plain, t, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
       if (took == 0) break;  // nothing left that can take a hit

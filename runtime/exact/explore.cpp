@@ -63,6 +63,7 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       } else {
         work = node.state;
         leaf = run(node.step, path, work);
+        if (leaf.stop) return;
         if (leaf.replayed) ++stats.replayed;
         if (path.mismatch())
           throw ScriptError("step " + std::to_string(node.step + 1) +

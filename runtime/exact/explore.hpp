@@ -51,6 +51,9 @@ struct ExactLeaf {
   // next step (best play's rounds put together from the same parts): the explorer files them
   // at the node the first one reached, without canonicalising and looking up the state again
   std::uint64_t same = 0;
+  // the exploration is over (the procedure run as one step called ctx:steps, which explored the
+  // run): explore returns at once, filing nothing
+  bool stop = false;
 };
 
 // Best play: the leaves of a node whose step made choices, as its tree of draws. A leaf's draws

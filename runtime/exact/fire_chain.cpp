@@ -5,6 +5,11 @@
 
 namespace rb {
 
+namespace {
+// (probability, probability x rounds) of a cell of the chain's table
+typedef double Mass __attribute__((vector_size(2 * sizeof(double))));
+}  // namespace
+
 // The rounds in phases: the first round (the counter at its start, no round ended), then one
 // phase per value the counter takes after each round; once it stops moving the phase repeats
 // (a round leads back into it). Each phase is a dense table over (hits taken by d, by a), a's
@@ -39,27 +44,28 @@ std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const Fire
     const auto u = static_cast<std::size_t>(k);
     a_run[u] = k + 1 < na_max && a.fires[u + 1] == a.fires[u] ? a_run[u + 1] : k + 1;
   }
-  // probability, and the sum of probability x rounds fought so far
-  std::vector<double> p(cells, 0.0), r(cells, 0.0), np(cells, 0.0), nr(cells, 0.0);
-  std::vector<double> ep(cells, 0.0), er(cells, 0.0);  // the ends of the phase being swept
+  // each cell's probability and sum of probability x rounds fought so far, as one pair: a
+  // round's move adds (pi, ri) x q to both at once (two lanes of one vector, each lane the same
+  // multiply and add as two scalars, so the sums are the same to the bit)
+  std::vector<Mass> p(cells, Mass{}), np(cells, Mass{});
+  std::vector<Mass> e(cells, Mass{});  // the ends of the phase being swept
   std::vector<FireEnd> out;
-  p[0] = 1;
+  p[0] = Mass{1, 0};
   std::int64_t counter = o.counter;
   bool several = false;
   for (;;) {
     const std::int64_t next_counter = next_of(counter);
     // a saturated phase: its rounds lead back into it
     const bool loops = several && next_counter == counter;
-    std::fill(ep.begin(), ep.end(), 0.0), std::fill(er.begin(), er.end(), 0.0);
-    bool open = false;                                  // mass moved on into the next phase
-    double* const go_p = loops ? p.data() : np.data();  // where a round that goes on leads
-    double* const go_r = loops ? r.data() : nr.data();
+    std::fill(e.begin(), e.end(), Mass{});
+    bool open = false;                              // mass moved on into the next phase
+    Mass* const go = loops ? p.data() : np.data();  // where a round that goes on leads
     for (int kd = 0; kd < nd_max; ++kd)
       for (int ka = 0; ka < na_max; ++ka) {
         const std::size_t k = at(ka, kd);
-        const double in_p = p[k], in_r = r[k];
+        const double in_p = p[k][0], in_r = p[k][1];
         if (in_p == 0) continue;
-        p[k] = 0, r[k] = 0;
+        p[k] = Mass{};
         if (in_p < o.epsilon) {
           unresolved += in_p;
           continue;
@@ -75,49 +81,46 @@ std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const Fire
         // d's hits j < span land on a's entries ka + j; those from span on, on the last
         const int hd_n = static_cast<int>(hd.size());
         const int span = std::min(hd_n, na_max - 1 - ka);
+        const double* const q = hd.data();
         for (std::size_t i = 0; i < ha.size(); ++i) {
           if (ha[i] == 0) continue;
           const int nd = std::min(nd_max - 1, kd + static_cast<int>(i));
           const bool d_fires = d.fires[static_cast<std::size_t>(nd)];
-          const double pi = mp * ha[i], ri = mr * ha[i];
+          const Mass m = {mp * ha[i], mr * ha[i]};
           const std::size_t row = at(0, nd);
           // the self-loop (nobody hit) is divided out above
           const int j0 = i == 0 && stay > 0 ? 1 : 0;
           for (int j = j0; j < span;) {
             // a run of a's entries that all go on, or all end
             const bool goes_on = d_fires && a.fires[static_cast<std::size_t>(ka + j)];
-            const int e =
+            const int end =
                 d_fires ? std::min(span, a_run[static_cast<std::size_t>(ka + j)] - ka) : span;
-            double* const tp = (goes_on ? go_p : ep.data()) + row + static_cast<std::size_t>(ka);
-            double* const tr = (goes_on ? go_r : er.data()) + row + static_cast<std::size_t>(ka);
-            for (int jj = j; jj < e; ++jj) {
-              const double q = hd[static_cast<std::size_t>(jj)];
-              tp[jj] += pi * q, tr[jj] += ri * q;
-            }
+            Mass* const t = (goes_on ? go : e.data()) + row + static_cast<std::size_t>(ka);
+            for (int jj = j; jj < end; ++jj) t[jj] += m * q[jj];
             open = open || (goes_on && !loops);
-            j = e;
+            j = end;
           }
           const int from = std::max(span, j0);
           if (from < hd_n) {  // a takes all it can
-            const double q = hd_tail[static_cast<std::size_t>(from)];
-            if (q == 0) continue;
+            const double tail = hd_tail[static_cast<std::size_t>(from)];
+            if (tail == 0) continue;
             const std::size_t t = row + static_cast<std::size_t>(na_max - 1);
             if (d_fires && a.fires[static_cast<std::size_t>(na_max - 1)]) {
-              go_p[t] += pi * q, go_r[t] += ri * q;
+              go[t] += m * tail;
               open = open || !loops;
             } else {
-              ep[t] += pi * q, er[t] += ri * q;
+              e[t] += m * tail;
             }
           }
         }
       }
     for (std::size_t k = 0; k < cells; ++k)
-      if (ep[k] > 0)
+      if (e[k][0] > 0)
         out.push_back({static_cast<int>(k % static_cast<std::size_t>(na_max)),
                        static_cast<int>(k / static_cast<std::size_t>(na_max)), counter, several,
-                       ep[k], er[k] / ep[k]});
+                       e[k][0], e[k][1] / e[k][0]});
     if (!open) break;
-    std::swap(p, np), std::swap(r, nr);
+    std::swap(p, np);
     counter = next_counter, several = true;
   }
   // in the order of (hits taken by a, by d, counter, several): the order the ends are drawn in

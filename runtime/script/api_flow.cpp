@@ -838,9 +838,6 @@ ExactLeaf leaf_of_writes(Engine::Impl::Exact& X) {
   return leaf;
 }
 
-// Thrown by the root's step runner once ctx:steps has explored the run (see l_steps).
-struct ExactDone {};
-
 // The exact mode over `n` steps (list at stack index `list`, 0: the procedure as one step),
 // from the current state and what the run has written so far: the chain and its solution.
 void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
@@ -876,10 +873,13 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
                              "die misses (make each round a step that returns \"again\")");
           throw;
         }
-        if (list == 0 && X.done) throw ExactDone{};
+        // the procedure as one step called ctx:steps, which explored the run: this exploration
+        // stops here and keeps what that one found (X.chain, X.solution)
+        if (list == 0 && X.done) leaf.stop = true;
         return leaf;
       },
       stats);
+  if (list == 0 && X.done) return;
   if (X.best.any()) {
     // best play: the chain's edges become the best options' (exact/best.hpp)
     std::vector<BestObjective> sides{X.options.best_objective};
@@ -1117,7 +1117,6 @@ int exact_root(lua_State* L) {
   Engine::Impl& I = impl(L);
   try {
     explore_exact(L, I, 0, 1);
-  } catch (const ExactDone&) {
   } catch (const ExactLimit& e) {
     I.exact->limit = e.what();
   }

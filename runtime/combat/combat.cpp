@@ -1082,17 +1082,28 @@ ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State
   const std::uint32_t hits_d =
       dice.choose(d.roll.data(), static_cast<std::uint32_t>(d.roll.size()));
   // a takes d's hits, then d takes a's, each a choice of its chooser's (as side_takes asks it)
-  auto take = [&](const RoundParts::Side& side, std::uint32_t hits, const AskOutcome* whole) {
-    const std::vector<RoundParts::Take>& options = side.takes[hits];
+  auto pick = [&](const RoundParts::Side& side, std::uint32_t hits, const AskOutcome* whole) {
+    const std::size_t n = side.takes[hits].size();
     std::size_t k = 0;
-    if (hits > 0 && whole && whole->choose) k = whole->choose(options.size());
-    const RoundParts::Take& t = options[k < options.size() ? k : 0];
+    if (hits > 0 && whole && whole->choose) k = whole->choose(n);
+    return k < n ? k : 0;
+  };
+  const std::size_t option_a = pick(a, hits_d, x.whole_a);
+  const std::size_t option_d = pick(d, hits_a, x.whole_d);
+  return put_round_parts(parts, s, x, host, hits_a, hits_d, option_a, option_d, ids);
+}
+
+ExchangeResult put_round_parts(const RoundParts& parts, State& s, const Exchange& x,
+                               ExchangeHost& host, std::uint32_t hits_a, std::uint32_t hits_d,
+                               std::size_t option_a, std::size_t option_d, std::uint32_t* ids) {
+  auto take = [&](const RoundParts::Side& side, std::uint32_t hits, std::size_t k) {
+    const RoundParts::Take& t = side.takes[hits][k];
     for (const auto& [e, u] : t.changed) s.at(e) = u;
     for (EntityId e : t.lost) host.destroy(e);
     return &t;
   };
-  const RoundParts::Take* ta = take(a, hits_d, x.whole_a);
-  const RoundParts::Take* td = take(d, hits_a, x.whole_d);
+  const RoundParts::Take* ta = take(parts.side[0], hits_d, option_a);
+  const RoundParts::Take* td = take(parts.side[1], hits_a, option_d);
   if (ids) ids[0] = ta->id, ids[1] = td->id;
   const bool fires_a = ta->fires, fires_d = td->fires;
   if (!(fires_a && fires_d)) return ExchangeResult::over;

@@ -352,5 +352,12 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
 ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State& s,
                                 const Exchange& x, ExchangeHost& host,
                                 std::uint32_t* ids = nullptr);
+// The same round with its draws given: `a` rolled hits_a and `d` hits_d, and each side took its
+// option (an index into its takes for the hits it took; 0 the policy's). Best play's decision
+// process (exact/process.hpp) puts every roll and option together this way.
+ExchangeResult put_round_parts(const RoundParts& parts, State& s, const Exchange& x,
+                               ExchangeHost& host, std::uint32_t hits_a, std::uint32_t hits_d,
+                               std::size_t option_a, std::size_t option_d,
+                               std::uint32_t* ids = nullptr);
 
 }  // namespace rb::combat

@@ -1,5 +1,6 @@
 // Lua calls C++: rolls, pools (light userdata with methods), hit assignment.
 #include <algorithm>
+#include <unordered_set>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -1357,6 +1358,142 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
   return ExactRounds::chain;
 }
 
+// Best play, one side: the combat from `s` as a decision process (exact/process.hpp): its
+// rounds' states (canonical, equal ones merged) and ends, found from the start by every roll and
+// every option of the best side (x.whole_a or x.whole_d), each round put together from its parts
+// (combat::round_parts, put_round_parts) as play_round_parts does. False when it cannot be: a
+// round that would hand back or is not in parts, the other side with a choice, states that come
+// back otherwise than in a round where nobody is hit, or more than `max_rounds` states.
+bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
+                   const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Process& out) {
+  Engine::Impl::Exact& X = *I.exact;
+  struct Restore {
+    Engine::Impl& I;
+    State* state;
+    ~Restore() { I.state = state, I.liveness_dirty = true; }
+  } restore{I, I.state};
+  const int best = x.whole_a ? 0 : 1;
+  std::vector<Sym> kinds;
+  for (const std::string& k : I.rules.interchangeable) kinds.push_back(sym(k));
+  CombatProcess& P = out.process;
+  P.metric = spec.metric;
+  std::vector<State> states{s};
+  std::unordered_multimap<std::uint64_t, std::uint32_t> state_at, end_at;
+  state_at.emplace(s.hash(), 0);
+  combat::RoundParts parts;
+  State work, t;
+  const std::size_t max_rounds = std::max<std::size_t>(X.options.max_states, 1);
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    if (states.size() > max_rounds || (X.options.stop && X.options.stop->load()) ||
+        I.signalled.load(std::memory_order_relaxed))
+      return false;
+    work = states[i];
+    I.state = &work;
+    I.liveness_dirty = true;
+    ExchangeHost host(I, spec);
+    host.adds_rounds = false;
+    for (int w : spec.windows)
+      if (I.window_live_unreplaced(w)) return false;
+    if (!combat::round_parts(combat_env(I), work, x, host, I.scratch_exchange, parts)) return false;
+    CombatProcess::Round round;
+    round.first = static_cast<std::uint32_t>(P.rolls.size());
+    // the same pair of takes (their ids) leaves the same state: where it led
+    std::vector<std::pair<std::uint64_t, CombatProcess::Move>> led;
+    const auto& ra = parts.side[0].roll;
+    const auto& rd = parts.side[1].roll;
+    for (std::uint32_t ha = 0; ha < ra.size(); ++ha) {
+      if (!(ra[ha] > 0)) continue;
+      for (std::uint32_t hd = 0; hd < rd.size(); ++hd) {
+        const double p = ra[ha] * rd[hd];
+        if (!(p > 0)) continue;
+        const std::size_t na = parts.side[0].takes[hd].size();
+        const std::size_t nd = parts.side[1].takes[ha].size();
+        if ((best == 0 ? nd : na) != 1) return false;
+        const std::size_t n = best == 0 ? na : nd;
+        CombatProcess::Roll roll{p, static_cast<std::uint32_t>(P.moves.size()),
+                                 static_cast<std::uint32_t>(n)};
+        for (std::size_t o = 0; o < n; ++o) {
+          const std::uint64_t ids =
+              (std::uint64_t{parts.side[0].takes[hd][best == 0 ? o : 0].id} << 32) |
+              parts.side[1].takes[ha][best == 1 ? o : 0].id;
+          bool known = false;
+          for (const auto& [k, m] : led)
+            if (k == ids) {
+              P.moves.push_back(m);
+              known = true;
+              break;
+            }
+          if (known) continue;
+          t = states[i];
+          I.state = &t;
+          const combat::ExchangeResult r = combat::put_round_parts(
+              parts, t, x, host, ha, hd, best == 0 ? o : 0, best == 1 ? o : 0);
+          if (r != combat::ExchangeResult::over && r != combat::ExchangeResult::round_done)
+            return false;
+          const bool end = r == combat::ExchangeResult::over;
+          t.canonicalise(kinds);
+          const std::uint64_t h = t.hash();
+          std::vector<State>& found = end ? out.ends : states;
+          auto& at = end ? end_at : state_at;
+          std::uint32_t to = static_cast<std::uint32_t>(found.size());
+          for (auto [lo, hi] = at.equal_range(h); lo != hi; ++lo)
+            if (found[lo->second] == t) {
+              to = lo->second;
+              break;
+            }
+          if (to == found.size()) {
+            at.emplace(h, to);
+            found.push_back(t);
+          }
+          P.moves.push_back({to, end});
+          led.emplace_back(ids, P.moves.back());
+        }
+        // a roll where nobody is hit: back to this state (no choice)
+        if (n == 1 && !P.moves.back().end && P.moves.back().to == i) {
+          round.self += p;
+          P.moves.pop_back();
+          continue;
+        }
+        P.rolls.push_back(roll);
+      }
+    }
+    round.count = static_cast<std::uint32_t>(P.rolls.size()) - round.first;
+    P.rounds.push_back(round);
+  }
+  P.ends = static_cast<std::uint32_t>(out.ends.size());
+  if (getenv("RB_DEBUG_PROCESS")) fprintf(stderr, "process: %zu rounds %zu rolls %zu moves %u ends, %zu distinct hashes\n", P.rounds.size(), P.rolls.size(), P.moves.size(), P.ends, [&]{ std::unordered_set<std::uint64_t> h; for (auto& [k, v] : state_at) h.insert(k); return h.size(); }());
+  return P.ends > 0 && P.finish();
+}
+
+// The process of the combat from `s` for this call (`args`: its arguments' key), made once and
+// kept for the run's exploration (counted against the byte bound); null when the combat is not
+// one (build_process), and `index` its index among the run's processes.
+const Engine::Impl::Exact::Process* best_process(Engine::Impl& I, const State& s,
+                                                 const combat::Exchange& x,
+                                                 const Engine::Impl::ExchangeSpec& spec,
+                                                 std::uint64_t args, std::uint32_t& index) {
+  Engine::Impl::Exact& X = *I.exact;
+  const std::uint64_t key = (args ^ s.hash()) * 0x100000001b3ull;
+  for (auto [lo, hi] = X.process_of.equal_range(key); lo != hi; ++lo) {
+    const Engine::Impl::Exact::Process& p = *X.processes[lo->second];
+    if (p.start == s) {
+      index = lo->second;
+      return p.ok ? &p : nullptr;
+    }
+  }
+  auto made = std::make_unique<Engine::Impl::Exact::Process>();
+  made->start = s;
+  made->key = key;
+  made->ok = build_process(I, s, x, spec, *made);
+  if (!made->ok) made->ends.clear(), made->process = {};
+  X.fire_bytes += sizeof(*made) + made->start.bytes() + made->process.bytes();
+  for (const State& e : made->ends) X.fire_bytes += e.bytes();
+  index = static_cast<std::uint32_t>(X.processes.size());
+  X.process_of.emplace(key, index);
+  X.processes.push_back(std::move(made));
+  return X.processes.back()->ok ? X.processes.back().get() : nullptr;
+}
+
 // The live modifiers of `player` with spend (and some of its counter left) whose replaced
 // optional hook the player's policy would not use, asked as that hook is ("use:<id>", as if it
 // helps): in the C++ rounds they spend nothing.
@@ -1488,6 +1625,34 @@ int l_exchange_fire(lua_State* L) {
   // where runs that took other paths meet (a trie over every round of a combat outgrows the
   // memo's slots, and its paths never meet)
   ex.one_round = best || (x.again && I.memo_writes && !I.dice.exact());
+  // best play, one side: the whole combat as a decision process, one of its ends drawn (a draw
+  // best play solves, exact/process.hpp); the step goes on from that end
+  if (best && I.options.best_process && I.options.round_parts && I.exact->best.second == kNoEntity &&
+      !I.exact->options.best_decisions && !I.exact->options.best_walk && I.exact->path &&
+      I.dice.exact_path() == I.exact->path && I.exact->path->used() == 0 &&
+      I.exact->choices.empty()) {
+    std::uint64_t args = 0xcbf29ce484222325ull;
+    for (std::uint64_t v :
+         {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),
+          static_cast<std::uint64_t>(d), reinterpret_cast<std::uint64_t>(&x),
+          reinterpret_cast<std::uint64_t>(order_a.data()), static_cast<std::uint64_t>(sustain_a),
+          reinterpret_cast<std::uint64_t>(order_d.data()), static_cast<std::uint64_t>(sustain_d),
+          static_cast<std::uint64_t>(cap), static_cast<std::uint64_t>(ex.whole_a != nullptr)})
+      args = (args ^ v) * 0x100000001b3ull;
+    // (the outcomes are made for each state of the process: none kept)
+    whole_a.by_hits = whole_d.by_hits = nullptr;
+    std::uint32_t index = 0;
+    if (const Engine::Impl::Exact::Process* P = best_process(I, s, ex, x, args, index)) {
+      Engine::Impl::Exact& X = *I.exact;
+      const auto at = static_cast<std::uint32_t>(X.path->used());
+      const std::uint32_t k = X.path->draw(P->process.ends);
+      X.choices.push_back({at, P->process.ends, 0, static_cast<std::int32_t>(index)});
+      s = P->ends[k];
+      I.liveness_dirty = true;
+      lua_pushboolean(L, 0);  // every end is the end of the combat
+      return 1;
+    }
+  }
   combat::ExchangeResult result = combat::ExchangeResult::over;
   bool failed = false, drawn = false;  // drawn: the exact mode drew the round's end (result)
   {  // the objects of this block are gone before a Lua error unwinds the frame

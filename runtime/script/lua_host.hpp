@@ -34,6 +34,7 @@
 #include "dice/counts.hpp"
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
+#include "exact/process.hpp"
 #include "script/engine.hpp"
 #include "script/memo.hpp"
 
@@ -298,6 +299,18 @@ struct Engine::Impl {
     };
     Fan fan;
     std::uint64_t replayed = 0;  // leaves filed without running the step
+    // Best play, one side: the combats ctx:exchange_fire solved as decision processes
+    // (exact/process.hpp), by the state and call they start from; a node's step draws one of
+    // its ends (a draw marked as the process's, ExactLeaf::Choice::process) and goes on from it
+    struct Process {
+      State start;
+      std::uint64_t key = 0;  // the call's arguments and the start's hash
+      CombatProcess process;
+      std::vector<State> ends;  // the state at each end (the round that ended the combat)
+      bool ok = false;          // false: the combat is not such a process (the rounds one by one)
+    };
+    std::vector<std::unique_ptr<Process>> processes;
+    std::unordered_multimap<std::uint64_t, std::uint32_t> process_of;  // key -> index
   };
   std::unique_ptr<Exact> exact;
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added

@@ -622,9 +622,12 @@ TEST_CASE("bench --exact --best: best play timed beside the plain exact mode, wi
 namespace {
 
 // simulate --exact --best SIDE's chain (the best play's report), with the procedure's rounds run
-// in C++ where they can be (ctx:exchange_fire) or every round run by the procedure itself.
+// in C++ where they can be (ctx:exchange_fire) or every round run by the procedure itself; with
+// `process`, a combat whose only decisions are the best side's hits is a decision process
+// (EngineOptions::best_process), else its rounds run one a step.
 nlohmann::json best_chain(const std::string& scenario, const std::string& side, bool in_cpp,
-                          bool round_parts = true) {
+                          bool round_parts = true, bool process = false,
+                          const std::string& objective = "win") {
   const std::filesystem::path root = RB_SOURCE_DIR;
   SessionOptions so;
   so.root = root;
@@ -633,10 +636,11 @@ nlohmann::json best_chain(const std::string& scenario, const std::string& side, 
   ExactRunOptions o;
   std::function<double(const nlohmann::json&)> value_of;
   o.best = sym(side);
-  o.best_objective = sim.best_objective(side, "win", false, &value_of);
+  o.best_objective = sim.best_objective(side, objective, false, &value_of);
   EngineOptions engine;
   engine.exchange_fire = in_cpp;
   engine.round_parts = round_parts;
+  engine.best_process = process;
   nlohmann::json j = sim.exact(o, engine);
   j["value"] = value_of(j);
   return j;

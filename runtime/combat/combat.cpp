@@ -978,7 +978,7 @@ bool same_entity(const Entity& x, const Entity& y) {
 }  // namespace
 
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
-                 ExchangeScratch& scratch, RoundParts& out) {
+                 ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache) {
   if (x.once || !x.one_round || host.time_up() || host.can_intervene()) return false;
   const State start = s;
   // (as exchange_fire: records whose loss can change a modifier)
@@ -1010,6 +1010,34 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       const std::span<const Sym> order = i == 0 ? x.order_a : x.order_d;
       const Sustain mode = i == 0 ? x.sustain_a : x.sustain_d;
       auto& takes = out.side[i].takes;
+      // the side's own entities (its units, itself) and the rows: its takes, if made before
+      std::uint64_t key = 0;
+      std::vector<std::pair<EntityId, Entity>> own;
+      if (cache) {
+        key = 0xcbf29ce484222325ull;
+        auto mix = [&key](std::uint64_t v) { key = (key ^ v) * 0x100000001b3ull; };
+        mix(static_cast<std::uint64_t>(player));
+        for (std::size_t e = 0; e < s.entities.size(); ++e) {
+          const Entity& u = s.entities[e];
+          if (u.owner != player && static_cast<EntityId>(e) != player) continue;
+          own.emplace_back(static_cast<EntityId>(e), u);
+          mix(e), mix(static_cast<std::uint64_t>(u.location)), mix(static_cast<std::uint64_t>(u.record));
+          for (std::int32_t v : u.attr) mix(static_cast<std::uint32_t>(v));
+        }
+        bool found = false;
+        for (auto [lo, hi] = cache->at.equal_range(key); lo != hi && !found; ++lo) {
+          const RoundPartsCache::Entry& c = cache->entries[lo->second];
+          // (rows for as many hits as the other side can roll, or more)
+          const std::size_t rows = out.side[1 - i].roll.size();
+          if (c.player != player || c.own.size() != own.size() || c.takes.size() < rows)
+            continue;
+          bool same = true;
+          for (std::size_t k = 0; k < own.size() && same; ++k)
+            same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
+          if (same) takes.assign(c.takes.begin(), c.takes.begin() + static_cast<std::ptrdiff_t>(rows)), found = true;
+        }
+        if (found) continue;
+      }
       takes.assign(out.side[1 - i].roll.size(), {});
       takes[0].push_back({{}, {}, fires_now(side), 0});
       // the first take of each id: (hits, option)
@@ -1062,6 +1090,10 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           takes[k].push_back(std::move(t));
           if (takes[k].back().id == distinct.size()) distinct.emplace_back(k, takes[k].size() - 1);
         }
+      }
+      if (cache) {
+        cache->at.emplace(key, cache->entries.size());
+        cache->entries.push_back({player, std::move(own), takes});
       }
     }
   } catch (const CombatError&) {

@@ -1,6 +1,5 @@
 // Lua calls C++: rolls, pools (light userdata with methods), hit assignment.
 #include <algorithm>
-#include <unordered_set>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -1358,14 +1357,13 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
   return ExactRounds::chain;
 }
 
-// Best play, one side: the combat from `s` as a decision process (exact/process.hpp): its
-// rounds' states (canonical, equal ones merged) and ends, found from the start by every roll and
-// every option of the best side (x.whole_a or x.whole_d), each round put together from its parts
-// (combat::round_parts, put_round_parts) as play_round_parts does. False when it cannot be: a
-// round that would hand back or is not in parts, the other side with a choice, states that come
-// back otherwise than in a round where nobody is hit, or more than `max_rounds` states.
-bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
-                   const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Process& out) {
+// Best play, one side: expands state `i` of the rounds' graph (Exact::Rounds): every roll of
+// its round and every option of the best side (x.whole_a or x.whole_d), each put together from
+// the round's parts (combat::round_parts, put_round_parts) as play_round_parts does, to the next
+// round's state or an end of the combat (canonical, equal ones merged). False when it cannot be:
+// a round that would hand back or is not in parts, or the other side with a choice.
+bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t i,
+                  const combat::Exchange& x, const Engine::Impl::ExchangeSpec& spec) {
   Engine::Impl::Exact& X = *I.exact;
   struct Restore {
     Engine::Impl& I;
@@ -1373,95 +1371,139 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
     ~Restore() { I.state = state, I.liveness_dirty = true; }
   } restore{I, I.state};
   const int best = x.whole_a ? 0 : 1;
-  std::vector<Sym> kinds;
-  for (const std::string& k : I.rules.interchangeable) kinds.push_back(sym(k));
+  g.done[i] = 1;
+  State work = g.states[i];
+  I.state = &work;
+  I.liveness_dirty = true;
+  ExchangeHost host(I, spec);
+  host.adds_rounds = false;
+  for (int w : spec.windows)
+    if (I.window_live_unreplaced(w)) return false;
+  combat::RoundParts& parts = g.parts;
+  if (!combat::round_parts(combat_env(I), work, x, host, I.scratch_exchange, parts, &g.takes))
+    return false;
+  Engine::Impl::Exact::Rounds::Round round;
+  round.first = static_cast<std::uint32_t>(g.rolls.size());
+  // the same pair of takes (their ids) leaves the same state: where it led
+  std::vector<std::pair<std::uint64_t, CombatProcess::Move>> led;
+  State& t = g.scratch;
+  const auto& ra = parts.side[0].roll;
+  const auto& rd = parts.side[1].roll;
+  for (std::uint32_t ha = 0; ha < ra.size(); ++ha) {
+    if (!(ra[ha] > 0)) continue;
+    for (std::uint32_t hd = 0; hd < rd.size(); ++hd) {
+      const double p = ra[ha] * rd[hd];
+      if (!(p > 0)) continue;
+      const std::size_t na = parts.side[0].takes[hd].size();
+      const std::size_t nd = parts.side[1].takes[ha].size();
+      if ((best == 0 ? nd : na) != 1) return false;
+      const std::size_t n = best == 0 ? na : nd;
+      CombatProcess::Roll roll{p, static_cast<std::uint32_t>(g.moves.size()),
+                               static_cast<std::uint32_t>(n)};
+      for (std::size_t o = 0; o < n; ++o) {
+        const std::uint64_t ids =
+            (std::uint64_t{parts.side[0].takes[hd][best == 0 ? o : 0].id} << 32) |
+            parts.side[1].takes[ha][best == 1 ? o : 0].id;
+        bool known = false;
+        for (const auto& [k, m] : led)
+          if (k == ids) {
+            g.moves.push_back(m);
+            known = true;
+            break;
+          }
+        if (known) continue;
+        t = g.states[i];
+        I.state = &t;
+        const combat::ExchangeResult r = combat::put_round_parts(
+            parts, t, x, host, ha, hd, best == 0 ? o : 0, best == 1 ? o : 0);
+        if (r != combat::ExchangeResult::over && r != combat::ExchangeResult::round_done)
+          return false;
+        const bool end = r == combat::ExchangeResult::over;
+        t.canonicalise(g.kinds);
+        const std::uint64_t h = t.hash();
+        std::vector<State>& found = end ? g.ends : g.states;
+        auto& at = end ? g.end_at : g.state_at;
+        auto to = static_cast<std::uint32_t>(found.size());
+        for (auto [lo, hi] = at.equal_range(h); lo != hi; ++lo)
+          if (found[lo->second] == t) {
+            to = lo->second;
+            break;
+          }
+        if (to == found.size()) {
+          at.emplace(h, to);
+          found.push_back(t);
+          X.fire_bytes += t.bytes();
+          if (!end) g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+        }
+        g.moves.push_back({to, end});
+        led.emplace_back(ids, g.moves.back());
+      }
+      // a roll where nobody is hit: back to this state (no choice)
+      if (n == 1 && !g.moves.back().end && g.moves.back().to == i) {
+        round.self += p;
+        g.moves.pop_back();
+        continue;
+      }
+      g.rolls.push_back(roll);
+    }
+  }
+  round.count = static_cast<std::uint32_t>(g.rolls.size()) - round.first;
+  g.round[i] = round;
+  g.ok[i] = 1;
+  return true;
+}
+
+// The combat from `s` as a decision process (exact/process.hpp): the states of the rounds'
+// graph it reaches (expanded as they are first reached, and kept for the run: the combats that
+// start from other states, after an Anti-Fighter Barrage say, meet there), numbered from the
+// start, and the ends they reach. False when some state cannot be expanded, when the states come
+// back otherwise than in a round where nobody is hit, or past the exploration's bounds.
+bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
+                   const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Rounds& g,
+                   Engine::Impl::Exact::Process& out) {
+  Engine::Impl::Exact& X = *I.exact;
+  std::uint32_t start = static_cast<std::uint32_t>(g.states.size());
+  const std::uint64_t h = s.hash();
+  for (auto [lo, hi] = g.state_at.equal_range(h); lo != hi; ++lo)
+    if (g.states[lo->second] == s) {
+      start = lo->second;
+      break;
+    }
+  if (start == g.states.size()) {
+    g.state_at.emplace(h, start);
+    g.states.push_back(s);
+    X.fire_bytes += s.bytes();
+    g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+  }
   CombatProcess& P = out.process;
   P.metric = spec.metric;
-  std::vector<State> states{s};
-  std::unordered_multimap<std::uint64_t, std::uint32_t> state_at, end_at;
-  state_at.emplace(s.hash(), 0);
-  combat::RoundParts parts;
-  State work, t;
-  const std::size_t max_rounds = std::max<std::size_t>(X.options.max_states, 1);
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    if (states.size() > max_rounds || (X.options.stop && X.options.stop->load()) ||
+  // global index -> local (rounds, then ends), -1: not reached yet
+  std::unordered_map<std::uint32_t, std::uint32_t> local, local_end;
+  std::vector<std::uint32_t> global{start};
+  local.emplace(start, 0);
+  for (std::size_t k = 0; k < global.size(); ++k) {
+    const std::uint32_t i = global[k];
+    if (global.size() > X.options.max_states || (X.options.stop && X.options.stop->load()) ||
         I.signalled.load(std::memory_order_relaxed))
       return false;
-    work = states[i];
-    I.state = &work;
-    I.liveness_dirty = true;
-    ExchangeHost host(I, spec);
-    host.adds_rounds = false;
-    for (int w : spec.windows)
-      if (I.window_live_unreplaced(w)) return false;
-    if (!combat::round_parts(combat_env(I), work, x, host, I.scratch_exchange, parts)) return false;
-    CombatProcess::Round round;
-    round.first = static_cast<std::uint32_t>(P.rolls.size());
-    // the same pair of takes (their ids) leaves the same state: where it led
-    std::vector<std::pair<std::uint64_t, CombatProcess::Move>> led;
-    const auto& ra = parts.side[0].roll;
-    const auto& rd = parts.side[1].roll;
-    for (std::uint32_t ha = 0; ha < ra.size(); ++ha) {
-      if (!(ra[ha] > 0)) continue;
-      for (std::uint32_t hd = 0; hd < rd.size(); ++hd) {
-        const double p = ra[ha] * rd[hd];
-        if (!(p > 0)) continue;
-        const std::size_t na = parts.side[0].takes[hd].size();
-        const std::size_t nd = parts.side[1].takes[ha].size();
-        if ((best == 0 ? nd : na) != 1) return false;
-        const std::size_t n = best == 0 ? na : nd;
-        CombatProcess::Roll roll{p, static_cast<std::uint32_t>(P.moves.size()),
-                                 static_cast<std::uint32_t>(n)};
-        for (std::size_t o = 0; o < n; ++o) {
-          const std::uint64_t ids =
-              (std::uint64_t{parts.side[0].takes[hd][best == 0 ? o : 0].id} << 32) |
-              parts.side[1].takes[ha][best == 1 ? o : 0].id;
-          bool known = false;
-          for (const auto& [k, m] : led)
-            if (k == ids) {
-              P.moves.push_back(m);
-              known = true;
-              break;
-            }
-          if (known) continue;
-          t = states[i];
-          I.state = &t;
-          const combat::ExchangeResult r = combat::put_round_parts(
-              parts, t, x, host, ha, hd, best == 0 ? o : 0, best == 1 ? o : 0);
-          if (r != combat::ExchangeResult::over && r != combat::ExchangeResult::round_done)
-            return false;
-          const bool end = r == combat::ExchangeResult::over;
-          t.canonicalise(kinds);
-          const std::uint64_t h = t.hash();
-          std::vector<State>& found = end ? out.ends : states;
-          auto& at = end ? end_at : state_at;
-          std::uint32_t to = static_cast<std::uint32_t>(found.size());
-          for (auto [lo, hi] = at.equal_range(h); lo != hi; ++lo)
-            if (found[lo->second] == t) {
-              to = lo->second;
-              break;
-            }
-          if (to == found.size()) {
-            at.emplace(h, to);
-            found.push_back(t);
-          }
-          P.moves.push_back({to, end});
-          led.emplace_back(ids, P.moves.back());
-        }
-        // a roll where nobody is hit: back to this state (no choice)
-        if (n == 1 && !P.moves.back().end && P.moves.back().to == i) {
-          round.self += p;
-          P.moves.pop_back();
-          continue;
-        }
-        P.rolls.push_back(roll);
+    if (!g.done[i]) expand_round(I, g, i, x, spec);
+    if (!g.ok[i]) return false;
+    const Engine::Impl::Exact::Rounds::Round& r = g.round[i];
+    CombatProcess::Round round{static_cast<std::uint32_t>(P.rolls.size()), r.count, r.self};
+    for (std::uint32_t q = r.first; q < r.first + r.count; ++q) {
+      const CombatProcess::Roll& roll = g.rolls[q];
+      P.rolls.push_back({roll.p, static_cast<std::uint32_t>(P.moves.size()), roll.count});
+      for (std::uint32_t m = roll.first; m < roll.first + roll.count; ++m) {
+        const CombatProcess::Move mv = g.moves[m];
+        auto& map = mv.end ? local_end : local;
+        auto [it, added] = map.emplace(mv.to, static_cast<std::uint32_t>(map.size()));
+        if (added) (mv.end ? out.ends : global).push_back(mv.to);
+        P.moves.push_back({it->second, mv.end});
       }
     }
-    round.count = static_cast<std::uint32_t>(P.rolls.size()) - round.first;
     P.rounds.push_back(round);
   }
   P.ends = static_cast<std::uint32_t>(out.ends.size());
-  if (getenv("RB_DEBUG_PROCESS")) fprintf(stderr, "process: %zu rounds %zu rolls %zu moves %u ends, %zu distinct hashes\n", P.rounds.size(), P.rolls.size(), P.moves.size(), P.ends, [&]{ std::unordered_set<std::uint64_t> h; for (auto& [k, v] : state_at) h.insert(k); return h.size(); }());
   return P.ends > 0 && P.finish();
 }
 
@@ -1481,13 +1523,23 @@ const Engine::Impl::Exact::Process* best_process(Engine::Impl& I, const State& s
       return p.ok ? &p : nullptr;
     }
   }
+  Engine::Impl::Exact::Rounds* g = nullptr;
+  for (const auto& r : X.rounds)
+    if (r->args == args) g = r.get();
+  if (!g) {
+    X.rounds.push_back(std::make_unique<Engine::Impl::Exact::Rounds>());
+    g = X.rounds.back().get();
+    g->args = args;
+    for (const std::string& k : I.rules.interchangeable) g->kinds.push_back(sym(k));
+  }
   auto made = std::make_unique<Engine::Impl::Exact::Process>();
   made->start = s;
   made->key = key;
-  made->ok = build_process(I, s, x, spec, *made);
+  made->rounds = g;
+  made->ok = build_process(I, s, x, spec, *g, *made);
   if (!made->ok) made->ends.clear(), made->process = {};
-  X.fire_bytes += sizeof(*made) + made->start.bytes() + made->process.bytes();
-  for (const State& e : made->ends) X.fire_bytes += e.bytes();
+  X.fire_bytes += sizeof(*made) + made->start.bytes() + made->process.bytes() +
+                  made->ends.size() * sizeof(std::uint32_t);
   index = static_cast<std::uint32_t>(X.processes.size());
   X.process_of.emplace(key, index);
   X.processes.push_back(std::move(made));
@@ -1647,7 +1699,7 @@ int l_exchange_fire(lua_State* L) {
       const auto at = static_cast<std::uint32_t>(X.path->used());
       const std::uint32_t k = X.path->draw(P->process.ends);
       X.choices.push_back({at, P->process.ends, 0, static_cast<std::int32_t>(index)});
-      s = P->ends[k];
+      s = P->rounds->ends[P->ends[k]];
       I.liveness_dirty = true;
       lua_pushboolean(L, 0);  // every end is the end of the combat
       return 1;

@@ -1021,7 +1021,8 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           const Entity& u = s.entities[e];
           if (u.owner != player && static_cast<EntityId>(e) != player) continue;
           own.emplace_back(static_cast<EntityId>(e), u);
-          mix(e), mix(static_cast<std::uint64_t>(u.location)), mix(static_cast<std::uint64_t>(u.record));
+          mix(e), mix(static_cast<std::uint64_t>(u.location));
+          mix(static_cast<std::uint64_t>(u.record));
           for (std::int32_t v : u.attr) mix(static_cast<std::uint32_t>(v));
         }
         bool found = false;
@@ -1029,12 +1030,14 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           const RoundPartsCache::Entry& c = cache->entries[lo->second];
           // (rows for as many hits as the other side can roll, or more)
           const std::size_t rows = out.side[1 - i].roll.size();
-          if (c.player != player || c.own.size() != own.size() || c.takes.size() < rows)
-            continue;
+          if (c.player != player || c.own.size() != own.size() || c.takes.size() < rows) continue;
           bool same = true;
           for (std::size_t k = 0; k < own.size() && same; ++k)
             same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
-          if (same) takes.assign(c.takes.begin(), c.takes.begin() + static_cast<std::ptrdiff_t>(rows)), found = true;
+          if (same) {
+            takes.assign(c.takes.begin(), c.takes.begin() + static_cast<std::ptrdiff_t>(rows));
+            found = true;
+          }
         }
         if (found) continue;
       }

@@ -499,7 +499,7 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
     const std::vector<double> no_rewards(trees[t].leaves.size(), 0.0);
     const Eval e{trees[t].leaves, no_rewards, V0, t, -1, {&fixed[0], &fixed[1]}, false, &keep};
     ExactNode& node = chain.at(trees[t].node);
-    Eval value{trees[t].leaves, rewards.empty() ? no_rewards : rewards[t], V0, t, 0,
+    Eval value{trees[t].leaves,       rewards.empty() ? no_rewards : rewards[t], V0, t, 0,
                {&fixed[0], &fixed[1]}};
     s.set_process(value, t, sides[0]);
     if (value.process) {

@@ -37,9 +37,7 @@ std::vector<double> CombatProcess::values(std::span<const double> end_values, do
                                           bool maximise, std::vector<std::uint32_t>* choice) const {
   std::vector<double> V(rounds.size(), 0.0);
   if (choice) choice->assign(rolls.size(), 0);
-  auto worth = [&](const Move& m) {
-    return m.end ? end_values[m.to] : round_reward + V[m.to];
-  };
+  auto worth = [&](const Move& m) { return m.end ? end_values[m.to] : round_reward + V[m.to]; };
   for (std::size_t k = order.size(); k-- > 0;) {
     const std::uint32_t i = order[k];
     const Round& round = rounds[i];

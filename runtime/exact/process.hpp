@@ -55,8 +55,8 @@ struct CombatProcess {
   // The value of each round's state (by index), given each end's value and what a new round is
   // worth (the objective's weight of `metric`), the best side taking its best option at every
   // roll (maximise) or the policy's (not). `choice`: if given, the option taken by roll.
-  std::vector<double> values(std::span<const double> end_values, double round_reward,
-                             bool maximise, std::vector<std::uint32_t>* choice = nullptr) const;
+  std::vector<double> values(std::span<const double> end_values, double round_reward, bool maximise,
+                             std::vector<std::uint32_t>* choice = nullptr) const;
 
   // Under the options `choice` (by roll): the chance of each end from the start, and the
   // expected rounds begun on the way given that end (what the metric adds).

@@ -1679,10 +1679,10 @@ int l_exchange_fire(lua_State* L) {
   ex.one_round = best || (x.again && I.memo_writes && !I.dice.exact());
   // best play, one side: the whole combat as a decision process, one of its ends drawn (a draw
   // best play solves, exact/process.hpp); the step goes on from that end
-  if (best && I.options.best_process && I.options.round_parts && I.exact->best.second == kNoEntity &&
-      !I.exact->options.best_decisions && !I.exact->options.best_walk && I.exact->path &&
-      I.dice.exact_path() == I.exact->path && I.exact->path->used() == 0 &&
-      I.exact->choices.empty()) {
+  if (best && I.options.best_process && I.options.round_parts &&
+      I.exact->best.second == kNoEntity && !I.exact->options.best_decisions &&
+      !I.exact->options.best_walk && I.exact->path && I.dice.exact_path() == I.exact->path &&
+      I.exact->path->used() == 0 && I.exact->choices.empty()) {
     std::uint64_t args = 0xcbf29ce484222325ull;
     for (std::uint64_t v :
          {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),

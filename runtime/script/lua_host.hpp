@@ -313,7 +313,7 @@ struct Engine::Impl {
         std::uint32_t first = 0, count = 0;  // rolls
         double self = 0;
       };
-      std::vector<Round> round;  // by state
+      std::vector<Round> round;    // by state
       std::vector<char> done, ok;  // by state: expanded, and it could be
       std::vector<CombatProcess::Roll> rolls;
       std::vector<CombatProcess::Move> moves;

@@ -714,9 +714,8 @@ namespace {
 // reached: states, step runs, seconds, sweeps, nodes with choices).
 void check_same_numbers(const nlohmann::json& a, const nlohmann::json& b, double tol,
                         const std::string& at = "") {
-  static const std::vector<std::string> skip{"seconds",      "step_runs", "states",
-                                             "choice_nodes", "iterations", "cycles",
-                                             "largest_cycle"};
+  static const std::vector<std::string> skip{
+      "seconds", "step_runs", "states", "choice_nodes", "iterations", "cycles", "largest_cycle"};
   INFO(at);
   if (a.is_number()) {
     REQUIRE(b.is_number());
@@ -748,11 +747,11 @@ TEST_CASE("best play: a combat whose only decisions are the hits is solved as a 
   // round with a tree of choices. Same game: the whole report (outcomes, survivors, rounds,
   // metrics, the best and the policy's values) equals the round by round path's to 1e-9, in a
   // chain of fewer states and fewer runs of the step.
-  for (const char* scenario : {"tests/fixtures/exact/best_play_outcomes.toml",
-                               "tests/fixtures/exact/best_play_carrier.toml",
-                               "tests/fixtures/exact/best_play_cruiser_first.toml",
-                               "content/ti4-base/scenarios/bench_a.toml",
-                               "content/ti4-base/scenarios/bench_b.toml"})
+  for (const char* scenario :
+       {"tests/fixtures/exact/best_play_outcomes.toml",
+        "tests/fixtures/exact/best_play_carrier.toml",
+        "tests/fixtures/exact/best_play_cruiser_first.toml",
+        "content/ti4-base/scenarios/bench_a.toml", "content/ti4-base/scenarios/bench_b.toml"})
     for (const char* side : {"attacker", "defender"}) {
       INFO(scenario << " " << side);
       const nlohmann::json rounds = best_chain(scenario, side, true, true, false);

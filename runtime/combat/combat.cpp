@@ -981,7 +981,7 @@ bool same_entity(const Entity& x, const Entity& y) {
 }  // namespace
 
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
-                 ExchangeScratch& scratch, RoundParts& out) {
+                 ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache) {
   if (x.once || !x.one_round || host.time_up() || host.can_intervene()) return false;
   const State start = s;
   collect_modifier_records(env, scratch.modifier_records);
@@ -1006,6 +1006,37 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       const std::span<const Sym> order = i == 0 ? x.order_a : x.order_d;
       const Sustain mode = i == 0 ? x.sustain_a : x.sustain_d;
       auto& takes = out.side[i].takes;
+      // the side's own entities (its units, itself) and the rows: its takes, if made before
+      std::uint64_t key = 0;
+      std::vector<std::pair<EntityId, Entity>> own;
+      if (cache) {
+        key = 0xcbf29ce484222325ull;
+        auto mix = [&key](std::uint64_t v) { key = (key ^ v) * 0x100000001b3ull; };
+        mix(static_cast<std::uint64_t>(player));
+        for (std::size_t e = 0; e < s.entities.size(); ++e) {
+          const Entity& u = s.entities[e];
+          if (u.owner != player && static_cast<EntityId>(e) != player) continue;
+          own.emplace_back(static_cast<EntityId>(e), u);
+          mix(e), mix(static_cast<std::uint64_t>(u.location));
+          mix(static_cast<std::uint64_t>(u.record));
+          for (std::int32_t v : u.attr) mix(static_cast<std::uint32_t>(v));
+        }
+        bool found = false;
+        for (auto [lo, hi] = cache->at.equal_range(key); lo != hi && !found; ++lo) {
+          const RoundPartsCache::Entry& c = cache->entries[lo->second];
+          // (rows for as many hits as the other side can roll, or more)
+          const std::size_t rows = out.side[1 - i].roll.size();
+          if (c.player != player || c.own.size() != own.size() || c.takes.size() < rows) continue;
+          bool same = true;
+          for (std::size_t k = 0; k < own.size() && same; ++k)
+            same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
+          if (same) {
+            takes.assign(c.takes.begin(), c.takes.begin() + static_cast<std::ptrdiff_t>(rows));
+            found = true;
+          }
+        }
+        if (found) continue;
+      }
       takes.assign(out.side[1 - i].roll.size(), {});
       takes[0].push_back({{}, {}, fires_now(side), 0});
       // the first take of each id: (hits, option)
@@ -1059,6 +1090,10 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           if (takes[k].back().id == distinct.size()) distinct.emplace_back(k, takes[k].size() - 1);
         }
       }
+      if (cache) {
+        cache->at.emplace(key, cache->entries.size());
+        cache->entries.push_back({player, std::move(own), takes});
+      }
     }
   } catch (const CombatError&) {
     s = start;
@@ -1078,17 +1113,28 @@ ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State
   const std::uint32_t hits_d =
       dice.choose(d.roll.data(), static_cast<std::uint32_t>(d.roll.size()));
   // a takes d's hits, then d takes a's, each a choice of its chooser's (as side_takes asks it)
-  auto take = [&](const RoundParts::Side& side, std::uint32_t hits, const AskOutcome* whole) {
-    const std::vector<RoundParts::Take>& options = side.takes[hits];
+  auto pick = [&](const RoundParts::Side& side, std::uint32_t hits, const AskOutcome* whole) {
+    const std::size_t n = side.takes[hits].size();
     std::size_t k = 0;
-    if (hits > 0 && whole && whole->choose) k = whole->choose(options.size());
-    const RoundParts::Take& t = options[k < options.size() ? k : 0];
+    if (hits > 0 && whole && whole->choose) k = whole->choose(n);
+    return k < n ? k : 0;
+  };
+  const std::size_t option_a = pick(a, hits_d, x.whole_a);
+  const std::size_t option_d = pick(d, hits_a, x.whole_d);
+  return put_round_parts(parts, s, x, host, hits_a, hits_d, option_a, option_d, ids);
+}
+
+ExchangeResult put_round_parts(const RoundParts& parts, State& s, const Exchange& x,
+                               ExchangeHost& host, std::uint32_t hits_a, std::uint32_t hits_d,
+                               std::size_t option_a, std::size_t option_d, std::uint32_t* ids) {
+  auto take = [&](const RoundParts::Side& side, std::uint32_t hits, std::size_t k) {
+    const RoundParts::Take& t = side.takes[hits][k];
     for (const auto& [e, u] : t.changed) s.at(e) = u;
     for (EntityId e : t.lost) host.destroy(e);
     return &t;
   };
-  const RoundParts::Take* ta = take(a, hits_d, x.whole_a);
-  const RoundParts::Take* td = take(d, hits_a, x.whole_d);
+  const RoundParts::Take* ta = take(parts.side[0], hits_d, option_a);
+  const RoundParts::Take* td = take(parts.side[1], hits_a, option_d);
   if (ids) ids[0] = ta->id, ids[1] = td->id;
   const bool fires_a = ta->fires, fires_d = td->fires;
   if (!(fires_a && fires_d)) return ExchangeResult::over;

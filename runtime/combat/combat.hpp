@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -341,8 +342,20 @@ struct RoundParts {
 // changed while the parts are made and given back as it was). False when the round cannot be
 // put in parts (it would hand back, a roll fails, an assignment changes more than entities):
 // the caller runs the round (exchange_fire).
+// `cache` (best play's decision process, which makes the parts of many states of one combat): a
+// side's takes read and change its own entities alone, so they are kept by those entities (the
+// ones it owns, and itself) and the rows they are made for, and made once.
+struct RoundPartsCache {
+  struct Entry {
+    EntityId player = kNoEntity;
+    std::vector<std::pair<EntityId, Entity>> own;
+    std::vector<std::vector<RoundParts::Take>> takes;
+  };
+  std::unordered_multimap<std::uint64_t, std::size_t> at;
+  std::vector<Entry> entries;
+};
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
-                 ExchangeScratch& scratch, RoundParts& out);
+                 ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache = nullptr);
 // One draw of that round from `s` (the start the parts were made from): each side's hits drawn,
 // then each side's assignment (its chooser's choice among the outcomes, as exchange_fire makes
 // it), the round's end as exchange_fire ends it. The same draws, states and result as
@@ -352,5 +365,12 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
 ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State& s,
                                 const Exchange& x, ExchangeHost& host,
                                 std::uint32_t* ids = nullptr);
+// The same round with its draws given: `a` rolled hits_a and `d` hits_d, and each side took its
+// option (an index into its takes for the hits it took; 0 the policy's). Best play's decision
+// process (exact/process.hpp) puts every roll and option together this way.
+ExchangeResult put_round_parts(const RoundParts& parts, State& s, const Exchange& x,
+                               ExchangeHost& host, std::uint32_t hits_a, std::uint32_t hits_d,
+                               std::size_t option_a, std::size_t option_d,
+                               std::uint32_t* ids = nullptr);
 
 }  // namespace rb::combat

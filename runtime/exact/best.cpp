@@ -13,7 +13,8 @@ namespace rb {
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-constexpr std::uint32_t kFlags = ExactTreeLeaf::kChoice | ExactTreeLeaf::kSecond;
+constexpr std::uint32_t kFlags =
+    ExactTreeLeaf::kChoice | ExactTreeLeaf::kSecond | ExactTreeLeaf::kProcess;
 
 // A side's choices fixed: (tree, depth, first leaf) -> option index; absent: option 0, the
 // policy's own.
@@ -66,6 +67,10 @@ struct Eval {
   bool ones = false;                         // every leaf worth 1 (the chance of a prefix)
   std::vector<std::size_t>* keep = nullptr;  // the leaves the chosen options keep
   Fixed* record = nullptr;                   // the maximising side's choices (non-zero ones)
+  // the tree's combat solved as a decision process (its draw marked kProcess), the first side's
+  // (one side plays best), and what a new round of it is worth to the objective
+  const CombatProcess* process = nullptr;
+  double round_reward = 0;
 
   double leaf(std::size_t i) const {
     return ones ? leaves[i].p : leaves[i].p * (leaf_reward[i] + V[leaves[i].to]);
@@ -85,6 +90,19 @@ struct Eval {
       return s;
     }
     const std::uint32_t first = draw_at(leaves[lo], d);
+    if (is_choice(first) && (first & ExactTreeLeaf::kProcess) != 0 && process) {
+      // the combat's ends, each valued from here on; then the combat's rounds (the first side
+      // choosing when it maximises, else its policy's options)
+      std::vector<double> ends(process->ends, 0.0);
+      for (std::size_t i = lo; i < hi;) {
+        const std::uint32_t v = draw_at(leaves[i], d);
+        std::size_t j = i + 1;
+        while (j < hi && draw_at(leaves[j], d) == v) ++j;
+        if (v != kNone && (v & ~kFlags) < ends.size()) ends[v & ~kFlags] = (*this)(i, j, d + 1);
+        i = j;
+      }
+      return process->values(ends, ones ? 0 : round_reward, side == 0 && !ones)[0];
+    }
     if (!is_choice(first)) {
       double total = 0;
       for (std::size_t i = lo; i < hi;) {
@@ -161,6 +179,18 @@ struct Solver {
   std::vector<std::int32_t> tree_of;
   std::size_t sweeps = 0;
   bool settled = true;
+  const std::vector<const CombatProcess*>* processes = nullptr;
+
+  // a tree whose combat is a decision process: the process and what its rounds earn
+  void set_process(Eval& e, std::size_t t, const BestObjective& o) const {
+    const std::int32_t k = trees[t].process;
+    if (k < 0 || !processes || static_cast<std::size_t>(k) >= processes->size()) return;
+    e.process = (*processes)[static_cast<std::size_t>(k)];
+    if (!e.process) return;
+    e.round_reward = 0;
+    for (const auto& [m, w] : o.metrics)
+      if (m == e.process->metric) e.round_reward += w;
+  }
 
   // The values of every node for `o`, `side` maximising (-1: none), the choices of the sides
   // fixed at `fixed` (null: the policy's own).
@@ -203,7 +233,8 @@ struct Solver {
         if (tree_of[v] >= 0) {
           const auto t = static_cast<std::size_t>(tree_of[v]);
           const auto& leaves = trees[t].leaves;
-          const Eval e{leaves, rewards[t], V, t, side, {f0, f1}};
+          Eval e{leaves, rewards[t], V, t, side, {f0, f1}};
+          set_process(e, t, o);
           const double self = self_p[t];
           if (self > 0 && self < 1) {
             const double had = V[v];
@@ -243,6 +274,7 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
   r.choice_nodes = trees.size();
   if (n == 0 || sides.empty()) return r;
   Solver s{chain, trees, steps, std::vector<std::int32_t>(n, -1)};
+  s.processes = &o.processes;
   for (std::size_t t = 0; t < trees.size(); ++t)
     s.tree_of[trees[t].node] = static_cast<std::int32_t>(t);
   std::vector<std::vector<double>> rewards;
@@ -253,8 +285,9 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
                                      &fixed[1], o.max_sweeps, rewards);
     Fixed chosen;
     for (std::size_t t = 0; t < trees.size(); ++t) {
-      const Eval e{trees[t].leaves,        rewards[t], V,       t,      side,
-                   {&fixed[0], &fixed[1]}, false,      nullptr, &chosen};
+      Eval e{trees[t].leaves,        rewards[t], V,       t,      side,
+             {&fixed[0], &fixed[1]}, false,      nullptr, &chosen};
+      s.set_process(e, t, sides[static_cast<std::size_t>(side)]);
       e(0, trees[t].leaves.size(), 0);
     }
     r.round_values.push_back(V[0]);
@@ -465,8 +498,53 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
     keep.clear();
     const std::vector<double> no_rewards(trees[t].leaves.size(), 0.0);
     const Eval e{trees[t].leaves, no_rewards, V0, t, -1, {&fixed[0], &fixed[1]}, false, &keep};
-    e(0, trees[t].leaves.size(), 0);
     ExactNode& node = chain.at(trees[t].node);
+    Eval value{trees[t].leaves,       rewards.empty() ? no_rewards : rewards[t], V0, t, 0,
+               {&fixed[0], &fixed[1]}};
+    s.set_process(value, t, sides[0]);
+    if (value.process) {
+      // a combat solved as a decision process (its draw the leaves' first): each end's value
+      // from here on, the first side's best options at every roll of the combat, then the
+      // chance of each end under them and the rounds begun on the way (the metric's addition)
+      const CombatProcess& P = *value.process;
+      const auto& leaves = trees[t].leaves;
+      std::vector<double> ends(P.ends, 0.0);
+      std::vector<std::pair<std::size_t, std::size_t>> group(P.ends, {0, 0});
+      for (std::size_t i = 0; i < leaves.size();) {
+        const std::uint32_t v = draw_at(leaves[i], 0);
+        std::size_t j = i + 1;
+        while (j < leaves.size() && draw_at(leaves[j], 0) == v) ++j;
+        if (v != kNone && (v & ExactTreeLeaf::kProcess) && (v & ~kFlags) < P.ends)
+          ends[v & ~kFlags] = value(i, j, 1), group[v & ~kFlags] = {i, j};
+        i = j;
+      }
+      std::vector<std::uint32_t> choice;
+      P.values(ends, value.round_reward, true, &choice);
+      std::vector<double> p_end, rounds_end;
+      P.play(choice, p_end, rounds_end);
+      node.out.clear();
+      for (std::uint32_t k = 0; k < P.ends; ++k) {
+        if (!(p_end[k] > 0) || group[k].second == group[k].first) continue;
+        keep.clear();
+        e(group[k].first, group[k].second, 1);
+        for (std::size_t i : keep) {
+          const ExactTreeLeaf& l = leaves[i];
+          std::vector<std::pair<Sym, double>> adds = l.adds;
+          if (P.metric != kNoSym && rounds_end[k] != 0) {
+            bool found = false;
+            for (auto& [m, x] : adds)
+              if (m == P.metric) x += rounds_end[k], found = true;
+            if (!found) {
+              adds.emplace_back(P.metric, rounds_end[k]);
+              std::sort(adds.begin(), adds.end());
+            }
+          }
+          chain.add_edge(trees[t].node, {p_end[k] * l.p, l.to, std::move(adds)});
+        }
+      }
+      continue;
+    }
+    e(0, trees[t].leaves.size(), 0);
     node.out.clear();
     for (std::size_t i : keep) {
       const ExactTreeLeaf& l = trees[t].leaves[i];

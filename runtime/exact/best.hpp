@@ -25,6 +25,7 @@
 #include "base/symbols.hpp"
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
+#include "exact/process.hpp"
 
 namespace rb {
 
@@ -82,6 +83,9 @@ struct BestOptions {
   bool want_decisions = false;
   bool want_walk = false;
   std::uint64_t walk_seed = 1;  // the walk's draws
+  // the combats solved as decision processes, by index (ExactTree::process), one side playing
+  // best (the first); null: none
+  std::vector<const CombatProcess*> processes;
 };
 
 // `steps`: a node with this step is final; `sides`: the objective of each side that chooses (one,

@@ -86,7 +86,9 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
         t.draws.reserve(path.size());
         for (std::size_t i = 0; i < path.size(); ++i) t.draws.push_back(path.value(i));
         for (const ExactLeaf::Choice& c : leaf.choices) {
-          t.draws[c.at] |= ExactTreeLeaf::kChoice | (c.owner ? ExactTreeLeaf::kSecond : 0);
+          t.draws[c.at] |= ExactTreeLeaf::kChoice | (c.owner ? ExactTreeLeaf::kSecond : 0) |
+                           (c.process >= 0 ? ExactTreeLeaf::kProcess : 0);
+          if (c.process >= 0) tree.process = c.process;
           t.last_choice = std::max(t.last_choice, static_cast<int>(c.at));
         }
         chose = chose || !leaf.choices.empty();

@@ -43,6 +43,9 @@ struct ExactLeaf {
   struct Choice {
     std::uint32_t at = 0, n = 0;
     int owner = 0;
+    // not -1: the draw of an end of a combat solved as a decision process (exact/process.hpp:
+    // its index among the run's processes), not a choice among options
+    std::int32_t process = -1;
   };
   std::vector<Choice> choices;
   ExactSiblings siblings;  // none when `ends` is empty
@@ -64,6 +67,9 @@ struct ExactLeaf {
 struct ExactTreeLeaf {
   static constexpr std::uint32_t kChoice = 0x80000000u;
   static constexpr std::uint32_t kSecond = 0x40000000u;
+  // the draw of a combat's end (ExactLeaf::Choice::process), marked kChoice too: its chance is
+  // the process's, solved by best play (ExactTree::process)
+  static constexpr std::uint32_t kProcess = 0x20000000u;
   std::uint32_t to = 0;
   double p = 0;
   std::vector<std::pair<Sym, double>> adds;
@@ -72,6 +78,7 @@ struct ExactTreeLeaf {
 };
 struct ExactTree {
   std::uint32_t node = 0;
+  std::int32_t process = -1;  // the process whose end a draw of its leaves is (-1: none)
   std::vector<ExactTreeLeaf> leaves;
 };
 

@@ -1382,6 +1382,195 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
   return ExactRounds::chain;
 }
 
+// Best play, one side: expands state `i` of the rounds' graph (Exact::Rounds): every roll of
+// its round and every option of the best side (x.whole_a or x.whole_d), each put together from
+// the round's parts (combat::round_parts, put_round_parts) as play_round_parts does, to the next
+// round's state or an end of the combat (canonical, equal ones merged). False when it cannot be:
+// a round that would hand back or is not in parts, or the other side with a choice.
+bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t i,
+                  const combat::Exchange& x, const Engine::Impl::ExchangeSpec& spec) {
+  Engine::Impl::Exact& X = *I.exact;
+  struct Restore {
+    Engine::Impl& I;
+    State* state;
+    ~Restore() { I.state = state, I.liveness_dirty = true; }
+  } restore{I, I.state};
+  const int best = x.whole_a ? 0 : 1;
+  g.done[i] = 1;
+  State work = g.states[i];
+  I.state = &work;
+  I.liveness_dirty = true;
+  ExchangeHost host(I, spec);
+  host.adds_rounds = false;
+  for (int w : spec.windows)
+    if (I.window_live_unreplaced(w)) return false;
+  combat::RoundParts& parts = g.parts;
+  if (!combat::round_parts(combat_env(I), work, x, host, I.scratch_exchange, parts, &g.takes))
+    return false;
+  Engine::Impl::Exact::Rounds::Round round;
+  round.first = static_cast<std::uint32_t>(g.rolls.size());
+  // the same pair of takes (their ids) leaves the same state: where it led
+  std::vector<std::pair<std::uint64_t, CombatProcess::Move>> led;
+  State& t = g.scratch;
+  const auto& ra = parts.side[0].roll;
+  const auto& rd = parts.side[1].roll;
+  for (std::uint32_t ha = 0; ha < ra.size(); ++ha) {
+    if (!(ra[ha] > 0)) continue;
+    for (std::uint32_t hd = 0; hd < rd.size(); ++hd) {
+      const double p = ra[ha] * rd[hd];
+      if (!(p > 0)) continue;
+      const std::size_t na = parts.side[0].takes[hd].size();
+      const std::size_t nd = parts.side[1].takes[ha].size();
+      if ((best == 0 ? nd : na) != 1) return false;
+      const std::size_t n = best == 0 ? na : nd;
+      CombatProcess::Roll roll{p, static_cast<std::uint32_t>(g.moves.size()),
+                               static_cast<std::uint32_t>(n)};
+      for (std::size_t o = 0; o < n; ++o) {
+        const std::uint64_t ids =
+            (std::uint64_t{parts.side[0].takes[hd][best == 0 ? o : 0].id} << 32) |
+            parts.side[1].takes[ha][best == 1 ? o : 0].id;
+        bool known = false;
+        for (const auto& [k, m] : led)
+          if (k == ids) {
+            g.moves.push_back(m);
+            known = true;
+            break;
+          }
+        if (known) continue;
+        t = g.states[i];
+        I.state = &t;
+        const combat::ExchangeResult r = combat::put_round_parts(
+            parts, t, x, host, ha, hd, best == 0 ? o : 0, best == 1 ? o : 0);
+        if (r != combat::ExchangeResult::over && r != combat::ExchangeResult::round_done)
+          return false;
+        const bool end = r == combat::ExchangeResult::over;
+        t.canonicalise(g.kinds);
+        const std::uint64_t h = t.hash();
+        std::vector<State>& found = end ? g.ends : g.states;
+        auto& at = end ? g.end_at : g.state_at;
+        auto to = static_cast<std::uint32_t>(found.size());
+        for (auto [lo, hi] = at.equal_range(h); lo != hi; ++lo)
+          if (found[lo->second] == t) {
+            to = lo->second;
+            break;
+          }
+        if (to == found.size()) {
+          at.emplace(h, to);
+          found.push_back(t);
+          X.fire_bytes += t.bytes();
+          if (!end) g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+        }
+        g.moves.push_back({to, end});
+        led.emplace_back(ids, g.moves.back());
+      }
+      // a roll where nobody is hit: back to this state (no choice)
+      if (n == 1 && !g.moves.back().end && g.moves.back().to == i) {
+        round.self += p;
+        g.moves.pop_back();
+        continue;
+      }
+      g.rolls.push_back(roll);
+    }
+  }
+  round.count = static_cast<std::uint32_t>(g.rolls.size()) - round.first;
+  g.round[i] = round;
+  g.ok[i] = 1;
+  return true;
+}
+
+// The combat from `s` as a decision process (exact/process.hpp): the states of the rounds'
+// graph it reaches (expanded as they are first reached, and kept for the run: the combats that
+// start from other states, after an Anti-Fighter Barrage say, meet there), numbered from the
+// start, and the ends they reach. False when some state cannot be expanded, when the states come
+// back otherwise than in a round where nobody is hit, or past the exploration's bounds.
+bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
+                   const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Rounds& g,
+                   Engine::Impl::Exact::Process& out) {
+  Engine::Impl::Exact& X = *I.exact;
+  std::uint32_t start = static_cast<std::uint32_t>(g.states.size());
+  const std::uint64_t h = s.hash();
+  for (auto [lo, hi] = g.state_at.equal_range(h); lo != hi; ++lo)
+    if (g.states[lo->second] == s) {
+      start = lo->second;
+      break;
+    }
+  if (start == g.states.size()) {
+    g.state_at.emplace(h, start);
+    g.states.push_back(s);
+    X.fire_bytes += s.bytes();
+    g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+  }
+  CombatProcess& P = out.process;
+  P.metric = spec.metric;
+  // global index -> local (rounds, then ends), -1: not reached yet
+  std::unordered_map<std::uint32_t, std::uint32_t> local, local_end;
+  std::vector<std::uint32_t> global{start};
+  local.emplace(start, 0);
+  for (std::size_t k = 0; k < global.size(); ++k) {
+    const std::uint32_t i = global[k];
+    if (global.size() > X.options.max_states || (X.options.stop && X.options.stop->load()) ||
+        I.signalled.load(std::memory_order_relaxed))
+      return false;
+    if (!g.done[i]) expand_round(I, g, i, x, spec);
+    if (!g.ok[i]) return false;
+    const Engine::Impl::Exact::Rounds::Round& r = g.round[i];
+    CombatProcess::Round round{static_cast<std::uint32_t>(P.rolls.size()), r.count, r.self};
+    for (std::uint32_t q = r.first; q < r.first + r.count; ++q) {
+      const CombatProcess::Roll& roll = g.rolls[q];
+      P.rolls.push_back({roll.p, static_cast<std::uint32_t>(P.moves.size()), roll.count});
+      for (std::uint32_t m = roll.first; m < roll.first + roll.count; ++m) {
+        const CombatProcess::Move mv = g.moves[m];
+        auto& map = mv.end ? local_end : local;
+        auto [it, added] = map.emplace(mv.to, static_cast<std::uint32_t>(map.size()));
+        if (added) (mv.end ? out.ends : global).push_back(mv.to);
+        P.moves.push_back({it->second, mv.end});
+      }
+    }
+    P.rounds.push_back(round);
+  }
+  P.ends = static_cast<std::uint32_t>(out.ends.size());
+  return P.ends > 0 && P.finish();
+}
+
+// The process of the combat from `s` for this call (`args`: its arguments' key), made once and
+// kept for the run's exploration (counted against the byte bound); null when the combat is not
+// one (build_process), and `index` its index among the run's processes.
+const Engine::Impl::Exact::Process* best_process(Engine::Impl& I, const State& s,
+                                                 const combat::Exchange& x,
+                                                 const Engine::Impl::ExchangeSpec& spec,
+                                                 std::uint64_t args, std::uint32_t& index) {
+  Engine::Impl::Exact& X = *I.exact;
+  const std::uint64_t key = (args ^ s.hash()) * 0x100000001b3ull;
+  for (auto [lo, hi] = X.process_of.equal_range(key); lo != hi; ++lo) {
+    const Engine::Impl::Exact::Process& p = *X.processes[lo->second];
+    if (p.start == s) {
+      index = lo->second;
+      return p.ok ? &p : nullptr;
+    }
+  }
+  Engine::Impl::Exact::Rounds* g = nullptr;
+  for (const auto& r : X.rounds)
+    if (r->args == args) g = r.get();
+  if (!g) {
+    X.rounds.push_back(std::make_unique<Engine::Impl::Exact::Rounds>());
+    g = X.rounds.back().get();
+    g->args = args;
+    for (const std::string& k : I.rules.interchangeable) g->kinds.push_back(sym(k));
+  }
+  auto made = std::make_unique<Engine::Impl::Exact::Process>();
+  made->start = s;
+  made->key = key;
+  made->rounds = g;
+  made->ok = build_process(I, s, x, spec, *g, *made);
+  if (!made->ok) made->ends.clear(), made->process = {};
+  X.fire_bytes += sizeof(*made) + made->start.bytes() + made->process.bytes() +
+                  made->ends.size() * sizeof(std::uint32_t);
+  index = static_cast<std::uint32_t>(X.processes.size());
+  X.process_of.emplace(key, index);
+  X.processes.push_back(std::move(made));
+  return X.processes.back()->ok ? X.processes.back().get() : nullptr;
+}
+
 // The live modifiers of `player` with spend (and some of its counter left) whose replaced
 // optional hook the player's policy would not use, asked as that hook is ("use:<id>", as if it
 // helps): in the C++ rounds they spend nothing.
@@ -1513,6 +1702,34 @@ int l_exchange_fire(lua_State* L) {
   // where runs that took other paths meet (a trie over every round of a combat outgrows the
   // memo's slots, and its paths never meet)
   ex.one_round = best || (x.again && I.memo_writes && !I.dice.exact());
+  // best play, one side: the whole combat as a decision process, one of its ends drawn (a draw
+  // best play solves, exact/process.hpp); the step goes on from that end
+  if (best && I.options.best_process && I.options.round_parts &&
+      I.exact->best.second == kNoEntity && !I.exact->options.best_decisions &&
+      !I.exact->options.best_walk && I.exact->path && I.dice.exact_path() == I.exact->path &&
+      I.exact->path->used() == 0 && I.exact->choices.empty()) {
+    std::uint64_t args = 0xcbf29ce484222325ull;
+    for (std::uint64_t v :
+         {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),
+          static_cast<std::uint64_t>(d), reinterpret_cast<std::uint64_t>(&x),
+          reinterpret_cast<std::uint64_t>(order_a.data()), static_cast<std::uint64_t>(sustain_a),
+          reinterpret_cast<std::uint64_t>(order_d.data()), static_cast<std::uint64_t>(sustain_d),
+          static_cast<std::uint64_t>(cap), static_cast<std::uint64_t>(ex.whole_a != nullptr)})
+      args = (args ^ v) * 0x100000001b3ull;
+    // (the outcomes are made for each state of the process: none kept)
+    whole_a.by_hits = whole_d.by_hits = nullptr;
+    std::uint32_t index = 0;
+    if (const Engine::Impl::Exact::Process* P = best_process(I, s, ex, x, args, index)) {
+      Engine::Impl::Exact& X = *I.exact;
+      const auto at = static_cast<std::uint32_t>(X.path->used());
+      const std::uint32_t k = X.path->draw(P->process.ends);
+      X.choices.push_back({at, P->process.ends, 0, static_cast<std::int32_t>(index)});
+      s = P->rounds->ends[P->ends[k]];
+      I.liveness_dirty = true;
+      lua_pushboolean(L, 0);  // every end is the end of the combat
+      return 1;
+    }
+  }
   combat::ExchangeResult result = combat::ExchangeResult::over;
   bool failed = false, drawn = false;  // drawn: the exact mode drew the round's end (result)
   {  // the objects of this block are gone before a Lua error unwinds the frame

@@ -889,6 +889,7 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
     bo.want_decisions = X.options.best_decisions;
     bo.want_walk = X.options.best_walk;
     bo.walk_seed = X.options.best_walk_seed;
+    for (const auto& p : X.processes) bo.processes.push_back(p->ok ? &p->process : nullptr);
     X.best_result = best_play(chain, X.trees, n, sides, bo);
     X.trees.clear();
   }

@@ -38,6 +38,10 @@ struct EngineOptions {
   // best play: a node's rounds run in C++ are put together from the round's parts, made once per
   // start (combat::round_parts; false: each draw runs the round, as tests compare)
   bool round_parts = true;
+  // best play, one side, neither --decisions nor a walk: a combat whose rounds run in C++ with
+  // the best side's hits its only decisions is solved as a decision process over the combat's
+  // states (exact/process.hpp; false: one round a step, as tests compare)
+  bool best_process = true;
   // ctx:steps remembers what each step did from each state and replays it (script/memo.hpp);
   // false: every step runs. Off anyway in a run that is traced, forced, scripted or interactive.
   bool memo = true;

@@ -34,6 +34,7 @@
 #include "dice/counts.hpp"
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
+#include "exact/process.hpp"
 #include "script/engine.hpp"
 #include "script/memo.hpp"
 
@@ -298,6 +299,42 @@ struct Engine::Impl {
     };
     Fan fan;
     std::uint64_t replayed = 0;  // leaves filed without running the step
+    // Best play, one side: the combats ctx:exchange_fire solved as decision processes
+    // (exact/process.hpp). `Rounds`: the graph of the rounds' states for one call (its
+    // arguments' key), each state expanded once, when a combat first reaches it: its rolls, and
+    // by each option of the best side, the next round's state or an end (indices into `states`
+    // and `ends`). Combats that start from other states meet there.
+    struct Rounds {
+      std::uint64_t args = 0;
+      std::vector<Sym> kinds;  // interchangeable (State::canonicalise)
+      std::vector<State> states, ends;
+      std::unordered_multimap<std::uint64_t, std::uint32_t> state_at, end_at;  // hash -> index
+      struct Round {
+        std::uint32_t first = 0, count = 0;  // rolls
+        double self = 0;
+      };
+      std::vector<Round> round;    // by state
+      std::vector<char> done, ok;  // by state: expanded, and it could be
+      std::vector<CombatProcess::Roll> rolls;
+      std::vector<CombatProcess::Move> moves;
+      combat::RoundPartsCache takes;  // each side's takes, by its own units
+      combat::RoundParts parts;       // (scratch)
+      State scratch;
+    };
+    std::vector<std::unique_ptr<Rounds>> rounds;
+    // a combat from one state (and call): the process over the states it reaches (numbered from
+    // its start), and each of its ends' index in its Rounds' ends. A node's step draws one of its
+    // ends (a draw marked as the process's, ExactLeaf::Choice::process) and goes on from it
+    struct Process {
+      State start;
+      std::uint64_t key = 0;  // the call's arguments and the start's hash
+      CombatProcess process;
+      const Rounds* rounds = nullptr;
+      std::vector<std::uint32_t> ends;
+      bool ok = false;  // false: the combat is not such a process (the rounds one by one)
+    };
+    std::vector<std::unique_ptr<Process>> processes;
+    std::unordered_multimap<std::uint64_t, std::uint32_t> process_of;  // key -> index
   };
   std::unique_ptr<Exact> exact;
   std::vector<std::unique_ptr<Pool>> pools;  // a pool keeps its address while more are added

@@ -645,9 +645,12 @@ TEST_CASE("bench --exact --best: best play timed beside the plain exact mode, wi
 namespace {
 
 // simulate --exact --best SIDE's chain (the best play's report), with the procedure's rounds run
-// in C++ where they can be (ctx:exchange_fire) or every round run by the procedure itself.
+// in C++ where they can be (ctx:exchange_fire) or every round run by the procedure itself; with
+// `process`, a combat whose only decisions are the best side's hits is a decision process
+// (EngineOptions::best_process), else its rounds run one a step.
 nlohmann::json best_chain(const std::string& scenario, const std::string& side, bool in_cpp,
-                          bool round_parts = true) {
+                          bool round_parts = true, bool process = false,
+                          const std::string& objective = "win") {
   const std::filesystem::path root = RB_SOURCE_DIR;
   SessionOptions so;
   so.root = root;
@@ -656,10 +659,11 @@ nlohmann::json best_chain(const std::string& scenario, const std::string& side, 
   ExactRunOptions o;
   std::function<double(const nlohmann::json&)> value_of;
   o.best = sym(side);
-  o.best_objective = sim.best_objective(side, "win", false, &value_of);
+  o.best_objective = sim.best_objective(side, objective, false, &value_of);
   EngineOptions engine;
   engine.exchange_fire = in_cpp;
   engine.round_parts = round_parts;
+  engine.best_process = process;
   nlohmann::json j = sim.exact(o, engine);
   j["value"] = value_of(j);
   return j;
@@ -725,4 +729,77 @@ TEST_CASE("best play: a round put together from its parts is the round run draw 
       }
       CHECK(parts == run);
     }
+}
+
+namespace {
+
+// Every number of two reports (nested), to `tol`; `skip`: keys left out (how the answer was
+// reached: states, step runs, seconds, sweeps, nodes with choices).
+void check_same_numbers(const nlohmann::json& a, const nlohmann::json& b, double tol,
+                        const std::string& at = "") {
+  static const std::vector<std::string> skip{
+      "seconds", "step_runs", "states", "choice_nodes", "iterations", "cycles", "largest_cycle"};
+  INFO(at);
+  if (a.is_number()) {
+    REQUIRE(b.is_number());
+    CHECK(a.get<double>() == Approx(b.get<double>()).margin(tol));
+  } else if (a.is_object()) {
+    REQUIRE(b.is_object());
+    for (const auto& [k, v] : a.items()) {
+      if (std::find(skip.begin(), skip.end(), k) != skip.end()) continue;
+      REQUIRE(b.contains(k));
+      check_same_numbers(v, b.at(k), tol, at + "." + k);
+    }
+  } else if (a.is_array()) {
+    REQUIRE(b.is_array());
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      check_same_numbers(a[i], b[i], tol, at + "[" + std::to_string(i) + "]");
+  } else {
+    CHECK(a == b);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("best play: a combat whose only decisions are the hits is solved as a decision process",
+          "[best_play][exact_mode]") {
+  // One side plays best and its hit assignments are the only decisions in the combat's rounds:
+  // the whole combat is a decision process over its own states (exact/process.hpp), solved by
+  // backward induction once the procedure has valued each end, instead of a chain node per
+  // round with a tree of choices. Same game: the whole report (outcomes, survivors, rounds,
+  // metrics, the best and the policy's values) equals the round by round path's to 1e-9, in a
+  // chain of fewer states and fewer runs of the step.
+  for (const char* scenario :
+       {"tests/fixtures/exact/best_play_outcomes.toml",
+        "tests/fixtures/exact/best_play_carrier.toml",
+        "tests/fixtures/exact/best_play_cruiser_first.toml",
+        "content/ti4-base/scenarios/bench_a.toml", "content/ti4-base/scenarios/bench_b.toml"})
+    for (const char* side : {"attacker", "defender"}) {
+      INFO(scenario << " " << side);
+      const nlohmann::json rounds = best_chain(scenario, side, true, true, false);
+      const nlohmann::json process = best_chain(scenario, side, true, true, true);
+      check_same_numbers(rounds, process, 1e-9);
+      check_same_numbers(process, rounds, 1e-9);
+      CHECK(process.at("states").get<std::size_t>() < rounds.at("states").get<std::size_t>());
+      CHECK(process.at("step_runs").get<std::uint64_t>() <
+            rounds.at("step_runs").get<std::uint64_t>());
+    }
+  // a metric objective: what each round adds (the rounds' metric) and the combat's ends
+  for (const char* side : {"attacker", "defender"}) {
+    INFO(side);
+    const char* b = "content/ti4-base/scenarios/bench_b.toml";
+    const nlohmann::json rounds =
+        best_chain(b, side, true, true, false, "metric:half_resources_margin");
+    const nlohmann::json process =
+        best_chain(b, side, true, true, true, "metric:half_resources_margin");
+    check_same_numbers(rounds, process, 1e-9);
+  }
+  // bench (b): main's values (the round by round path's, measured before)
+  CHECK(best_chain("content/ti4-base/scenarios/bench_b.toml", "defender", true, true, true)
+            .at("value")
+            .get<double>() == Approx(0.574957935464864).margin(1e-9));
+  CHECK(best_chain("content/ti4-base/scenarios/bench_b.toml", "attacker", true, true, true)
+            .at("value")
+            .get<double>() == Approx(0.4403847014992943).margin(1e-9));
 }

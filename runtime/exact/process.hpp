@@ -1,0 +1,72 @@
+// exact/process: best play's combat as a decision process (docs/exact.md, "The best side's
+// combat as a decision process"). Where the best side's only decisions in a combat are its hit
+// assignments (the rounds ctx:exchange_fire runs in C++ while a side plays best), the whole
+// combat is solved here rather than as one chain node per round: its states are the combat's own
+// (the units after each round, the round counter), and from each one every roll of the round
+// (the hits of both sides, with their probability) leads, by each of the best side's assignment
+// outcomes (the other side's is its policy's), to the next round's state or to an end of the
+// combat. The explorer values each end once (the procedure's steps after the combat); then the
+// value of the start is backward induction over the rounds: at each roll the best side takes the
+// option of highest value (ties: the lowest index, 0 being the policy's own), a round where nobody
+// is hit comes back to its state (divided out). play() gives the chance of each end under those
+// choices and the rounds fought on the way, which become the start node's edges. This file knows
+// nothing of Lua or of the game: the caller builds it (script/api_dice.cpp).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/symbols.hpp"
+
+namespace rb {
+
+struct CombatProcess {
+  // where an option leads: a round's state (an index into `rounds`) or an end (into the ends)
+  struct Move {
+    std::uint32_t to = 0;
+    bool end = false;
+  };
+  // one roll of a round: both sides' hits, its chance, and the best side's options (count > 1:
+  // a choice; the first is the policy's own), moves [first, first + count)
+  struct Roll {
+    double p = 0;
+    std::uint32_t first = 0, count = 0;
+  };
+  // a round's state: its rolls [first, first + count), and the chance of a roll where nobody is
+  // hit and the state comes back (a self-loop, divided out)
+  struct Round {
+    std::uint32_t first = 0, count = 0;
+    double self = 0;
+  };
+  std::vector<Round> rounds;  // rounds[0]: the start
+  std::vector<Roll> rolls;
+  std::vector<Move> moves;
+  std::uint32_t ends = 0;
+  // the rounds in an order where every move to a round's state leads to a later one (built by
+  // finish(); false when the rounds come back otherwise than by a self-loop)
+  std::vector<std::uint32_t> order;
+  Sym metric = kNoSym;  // a move to a round's state begins a new round: adds 1 to it
+
+  // Orders the rounds; false when they come back to an earlier state (not a decision process
+  // over a graph without cycles: the caller keeps the round by round path).
+  bool finish();
+
+  // The value of each round's state (by index), given each end's value and what a new round is
+  // worth (the objective's weight of `metric`), the best side taking its best option at every
+  // roll (maximise) or the policy's (not). `choice`: if given, the option taken by roll.
+  std::vector<double> values(std::span<const double> end_values, double round_reward, bool maximise,
+                             std::vector<std::uint32_t>* choice = nullptr) const;
+
+  // Under the options `choice` (by roll): the chance of each end from the start, and the
+  // expected rounds begun on the way given that end (what the metric adds).
+  void play(std::span<const std::uint32_t> choice, std::vector<double>& p_end,
+            std::vector<double>& rounds_end) const;
+
+  std::size_t bytes() const {
+    return sizeof(*this) + rounds.size() * sizeof(Round) + rolls.size() * sizeof(Roll) +
+           moves.size() * sizeof(Move) + order.size() * sizeof(std::uint32_t);
+  }
+};
+
+}  // namespace rb

@@ -84,10 +84,11 @@ std::string Engine::Impl::state_summary() const {
 }
 
 // Picks an option for a decision: scripted answer, then (interactive mode) a person, then the
-// policy, then the first option. Returns the 1-based index of the chosen option; `reason` says
+// policy, then the first option. Returns the chosen option's label; `reason` says
 // where it came from.
 std::string Engine::Impl::decide(EntityId player, const std::string& decision, int options_index,
-                                 std::string& reason, const std::function<void()>& push_helps) {
+                                 std::string& reason, const std::function<void()>& push_helps,
+                                 int* first) {
   const lua_Integer n = luaL_len(L, options_index);
   if (n > kMaxOptions)
     luaL_error(L, "decision '%s' offers %I options (at most %I)", decision.c_str(), n,
@@ -99,14 +100,20 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
     labels.push_back(option_label(L, -1));
     lua_pop(L, 1);
   }
-  const std::string player_name = name_of(player);
   auto index_of = [&](const std::string& label) {
     for (int i = 0; i < n; ++i)
       if (labels[static_cast<std::size_t>(i)] == label) return i + 1;
     return 0;
   };
+  // the answer: option i's label; `first` gets the first option of that label
+  auto answer = [&](int i) -> const std::string& {
+    const std::string& label = labels[static_cast<std::size_t>(i - 1)];
+    if (first) *first = index_of(label);
+    return label;
+  };
   // 1. scripted answers
-  if (run_options && run_options->answers)
+  if (run_options && run_options->answers && !run_options->answers->empty()) {
+    const std::string player_name = name_of(player);
     if (auto a = run_options->answers->take(player_name, decision)) {
       const int i = index_of(*a);
       if (!i) {
@@ -119,11 +126,13 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
         lua_error(L);
       }
       reason = "scripted";
-      return labels[static_cast<std::size_t>(i - 1)];
+      return answer(i);
     }
+  }
   // 2. in interactive mode, the person at the terminal decides what no test scripted, having
   // seen what happened since the last question and where every unit is
   if (options.interactive && !input_ended && isatty(STDIN_FILENO)) {
+    const std::string player_name = name_of(player);
     if (trace) {
       NarrativeOptions shown;
       shown.from = trace->printed;
@@ -134,7 +143,7 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
     std::cerr << state_summary();
     if (auto i = prompt_choice_or_end(std::cin, std::cerr, player_name, decision, labels)) {
       reason = "asked at the terminal";
-      return labels[*i];
+      return answer(static_cast<int>(*i) + 1);
     }
     input_ended = true;
     std::cerr << "(end of input: the policies decide from here)\n";
@@ -153,7 +162,7 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       why = "best play";
     }
     reason = std::move(why);
-    return labels[static_cast<std::size_t>(i - 1)];
+    return answer(i);
   };
   if (policies_ref != LUA_NOREF) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, policies_ref);
@@ -184,8 +193,10 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
       if (i < 1 || i > n)
         luaL_error(L, "policy for '%s' chose '%s', which is not an option", decision.c_str(),
                    option_label(L, -2).c_str());
-      std::string why =
-          lua_type(L, -1) == LUA_TSTRING ? std::string("policy: ") + lua_tostring(L, -1) : "policy";
+      // the policy's reason is for the trace only: not formatted when not tracing
+      std::string why = tracing() && lua_type(L, -1) == LUA_TSTRING
+                            ? std::string("policy: ") + lua_tostring(L, -1)
+                            : "policy";
       lua_pop(L, 2);
       return chosen(i, std::move(why));
     }
@@ -434,7 +445,8 @@ int l_decide(lua_State* L) {
                       did_you_mean(decision, names).c_str());
   }
   std::string reason;
-  const std::string answer = I.decide(player, decision, 4, reason);
+  int first = 0;
+  const std::string answer = I.decide(player, decision, 4, reason, {}, &first);
   if (I.tracing()) {
     nlohmann::json options = nlohmann::json::array();
     const lua_Integer k = std::min<lua_Integer>(luaL_len(L, 4), kMaxOptions);
@@ -452,13 +464,9 @@ int l_decide(lua_State* L) {
                   {"answer", answer},
                   {"reason", reason}});
   }
-  const lua_Integer n = std::min<lua_Integer>(luaL_len(L, 4), kMaxOptions);
-  for (lua_Integer i = 1; i <= n; ++i) {
-    lua_geti(L, 4, i);
-    if (option_label(L, -1) == answer) return 1;
-    lua_pop(L, 1);
-  }
-  return 0;
+  // the first option of the answer's label (decide labelled them all)
+  lua_geti(L, 4, first);
+  return 1;
 }
 
 // ctx:label(metric, text): (setup) what the report calls a metric ("site_1_held" is

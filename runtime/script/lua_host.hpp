@@ -511,9 +511,11 @@ struct Engine::Impl {
   int open_windows(const int* windows, int n, int args_index);  // returns the hooks that ran
   std::string state_summary() const;  // where every player's units are (interactive questions)
   // push_helps (optional hooks): pushes the hook's "does it help" for the policy, asked only
-  // when the policy decides
+  // when the policy decides. `first` (when given) gets the 1-based index of the first option
+  // whose label is the answer (what ctx:decide returns).
   std::string decide(EntityId player, const std::string& decision, int options_index,
-                     std::string& reason, const std::function<void()>& push_helps = {});
+                     std::string& reason, const std::function<void()>& push_helps = {},
+                     int* first = nullptr);
   void destroy(EntityId e, int window);
   // destroy's two halves: off the board (traced), then the window (args unit, player, location)
   void remove_destroyed(EntityId e);

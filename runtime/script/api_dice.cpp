@@ -1563,7 +1563,7 @@ int l_exchange_fire(lua_State* L) {
     }
   } else {
     // the exact mode's chain spends where the answers are the same in every round
-    bool constant = I.dice.exact() && !x.once && I.options.spend_chain;
+    bool constant = I.dice.exact() && !x.once;
     declined_spending(I, s, a, x.roll->purpose, declined_a, constant ? &constant : nullptr);
     declined_spending(I, s, d, x.roll->purpose, declined_d, constant ? &constant : nullptr);
     ex.spend_chained = constant;

@@ -38,9 +38,6 @@ struct EngineOptions {
   // best play: a node's rounds run in C++ are put together from the round's parts, made once per
   // start (combat::round_parts; false: each draw runs the round, as tests compare)
   bool round_parts = true;
-  // the exact mode: a counter a declared modifier spends on near misses is one more dimension of
-  // the fire chain's states (false: those rounds run one a step, as tests compare)
-  bool spend_chain = true;
   // ctx:steps remembers what each step did from each state and replays it (script/memo.hpp);
   // false: every step runs. Off anyway in a run that is traced, forced, scripted or interactive.
   bool memo = true;

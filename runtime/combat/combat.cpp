@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <tuple>
 
 #include "base/error.hpp"
 #include "combat/assign_hits.hpp"
@@ -275,6 +276,61 @@ int roll_hits(const Env& env, DiceStream& dice, std::vector<Law>& laws, const Ro
   return hits;
 }
 
+namespace {
+
+// The ways a roll by these rollers falls as (hits, near misses of the rollers `by` applies to,
+// counted up to `cap`), in that order, with their probabilities: each die hits, misses by at
+// most `raise` or misses, and the dice are independent.
+void near_miss_ways(const DieType& type, std::span<const Roller> units, int by, int raise, int cap,
+                    std::vector<double>& p, std::vector<std::pair<int, int>>& ways) {
+  auto near_miss = [&](const Roller& u, std::int32_t value) {
+    return u.raised == by && value + u.modifier < u.threshold &&
+           value + u.modifier + raise >= u.threshold;
+  };
+  const auto w = static_cast<std::size_t>(cap + 1);
+  std::vector<double> table(w, 0.0);  // table[h * w + n]
+  table[0] = 1;
+  int most = 0;  // the most hits so far
+  std::vector<double> next;
+  for (const Roller& u : units) {
+    int hitting = 0, nearing = 0;
+    for (int f = 0; f < type.sides; ++f) {
+      const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
+      if (u.threshold > 0 && value + u.modifier >= u.threshold)
+        ++hitting;
+      else if (u.threshold > 0 && near_miss(u, value))
+        ++nearing;
+    }
+    const double ph = static_cast<double>(hitting) / type.sides,
+                 pn = static_cast<double>(nearing) / type.sides, pm = 1 - ph - pn;
+    for (int i = 0; i < u.dice; ++i) {
+      next.assign(static_cast<std::size_t>(most + 2) * w, 0.0);
+      for (int h = 0; h <= most; ++h)
+        for (int n = 0; n <= cap; ++n) {
+          const double q = table[static_cast<std::size_t>(h) * w + static_cast<std::size_t>(n)];
+          if (q == 0) continue;
+          const auto at = [&](int hh, int nn) {
+            return static_cast<std::size_t>(hh) * w + static_cast<std::size_t>(nn);
+          };
+          next[at(h + 1, n)] += q * ph;
+          next[at(h, std::min(cap, n + 1))] += q * pn;
+          next[at(h, n)] += q * pm;
+        }
+      table.swap(next);
+      ++most;
+    }
+  }
+  // the ways it can fall, in the order of (hits, near misses)
+  p.clear(), ways.clear();
+  for (std::size_t k = 0; k < table.size(); ++k)
+    if (table[k] > 0) {
+      p.push_back(table[k]);
+      ways.emplace_back(static_cast<int>(k / w), static_cast<int>(k % w));
+    }
+}
+
+}  // namespace
+
 int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
                      std::span<const Roller> units, int by, int raise, std::int64_t spendable,
                      int& near) {
@@ -303,46 +359,7 @@ int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
       key.insert(key.end(), {u.threshold, u.modifier, u.dice, u.raised});
     if (key != last) {
       last.clear();
-      const auto w = static_cast<std::size_t>(cap + 1);
-      std::vector<double> table(w, 0.0);  // table[h * w + n]
-      table[0] = 1;
-      int most = 0;  // the most hits so far
-      std::vector<double> next;
-      for (const Roller& u : units) {
-        int hitting = 0, nearing = 0;
-        for (int f = 0; f < type.sides; ++f) {
-          const std::int32_t value = type.numeric() ? type.values[static_cast<std::size_t>(f)] : 0;
-          if (u.threshold > 0 && value + u.modifier >= u.threshold)
-            ++hitting;
-          else if (u.threshold > 0 && near_miss(u, value))
-            ++nearing;
-        }
-        const double ph = static_cast<double>(hitting) / type.sides,
-                     pn = static_cast<double>(nearing) / type.sides, pm = 1 - ph - pn;
-        for (int i = 0; i < u.dice; ++i) {
-          next.assign(static_cast<std::size_t>(most + 2) * w, 0.0);
-          for (int h = 0; h <= most; ++h)
-            for (int n = 0; n <= cap; ++n) {
-              const double q = table[static_cast<std::size_t>(h) * w + static_cast<std::size_t>(n)];
-              if (q == 0) continue;
-              const auto at = [&](int hh, int nn) {
-                return static_cast<std::size_t>(hh) * w + static_cast<std::size_t>(nn);
-              };
-              next[at(h + 1, n)] += q * ph;
-              next[at(h, std::min(cap, n + 1))] += q * pn;
-              next[at(h, n)] += q * pm;
-            }
-          table.swap(next);
-          ++most;
-        }
-      }
-      // the ways it can fall, in the order of (hits, near misses)
-      p.clear(), ways.clear();
-      for (std::size_t k = 0; k < table.size(); ++k)
-        if (table[k] > 0) {
-          p.push_back(table[k]);
-          ways.emplace_back(static_cast<int>(k / w), static_cast<int>(k % w));
-        }
+      near_miss_ways(type, units, by, raise, cap, p, ways);
       last = key;
     }
     const auto [hits, n] = ways[dice.choose(p.data(), static_cast<std::uint32_t>(p.size()))];
@@ -367,6 +384,12 @@ int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
 
 namespace {
 
+// whether spend is the modifier's only round effect
+bool spends_only(const ModifierDef& m) {
+  return m.spend != kNoSym && m.sustain_cancels == 0 && m.repair == ModifierDef::Repair::none &&
+         m.sustained_flag == kNoSym;
+}
+
 bool spend_counts(const State& s, const ModifierDef& m, EntityId player, int mi,
                   std::span<const int> declined) {
   return m.spend == kNoSym || (s.counter(player, m.spend) > 0 &&
@@ -381,10 +404,10 @@ bool modifier_applies(const Env& env, const State& s, int mi, EntityId player, S
 }
 
 bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec,
-                       std::span<const int> declined) {
+                       std::span<const int> declined, bool spend_chained) {
   const auto& mods = env.content->modifiers;
   for (std::size_t mi = 0; mi < mods.size(); ++mi)
-    if (mods[mi].round_effect() &&
+    if (mods[mi].round_effect() && !(spend_chained && spends_only(mods[mi])) &&
         modifier_live(env, s, static_cast<int>(mi), mods[mi], player, spec.purpose) &&
         spend_counts(s, mods[mi], player, static_cast<int>(mi), declined))
       return true;
@@ -1165,6 +1188,22 @@ int assign_plain(const Env& env, State& s, EntityId player, EntityId location, i
   return destroyed + static_cast<int>(sustaining.size());
 }
 
+// The modifier a side's roll spends a counter by in exchange_fire's rounds (side_effects'
+// spending): the first live one with a round effect, not declined, that has spend; -1: none.
+int spending_modifier(const Env& env, const State& s, EntityId player, Sym purpose,
+                      std::span<const int> declined) {
+  const auto& mods = env.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi) {
+    const ModifierDef& m = mods[mi];
+    if (!m.round_effect() || m.spend == kNoSym ||
+        std::find(declined.begin(), declined.end(), static_cast<int>(mi)) != declined.end() ||
+        !modifier_live(env, s, static_cast<int>(mi), m, player, purpose))
+      continue;
+    return static_cast<int>(mi);
+  }
+  return -1;
+}
+
 }  // namespace
 
 ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
@@ -1203,6 +1242,29 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
   };
   // each side after 0, 1, 2 ... hits, one at a time: its roll (in the first round, and in later
   // ones, once the round scope has ended), whether it still fires, and what each hit changed
+  // a side that spends a counter on near misses (spending_modifier at the start, with some of
+  // its counter): its rolls as (hits, near misses) too, by the modifier each state spends by; all
+  // must spend the same counter (else `unsupported`)
+  std::vector<double> way_p;
+  std::vector<std::pair<int, int>> ways;
+  auto near_ways = [&](const State& t, EntityId p, std::span<const int> declined, Sym& counter,
+                       std::vector<std::vector<FireSide::Way>>& out_ways) {
+    out_ways.emplace_back();
+    const int by = spending_modifier(plain, t, p, x.roll->purpose, declined);
+    std::int64_t rolled = 0;
+    for (const Roller& u : units) rolled += u.dice;
+    int raise = 0;
+    if (by >= 0) {
+      const ModifierDef& m = env.content->modifiers[static_cast<std::size_t>(by)];
+      if (m.spend != counter) out.unsupported = true;
+      raise = m.raise;
+    }
+    near_miss_ways(type, units, by, raise,
+                   by >= 0 ? static_cast<int>(std::min<std::int64_t>(rolled, kMaxDice)) : 0, way_p,
+                   ways);
+    for (std::size_t i = 0; i < ways.size(); ++i)
+      out_ways.back().push_back({ways[i].first, ways[i].second, way_p[i]});
+  };
   auto side = [&](EntityId p, std::span<const Sym> order, Sustain mode, ExactEnds::Side& changes) {
     FireSide fire;
     State t = s, later = s;
@@ -1212,15 +1274,26 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
     const bool alike = later == s;
     std::vector<Roller> first_before, later_before;
     changes.upto.push_back(0);
+    const std::span<const int> declined = p == x.a ? x.declined_a : x.declined_d;
+    if (x.spend_chained) {
+      const int by = spending_modifier(plain, s, p, x.roll->purpose, declined);
+      if (by >= 0) {
+        const Sym counter = env.content->modifiers[static_cast<std::size_t>(by)].spend;
+        if (s.counter(p, counter) > 0)
+          changes.spend = counter, fire.spendable = s.counter(p, counter);
+      }
+    }
     for (;;) {
       rollers(plain, t, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
       distribution(first_before, fire.first);
+      if (changes.spend != kNoSym) near_ways(t, p, declined, changes.spend, fire.near_first);
       fire.fires.push_back(fires_from(t, p) ? 1 : 0);
-      if (alike) {
+      if (alike && changes.spend == kNoSym) {
         fire.hits.push_back(fire.first.back());
       } else {
         rollers(plain, later, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
         distribution(later_before, fire.hits);
+        if (changes.spend != kNoSym) near_ways(later, p, declined, changes.spend, fire.near);
         assign_plain(plain, later, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
       }
       const int took =
@@ -1243,9 +1316,15 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
   fo.counter = x.counter != kNoSym ? s.counter(x.location, x.counter) : 0;
   fo.cap = x.cap;
   double unresolved = 0;
+  out.player_a = x.a, out.player_d = x.d;
+  if (out.unsupported) return out;
   for (const FireEnd& e : fire_chain(fa, fd, fo, unresolved))
-    out.ends.push_back(
-        {e.p, e.rounds, e.ka, e.kd, static_cast<std::int32_t>(e.counter), e.several});
+    out.ends.push_back({e.p, e.rounds, e.ka, e.kd, static_cast<std::int32_t>(e.counter), e.several,
+                        e.spent_a, e.spent_d});
+  if (out.ends.empty() && (fa.spendable > 0 || fd.spendable > 0)) {
+    out.unsupported = true;  // the spent counters made too many states
+    return out;
+  }
   if (out.ends.empty())
     throw ScriptError("ctx:exchange_fire: the exact mode found no end to the rounds");
   return out;
@@ -1265,6 +1344,12 @@ void ExactEnds::apply(State& s, std::size_t k) const {
   }
   if (e.several) s.end_scope(round_scope);
   if (counter != kNoSym) s.set_counter(location, counter, e.counter, counter_scope);
+  // what each side spent, as exchange_fire's rounds take it off
+  for (const auto& [side, player, spent] :
+       {std::tuple{&a, player_a, e.spent_a}, std::tuple{&d, player_d, e.spent_d}})
+    if (spent > 0)
+      for (Counter& c : s.counters)
+        if (c.target == player && c.key == side->spend) c.value -= static_cast<std::int32_t>(spent);
 }
 
 }  // namespace rb::combat

@@ -128,8 +128,10 @@ bool directs_hits(const Env& env, const State& s, EntityId player, EntityId loca
 bool modifier_applies(const Env& env, const State& s, int mi, EntityId player, Sym purpose);
 
 // A modifier with spend counts while the player has some of its counter and has not declined it.
+// With spend_chained, a modifier whose only round effect is spend does not count (the exact
+// mode's chain spends its counter, exact_ends).
 bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec,
-                       std::span<const int> declined = {});
+                       std::span<const int> declined = {}, bool spend_chained = false);
 
 // A side's units that can take hits, ranked once by a hit order: the queue hit assignment takes
 // its casualties from (see ctx:assign_hits in scripts/README.md for the policy). Built from the
@@ -217,6 +219,10 @@ struct Exchange {
   // modifiers with spend whose player's policy declines the optional hook they replace, for a
   // and for d: they spend nothing
   std::span<const int> declined_a, declined_d;
+  // the exact mode's chain (exact_ends) spends the counters of modifiers whose only round effect
+  // is spend: the policy's answer to the hook they replace is the same in every round (the caller
+  // checks)
+  bool spend_chained = false;
   // best play (the exact mode, one round): a side whose assignment is a choice among its distinct
   // outcomes (null: by its policy); only where no hit is directed and no modifier has a round
   // effect (the caller checks)
@@ -297,6 +303,7 @@ struct ExactEnds {
     int ka = 0, kd = 0;        // hits taken by each side
     std::int32_t counter = 0;  // the round counter at the end
     bool several = false;      // more than one round was fought (the round scope ended)
+    std::int64_t spent_a = 0, spent_d = 0;  // of each side's Side::spend
   };
   // what one hit changed in one unit: where it is, and its damaged attribute (if the spec has one)
   struct Change {
@@ -306,8 +313,13 @@ struct ExactEnds {
   struct Side {
     std::vector<Change> changes;
     std::vector<std::uint32_t> upto;  // upto[k]: the changes of the first k hits
+    Sym spend = kNoSym;  // the counter the side spends on near misses (x.spend_chained)
   };
-  std::vector<End> ends;  // in the order of (ka, kd, counter, several)
+  std::vector<End> ends;  // in the order of (ka, kd, counter, several, spent_a, spent_d)
+  EntityId player_a = kNoEntity, player_d = kNoEntity;
+  // the chain cannot spend these counters (a side's states spend two, or too many states): the
+  // caller runs one round a call instead; `ends` is empty
+  bool unsupported = false;
   Side a, d;
   EntityId location = kNoEntity;
   Sym counter = kNoSym, counter_scope = kNoSym, round_scope = kNoSym;

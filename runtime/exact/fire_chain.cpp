@@ -8,6 +8,174 @@ namespace rb {
 namespace {
 // (probability, probability x rounds) of a cell of the chain's table
 typedef double Mass __attribute__((vector_size(2 * sizeof(double))));
+
+// A side's rolls by (hits taken, spent so far) as (hits after spending, spent this round, p),
+// in the order of (hits, spent): a side that spends nothing has its hits[k] alone.
+struct Spends {
+  struct Step {
+    int hits = 0, spent = 0;
+    double p = 0;
+  };
+  std::vector<std::vector<Step>> at[2];  // [several][k * width + spent]
+  int width = 1;                         // spent so far: 0 .. width - 1
+  const std::vector<Step>& of(bool several, int k, std::int64_t spent) const {
+    return at[several ? 1 : 0][static_cast<std::size_t>(k) * static_cast<std::size_t>(width) +
+                               static_cast<std::size_t>(spent)];
+  }
+};
+
+Spends spends_of(const FireSide& x, int width) {
+  Spends out;
+  out.width = width;
+  for (int several = 0; several < 2; ++several) {
+    const auto& rolls = several ? x.hits : x.first;
+    const auto& ways = several ? x.near : x.near_first;
+    for (std::size_t k = 0; k < rolls.size(); ++k)
+      for (int spent = 0; spent < width; ++spent) {
+        std::vector<Spends::Step> steps;
+        if (ways.empty()) {
+          for (std::size_t i = 0; i < rolls[k].size(); ++i)
+            if (rolls[k][i] != 0) steps.push_back({static_cast<int>(i), 0, rolls[k][i]});
+        } else {
+          const std::int64_t left = x.spendable - spent;
+          for (const FireSide::Way& w : ways[k]) {
+            const int m =
+                static_cast<int>(std::min<std::int64_t>(w.near, std::max<std::int64_t>(left, 0)));
+            steps.push_back({w.hits + m, m, w.p});
+          }
+          std::sort(steps.begin(), steps.end(), [](const Spends::Step& u, const Spends::Step& v) {
+            return std::tie(u.hits, u.spent) < std::tie(v.hits, v.spent);
+          });
+          std::size_t n = 0;  // equal (hits, spent) merged
+          for (std::size_t i = 0; i < steps.size(); ++i)
+            if (n > 0 && steps[n - 1].hits == steps[i].hits && steps[n - 1].spent == steps[i].spent)
+              steps[n - 1].p += steps[i].p;
+            else
+              steps[n++] = steps[i];
+          steps.resize(n);
+        }
+        out.at[several].push_back(std::move(steps));
+      }
+  }
+  return out;
+}
+
+// The most a side can spend in the whole exchange (FireSide::near): each spent one is a hit the
+// other side takes, and while the rounds go on the other side has taken fewer than it can take
+// (when it stops firing once it can take no more), so it is at most that less one plus the most
+// near misses of one roll. Else what it has.
+std::int64_t spend_bound(const FireSide& x, const FireSide& other) {
+  if (x.near.empty() || x.spendable <= 0) return 0;
+  int most = 0;
+  for (const auto* ways : {&x.near, &x.near_first})
+    for (const auto& roll : *ways)
+      for (const FireSide::Way& w : roll) most = std::max(most, w.near);
+  const int other_max = static_cast<int>(other.hits.size());
+  if (other.fires.empty() || other.fires.back()) return x.spendable;
+  return std::min<std::int64_t>(x.spendable, std::max(0, other_max - 2) + most);
+}
+
+// fire_chain with a side that spends: the states are (kd, ka, spent by a, spent by d), in that
+// order of significance; a round moves mass to an entry no smaller in each, so a phase is swept in
+// index order as the plain chain is.
+std::vector<FireEnd> spend_chain(const FireSide& a, const FireSide& d, const FireChainOptions& o,
+                                 double& unresolved) {
+  const int na_max = static_cast<int>(a.hits.size()), nd_max = static_cast<int>(d.hits.size());
+  const std::int64_t bound_a = spend_bound(a, d), bound_d = spend_bound(d, a);
+  const auto wa = static_cast<std::size_t>(bound_a + 1), wd = static_cast<std::size_t>(bound_d + 1);
+  const std::size_t cells =
+      static_cast<std::size_t>(na_max) * static_cast<std::size_t>(nd_max) * wa * wd;
+  if (static_cast<double>(na_max) * nd_max * static_cast<double>(wa) * static_cast<double>(wd) >
+      static_cast<double>(o.max_cells))
+    return {};
+  const Spends sa = spends_of(a, static_cast<int>(wa)), sd = spends_of(d, static_cast<int>(wd));
+  auto at = [&](int ka, int kd, std::int64_t xa, std::int64_t xd) {
+    return ((static_cast<std::size_t>(kd) * static_cast<std::size_t>(na_max) +
+             static_cast<std::size_t>(ka)) *
+                wa +
+            static_cast<std::size_t>(xa)) *
+               wd +
+           static_cast<std::size_t>(xd);
+  };
+  auto next_of = [&](std::int64_t c) {
+    return o.cap >= 0 ? std::min(c + 1, std::max(o.cap, c)) : c + 1;
+  };
+  std::vector<double> p(cells, 0.0), r(cells, 0.0), np(cells, 0.0), nr(cells, 0.0);
+  std::vector<double> ep(cells, 0.0), er(cells, 0.0);
+  std::vector<FireEnd> out;
+  p[0] = 1;
+  std::int64_t counter = o.counter;
+  bool several = false;
+  for (;;) {
+    const std::int64_t next_counter = next_of(counter);
+    const bool loops = several && next_counter == counter;
+    std::fill(ep.begin(), ep.end(), 0.0), std::fill(er.begin(), er.end(), 0.0);
+    bool open = false;
+    double* const go_p = loops ? p.data() : np.data();
+    double* const go_r = loops ? r.data() : nr.data();
+    for (std::size_t k = 0; k < cells; ++k) {
+      const double in_p = p[k], in_r = r[k];
+      if (in_p == 0) continue;
+      p[k] = 0, r[k] = 0;
+      if (in_p < o.epsilon) {
+        unresolved += in_p;
+        continue;
+      }
+      const auto xd = static_cast<std::int64_t>(k % wd);
+      const auto xa = static_cast<std::int64_t>((k / wd) % wa);
+      const int ka = static_cast<int>((k / wd / wa) % static_cast<std::size_t>(na_max));
+      const int kd = static_cast<int>(k / wd / wa / static_cast<std::size_t>(na_max));
+      const auto& ha = sa.of(several, ka, xa);
+      const auto& hd = sd.of(several, kd, xd);
+      double none_a = 0, none_d = 0;  // no hit (nor anything spent)
+      for (const Spends::Step& u : ha) none_a += u.hits == 0 ? u.p : 0;
+      for (const Spends::Step& u : hd) none_d += u.hits == 0 ? u.p : 0;
+      const double stay = loops ? none_a * none_d : 0;
+      const double visits = 1.0 / (1.0 - stay);
+      const double mp = in_p * visits, mr = in_r * visits + in_p * visits * visits;
+      for (const Spends::Step& u : ha) {
+        const int nd = std::min(nd_max - 1, kd + u.hits);
+        const bool d_fires = d.fires[static_cast<std::size_t>(nd)];
+        const std::int64_t ta = xa + u.spent;
+        const double pi = mp * u.p, ri = mr * u.p;
+        for (const Spends::Step& v : hd) {
+          if (loops && u.hits == 0 && v.hits == 0) continue;  // the self-loop, divided out
+          const int na = std::min(na_max - 1, ka + v.hits);
+          const std::int64_t td = xd + v.spent;
+          if (ta >= static_cast<std::int64_t>(wa) || td >= static_cast<std::int64_t>(wd))
+            return {};  // past spend_bound: cannot happen
+          const std::size_t t = at(na, nd, ta, td);
+          const bool goes_on = d_fires && a.fires[static_cast<std::size_t>(na)];
+          if (goes_on) {
+            go_p[t] += pi * v.p, go_r[t] += ri * v.p;
+            open = open || !loops;
+          } else {
+            ep[t] += pi * v.p, er[t] += ri * v.p;
+          }
+        }
+      }
+    }
+    for (std::size_t k = 0; k < cells; ++k)
+      if (ep[k] > 0) {
+        FireEnd e;
+        e.spent_d = static_cast<std::int64_t>(k % wd);
+        e.spent_a = static_cast<std::int64_t>((k / wd) % wa);
+        e.ka = static_cast<int>((k / wd / wa) % static_cast<std::size_t>(na_max));
+        e.kd = static_cast<int>(k / wd / wa / static_cast<std::size_t>(na_max));
+        e.counter = counter, e.several = several, e.p = ep[k], e.rounds = er[k] / ep[k];
+        out.push_back(e);
+      }
+    if (!open) break;
+    std::swap(p, np), std::swap(r, nr);
+    counter = next_counter, several = true;
+  }
+  std::sort(out.begin(), out.end(), [](const FireEnd& x, const FireEnd& y) {
+    return std::tie(x.ka, x.kd, x.counter, x.several, x.spent_a, x.spent_d) <
+           std::tie(y.ka, y.kd, y.counter, y.several, y.spent_a, y.spent_d);
+  });
+  return out;
+}
+
 }  // namespace
 
 // The rounds in phases: the first round (the counter at its start, no round ended), then one
@@ -19,6 +187,7 @@ typedef double Mass __attribute__((vector_size(2 * sizeof(double))));
 // what a can take all on its last entry): the inner loop is a plain multiply-add over a row.
 std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const FireChainOptions& o,
                                 double& unresolved) {
+  if (!a.near.empty() || !d.near.empty()) return spend_chain(a, d, o, unresolved);
   const int na_max = static_cast<int>(a.hits.size()), nd_max = static_cast<int>(d.hits.size());
   const std::size_t cells = static_cast<std::size_t>(na_max) * static_cast<std::size_t>(nd_max);
   auto at = [na_max](int ka, int kd) {

@@ -8,6 +8,7 @@
 // states below `epsilon` are dropped and their probability reported.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -20,24 +21,39 @@ struct FireSide {
   // same in the exchange's first round.
   std::vector<std::vector<double>> hits, first;
   std::vector<char> fires;  // fires[k]: after k hits the side still has units that roll
+  // A side that spends a counter on near misses (a declared modifier's spend and raise): its
+  // rolls as ways (hits, near misses), near[k] and near_first[k] as hits and first above, and
+  // the counter it starts with. Each round it spends min(near misses, what is left), each spent
+  // one a hit more, and what it has spent is one more dimension of the chain's states. Empty:
+  // it spends nothing (hits and first are its rolls).
+  struct Way {
+    int hits = 0, near = 0;
+    double p = 0;
+  };
+  std::vector<std::vector<Way>> near, near_first;
+  std::int64_t spendable = 0;
 };
 
 struct FireEnd {
-  int ka = 0, kd = 0;          // hits taken by each side
-  std::int64_t counter = 0;    // the round counter at the end
-  bool several = false;        // more than one round was fought (a round scope ended)
-  double p = 0;                // probability of this end
-  double rounds = 0;           // expected rounds fought, given this end
+  int ka = 0, kd = 0;                     // hits taken by each side
+  std::int64_t counter = 0;               // the round counter at the end
+  bool several = false;                   // more than one round was fought (a round scope ended)
+  double p = 0;                           // probability of this end
+  double rounds = 0;                      // expected rounds fought, given this end
+  std::int64_t spent_a = 0, spent_d = 0;  // what each side spent (FireSide::near)
 };
 
 struct FireChainOptions {
   std::int64_t counter = 0;  // the counter when the exchange starts
   std::int64_t cap = -1;     // the counter stops growing here (-1: never)
   double epsilon = 1e-18;    // states less likely than this are dropped
+  // with a side that spends: no ends (an empty answer) past this many states a phase
+  std::size_t max_cells = std::size_t{1} << 22;
 };
 
 // The ends of the exchange, with their probabilities; `unresolved` gets the probability of the
-// states dropped.
+// states dropped. With a side that spends (FireSide::near), a state is also what each side has
+// spent, and the ends are in the order of (ka, kd, counter, several, spent_a, spent_d).
 std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const FireChainOptions& o,
                                 double& unresolved);
 

@@ -1318,6 +1318,7 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
         reinterpret_cast<std::uint64_t>(x.order_d.data()), static_cast<std::uint64_t>(x.sustain_d),
         static_cast<std::uint64_t>(x.cap)})
     key = (key ^ v) * 0x100000001b3ull;
+  key = (key ^ static_cast<std::uint64_t>(x.spend_chained)) * 0x100000001b3ull;
   for (std::span<const int> declined : {x.declined_a, x.declined_d}) {
     key = (key ^ declined.size()) * 0x100000001b3ull;
     for (int m : declined) key = (key ^ static_cast<std::uint64_t>(m)) * 0x100000001b3ull;
@@ -1341,10 +1342,16 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
     const bool ending =
         round_args && ((spec.start_window >= 0 && I.window_live_unreplaced(spec.start_window)) ||
                        (spec.end_window >= 0 && I.window_live_unreplaced(spec.end_window)));
-    made->one_round = ending || combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
-                      combat::directs_hits(env, s, x.d, x.location, *x.roll) ||
-                      combat::has_round_effects(env, s, x.a, *x.roll, x.declined_a) ||
-                      combat::has_round_effects(env, s, x.d, *x.roll, x.declined_d);
+    made->one_round =
+        ending || combat::directs_hits(env, s, x.a, x.location, *x.roll) ||
+        combat::directs_hits(env, s, x.d, x.location, *x.roll) ||
+        combat::has_round_effects(env, s, x.a, *x.roll, x.declined_a, x.spend_chained) ||
+        combat::has_round_effects(env, s, x.d, *x.roll, x.declined_d, x.spend_chained);
+    if (!made->one_round) {
+      // (a counter spent on near misses the chain cannot take: one round a call)
+      made->ends = combat::exact_ends(env, s, x);
+      made->one_round = made->ends.unsupported;
+    }
     if (made->one_round) {
       if (!spec.again) return ExactRounds::live;  // (the caller hands the rounds back)
       combat::Exchange one = x;
@@ -1353,7 +1360,6 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
         return ExactRounds::live;
       for (const State& t : made->round) X.fire_bytes += t.bytes();
     } else {
-      made->ends = combat::exact_ends(env, s, x);
       for (const combat::ExactEnds::End& e : made->ends.ends) made->p.push_back(e.p);
       X.fire_bytes += sizeof(combat::ExactEnds::End) * made->ends.ends.size() +
                       sizeof(combat::ExactEnds::Change) *
@@ -1571,11 +1577,60 @@ const Engine::Impl::Exact::Process* best_process(Engine::Impl& I, const State& s
   return X.processes.back()->ok ? X.processes.back().get() : nullptr;
 }
 
+// Whether the policy's answer to `decision` (the options at `options_index`) reads nothing of the
+// state, so that it is the same in every round: the ruleset's policy function for it, found as
+// Engine::Impl::decide finds it, called with what decide gives it (the player, the options, the
+// player's policy settings, the decision, "helps" true) but a ctx that any use of fails. No
+// function: decide takes the first option, the same every time.
+bool answer_reads_no_state(Engine::Impl& I, EntityId player, const std::string& decision,
+                           int options_index) {
+  lua_State* L = I.L;
+  if (I.policies_ref == LUA_NOREF) return true;
+  const int top = lua_gettop(L);
+  options_index = lua_absindex(L, options_index);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, I.policies_ref);
+  bool has = lua_getfield(L, -1, decision.c_str()) == LUA_TFUNCTION;
+  if (!has && decision.rfind("use:", 0) == 0) {
+    lua_pop(L, 1);
+    has = lua_getfield(L, -1, "use") == LUA_TFUNCTION;
+  }
+  if (!has) {
+    lua_settop(L, top);
+    return true;
+  }
+  bool touched = false;
+  lua_newtable(L);  // the ctx: every field read or written fails, and says so
+  lua_createtable(L, 0, 2);
+  lua_pushlightuserdata(L, &touched);
+  lua_pushcclosure(
+      L,
+      [](lua_State* Ls) -> int {
+        *static_cast<bool*>(lua_touserdata(Ls, lua_upvalueindex(1))) = true;
+        return luaL_error(Ls, "the policy reads the state");
+      },
+      1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "__index");
+  lua_setfield(L, -2, "__newindex");
+  lua_setmetatable(L, -2);
+  lua_pushinteger(L, player);
+  lua_pushvalue(L, options_index);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, I.player_policy_ref);
+  if (lua_rawgeti(L, -1, player) == LUA_TNIL) lua_pop(L, 1), lua_newtable(L);
+  lua_remove(L, -2);
+  lua_pushstring(L, decision.c_str());
+  lua_pushboolean(L, 1);
+  const int status = I.protected_call(6, 2, I.options.hook_budget);
+  lua_settop(L, top);
+  return status == LUA_OK && !touched;
+}
+
 // The live modifiers of `player` with spend (and some of its counter left) whose replaced
 // optional hook the player's policy would not use, asked as that hook is ("use:<id>", as if it
-// helps): in the C++ rounds they spend nothing.
+// helps): in the C++ rounds they spend nothing. With `constant`: false when an answer may read
+// the state (answer_reads_no_state), which the chain needs the same in every round.
 void declined_spending(Engine::Impl& I, const State& s, EntityId player, Sym purpose,
-                       std::vector<int>& out) {
+                       std::vector<int>& out, bool* constant = nullptr) {
   out.clear();
   const auto& mods = I.content->modifiers;
   for (std::size_t mi = 0; mi < mods.size(); ++mi) {
@@ -1594,6 +1649,8 @@ void declined_spending(Engine::Impl& I, const State& s, EntityId player, Sym pur
       lua_rawseti(L, -2, 2);
       std::string reason;
       const std::string id = h.id.substr(h.id.find(':') + 1);
+      if (constant && *constant && !answer_reads_no_state(I, player, "use:" + id, lua_gettop(L)))
+        *constant = false;
       const std::string answer =
           I.decide(player, "use:" + id, lua_gettop(L), reason, [L] { lua_pushboolean(L, 1); });
       lua_pop(L, 1);
@@ -1694,8 +1751,11 @@ int l_exchange_fire(lua_State* L) {
       (player == a ? ex.whole_a : ex.whole_d) = whole;
     }
   } else {
-    declined_spending(I, s, a, x.roll->purpose, declined_a);
-    declined_spending(I, s, d, x.roll->purpose, declined_d);
+    // the exact mode's chain spends where the answers are the same in every round
+    bool constant = I.dice.exact() && !x.once;
+    declined_spending(I, s, a, x.roll->purpose, declined_a, constant ? &constant : nullptr);
+    declined_spending(I, s, d, x.roll->purpose, declined_d, constant ? &constant : nullptr);
+    ex.spend_chained = constant;
   }
   ex.declined_a = declined_a, ex.declined_d = declined_d;
   // a step the memo records runs one round: the next round starts from a state the memo keeps,

@@ -9,6 +9,7 @@ on the card: 1 cruiser against 2.
   python3 content/ti4-te/scenarios/homesick_phantom_check.py RULEBENCH ROOT   -> checks Rulebench
   gives them to 1e-9 (ctest te_homesick_phantom)
 """
+from arms_check import run_arms
 from functools import lru_cache
 
 
@@ -49,31 +50,9 @@ def odds(c, d, e):
 
 
 def main():
-    import json
-    import os
-    import subprocess
-    import sys
-
-    cases = {"with the hero": ([], odds(1, 2, 2)),
-             "without": (["--without", "attacker:crimson_rebellion_hero"], odds(1, 0, 2))}
-    if len(sys.argv) < 3:  # no rulebench given: the values alone
-        for name, (_, want) in cases.items():
-            print("%-14s win %.9f draw %.9f loss %.9f" % ((name,) + want))
-        return
-    exe, root = sys.argv[1], sys.argv[2]
-    path = os.path.join(root, "content", "ti4-te", "scenarios", "homesick_phantom.toml")
-    bad = 0
-    for name, (extra, want) in cases.items():
-        r = subprocess.run([exe, "--root", root, "simulate", path, "--exact", "--json"] + extra,
-                           capture_output=True, text=True, timeout=120)
-        got = json.loads(r.stdout) if r.returncode == 0 else {}
-        for key, w in zip(("attacker_win", "draw", "defender_win"), want):
-            g = got.get(key, float("nan"))
-            ok = abs(g - w) < 1e-9
-            bad += not ok
-            print(f"{'ok  ' if ok else 'FAIL'}  {name:<14} {key:<13} rulebench {g:.9f}  independent {w:.9f}")
-    sys.exit(1 if bad else 0)
-
+    run_arms("homesick_phantom.toml", {
+        "with the hero": ([], odds(1, 2, 2)),
+        "without": (["--without", "attacker:crimson_rebellion_hero"], odds(1, 0, 2))})
 
 if __name__ == "__main__":
     main()

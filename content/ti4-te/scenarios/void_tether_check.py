@@ -7,6 +7,7 @@ cruiser per hit. No retreats, no abilities. With Void Tether only Sol's 2 cruise
 carriers, move 1, cannot cross the tethered border or go round); without it all four do.
 Prints attacker_win, draw, defender_win for both arms; given a rulebench and the repository
 (`void_tether_check.py RULEBENCH ROOT`), checks its exact answers for both to 1e-9."""
+from arms_check import run_arms
 from fractions import Fraction
 from functools import lru_cache
 
@@ -61,42 +62,10 @@ def arms():
 
 
 def main():
-    """With no arguments, the values alone; with a rulebench and the repository, each arm's
-    `simulate --exact --json` against them (exit 1 when one differs by 1e-9 or more)."""
-    import json
-    import os
-    import subprocess
-    import sys
-    import tempfile
-
     want = arms()
-    if len(sys.argv) < 3:
-        for arm, (aw, dr, dw) in want.items():
-            print(f"{arm:8s} attacker_win {float(aw):.9f} draw {float(dr):.9f} defender_win {float(dw):.9f}")
-        return
-    exe, root = sys.argv[1], sys.argv[2]
-    path = os.path.join(root, "content", "ti4-te", "scenarios", "void_tether.toml")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    line = 'technologies = ["void_tether"]'
-    assert text.count(line) == 1
-    bad = 0
-    for arm in ("with", "without"):
-        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as t:
-            t.write(text if arm == "with" else text.replace(line, "technologies = []"))
-        try:
-            r = subprocess.run([exe, "--root", root, "simulate", t.name, "--exact", "--json"],
-                               capture_output=True, text=True, timeout=120)
-        finally:
-            os.remove(t.name)
-        got = json.loads(r.stdout) if r.returncode == 0 else {}
-        for key, value in zip(("attacker_win", "draw", "defender_win"), want[arm]):
-            g = got.get(key, float("nan"))
-            ok = abs(g - float(value)) < 1e-9
-            bad += not ok
-            print(f"{'ok  ' if ok else 'FAIL'}  {arm:8s} {key:13s} rulebench {g:.9f}  independent {float(value):.9f}")
-    sys.exit(1 if bad else 0)
-
+    run_arms("void_tether.toml", {
+        "with": ([], want["with"]),
+        "without": (('technologies = ["void_tether"]', "technologies = []"), want["without"])})
 
 if __name__ == "__main__":
     main()

@@ -550,7 +550,8 @@ function renderGroup(name, table, where) {
 
 // The fields a side's column draws in a procedure's form (its side group, then its extra group).
 function sideFields(p, side) {
-  const out = fieldsOf(p.side_group, side);
+  // a procedure with no side group (X-Wing's engagement: its ships are a list) draws none
+  const out = p.side_group ? fieldsOf(p.side_group, side) : [];
   if (p.extra[side]) out.push(...fieldsOf(p.extra[side], side));
   return out;
 }

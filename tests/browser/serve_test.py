@@ -72,12 +72,16 @@ def missing_browser():
 
 class Check:
     def __init__(self):
-        self.failed = 0
+        self.failures = []
+
+    @property
+    def failed(self):
+        return len(self.failures)
 
     def __call__(self, ok, what):
         print(("ok     " if ok else "FAIL   ") + what, flush=True)
         if not ok:
-            self.failed += 1
+            self.failures.append(what)
         return ok
 
 
@@ -1131,8 +1135,12 @@ def main():
     finally:
         try:
             for entry in driver.get_log("browser"):
-                if entry.get("level") == "SEVERE" and "favicon" not in entry.get("message", ""):
-                    print("browser: " + entry["message"])
+                message = entry.get("message", "")
+                if entry.get("level") == "SEVERE" and "favicon" not in message:
+                    print("browser: " + message)
+                    # the error checks' refused requests are expected; a script error never is
+                    if "Failed to load resource" not in message:
+                        check(False, "the page's script raised: " + message.splitlines()[0])
         except Exception:
             pass
         driver.quit()
@@ -1145,6 +1153,9 @@ def main():
         check(server.returncode == 0, f"rulebench serve exits 0 on SIGTERM (got {server.returncode})")
     if check.failed == 0:
         shutil.rmtree(work, ignore_errors=True)
+    # the failures again at the end, where a log cut in its middle still shows them
+    for what in check.failures:
+        print("FAIL   " + what)
     print(f"{check.failed} failed")
     return 1 if check.failed else 0
 

@@ -49,6 +49,18 @@ def run_arms(scenario, arms):
     sys.exit(1 if bad else 0)
 
 
+def dist(dice):
+    """distribution of the number of hits of dice with the given hit chances (floats): P(k hits)"""
+    out = [1.0]
+    for p in dice:
+        new = [0.0] * (len(out) + 1)
+        for k, q in enumerate(out):
+            new[k] += q * (1 - p)
+            new[k + 1] += q * p
+        out = new
+    return out
+
+
 def hits(n, p):
     """distribution of the number of hits of n dice that each hit with probability p (Fractions)"""
     from fractions import Fraction

@@ -9,19 +9,8 @@ on the card: 1 cruiser against 2.
   python3 content/ti4-te/scenarios/homesick_phantom_check.py RULEBENCH ROOT   -> checks Rulebench
   gives them to 1e-9 (ctest te_homesick_phantom)
 """
-from arms_check import run_arms
+from arms_check import dist, run_arms
 from functools import lru_cache
-
-
-def dist(dice):  # dice: list of hit chances -> list of P(k hits)
-    out = [1.0]
-    for p in dice:
-        new = [0.0] * (len(out) + 1)
-        for k, q in enumerate(out):
-            new[k] += q * (1 - p)
-            new[k + 1] += q * p
-        out = new
-    return out
 
 
 @lru_cache(maxsize=None)

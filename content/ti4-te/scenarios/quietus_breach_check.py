@@ -10,20 +10,9 @@ side sustains first where it can, then loses fighter, destroyer, cruiser, dreadn
   python3 content/ti4-te/scenarios/quietus_breach_check.py RULEBENCH ROOT   -> checks Rulebench
   gives them to 1e-9 (ctest te_quietus_breach)
 """
-from arms_check import run_arms
+from arms_check import dist, run_arms
 from functools import lru_cache
 from math import comb
-
-
-def dist(dice):  # dice: list of hit chances -> list of P(k hits)
-    out = [1.0]
-    for p in dice:
-        new = [0.0] * (len(out) + 1)
-        for k, q in enumerate(out):
-            new[k] += q * (1 - p)
-            new[k + 1] += q * p
-        out = new
-    return out
 
 
 def solve(breach_active):

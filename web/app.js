@@ -18,6 +18,8 @@
 //   rb.records()         the records of the loaded packs (GET /api/records' `records`)
 //   rb.ruleset()         the chosen ruleset (GET /api/rulesets' entry: form, reports, procedures)
 //   rb.api(method, path, body)  a call to the server's API; rejects with the server's error text
+//   rb.postWhenFree(path, body, stale)  a POST that starts a job, retried while the server's places
+//                        are all taken (429) for up to 15 s, unless stale() says it is no longer wanted
 //   rb.sideFields(side)  the form fields of a side's column in the procedure now on the page
 //   rb.choices(field, table)  the records a field offers for that side's table (form.toml's
 //                        kind, where, unless, not_named_by and same)
@@ -1124,8 +1126,9 @@ async function run() {
   if (page.exact) Object.assign(body, { exact: true, fallback: true, max_seconds: EXACT_SECONDS });
   else if (precision !== "") body.precision = Number(precision);
   else body.runs = Number($("runs").value);
+  const serial = live.serial;
   try {
-    const r = await api("POST", "/api/simulate", body);
+    const r = await postSimulate(body, () => serial !== live.serial);
     await follow(r.job, "simulate", (result) => renderResult(result));
   } catch (e) {
     showMessage(e.message);
@@ -1172,19 +1175,24 @@ function liveStatus(text, state) {
   document.body.dataset.answerState = state;  // computing, exact, montecarlo, final, error, none
 }
 
-// The server runs --jobs at once: a stale answer still ending its chunk may hold a place (429).
-// Wait for it, longer between tries (50 ms up to 500 ms), for up to 15 s: on a busy machine a
-// chunk can take seconds to end.
-async function postSimulate(body, stale) {
+// The server runs --jobs at once: a stale answer still ending its chunk may hold a place (429),
+// also just after Run, Compare or Trace cancelled it. Wait for it, longer between tries (50 ms up
+// to 500 ms), for up to 15 s: on a busy machine a chunk can take seconds to end. `stale()`: the
+// request is no longer wanted (a newer one replaced it).
+async function postWhenFree(path, body, stale = () => false) {
   const start = Date.now();
   for (let delay = 50; ; delay = Math.min(500, delay * 1.5)) {
     try {
-      return await api("POST", "/api/simulate", body);
+      return await api("POST", path, body);
     } catch (e) {
       if (e.status !== 429 || Date.now() - start > 15000 || stale()) throw e;
       await new Promise((res) => setTimeout(res, delay));
     }
   }
+}
+
+function postSimulate(body, stale) {
+  return postWhenFree("/api/simulate", body, stale);
 }
 
 async function answer() {
@@ -1376,7 +1384,7 @@ async function compare() {
   else body.runs = Number($("compare-runs").value);
   body[$("compare-how").value] = [spec];
   try {
-    const r = await api("POST", "/api/compare", body);
+    const r = await postWhenFree("/api/compare", body);
     await follow(r.job, "compare", renderComparison);
   } catch (e) {
     showMessage(e.message);
@@ -1401,7 +1409,7 @@ function renderTrace(r) {
 async function trace() {
   clearMessage();
   try {
-    const r = await api("POST", "/api/trace", { scenario: scenarioToml(), seed: seedOf("trace-seed") });
+    const r = await postWhenFree("/api/trace", { scenario: scenarioToml(), seed: seedOf("trace-seed") });
     renderTrace(r);
   } catch (e) {
     if (e.data && e.data.events) renderTrace(e.data);
@@ -1635,6 +1643,7 @@ window.rb = {
   records: () => page.records,
   ruleset: () => page.ruleset,
   api,
+  postWhenFree,
   pollJob,
   el,
   sideFields: (side) => (currentForm() ? sideFields(currentForm(), side) : []),

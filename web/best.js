@@ -219,7 +219,8 @@
     document.body.dataset.bestState = "running";
     let job;
     try {
-      job = await rb.api("POST", "/api/simulate", { scenario, exact: true, best: side, objective, decisions: true, max_seconds: BEST_SECONDS });
+      job = await rb.postWhenFree("/api/simulate", { scenario, exact: true, best: side, objective, decisions: true, max_seconds: BEST_SECONDS },
+        () => serial !== state.serial);
     } catch (e) {
       status(e.message);
       document.body.dataset.bestState = "error";

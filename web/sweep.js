@@ -229,7 +229,7 @@
     const serial = ++state.serial;
     let job;
     try {
-      job = await rb.api("POST", "/api/sweep", { scenario, spec: spec.text });
+      job = await rb.postWhenFree("/api/sweep", { scenario, spec: spec.text }, () => serial !== state.serial);
     } catch (e) {
       status(e.message);
       return;

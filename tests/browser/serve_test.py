@@ -70,6 +70,32 @@ def missing_browser():
     return reasons
 
 
+class Answer(dict):
+    """The figures of the page's answer bar, and how they were found (exact or montecarlo)."""
+    kind = "exact"
+
+
+def agrees(a, b):
+    """Two answers of the same battle: equal when found the same way; when one is the live Monte
+    Carlo answer (50 000 runs: a probability within 1 point, a mean within 0.05 of the exact one),
+    within that."""
+    if getattr(a, "kind", "exact") == getattr(b, "kind", "exact"):
+        return a == b
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        x, y = a[k], b[k]
+        try:
+            if x.endswith("%") and y.endswith("%"):
+                if abs(float(x[:-1]) - float(y[:-1])) > 1.0:
+                    return False
+            elif abs(float(x) - float(y)) > 0.05:
+                return False
+        except ValueError:
+            return False
+    return True
+
+
 class Check:
     def __init__(self):
         self.failures = []
@@ -661,10 +687,14 @@ def main():
         return int(driver.execute_script("return document.body.dataset.answers || '0'"))
 
     def answer_after(n):
-        """Waits for the answer after the n-th (a final one, or an error) and returns its figures."""
+        """Waits for the answer after the n-th (a final one, or an error) and returns its figures,
+        with how they were found (.kind: "exact", or "montecarlo" when the exact answer took over
+        the page's live bound, as on a loaded machine)."""
         wait.until(lambda d: answers() > n and d.execute_script("return document.body.dataset.answerState") == "final"
                    or d.execute_script("return document.body.dataset.answerState") == "error")
-        return {e.get_attribute("data-answer"): e.text for e in all_css("#answer-bar [data-answer]")}
+        a = Answer({e.get_attribute("data-answer"): e.text for e in all_css("#answer-bar [data-answer]")})
+        a.kind = "montecarlo" if css("#answer-status").text.startswith("Monte Carlo") else "exact"
+        return a
 
     def timed_click(selector):
         """Clicks and returns (ms to the first answer drawn, ms to the final one, its status)."""
@@ -734,8 +764,11 @@ def main():
         r = cli(args, "simulate", os.path.join(args.root, "tests/fixtures/ground/page_ground_combat.toml"), "--exact", "--json")
         want = report_of(r.stdout) if r.returncode == 0 else {}
         p = want.get("planet_1_controlled", -1)
+        # (on a loaded machine the live answer may be Monte Carlo's 50 000 runs: within 4 standard errors)
         check(result.get("method") == "exact" and abs(result.get("attacker_takes_the_planet", -2) - p) < 1e-12
-              and shown.get("attacker_takes_the_planet") == f"{100 * p:.2f}%",
+              and shown.get("attacker_takes_the_planet") == f"{100 * p:.2f}%"
+              or result.get("method") != "exact" and shown.kind == "montecarlo"
+              and abs(result.get("attacker_takes_the_planet", -2) - p) < 0.01,
               f"ground: P(the attacker takes the planet) {shown} is the hand-written tactical action's {p} "
               + r.stderr[:200])
         same = all(result.get(k) == want.get(k) for k in ("ground_forces_attacker", "ground_forces_defender", "survivors"))
@@ -755,7 +788,7 @@ def main():
         driver.get(link)
         wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
         again = answer_after(0)
-        check(css("#procedure-switch button.on").get_attribute("data-procedure") == "tactical_ground_combat" and again == shown,
+        check(css("#procedure-switch button.on").get_attribute("data-procedure") == "tactical_ground_combat" and agrees(again, shown),
               f"ground: the link opens on the Ground view with the same numbers ({again})")
         driver.close()
         driver.switch_to.window(first_tab)
@@ -771,13 +804,14 @@ def main():
               and css('[data-path="defender.units.pds"][data-count]').text == "1"
               and css('[data-path="attacker.units.infantry"][data-count]').text == "3",
               "ground: a ti4battle place=Ground link lands on the Ground view with its units")
-        check(imported == shown, f"ground: with the same numbers ({imported} against {shown})")
+        check(agrees(imported, shown), f"ground: with the same numbers ({imported} against {shown})")
         # Monte Carlo gives the rounds: a longer run on the page
         driver.execute_script("document.getElementById('more-runs').open = true")
         mc = run_on_page(4000, 3)
         check(mc is not None and isinstance(mc.get("ground_rounds"), list) and abs(sum(mc["ground_rounds"]) - 1) < 1e-9
               and all_css('[data-chart="ground_rounds"] rect'),
-              f"ground: Monte Carlo draws the distribution of the rounds ({(mc or {}).get('ground_rounds')})")
+              f"ground: Monte Carlo draws the distribution of the rounds ({(mc or {}).get('ground_rounds')}"
+              f"{'' if mc is not None else '; the page said: ' + message()})")
 
     timings = []
     try:
@@ -810,7 +844,7 @@ def main():
               "player: no Run button in view (a longer run is folded away)")
         base = answer_after(0)
         exact = {"attacker_win": "44.85%", "draw": "14.09%", "defender_win": "41.06%"}
-        check(base == exact, f"player: the answer came without Run: {base} (the Markov chain's {exact})")
+        check(agrees(base, exact), f"player: the answer came without Run: {base} ({base.kind}; the Markov chain's {exact})")
         # a faction battle: Letnev's 2 dreadnoughts, a carrier, 2 fighters and Non-Euclidean
         # Shielding against Sardakk N'orr's 3 cruisers, flagship and 2 fighters, in a nebula
         for side in ("attacker", "defender"):
@@ -858,7 +892,7 @@ def main():
         wait.until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
         again = answer_after(0)
         check(css("#toml").get_attribute("value") == toml, "player: the link restores the same setup (its TOML)")
-        check(again == faction, f"player: and the same numbers ({again})")
+        check(agrees(again, faction), f"player: and the same numbers ({again} against {faction}, {again.kind} and {faction.kind})")
         driver.close()
         driver.switch_to.window(first_tab)
         if args.docs:

@@ -304,14 +304,16 @@ void list_counts(const Content& content, const SessionOptions& so,
     }
     return;
   }
-  std::cout << fmt::format("{:<22} {:>8} {:>12} {:>16}\n", "", "records", "rules tests",
+  std::size_t width = 22;  // the label column: the longest label (a category's may be long)
+  for (const CountDef& c : groups) width = std::max(width, c.label.size());
+  std::cout << fmt::format("{:<{}} {:>8} {:>12} {:>16}\n", "", width, "records", "rules tests",
                            "named by a test");
   for (std::size_t g = 0; g < groups.size(); ++g) {
     int n = 0, tested = 0;
     for (const Counted& x : records)
       if (x.group == g) ++n, tested += x.tests > 0 ? 1 : 0;
-    std::cout << fmt::format("{:<22} {:>8} {:>12} {:>16}\n", groups[g].label, n, group_tests[g],
-                             tested);
+    std::cout << fmt::format("{:<{}} {:>8} {:>12} {:>16}\n", groups[g].label, width, n,
+                             group_tests[g], tested);
   }
   std::cout << fmt::format(
       "({} rules tests; a test counts once per line, and on every line whose "

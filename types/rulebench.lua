@@ -85,6 +85,7 @@
 ---| "space_combat.unit_sustained_damage" # [ti4] A unit used Sustain Damage against a hit; args {unit, player, location} (Direct Hit).
 ---| "tactical_action.activation" # [ti4] Step 1: the active player placed a tactic token in the active system; args {player, system}.
 ---| "tactical_action.after_movement" # [ti4] Step 2, after every ship moved and capacity was checked; args {player, system}.
+---| "tactical_action.after_space_cannon_offense" # [ti4] Space Cannon Offense is over (or was skipped: skip_to_commit), before the space combat; args {player, system}: what lasts only for the step ends (a Linkship's borrowed Space Cannon).
 ---| "tactical_action.after_space_cannon_roll" # [ti4] Right after one pool of a player's space cannon dice (one per location fired from); args {player, pool, purpose}.
 ---| "tactical_action.assign_space_cannon_hits" # [ti4] Before a player's space cannon hits are assigned: cancel hits; args {player, target, hits = {[target] = n}}.
 ---| "tactical_action.before_activation" # [ti4] Step 1, before the active player places the token (the start of the turn); args {player, system, allowed, reason}: a hook may forbid the activation (allowed = false: an error with the reason; Chaos Mapping) or act at the start of the turn.

@@ -340,19 +340,24 @@ end
 
 -- The resources lost in the combat (a best play's objective, docs/exact.md: a retreat saves
 -- them), counted in half resources so that they are whole numbers (a run's metrics are tallied
--- as whole numbers): a fighter or infantry lost counts 1, another unit twice its cost. Each side's
--- units on the board are added to "attacker_half_resources_lost" and
--- "defender_half_resources_lost" as the combat begins and taken off when it is over (M.after:
--- capacity's losses count), so the sums are what each side lost; "half_resources_margin" is the
--- defender's minus the attacker's (what the attacker came out ahead by).
-local function half_resources_on_board(ctx, player)
+-- as whole numbers): a fighter or infantry lost counts 1, another unit twice its cost. What a side
+-- lost is what it had at any time in the combat, units that arrived while it went on included
+-- (created by a card: the Crimson Rebellion hero's ships), less what it kept: the units that went
+-- into its reinforcements meanwhile (units are never removed from the state, only moved there).
+-- So each side's units in its reinforcements are taken off "attacker_half_resources_lost" and
+-- "defender_half_resources_lost" as the combat begins and added when it is over (M.after:
+-- capacity's losses count); "half_resources_margin" is the defender's minus the attacker's (what
+-- the attacker came out ahead by). Units that only move about the board count nothing, so where
+-- no unit is created in the combat this is the units on the board at its start less those at its
+-- end.
+local function half_resources_in_reinforcements(ctx, player)
   local r = 0
-  for _, u in ipairs(ctx:units(player, nil)) do r = r + math.floor(2 * lib.unit_cost(ctx, u) + 0.5) end
+  for _, u in ipairs(ctx:units(player, "reinforcements")) do r = r + math.floor(2 * lib.unit_cost(ctx, u) + 0.5) end
   return r
 end
 
 local function count_resources(ctx, a, d, sign)
-  local ra, rd = half_resources_on_board(ctx, a), half_resources_on_board(ctx, d)
+  local ra, rd = half_resources_in_reinforcements(ctx, a), half_resources_in_reinforcements(ctx, d)
   ctx:add_metric("attacker_half_resources_lost", sign * ra)
   ctx:add_metric("defender_half_resources_lost", sign * rd)
   ctx:add_metric("half_resources_margin", sign * (rd - ra))
@@ -388,7 +393,7 @@ function M.begin(ctx)
   end
   ctx:set_counter(sys, "round", 1, "combat")
   ctx:add_metric("rounds", 1)  -- the rounds begun (the number of the last one)
-  count_resources(ctx, a, d, 1)
+  count_resources(ctx, a, d, -1)
   -- 9: an ability at the start of combat may leave one side without ships (Skilled Retreat);
   -- both had ships before it (1), so only a hook that ran can have changed that
   local ongoing = true
@@ -510,7 +515,7 @@ function M.after(ctx)
   if ctx:counter(sys, "round") == 0 then return end  -- no combat
   -- stopped (rounds = k): the run ends there, with what each side lost until then
   if lib.rounds_stopped(ctx) then
-    count_resources(ctx, a, d, -1)
+    count_resources(ctx, a, d, 1)
     return count_damaged(ctx, a, d, sys)
   end
   ctx:open("space_combat.after_combat")
@@ -518,7 +523,7 @@ function M.after(ctx)
   local carried_a, carried_d = ctx:count(a, sys, "fighter", "ground_force"), ctx:count(d, sys, "fighter", "ground_force")
   if carried_a > 0 then check_capacity(ctx, a, sys, carried_a) end
   if carried_d > 0 then check_capacity(ctx, d, sys, carried_d) end
-  count_resources(ctx, a, d, -1)
+  count_resources(ctx, a, d, 1)
   count_damaged(ctx, a, d, sys)
   ctx:end_scope("combat")
 end

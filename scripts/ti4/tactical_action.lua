@@ -1081,7 +1081,8 @@ end
 
 function M.space_cannon_offense(ctx, st)
   local active, sys = st.player, st.system
-  if ctx:flag(active, "skip_to_commit") then return end  -- a hook skipped to Commit Ground Forces
+  -- a hook skipped to Commit Ground Forces: none fires, the step is over
+  if ctx:flag(active, "skip_to_commit") then return open(ctx, st, "tactical_action.after_space_cannon_offense", active, sys) end
   local hooked_roll, hooked_assign = ctx:hooked("tactical_action.after_space_cannon_roll", "tactical_action.assign_space_cannon_hits")
   local opened, lost = false, 0
   -- the active player first, then the others in turn order from the active player
@@ -1131,6 +1132,7 @@ function M.space_cannon_offense(ctx, st)
     end
   end
   ctx:metric("lost_to_space_cannon", lost)
+  open(ctx, st, "tactical_action.after_space_cannon_offense", active, sys)
 end
 
 -- ------------------------------------------------------------------ 3. Space Combat

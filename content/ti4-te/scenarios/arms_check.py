@@ -12,19 +12,23 @@ OUTCOMES = ("attacker_win", "draw", "defender_win")
 
 
 def run_arms(scenario, arms):
-    """scenario: a file name in this folder. arms: {name: (change, want)}, `want` the values of
-    OUTCOMES, `change` how the arm differs from the file: a list of extra command-line arguments
+    """scenario: a file name in this folder. arms: {name: (change, want)} or {name: (change, want,
+    more)}, `want` the values of OUTCOMES, `more` other report keys and their values ({key:
+    value}), `change` how the arm differs from the file: a list of extra command-line arguments
     (`--without attacker:x`), or a pair (text, replacement) for a line of the file."""
+    def values(arm):
+        return list(zip(OUTCOMES, arm[1])) + list(arm[2].items() if len(arm) > 2 else [])
     if len(sys.argv) < 3:
-        for name, (_, want) in arms.items():
-            print(f"{name:<14} " + " ".join(f"{k} {float(v):.9f}" for k, v in zip(OUTCOMES, want)))
+        for name, arm in arms.items():
+            print(f"{name:<14} " + " ".join(f"{k} {float(v):.9f}" for k, v in values(arm)))
         return
     exe, root = sys.argv[1], sys.argv[2]
     path = os.path.join(root, "content", "ti4-te", "scenarios", scenario)
     with open(path, encoding="utf-8") as f:
         text = f.read()
     bad = 0
-    for name, (change, want) in arms.items():
+    for name, arm in arms.items():
+        change = arm[0]
         extra, scratch = [], None
         if isinstance(change, tuple):
             old, new = change
@@ -41,7 +45,7 @@ def run_arms(scenario, arms):
             if scratch:
                 os.remove(scratch)
         got = json.loads(r.stdout) if r.returncode == 0 else {}
-        for key, w in zip(OUTCOMES, want):
+        for key, w in values(arm):
             g = got.get(key, float("nan"))
             ok = abs(g - float(w)) < 1e-9
             bad += not ok

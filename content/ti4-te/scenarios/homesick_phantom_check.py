@@ -3,7 +3,8 @@
 over the fleets, written from the rules alone. The Crimson Rebellion's cruiser (7) and, with the
 hero, the 2 Exile I its card holds (8; their Anti-Fighter Barrage finds no fighters) against 2
 cruisers (7). Each side loses its destroyers before its cruisers. Without the hero the Exiles stay
-on the card: 1 cruiser against 2.
+on the card: 1 cruiser against 2. The resources each side lost (the report's half resources: what
+it had, the Exiles that came in included, less what it kept) from the same chain's end states.
 
   python3 content/ti4-te/scenarios/homesick_phantom_check.py   -> P(win, draw, loss), with and without
   python3 content/ti4-te/scenarios/homesick_phantom_check.py RULEBENCH ROOT   -> checks Rulebench
@@ -38,10 +39,40 @@ def odds(c, d, e):
     return tuple(r / (1 - stay) for r in rest)
 
 
+@lru_cache(maxsize=None)
+def ends(c, d, e):
+    """{(c, d, e) at the end: probability}, from c cruisers, d destroyers against e cruisers."""
+    if e == 0 or c + d == 0:
+        return {(c, d, e): 1.0}
+    pa = dist([0.4] * c + [0.3] * d)
+    pd = dist([0.4] * e)
+    stay, rest = 0.0, {}
+    for ha, p1 in enumerate(pa):
+        for hd, p2 in enumerate(pd):
+            p = p1 * p2
+            nxt = (max(0, c - max(0, hd - d)), max(0, d - hd), max(0, e - ha))
+            if nxt == (c, d, e):
+                stay += p
+            else:
+                for end, q in ends(*nxt).items():
+                    rest[end] = rest.get(end, 0.0) + p * q
+    return {end: q / (1 - stay) for end, q in rest.items()}
+
+
+def lost(c, d, e):
+    """The report's resources lost, in half resources (a cruiser 4, an Exile I 2): what each side
+    had in the combat, the ships that came in included, less what it kept."""
+    had_a, had_d = 4 * c + 2 * d, 4 * e
+    la = sum(q * (had_a - 4 * c2 - 2 * d2) for (c2, d2, _), q in ends(c, d, e).items())
+    ld = sum(q * (had_d - 4 * e2) for (_, _, e2), q in ends(c, d, e).items())
+    return {"attacker_half_resources_lost": la, "defender_half_resources_lost": ld,
+            "half_resources_margin": ld - la}
+
+
 def main():
     run_arms("homesick_phantom.toml", {
-        "with the hero": ([], odds(1, 2, 2)),
-        "without": (["--without", "attacker:crimson_rebellion_hero"], odds(1, 0, 2))})
+        "with the hero": ([], odds(1, 2, 2), lost(1, 2, 2)),
+        "without": (["--without", "attacker:crimson_rebellion_hero"], odds(1, 0, 2), lost(1, 0, 2))})
 
 if __name__ == "__main__":
     main()

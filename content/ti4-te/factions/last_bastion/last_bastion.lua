@@ -216,3 +216,50 @@ hook {
     end
   end,
 }
+
+-- 4X41C "Helios" V1 / V2 (space dock): the resource value of its planet is 1 / 2 higher (A's
+-- te_units.json, bastion_spacedock and bastion_spacedock2). In the tactical action a planet's
+-- resource value is read in the Production step only: a space dock's production value (its own
+-- plus its planet's resources) and the resources its owner spends. So when the owner produces
+-- (production.start_of_production, whose limit the procedure counted from the printed values),
+-- each Helios with Production in the active system adds its bonus to the limit, and each planet
+-- of the owner's with a Helios is worth its bonus more when exhausted (its resources raised once
+-- an action: the planet's counter helios_bonus).
+local HELIOS = { ["ti4-te:unit/last_bastion_space_dock"] = 1, ["ti4-te:unit/last_bastion_space_dock_ii"] = 2 }
+
+local function helios_on(ctx, player, planet)
+  for _, u in ipairs(ctx:units(player, planet, "structure")) do
+    if HELIOS[ctx:record_id(u)] then return u, HELIOS[ctx:record_id(u)] end
+  end
+  return nil, 0
+end
+
+local function helios_planets(ctx, player)
+  local out = {}
+  for _, planet in ipairs(ctx:entities { kind = "planet" }) do
+    if ctx:owner(planet) == player and helios_on(ctx, player, planet) then out[#out + 1] = planet end
+  end
+  return out
+end
+
+hook {
+  id = "helios",
+  window = "production.start_of_production",
+  source = "faction/last_bastion",
+  condition = function(ctx, player, _, args) return args.player == player and #helios_planets(ctx, player) > 0 end,
+  apply = function(ctx, player, _, args)
+    for _, planet in ipairs(helios_planets(ctx, player)) do
+      local dock, bonus = helios_on(ctx, player, planet)
+      if ctx:location(planet) == args.system and ctx:get(dock, "production") > 0 then args.limit = args.limit + bonus end
+      local raised = ctx:counter(planet, "helios_bonus")
+      if raised < bonus then
+        ctx:set(planet, "resources", ctx:get(planet, "resources") + bonus - raised)
+        ctx:set_counter(planet, "helios_bonus", bonus, "action")
+      end
+      if ctx:tracing() then
+        ctx:event("helios:" .. ctx:name(player) .. ":" .. ctx:name(planet) .. ":" .. ctx:get(planet, "resources"),
+          ctx:name(planet) .. "'s resource value is " .. bonus .. " higher (" .. ctx:type(dock) .. ", " .. ctx:get(planet, "resources") .. ")")
+      end
+    end
+  end,
+}

@@ -100,11 +100,14 @@ hook {
 -- itself). Linkship I: each structure once (each Linkship takes a different one); Linkship II:
 -- any number of Linkships may use the same one. After movement (so in every system where Space
 -- Cannon Offense may fire from), each Linkship sharing a space area with such a structure takes
--- its Space Cannon values (value, dice, reach into adjacent systems) for the rest of the action;
+-- its Space Cannon values (value, dice, reach into adjacent systems), its own kept in counters;
 -- the procedure's Space Cannon Offense then rolls it as any unit (decision
 -- tactical_action.use_space_cannon, whether to fire). Which structure: in the active system the
 -- best value, then the most dice; next door one that reaches first. Space Cannon Defense fires
--- from planets, so a Linkship in space never fires it.
+-- from planets, so a Linkship in space never fires it. How long: the card lets the Linkship use
+-- the structure's ability, it gives it no ability of its own; the ability is used in Space Cannon
+-- Offense, the only step a unit in a space area uses Space Cannon in. So once that step is over
+-- (tactical_action.after_space_cannon_offense) each Linkship has its own values back.
 local LINKSHIP, LINKSHIP_II = "ti4-te:unit/linkship", "ti4-te:unit/linkship_ii"
 
 local function borrowable(ctx, player, sys)
@@ -145,7 +148,10 @@ hook {
       for _, s in ipairs(borrowable(ctx, player, ctx:location(ship))) do
         if not (once and used[s]) then
           used[s] = true
-          for _, a in ipairs(SPACE_CANNON_ATTRS) do ctx:set(ship, a, ctx:counter(s, "miniaturized_" .. a)) end
+          for _, a in ipairs(SPACE_CANNON_ATTRS) do
+            ctx:set_counter(ship, "linkship_own_" .. a, ctx:get(ship, a) or 0, "action")
+            ctx:set(ship, a, ctx:counter(s, "miniaturized_" .. a))
+          end
           ctx:set_counter(ship, "linked", 1, "action")
           if ctx:tracing() then
             ctx:event("linkship:" .. ctx:name(player) .. ":" .. ctx:type(s),
@@ -154,6 +160,34 @@ hook {
           end
           break
         end
+      end
+    end
+  end,
+}
+
+local function linked(ctx, player)
+  local out = {}
+  for _, u in ipairs(ctx:units(player, nil, "ship")) do
+    if ctx:counter(u, "linked") == 1 then out[#out + 1] = u end
+  end
+  return out
+end
+
+hook {
+  id = "linkship_end",
+  window = "tactical_action.after_space_cannon_offense",
+  source = "faction/ral_nel",
+  condition = function(ctx, player) return #linked(ctx, player) > 0 end,
+  apply = function(ctx, player)
+    for _, ship in ipairs(linked(ctx, player)) do
+      for _, a in ipairs(SPACE_CANNON_ATTRS) do
+        ctx:set(ship, a, ctx:counter(ship, "linkship_own_" .. a))
+        ctx:set_counter(ship, "linkship_own_" .. a, 0, "action")
+      end
+      ctx:set_counter(ship, "linked", 0, "action")
+      if ctx:tracing() then
+        ctx:event("linkship_end:" .. ctx:name(player) .. ":" .. ctx:type(ship) .. ":" .. ctx:get(ship, "space_cannon"),
+          ctx:name(player) .. "'s " .. ctx:type(ship) .. " no longer uses its structure's Space Cannon (Space Cannon Offense is over)")
       end
     end
   end,

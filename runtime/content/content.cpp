@@ -741,14 +741,14 @@ class PackLoader {
   void read_fields(const TomlFile& f, const toml::table& t, Record& rec, const std::string& where) {
     for (auto&& [k, v] : t) {
       const std::string key(k.str());
-      if (key == "name" || key == "text" || key == "description" || key == "category") {
+      if (key == "name" || key == "text" || key == "description") {
         if (!v.is_string()) f.fail(v, "'" + key + "' in " + where + " must be a string");
         rec.text[key] = std::string(v.as_string()->get());
         continue;
       }
       const AttributeDef* a = c_.ruleset.attribute(key);
       if (!a) {
-        std::vector<std::string> names{"name", "text", "description", "category"};
+        std::vector<std::string> names{"name", "text", "description"};
         for (const auto& at : c_.ruleset.attributes) names.push_back(at.name);
         f.fail(v, "unknown key '" + key + "' in " + where + did_you_mean(key, names) +
                       " (records take the attributes declared in ruleset.toml)");

@@ -77,10 +77,6 @@ constexpr KeySpec kRecordText[] = {
     {"name", "string", "The record's name, for people."},
     {"text", "string", "What the card or ability says."},
     {"description", "string", "A longer description."},
-    {"category", "string",
-     "What the record is among its kind's records, as `rulebench list counts` names its line "
-     "(\"plot cards\": a technology record that is no technology in the game): it is counted on "
-     "that line, not on its kind's."},
 };
 constexpr KeySpec kRulesTest[] = {
     {"name", "string", "What the test shows."},

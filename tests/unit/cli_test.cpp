@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -343,23 +342,9 @@ TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["list"] == "counts");
-  bool flagships = false, plots = false;
+  bool flagships = false;
   for (const auto& item : j["items"]) {
     INFO(item.dump());
-    const auto lists = [&](const char* id) {
-      return std::find(item["untested"].begin(), item["untested"].end(), id) !=
-             item["untested"].end();
-    };
-    // a record's category is a line of its own: ti4-te's plot cards (technology records) are
-    // counted there, not among the technologies (Enervate: no test names it)
-    if (item["label"] == "plot cards") {
-      plots = true;
-      CHECK(item["kind"] == "technology");
-      CHECK(item["category"] == "plot cards");
-      CHECK(item["records"].get<int>() == 5);
-      CHECK(lists("ti4-te:technology/enervate"));
-    }
-    if (item["label"] == "technologies") CHECK_FALSE(lists("ti4-te:technology/enervate"));
     CHECK(item["records"].get<int>() >= item["named_by_a_test"].get<int>());
     CHECK(item["untested"].size() ==
           item["records"].get<std::size_t>() - item["named_by_a_test"].get<std::size_t>());
@@ -371,7 +356,6 @@ TEST_CASE("cli: list counts gives each [[counts]] line its records and the rules
     }
   }
   CHECK(flagships);
-  CHECK(plots);
   r = rulebench(d, "list counts --ruleset xwing");
   CHECK(r.code == 2);
   CHECK(has(r.out, "declares no [[counts]]"));

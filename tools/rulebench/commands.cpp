@@ -189,11 +189,8 @@ std::string words(std::string_view s) {
 // rule, read as words, holds the record's name or its short id as whole words ("Jol-Nar: Fragile"
 // names the faction jol_nar); where two records' names overlap, only the longer counts ("Magen
 // Defense Grid Ω" does not also name "Magen Defense Grid").
-// A record with a `category` (a pack's plot cards among its technology records) is counted on a
-// line of its own, labelled with the category, after the ruleset's lines (in the order the
-// categories are first met in load order), not on its kind's.
-// With `items`, each line is an item (label, kind, attribute, value, category, records,
-// rules_tests, named_by_a_test, untested: the ids no test names) and nothing is printed.
+// With `items`, each line is an item (label, kind, attribute, value, records, rules_tests,
+// named_by_a_test, untested: the ids no test names) and nothing is printed.
 void list_counts(const Content& content, const SessionOptions& so,
                  nlohmann::ordered_json* items = nullptr) {
   // every record is a candidate name (so a longer name of an uncounted record, "Prototype War Sun",
@@ -207,20 +204,11 @@ void list_counts(const Content& content, const SessionOptions& so,
     int tests = 0;
   };
   std::vector<Counted> records;
-  std::vector<CountDef> groups = content.ruleset.counts;
-  std::vector<std::string> categories(groups.size());  // a category line's category ("" none)
+  const auto& groups = content.ruleset.counts;
   for (const Record& r : content.records) {
     if (r.removed) continue;
     std::size_t group = kNone;
-    if (auto c = r.text.find("category"); c != r.text.end() && !c->second.empty()) {
-      const auto at = std::find(categories.begin(), categories.end(), c->second);
-      group = static_cast<std::size_t>(at - categories.begin());
-      if (at == categories.end()) {
-        groups.push_back({c->second, std::string(sym_name(r.kind)), "", ""});
-        categories.push_back(c->second);
-      }
-    }
-    for (std::size_t g = 0; g < content.ruleset.counts.size() && group == kNone; ++g) {
+    for (std::size_t g = 0; g < groups.size() && group == kNone; ++g) {
       const CountDef& c = groups[g];
       const AttributeDef* a =
           c.attribute.empty() ? nullptr : content.ruleset.attribute(c.attribute);
@@ -296,7 +284,6 @@ void list_counts(const Content& content, const SessionOptions& so,
                         {"kind", groups[g].kind},
                         {"attribute", groups[g].attribute},
                         {"value", groups[g].value},
-                        {"category", categories[g]},
                         {"records", n},
                         {"rules_tests", group_tests[g]},
                         {"named_by_a_test", tested},
@@ -304,16 +291,14 @@ void list_counts(const Content& content, const SessionOptions& so,
     }
     return;
   }
-  std::size_t width = 22;  // the label column: the longest label (a category's may be long)
-  for (const CountDef& c : groups) width = std::max(width, c.label.size());
-  std::cout << fmt::format("{:<{}} {:>8} {:>12} {:>16}\n", "", width, "records", "rules tests",
+  std::cout << fmt::format("{:<22} {:>8} {:>12} {:>16}\n", "", "records", "rules tests",
                            "named by a test");
   for (std::size_t g = 0; g < groups.size(); ++g) {
     int n = 0, tested = 0;
     for (const Counted& x : records)
       if (x.group == g) ++n, tested += x.tests > 0 ? 1 : 0;
-    std::cout << fmt::format("{:<{}} {:>8} {:>12} {:>16}\n", groups[g].label, width, n,
-                             group_tests[g], tested);
+    std::cout << fmt::format("{:<22} {:>8} {:>12} {:>16}\n", groups[g].label, n, group_tests[g],
+                             tested);
   }
   std::cout << fmt::format(
       "({} rules tests; a test counts once per line, and on every line whose "

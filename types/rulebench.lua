@@ -2396,6 +2396,7 @@ function Pool:faces() end
 ---@field condition? fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean Whether the rules allow it now (legality only); asked before the policy.
 ---@field helps? fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean An optional hook's "does it help": handed to the default policy, which declines when it is false unless the scenario says use = "always".
 ---@field apply fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?) What it does.
+---@field covered? fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean For a hook a declared modifier replaces (replaces_hooks): whether that modifier does all of the hook's work here; asked with args {location} before the rounds ctx:exchange_fire runs itself, and false hands them back to the procedure (where the hook runs).
 ---@field requires? {counter: string, at_least: integer?} A counter (or flag) its owner must have at least this much of (default 1), checked before the condition: while it is short the hook does not run, and rounds the runtime runs itself need not hand its window back.
 ---@field text? string What the card says, for people.
 

@@ -384,16 +384,23 @@ int roll_near_misses(const Env& env, DiceStream& dice, const RollSpec& spec,
 
 namespace {
 
-// whether spend is the modifier's only round effect
-bool spends_only(const ModifierDef& m) {
-  return m.spend != kNoSym && m.sustain_cancels == 0 && m.repair == ModifierDef::Repair::none &&
-         m.sustained_flag == kNoSym;
+// whether spend is the modifier's only round effect, or a paid repair of the units that sustain
+// (repair = sustained, pay): what the exact mode's chain does itself (exact_ends)
+bool chained_only(const ModifierDef& m) {
+  return m.sustain_cancels == 0 && m.sustained_flag == kNoSym &&
+         ((m.spend != kNoSym && m.repair == ModifierDef::Repair::none) ||
+          (m.spend == kNoSym && m.repair == ModifierDef::Repair::sustained && m.pay != kNoSym));
 }
 
+// A modifier that spends (spend) or pays (a repair's pay) counts while the player has some (the
+// cost) of that counter and has not declined it.
 bool spend_counts(const State& s, const ModifierDef& m, EntityId player, int mi,
                   std::span<const int> declined) {
-  return m.spend == kNoSym || (s.counter(player, m.spend) > 0 &&
-                               std::find(declined.begin(), declined.end(), mi) == declined.end());
+  const bool declines = std::find(declined.begin(), declined.end(), mi) != declined.end();
+  if (m.spend != kNoSym) return s.counter(player, m.spend) > 0 && !declines;
+  if (m.repair == ModifierDef::Repair::sustained)
+    return (m.pay == kNoSym || s.counter(player, m.pay) >= m.cost) && !declines;
+  return true;
 }
 
 }  // namespace
@@ -407,7 +414,7 @@ bool has_round_effects(const Env& env, const State& s, EntityId player, const Ro
                        std::span<const int> declined, bool spend_chained) {
   const auto& mods = env.content->modifiers;
   for (std::size_t mi = 0; mi < mods.size(); ++mi)
-    if (mods[mi].round_effect() && !(spend_chained && spends_only(mods[mi])) &&
+    if (mods[mi].round_effect() && !(spend_chained && chained_only(mods[mi])) &&
         modifier_live(env, s, static_cast<int>(mi), mods[mi], player, spec.purpose) &&
         spend_counts(s, mods[mi], player, static_cast<int>(mi), declined))
       return true;
@@ -627,7 +634,7 @@ void side_effects(const Env& env, const State& s, const Exchange& x, EntityId pl
   const std::size_t cancelling = side.cancelling.size();
   const bool had = side.effects;
   side.cancelling.clear(), side.repair_after.clear(), side.repair_start.clear();
-  side.flagging.clear();
+  side.flagging.clear(), side.repair_sustained.clear();
   side.spending = -1;
   side.effects = false;
   const auto& mods = env.content->modifiers;
@@ -637,7 +644,7 @@ void side_effects(const Env& env, const State& s, const Exchange& x, EntityId pl
     if (!m.round_effect() ||
         !modifier_live(env, s, static_cast<int>(mi), m, player, x.roll->purpose))
       continue;
-    if (m.spend != kNoSym &&
+    if ((m.spend != kNoSym || m.repair == ModifierDef::Repair::sustained) &&
         std::find(declined.begin(), declined.end(), static_cast<int>(mi)) != declined.end())
       continue;
     side.effects = true;
@@ -645,6 +652,7 @@ void side_effects(const Env& env, const State& s, const Exchange& x, EntityId pl
     if (m.sustain_cancels > 1) side.cancelling.push_back(k);
     if (m.repair == ModifierDef::Repair::after_hits) side.repair_after.push_back(k);
     if (m.repair == ModifierDef::Repair::start_of_round) side.repair_start.push_back(k);
+    if (m.repair == ModifierDef::Repair::sustained) side.repair_sustained.push_back(k);
     if (m.sustained_flag != kNoSym) side.flagging.push_back(k);
     if (m.spend != kNoSym && side.spending < 0) side.spending = k;
   }
@@ -659,6 +667,30 @@ void repair_unit(State& s, const Exchange& x, EntityId e, Side& side) {
   side.queue_stale = side.directed_stale = true;
   if (damaged == x.roll->value || damaged == x.roll->count || damaged == x.roll->eligible)
     side.stale = true;
+}
+
+// repair = sustained: each unit of `sustained` (the side's units that used Sustain Damage in this
+// assignment, in that order; its lost units still on the board, as at the windows after a unit
+// sustains) that a live modifier of it applies to and that is still damaged, while the player can
+// pay the modifier's cost (taken off its counter `pay`). A unit lost in the same assignment is
+// repaired (and paid for) too, as those windows open before the losses leave.
+void repair_sustained_units(const Env& env, State& s, const Exchange& x, EntityId player,
+                            Side& side, std::span<const EntityId> sustained) {
+  const int damaged = x.hits->damaged;
+  if (damaged < 0) return;
+  const auto& mods = env.content->modifiers;
+  for (EntityId e : sustained)
+    for (int k : side.repair_sustained) {
+      const ModifierDef& m = mods[static_cast<std::size_t>(k)];
+      const Entity& u = s.at(e);
+      if (u.attr[static_cast<std::size_t>(damaged)] == 0 || !modifier_fits_unit(s, m, u)) continue;
+      if (m.pay != kNoSym) {
+        if (s.counter(player, m.pay) < m.cost) continue;
+        for (Counter& c : s.counters)
+          if (c.target == player && c.key == m.pay) c.value -= m.cost;
+      }
+      repair_unit(s, x, e, side);
+    }
 }
 
 // repair = start_of_round: every damaged unit of `player` at the location that a live modifier
@@ -746,7 +778,8 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
                 Sustain mode, ExchangeHost& host, ExchangeScratch& scratch) {
   std::vector<EntityId>& lost = scratch.lost;
   lost.clear();
-  std::vector<EntityId>* sustained = side.flagging.empty() ? nullptr : &scratch.sustained;
+  std::vector<EntityId>* sustained =
+      side.flagging.empty() && side.repair_sustained.empty() ? nullptr : &scratch.sustained;
   if (sustained) sustained->clear();
   int destroyed = 0;
   if (directed > 0 && directing >= 0) {
@@ -806,14 +839,18 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
     }
     side.directed_stale = true;
   }
-  if (sustained && !sustained->empty()) flag_sustained(env, s, x, side, *sustained);
+  if (sustained && !sustained->empty() && !side.flagging.empty())
+    flag_sustained(env, s, x, side, *sustained);
   const int damaged = x.hits->damaged;
   (void)destroyed;
   bool changes = damaged >= 0 && (damaged == x.roll->value || damaged == x.roll->count ||
                                   damaged == x.roll->eligible);
+  // the units lost stay on the board until the windows after a unit sustains have opened
+  for (EntityId e : lost) s.at(e).location = x.location;
+  if (sustained && !sustained->empty() && !side.repair_sustained.empty())
+    repair_sustained_units(env, s, x, player, side, *sustained);
   for (EntityId e : lost) {
     Entity& u = s.at(e);
-    u.location = x.location;
     if (damaged >= 0) u.attr[static_cast<std::size_t>(damaged)] = 0;
     if (std::binary_search(scratch.modifier_records.begin(), scratch.modifier_records.end(),
                            u.record))
@@ -830,7 +867,7 @@ struct StartRollers {
   struct Kept {
     std::vector<Roller> rollers;
     std::int64_t total = 0;
-    std::vector<int> cancelling, repair_after, repair_start, flagging;
+    std::vector<int> cancelling, repair_after, repair_start, flagging, repair_sustained;
     int spending = -1;
     bool effects = false;
   };
@@ -854,8 +891,9 @@ struct StartRollers {
     start = s;
     for (int i = 0; i < 2; ++i) {
       const ExchangeScratch::Side& side = scratch.side[i];
-      kept[i] = {side.rollers,      side.total,    side.cancelling, side.repair_after,
-                 side.repair_start, side.flagging, side.spending,   side.effects};
+      kept[i] = {side.rollers,          side.total,        side.cancelling,
+                 side.repair_after,     side.repair_start, side.flagging,
+                 side.repair_sustained, side.spending,     side.effects};
     }
     valid = true;
   }
@@ -866,6 +904,7 @@ struct StartRollers {
       side.rollers = k.rollers, side.total = k.total;
       side.cancelling = k.cancelling, side.repair_after = k.repair_after;
       side.repair_start = k.repair_start, side.flagging = k.flagging;
+      side.repair_sustained = k.repair_sustained;
       side.spending = k.spending, side.effects = k.effects;
       side.stale = false;
     }
@@ -1204,6 +1243,72 @@ int spending_modifier(const Env& env, const State& s, EntityId player, Sym purpo
   return -1;
 }
 
+// The modifier that repairs a side's units that sustain, paid from a counter (repair =
+// sustained with pay), live and not declined: -1 none, -2 more than one.
+int repairing_modifier(const Env& env, const State& s, EntityId player, Sym purpose,
+                       std::span<const int> declined) {
+  const auto& mods = env.content->modifiers;
+  int found = -1;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi) {
+    const ModifierDef& m = mods[mi];
+    if (m.repair != ModifierDef::Repair::sustained ||
+        std::find(declined.begin(), declined.end(), static_cast<int>(mi)) != declined.end() ||
+        !modifier_live(env, s, static_cast<int>(mi), m, player, purpose))
+      continue;
+    if (found >= 0) return -2;
+    found = static_cast<int>(mi);
+  }
+  return found;
+}
+
+// A side that repairs its units that sustain (FireSide::takes): from each of its states `at` (after
+// k hits, one at a time, as the chain takes them), the round that brings it `hits` hits, assigned
+// at once by the policy, then the repairs of modifier `by` for as many of its units that sustained
+// as it pays for (0 up to all), as exchange_fire's rounds do them (repair_sustained_units): the
+// state it leaves, as one of `at` (from k on). False when one is none of them: the chain cannot
+// hold that side.
+bool repair_takes(const Env& env, std::span<const State> at, const Exchange& x, EntityId p,
+                  std::span<const Sym> order, Sustain mode, int by, int most_hits,
+                  std::vector<std::vector<std::vector<int>>>& takes) {
+  const ModifierDef& m = env.content->modifiers[static_cast<std::size_t>(by)];
+  const int damaged = x.hits->damaged;
+  Casualties q;
+  std::vector<EntityId> lost, sustaining, repaired;
+  takes.assign(at.size(), {});
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    takes[k].assign(static_cast<std::size_t>(most_hits) + 1, {});
+    takes[k][0] = {static_cast<int>(k)};
+    for (int h = 1; h <= most_hits; ++h) {
+      State t = at[k];
+      q.build(env, t, p, x.location, *x.hits, order);
+      q.begin_assignment();
+      lost.clear(), sustaining.clear(), repaired.clear();
+      assign_by_policy(t, q, h, mode, lost, &sustaining);
+      // at the windows after a unit sustains the units lost are still on the board
+      for (EntityId e : lost) t.at(e).location = x.location;
+      for (EntityId e : sustaining)
+        if (damaged >= 0 && t.at(e).attr[static_cast<std::size_t>(damaged)] != 0 &&
+            modifier_live(env, t, by, m, p, x.roll->purpose) && modifier_fits_unit(t, m, t.at(e)))
+          repaired.push_back(e);
+      for (std::size_t r = 0; r <= repaired.size(); ++r) {
+        State u = t;
+        for (std::size_t i = 0; i < r; ++i)
+          u.at(repaired[i]).attr[static_cast<std::size_t>(damaged)] = 0;
+        for (EntityId e : lost) {
+          Entity& v = u.at(e);
+          if (damaged >= 0) v.attr[static_cast<std::size_t>(damaged)] = 0;
+          v.location = kReinforcements;
+        }
+        std::size_t j = k;
+        while (j < at.size() && !(at[j] == u)) ++j;
+        if (j == at.size()) return false;
+        takes[k][static_cast<std::size_t>(h)].push_back(static_cast<int>(j));
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
@@ -1265,6 +1370,9 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
     for (std::size_t i = 0; i < ways.size(); ++i)
       out_ways.back().push_back({ways[i].first, ways[i].second, way_p[i]});
   };
+  // the states of a side that repairs, after 0, 1, 2 ... hits, and its modifier
+  std::vector<State> states_a, states_d;
+  int repairing_a = -1, repairing_d = -1;
   auto side = [&](EntityId p, std::span<const Sym> order, Sustain mode, ExactEnds::Side& changes) {
     FireSide fire;
     State t = s, later = s;
@@ -1275,6 +1383,7 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
     std::vector<Roller> first_before, later_before;
     changes.upto.push_back(0);
     const std::span<const int> declined = p == x.a ? x.declined_a : x.declined_d;
+    bool repairs = false;  // a side that repairs its units that sustain (FireSide::takes)
     if (x.spend_chained) {
       const int by = spending_modifier(plain, s, p, x.roll->purpose, declined);
       if (by >= 0) {
@@ -1282,18 +1391,38 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
         if (s.counter(p, counter) > 0)
           changes.spend = counter, fire.spendable = s.counter(p, counter);
       }
+      const int rep = repairing_modifier(plain, s, p, x.roll->purpose, declined);
+      if (rep >= 0) {
+        const ModifierDef& m = env.content->modifiers[static_cast<std::size_t>(rep)];
+        if (m.pay == kNoSym) {
+          out.unsupported = true;  // (a free repair is a round effect: one round a call)
+        } else if (s.counter(p, m.pay) >= m.cost) {
+          // (one counter a side: not both spending on near misses and paying for repairs)
+          if (changes.spend != kNoSym) out.unsupported = true;
+          changes.spend = m.pay, fire.spendable = s.counter(p, m.pay);
+          fire.repair_cost = m.cost;
+          repairs = true;
+          (p == x.a ? repairing_a : repairing_d) = rep;
+        }
+      } else if (rep == -2) {
+        out.unsupported = true;
+      }
     }
+    std::vector<State>& at = p == x.a ? states_a : states_d;
     for (;;) {
+      if (repairs) at.push_back(t);
       rollers(plain, t, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
       distribution(first_before, fire.first);
-      if (changes.spend != kNoSym) near_ways(t, p, declined, changes.spend, fire.near_first);
+      if (changes.spend != kNoSym && !repairs)
+        near_ways(t, p, declined, changes.spend, fire.near_first);
       fire.fires.push_back(fires_from(t, p) ? 1 : 0);
       if (alike && changes.spend == kNoSym) {
         fire.hits.push_back(fire.first.back());
       } else {
         rollers(plain, later, p, x.location, *x.roll, "ctx:exchange_fire", units, live);
         distribution(later_before, fire.hits);
-        if (changes.spend != kNoSym) near_ways(later, p, declined, changes.spend, fire.near);
+        if (changes.spend != kNoSym && !repairs)
+          near_ways(later, p, declined, changes.spend, fire.near);
         assign_plain(plain, later, p, x.location, 1, *x.hits, order, mode, q, lost, sustaining);
       }
       const int took =
@@ -1310,8 +1439,27 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x) {
     }
     return fire;
   };
-  const FireSide fa = side(x.a, x.order_a, x.sustain_a, out.a);
-  const FireSide fd = side(x.d, x.order_d, x.sustain_d, out.d);
+  FireSide fa = side(x.a, x.order_a, x.sustain_a, out.a);
+  FireSide fd = side(x.d, x.order_d, x.sustain_d, out.d);
+  // the most hits a side's roll brings the other in a round (near misses spent included)
+  auto most_hits = [](const FireSide& f) {
+    std::size_t most = 1;
+    for (const auto* rolls : {&f.hits, &f.first})
+      for (const auto& r : *rolls) most = std::max(most, r.size());
+    int n = static_cast<int>(most) - 1;
+    for (const auto* ways : {&f.near, &f.near_first})
+      for (const auto& roll : *ways)
+        for (const FireSide::Way& w : roll) n = std::max(n, w.hits + w.near);
+    return n;
+  };
+  if (!out.unsupported && repairing_a >= 0 &&
+      !repair_takes(plain, states_a, x, x.a, x.order_a, x.sustain_a, repairing_a, most_hits(fd),
+                    fa.takes))
+    out.unsupported = true;
+  if (!out.unsupported && repairing_d >= 0 &&
+      !repair_takes(plain, states_d, x, x.d, x.order_d, x.sustain_d, repairing_d, most_hits(fa),
+                    fd.takes))
+    out.unsupported = true;
   FireChainOptions fo;
   fo.counter = x.counter != kNoSym ? s.counter(x.location, x.counter) : 0;
   fo.cap = x.cap;

@@ -127,9 +127,10 @@ bool directs_hits(const Env& env, const State& s, EntityId player, EntityId loca
 // its role, activated).
 bool modifier_applies(const Env& env, const State& s, int mi, EntityId player, Sym purpose);
 
-// A modifier with spend counts while the player has some of its counter and has not declined it.
-// With spend_chained, a modifier whose only round effect is spend does not count (the exact
-// mode's chain spends its counter, exact_ends).
+// A modifier with spend counts while the player has some of its counter and has not declined it;
+// one with repair = sustained while the player can pay its cost and has not declined it. With
+// spend_chained, a modifier whose only round effect is spend, or a repair = sustained with pay,
+// does not count (the exact mode's chain spends its counter, or pays for the repairs: exact_ends).
 bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec,
                        std::span<const int> declined = {}, bool spend_chained = false);
 
@@ -220,8 +221,8 @@ struct Exchange {
   // and for d: they spend nothing
   std::span<const int> declined_a, declined_d;
   // the exact mode's chain (exact_ends) spends the counters of modifiers whose only round effect
-  // is spend: the policy's answer to the hook they replace is the same in every round (the caller
-  // checks)
+  // is spend, and pays for a repair = sustained with pay: the policy's answer to the hook they
+  // replace is the same in every round (the caller checks)
   bool spend_chained = false;
   // best play (the exact mode, one round): a side whose assignment is a choice among its distinct
   // outcomes (null: by its policy); only where no hit is directed and no modifier has a round
@@ -268,8 +269,9 @@ struct ExchangeScratch {
     std::vector<EntityId> fire;  // units that count as firing (the roll's eligible units)
     std::size_t fire_alive = 0;  // cursor: units before it are lost
     // the side's live modifiers with a round effect (built with the rollers): sustain_cancels,
-    // repair after hits, repair at the start of a round, a flag on units that sustain
-    std::vector<int> cancelling, repair_after, repair_start, flagging;
+    // repair after hits, repair at the start of a round, a flag on units that sustain, repair of
+    // units that sustain (repair = sustained)
+    std::vector<int> cancelling, repair_after, repair_start, flagging, repair_sustained;
     int spending = -1;     // a live modifier that spends a counter to raise near misses, -1: none
     bool effects = false;  // any of them
   };
@@ -313,12 +315,14 @@ struct ExactEnds {
   struct Side {
     std::vector<Change> changes;
     std::vector<std::uint32_t> upto;  // upto[k]: the changes of the first k hits
-    Sym spend = kNoSym;  // the counter the side spends on near misses (x.spend_chained)
+    // the counter the side spends on near misses, or pays its repairs from (x.spend_chained)
+    Sym spend = kNoSym;
   };
   std::vector<End> ends;  // in the order of (ka, kd, counter, several, spent_a, spent_d)
   EntityId player_a = kNoEntity, player_d = kNoEntity;
-  // the chain cannot spend these counters (a side's states spend two, or too many states): the
-  // caller runs one round a call instead; `ends` is empty
+  // the chain cannot spend these counters (a side's states spend two, or too many states), or a
+  // side's repairs leave it in a state that is not one of its queue's: the caller runs one round
+  // a call instead; `ends` is empty
   bool unsupported = false;
   Side a, d;
   EntityId location = kNoEntity;

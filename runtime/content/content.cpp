@@ -864,16 +864,27 @@ class PackLoader {
           f.line_of(t, "sustain_cancels"),
           where + ": 'sustain_cancels' is 1, what Sustain Damage always cancels: give 2 or more");
     if (auto r = f.string(t, "repair")) {
-      static const std::vector<std::string> repairs = {"after_hits", "start_of_round"};
+      static const std::vector<std::string> repairs = {"after_hits", "start_of_round", "sustained"};
       if (*r == "after_hits")
         m.repair = ModifierDef::Repair::after_hits;
       else if (*r == "start_of_round")
         m.repair = ModifierDef::Repair::start_of_round;
+      else if (*r == "sustained")
+        m.repair = ModifierDef::Repair::sustained;
       else
         f.fail(f.line_of(t, "repair"), where + ": unknown repair '" + *r + "'" +
                                            did_you_mean(*r, repairs) +
-                                           "; one of: after_hits, start_of_round");
+                                           "; one of: after_hits, start_of_round, sustained");
     }
+    if (auto counter = f.string(t, "pay")) m.pay = sym(*counter);
+    m.cost = bounded("cost", 0, kModifierDiceMax);
+    if ((m.pay != kNoSym) != (m.cost > 0))
+      f.fail(f.line_of(t, m.pay != kNoSym ? "pay" : "cost"),
+             where + ": 'pay' (a counter) and 'cost' (1 to " + std::to_string(kModifierDiceMax) +
+                 ") go together: give both");
+    if (m.pay != kNoSym && m.repair != ModifierDef::Repair::sustained)
+      f.fail(f.line_of(t, "pay"),
+             where + ": 'pay' is what a repair = \"sustained\" costs: give that repair too");
     if (auto flag = f.string(t, "sustained_flag")) m.sustained_flag = sym(*flag);
     if (auto counter = f.string(t, "spend")) m.spend = sym(*counter);
     m.raise = bounded("raise", 0, kModifierDiceMax);

@@ -175,9 +175,15 @@ struct ModifierDef {
   std::int32_t sustain_cancels = 0;
   // repair: none; after_hits (once both sides have taken their hits, one damaged unit that did
   // not use Sustain Damage this round, the one its hit order loses last); start_of_round (at the
-  // start of each round after the first, every damaged unit it applies to)
-  enum class Repair : std::uint8_t { none, after_hits, start_of_round };
+  // start of each round after the first, every damaged unit it applies to); sustained (each unit
+  // it applies to that uses Sustain Damage, once every player has assigned the round's hits, in
+  // the order they sustained, while the player can pay: `pay`, `cost`)
+  enum class Repair : std::uint8_t { none, after_hits, start_of_round, sustained };
   Repair repair = Repair::none;
+  // what a repair = sustained costs: `cost` of the player's counter `pay`, each repair, done only
+  // while the player has that much (kNoSym: free)
+  Sym pay = kNoSym;
+  std::int32_t cost = 0;
   // the round flag a unit it applies to gets when it uses Sustain Damage in those rounds (what
   // the hooks it replaces set); repair = after_hits skips units that have it (sustained_flag)
   Sym sustained_flag = kNoSym;

@@ -43,8 +43,13 @@ constexpr KeySpec kModifier[] = {
      "100)."},
     {"repair", "string",
      "In those rounds: after_hits (one damaged unit that did not sustain this round, the last "
-     "in its hit order) or start_of_round (every damaged unit it applies to, rounds after the "
-     "first)."},
+     "in its hit order), start_of_round (every damaged unit it applies to, rounds after the "
+     "first) or sustained (each unit it applies to that uses Sustain Damage, once the round's "
+     "hits are assigned, while the player can pay)."},
+    {"pay", "string",
+     "With repair = \"sustained\": the player's counter each repair is paid from (`cost` of "
+     "it; no repair once the player has less)."},
+    {"cost", "integer", "What each repair = \"sustained\" takes of `pay` (1 to 100)."},
     {"sustained_flag", "string",
      "In those rounds, the round flag a unit it applies to gets when it uses Sustain Damage; "
      "repair = after_hits skips units with it."},

@@ -38,6 +38,9 @@ struct HookDef {
   int condition = -1;        // script refs, owned by the script layer (-1: none)
   int helps = -1;            // an optional hook's "does it help": the default policy's guess
   int apply = -1;
+  // a hook a declared modifier replaces: whether that modifier does all of this hook's work in
+  // the runtime's own rounds from the state at hand (script ref, -1: it always does)
+  int covered = -1;
   int effect = -1;  // a declarative effect (content) when there is no apply
   std::string pack, file;
   int line = 0;

@@ -17,15 +17,16 @@ struct Spends {
     double p = 0;
   };
   std::vector<std::vector<Step>> at[2];  // [several][k * width + spent]
-  int width = 1;                         // spent so far: 0 .. width - 1
+  int width = 1;  // spent so far: 0 .. width - 1 (1: its rolls spend nothing)
   const std::vector<Step>& of(bool several, int k, std::int64_t spent) const {
     return at[several ? 1 : 0][static_cast<std::size_t>(k) * static_cast<std::size_t>(width) +
-                               static_cast<std::size_t>(spent)];
+                               static_cast<std::size_t>(width > 1 ? spent : 0)];
   }
 };
 
 Spends spends_of(const FireSide& x, int width) {
   Spends out;
+  if (x.near.empty()) width = 1;  // its rolls are the same whatever it has paid
   out.width = width;
   for (int several = 0; several < 2; ++several) {
     const auto& rolls = several ? x.hits : x.first;
@@ -65,6 +66,9 @@ Spends spends_of(const FireSide& x, int width) {
 // (when it stops firing once it can take no more), so it is at most that less one plus the most
 // near misses of one roll. Else what it has.
 std::int64_t spend_bound(const FireSide& x, const FireSide& other) {
+  // a side that repairs: every repair it can pay for (no bound holds: a round in which it takes
+  // one hit, sustains and repairs can follow another without end)
+  if (!x.takes.empty()) return x.repair_cost > 0 ? x.spendable / x.repair_cost : 0;
   if (x.near.empty() || x.spendable <= 0) return 0;
   int most = 0;
   for (const auto* ways : {&x.near, &x.near_first})
@@ -73,6 +77,21 @@ std::int64_t spend_bound(const FireSide& x, const FireSide& other) {
   const int other_max = static_cast<int>(other.hits.size());
   if (other.fires.empty() || other.fires.back()) return x.spendable;
   return std::min<std::int64_t>(x.spendable, std::max(0, other_max - 2) + most);
+}
+
+// Where a side is after taking `hits` in a round from k (its repairs paid so far `paid`, at most
+// `most`): k + hits (at most its last entry), or for a side that repairs, its takes with as many
+// repairs as the round makes and it can still pay for, added to `paid`.
+int takes_to(const FireSide& x, int k, int hits, std::int64_t paid, std::int64_t most, int n_max,
+             std::int64_t& paid_after) {
+  if (x.takes.empty()) return std::min(n_max - 1, k + hits);
+  const auto& row = x.takes[static_cast<std::size_t>(k)];
+  const auto& to =
+      row[static_cast<std::size_t>(std::min<int>(hits, static_cast<int>(row.size()) - 1))];
+  const std::int64_t r =
+      std::min<std::int64_t>(static_cast<std::int64_t>(to.size()) - 1, most - paid);
+  paid_after = paid + r;
+  return to[static_cast<std::size_t>(r)];
 }
 
 // fire_chain with a side that spends: the states are (kd, ka, spent by a, spent by d), in that
@@ -134,14 +153,16 @@ std::vector<FireEnd> spend_chain(const FireSide& a, const FireSide& d, const Fir
       const double visits = 1.0 / (1.0 - stay);
       const double mp = in_p * visits, mr = in_r * visits + in_p * visits * visits;
       for (const Spends::Step& u : ha) {
-        const int nd = std::min(nd_max - 1, kd + u.hits);
+        std::int64_t td0 = xd;
+        const int nd = takes_to(d, kd, u.hits, xd, bound_d, nd_max, td0);
         const bool d_fires = d.fires[static_cast<std::size_t>(nd)];
-        const std::int64_t ta = xa + u.spent;
         const double pi = mp * u.p, ri = mr * u.p;
         for (const Spends::Step& v : hd) {
           if (loops && u.hits == 0 && v.hits == 0) continue;  // the self-loop, divided out
-          const int na = std::min(na_max - 1, ka + v.hits);
-          const std::int64_t td = xd + v.spent;
+          std::int64_t ta = xa;
+          const int na = takes_to(a, ka, v.hits, xa, bound_a, na_max, ta);
+          ta += u.spent;
+          const std::int64_t td = td0 + v.spent;
           if (ta >= static_cast<std::int64_t>(wa) || td >= static_cast<std::int64_t>(wd))
             return {};  // past spend_bound: cannot happen
           const std::size_t t = at(na, nd, ta, td);
@@ -158,8 +179,10 @@ std::vector<FireEnd> spend_chain(const FireSide& a, const FireSide& d, const Fir
     for (std::size_t k = 0; k < cells; ++k)
       if (ep[k] > 0) {
         FireEnd e;
-        e.spent_d = static_cast<std::int64_t>(k % wd);
-        e.spent_a = static_cast<std::int64_t>((k / wd) % wa);
+        // (a side that repairs keeps its repairs paid: each costs repair_cost)
+        e.spent_d = static_cast<std::int64_t>(k % wd) * (d.takes.empty() ? 1 : d.repair_cost);
+        e.spent_a =
+            static_cast<std::int64_t>((k / wd) % wa) * (a.takes.empty() ? 1 : a.repair_cost);
         e.ka = static_cast<int>((k / wd / wa) % static_cast<std::size_t>(na_max));
         e.kd = static_cast<int>(k / wd / wa / static_cast<std::size_t>(na_max));
         e.counter = counter, e.several = several, e.p = ep[k], e.rounds = er[k] / ep[k];
@@ -187,7 +210,8 @@ std::vector<FireEnd> spend_chain(const FireSide& a, const FireSide& d, const Fir
 // what a can take all on its last entry): the inner loop is a plain multiply-add over a row.
 std::vector<FireEnd> fire_chain(const FireSide& a, const FireSide& d, const FireChainOptions& o,
                                 double& unresolved) {
-  if (!a.near.empty() || !d.near.empty()) return spend_chain(a, d, o, unresolved);
+  if (!a.near.empty() || !d.near.empty() || !a.takes.empty() || !d.takes.empty())
+    return spend_chain(a, d, o, unresolved);
   const int na_max = static_cast<int>(a.hits.size()), nd_max = static_cast<int>(d.hits.size());
   const std::size_t cells = static_cast<std::size_t>(na_max) * static_cast<std::size_t>(nd_max);
   auto at = [na_max](int ka, int kd) {

@@ -32,6 +32,14 @@ struct FireSide {
   };
   std::vector<std::vector<Way>> near, near_first;
   std::int64_t spendable = 0;
+  // A side whose units that use Sustain Damage are repaired, `repair_cost` of the counter each,
+  // while it lasts (a declared modifier's repair = "sustained" with pay; it spends nothing on near
+  // misses then): takes[k][h][r] is the hits-taken index it is at after taking h hits in a round
+  // from k and paying for r repairs, r from 0 to the repairs that round would make (the size less
+  // one). What it has paid (in repairs) is one more dimension of the chain's states. Empty: no
+  // repair (k + h, as a plain side).
+  std::vector<std::vector<std::vector<int>>> takes;
+  std::int64_t repair_cost = 0;
 };
 
 struct FireEnd {
@@ -40,7 +48,7 @@ struct FireEnd {
   bool several = false;                   // more than one round was fought (a round scope ended)
   double p = 0;                           // probability of this end
   double rounds = 0;                      // expected rounds fought, given this end
-  std::int64_t spent_a = 0, spent_d = 0;  // what each side spent (FireSide::near)
+  std::int64_t spent_a = 0, spent_d = 0;  // what each side spent (near misses, repairs)
 };
 
 struct FireChainOptions {

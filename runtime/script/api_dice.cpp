@@ -1128,6 +1128,12 @@ const Engine::Impl::ExchangeSpec& exchange_spec_at(lua_State* L, int idx) {
         x.windows.push_back(I.window_index(L, -1)), lua_pop(L, 1);
     for (int w : {x.hits->destroyed_window, x.hits->sustained_window})
       if (w >= 0) x.windows.push_back(w);
+    for (std::size_t h = 0; h < I.bus.hooks().size(); ++h) {
+      const HookDef& hook = I.bus.hooks()[h];
+      if (hook.replaced_by >= 0 && hook.covered >= 0 &&
+          std::find(x.windows.begin(), x.windows.end(), hook.window) != x.windows.end())
+        x.covered_hooks.push_back(static_cast<int>(h));
+    }
     auto scope = [&](const char* key) {
       lua_getfield(L, idx, key);
       const char* name = luaL_checkstring(L, -1);
@@ -1625,9 +1631,10 @@ bool answer_reads_no_state(Engine::Impl& I, EntityId player, const std::string& 
   return status == LUA_OK && !touched;
 }
 
-// The live modifiers of `player` with spend (and some of its counter left) whose replaced
-// optional hook the player's policy would not use, asked as that hook is ("use:<id>", as if it
-// helps): in the C++ rounds they spend nothing. With `constant`: false when an answer may read
+// The live modifiers of `player` with spend (and some of its counter left), or that repair the
+// units that sustain (repair = sustained; with pay, the cost of it left), whose replaced optional
+// hook the player's policy would not use, asked as that hook is ("use:<id>", as if it helps): in
+// the C++ rounds they spend and repair nothing. With `constant`: false when an answer may read
 // the state (answer_reads_no_state), which the chain needs the same in every round.
 void declined_spending(Engine::Impl& I, const State& s, EntityId player, Sym purpose,
                        std::vector<int>& out, bool* constant = nullptr) {
@@ -1636,8 +1643,10 @@ void declined_spending(Engine::Impl& I, const State& s, EntityId player, Sym pur
   for (std::size_t mi = 0; mi < mods.size(); ++mi) {
     const ModifierDef& m = mods[mi];
     const int k = static_cast<int>(mi);
-    if (m.spend == kNoSym || s.counter(player, m.spend) <= 0 ||
-        !combat::modifier_applies(combat_env(I), s, k, player, purpose))
+    const bool spends = m.spend != kNoSym && s.counter(player, m.spend) > 0;
+    const bool repairs = m.repair == ModifierDef::Repair::sustained &&
+                         (m.pay == kNoSym || s.counter(player, m.pay) >= m.cost);
+    if (!(spends || repairs) || !combat::modifier_applies(combat_env(I), s, k, player, purpose))
       continue;
     for (const HookDef& h : I.bus.hooks()) {
       if (h.replaced_by != k || !h.optional) continue;
@@ -1660,6 +1669,43 @@ void declined_spending(Engine::Impl& I, const State& s, EntityId player, Sym pur
       }
     }
   }
+}
+
+// Whether the declared modifiers do all the work here of the hooks they replace on the exchange's
+// windows: each such hook with `covered` (x.covered_hooks) is asked, for each copy of its source
+// on the board (as its window would run it), with args {location = }; a false means the hook
+// must run, in the procedure's round. Nothing in the runtime's rounds changes what it reads
+// otherwise than they do themselves (its modifier's source lost: the hook could not run either).
+bool replaced_hooks_covered(Engine::Impl& I, const State& s, const Engine::Impl::ExchangeSpec& x,
+                            EntityId location) {
+  lua_State* L = I.L;
+  for (int hi : x.covered_hooks) {
+    const HookDef& h = I.bus.hook(hi);
+    if (!I.window_live(h.window)) continue;
+    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
+      const Entity& u = s.entities[static_cast<std::size_t>(e)];
+      if (u.record != h.source || u.location == kReinforcements || !h.requirement_met(s, u.owner))
+        continue;
+      struct Viewer {
+        Engine::Impl& I;
+        int saved;
+        ~Viewer() { I.hook_viewer = saved; }
+      } viewer{I, I.hook_viewer};
+      I.hook_viewer = h.pack_order;
+      lua_rawgeti(L, LUA_REGISTRYINDEX, h.covered);
+      I.push_hook_ctx();
+      lua_pushinteger(L, u.owner);
+      lua_pushinteger(L, e);
+      lua_createtable(L, 0, 1);
+      lua_pushinteger(L, location);
+      lua_setfield(L, -2, "location");
+      I.call(4, 1, I.options.hook_budget, [&] { return "hook '" + h.id + "' covered"; });
+      const bool covered = lua_toboolean(L, -1);
+      lua_pop(L, 1);
+      if (!covered) return false;
+    }
+  }
+  return true;
 }
 
 // ctx:exchange_fire(location, a, d, spec, order_a, sustain_a, order_d, sustain_d) -> ongoing
@@ -1711,6 +1757,8 @@ int l_exchange_fire(lua_State* L) {
   // best play: the best side's hits are its choices, which the procedure's own round asks
   const bool best = I.exact && (I.exact->best == a || I.exact->best == d) && I.exact->best >= 0;
   if (!I.options.exchange_fire || I.tracing() || scripted || asked) return hand_back();
+  // a replaced hook whose modifier cannot do all of its work here runs in the procedure's round
+  if (!x.covered_hooks.empty() && !replaced_hooks_covered(I, s, x, location)) return hand_back();
   if (best) {
     // its rounds run here one a call (x.again) where the only decision in them is the hit
     // assignment: no hook can run, no hit is directed, no modifier has a round effect or

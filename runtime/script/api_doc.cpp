@@ -239,6 +239,10 @@ constexpr ApiField kHookFields[] = {
      "is false unless the scenario says use = \"always\"."},
     {"apply", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?)", false,
      "What it does."},
+    {"covered", "fun(ctx: Ctx, player: Entity?, source: Entity?, args: table?): boolean", true,
+     "For a hook a declared modifier replaces (replaces_hooks): whether that modifier does all "
+     "of the hook's work here; asked with args {location} before the rounds ctx:exchange_fire "
+     "runs itself, and false hands them back to the procedure (where the hook runs)."},
     {"requires", "{counter: string, at_least: integer?}", true,
      "A counter (or flag) its owner must have at least this much of (default 1), checked "
      "before the condition: while it is short the hook does not run, and rounds the runtime "

@@ -535,6 +535,14 @@ HookDef read_hook(lua_State* L, Engine::Impl& I, const std::string& file, int li
   } else {
     lua_pop(L, 1);
   }
+  lua_getfield(L, 1, "covered");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isfunction(L, -1)) throw ContentError(file, line, "hook 'covered' must be a function");
+    if (I.options.check_state) guard_hook_function(I, I.loading_env);
+    h.covered = luaL_ref(L, LUA_REGISTRYINDEX);
+  } else {
+    lua_pop(L, 1);
+  }
   lua_getfield(L, 1, "apply");
   if (!lua_isfunction(L, -1))
     throw ContentError(file, line, "hook '" + h.id + "' needs an 'apply' function");

@@ -429,6 +429,9 @@ struct Engine::Impl {
     // (enumerate_round) rather than handing the round back.
     int start_window = -1, end_window = -1;
     bool in_round(int w) const { return w >= 0 && (w == start_window || w == end_window); }
+    // hooks of `windows` that a declared modifier replaces and that say where it does all their
+    // work (HookDef::covered): asked before the runtime runs rounds itself
+    std::vector<int> covered_hooks;
   };
   std::deque<ExchangeSpec> exchange_specs;
   int spec_anchor_ref = LUA_NOREF;

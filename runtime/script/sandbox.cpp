@@ -674,6 +674,7 @@ StateSnapshot snapshot_state(Engine::Impl& I) {
   for (const HookDef& h : I.bus.hooks()) {
     w.root_ref(h.condition, "hook '" + h.id + "' (condition)", Style::upvalues);
     w.root_ref(h.helps, "hook '" + h.id + "' (helps)", Style::upvalues);
+    w.root_ref(h.covered, "hook '" + h.id + "' (covered)", Style::upvalues);
     w.root_ref(h.apply, "hook '" + h.id + "'", Style::upvalues);
   }
   for (const auto& p : I.procedures)

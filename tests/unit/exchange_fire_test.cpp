@@ -159,6 +159,35 @@ TEST_CASE("exchange_fire: the C++ rounds are the procedure's rounds, run for run
       "[defender]\nunits={cruiser=3,destroyer=2,carrier=1,fighter=3}\npolicy={retreat='when_"
       "outnumbered'}\n"
       "[system]\nadjacent=[{id='home',defender={carrier=1}}]\n",
+      // a repair of the units that sustain, paid from a counter (the Dynamo, repair =
+      // "sustained"): 2 trade goods a repair while they last (5: one is left over), units that
+      // sustain and are lost in one assignment paid for too (the hook's window opens before the
+      // losses leave); under sustain last, with Duranium Armor beside it (the Empyrean
+      // defending); from an adjacent system (not the modifier's: the hook's rounds, `covered`);
+      // a policy that repairs the opponent's units too, or never uses it
+      "ruleset='ti4'\npacks=['ti4-pok']\n[attacker]\nfaction='empyrean'\n"
+      "units={flagship=1,dreadnought=2,cruiser=2}\ntrade_goods=5\n"
+      "[defender]\nfaction='sardakk_norr'\nunits={dreadnought=3,cruiser=3,fighter=4}\n",
+      "ruleset='ti4'\npacks=['ti4-pok']\n[attacker]\nfaction='letnev'\n"
+      "units={flagship=1,dreadnought=3,cruiser=2}\ntechnologies=['duranium_armor']\n"
+      "[defender]\nfaction='empyrean'\nunits={flagship=1,dreadnought=2,destroyer=2}\n"
+      "trade_goods=40\ntechnologies=['duranium_armor']\npolicy={sustain='last'}\n",
+      "ruleset='ti4'\npacks=['ti4-pok']\n[attacker]\nfaction='empyrean'\nunits={dreadnought=3}\n"
+      "trade_goods=4\n[defender]\nunits={cruiser=4,destroyer=1}\n"
+      "[system]\nadjacent=[{id='next',attacker={flagship=1}}]\n",
+      "ruleset='ti4'\npacks=['ti4-pok']\n[attacker]\nfaction='empyrean'\n"
+      "units={flagship=1,cruiser=2}\ntrade_goods=6\npolicy={use={dynamo='always'}}\n"
+      "[defender]\nunits={dreadnought=2,cruiser=2}\n",
+      "ruleset='ti4'\npacks=['ti4-pok']\n[attacker]\nfaction='empyrean'\n"
+      "units={flagship=1,dreadnought=1}\ntrade_goods=6\npolicy={use={dynamo='never'}}\n"
+      "[defender]\nunits={dreadnought=2,cruiser=2}\n",
+      // ... and a ready planet of the Empyrean player's, whose influence the hook spends first
+      // (the modifier pays trade goods alone: the hook's rounds)
+      "ruleset='ti4'\npacks=['ti4-pok']\nprocedure='tactical_action'\nactive_player='e'\n"
+      "activate='s'\n[[players]]\nname='e'\nfaction='empyrean'\ntrade_goods=4\n"
+      "[[players]]\nname='x'\n[[systems]]\nid='s'\n"
+      "units={e={flagship=1,dreadnought=1},x={dreadnought=2,cruiser=2}}\n"
+      "planets=[{name='p',owner='e',influence=2}]\n",
   };
   for (const char* s : scenarios) {
     INFO(s);
@@ -253,6 +282,7 @@ struct Pinned {
   std::string outcome;
   double rounds;
   State end;
+  int damaged = -1;  // the damaged attribute's slot
 };
 Pinned run_forced(const std::string& scenario_text, const std::vector<int>& dice, bool cpp) {
   const fs::path dir = fs::temp_directory_path() / "rulebench-exchange-fire";
@@ -276,6 +306,7 @@ Pinned run_forced(const std::string& scenario_text, const std::vector<int>& dice
   }
   o.strict_dice = true;
   Pinned p{"", 0, table.start};
+  p.damaged = session.content->ruleset.attribute("damaged")->slot;
   RunResult r;
   table.engine.run(session.procedure, p.end, o, r);
   p.outcome = r.outcome_name;
@@ -359,6 +390,69 @@ TEST_CASE("exchange_fire: declared modifiers give the hooks' fixed-dice outcomes
     CHECK(cpp.rounds == c.rounds);
     CHECK(lua.outcome == c.outcome);
     CHECK(lua.rounds == c.rounds);
+    CHECK(cpp.end == lua.end);
+  }
+}
+
+// The Dynamo (content/ti4-pok/factions/empyrean): a declared modifier with repair = "sustained",
+// pay = "trade_goods", cost = 2 does the hook's work in the C++ rounds. Fixed dice, nothing
+// traces: the rounds are C++ (the pack's rules tests trace, so theirs are the procedure's), and
+// the outcome, rounds, trade goods left and damage must be those of the procedure's rounds with
+// the hook.
+TEST_CASE("exchange_fire: the Dynamo's repair paid from trade goods, and one not affordable",
+          "[exchange_fire]") {
+  auto unit = [](const Pinned& p, const char* type, EntityId owner) -> const Entity* {
+    for (const Entity& e : p.end.entities)
+      if (e.owner == owner && e.type == sym(type) && e.location != kReinforcements) return &e;
+    return nullptr;
+  };
+  {
+    INFO(
+        "Dynamo: the flagship sustains and is repaired (2 trade goods); then with none left it "
+        "stays damaged (content/ti4-pok/tests/factions/empyrean.toml)");
+    // round 1: flagship 1, 1 | cruiser 7 (sustained, repaired) | round 2: 1, 1 | 7 (sustained,
+    // not repaired) | round 3: 5, 1 | 1
+    const char* scenario =
+        "ruleset='ti4'\npacks=['ti4-pok']\n[attacker]\nfaction='empyrean'\nunits={flagship=1}\n"
+        "trade_goods=2\n[defender]\nunits={cruiser=1}\n";
+    const std::vector<int> dice = {1, 1, 7, 1, 1, 7, 5, 1, 1};
+    const Pinned cpp = run_forced(scenario, dice, true);
+    const Pinned lua = run_forced(scenario, dice, false);
+    CHECK(cpp.outcome == "attacker_win");
+    CHECK(cpp.rounds == 3);
+    const EntityId attacker = cpp.end.role(sym("attacker"));
+    CHECK(cpp.end.counter(attacker, sym("trade_goods")) == 0);
+    const Entity* flagship = unit(cpp, "flagship", attacker);
+    REQUIRE(flagship);
+    CHECK(flagship->attr[static_cast<std::size_t>(cpp.damaged)] == 1);
+    CHECK(lua.outcome == cpp.outcome);
+    CHECK(lua.rounds == cpp.rounds);
+    CHECK(cpp.end == lua.end);
+  }
+  {
+    INFO(
+        "Dynamo: two units sustain in one round, 2 trade goods: the first repaired (the "
+        "dreadnought, the first to sustain), the second not affordable");
+    // round 1: flagship 1, 1, dreadnought 1 | cruisers 7, 7 (both sustain) | round 2: 5, 5, 5 |
+    // 1, 1
+    const char* scenario =
+        "ruleset='ti4'\npacks=['ti4-pok']\n[attacker]\nfaction='empyrean'\n"
+        "units={flagship=1,dreadnought=1}\ntrade_goods=2\n[defender]\nunits={cruiser=2}\n";
+    const std::vector<int> dice = {1, 1, 1, 7, 7, 5, 5, 5, 1, 1};
+    const Pinned cpp = run_forced(scenario, dice, true);
+    const Pinned lua = run_forced(scenario, dice, false);
+    CHECK(cpp.outcome == "attacker_win");
+    CHECK(cpp.rounds == 2);
+    const EntityId attacker = cpp.end.role(sym("attacker"));
+    CHECK(cpp.end.counter(attacker, sym("trade_goods")) == 0);
+    const Entity* flagship = unit(cpp, "flagship", attacker);
+    const Entity* dreadnought = unit(cpp, "dreadnought", attacker);
+    REQUIRE(flagship);
+    REQUIRE(dreadnought);
+    CHECK(dreadnought->attr[static_cast<std::size_t>(cpp.damaged)] == 0);
+    CHECK(flagship->attr[static_cast<std::size_t>(cpp.damaged)] == 1);
+    CHECK(lua.outcome == cpp.outcome);
+    CHECK(lua.rounds == cpp.rounds);
     CHECK(cpp.end == lua.end);
   }
 }

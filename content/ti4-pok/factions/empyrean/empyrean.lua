@@ -82,6 +82,23 @@ local function in_reach(ctx, flagship, loc)
   return here == sys or ctx:is_adjacent(here, sys)
 end
 
+-- In the space combat rounds the runtime runs in C++, the declared modifier dynamo_repair
+-- (empyrean.toml) does the space combat hook's work where it is all of it: the flagship is in the
+-- combat's system (from a system next to it, only the hook repairs; farther, neither), no ready
+-- planet of the Empyrean player has influence (the modifier pays trade goods alone), and the
+-- player's policy would not repair another player's units (use.dynamo = "always"). Elsewhere the
+-- rounds are the procedure's and the hook runs.
+local function covered(ctx, player, source, args)
+  local here = ctx:location(source)
+  if here ~= args.location and ctx:is_adjacent(here, args.location) then return false end
+  for _, planet in ipairs(ctx:entities { kind = "planet", owner = player }) do
+    if not ctx:flag(planet, "exhausted") and ctx:get(planet, "influence") > 0 then return false end
+  end
+  local use = ctx:policy(player).use
+  local v = use and use.dynamo
+  return not (v == true or v == "always" or v == "yes")
+end
+
 for _, w in ipairs { { "dynamo", "space_combat.unit_sustained_damage" }, { "dynamo_ground", "invasion.unit_sustained_damage" },
     { "dynamo_space_cannon", "tactical_action.unit_sustained_damage" } } do
   hook {
@@ -94,6 +111,7 @@ for _, w in ipairs { { "dynamo", "space_combat.unit_sustained_damage" }, { "dyna
         and lib.influence_available(ctx, player) >= 2
     end,
     helps = function(ctx, player, _, args) return args.player == player end,
+    covered = w[1] == "dynamo" and covered or nil,
     apply = function(ctx, player, _, args)
       if lib.spend_influence(ctx, player, 2) then
         ctx:set(args.unit, "damaged", false)

@@ -1,5 +1,6 @@
 // Lua calls C++: rolls, pools (light userdata with methods), hit assignment.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -1242,8 +1243,13 @@ bool args_text(lua_State* L, int idx, std::string& out) {
           f += lua_toboolean(L, i) ? "b1" : "b0";
           break;
         case LUA_TNUMBER:
-          f += lua_isinteger(L, i) ? "i" + std::to_string(lua_tointeger(L, i))
-                                   : "n" + std::to_string(lua_tonumber(L, i));
+          if (lua_isinteger(L, i)) {
+            f += "i" + std::to_string(lua_tointeger(L, i));
+          } else {
+            char exact[40];  // (every bit of the float)
+            std::snprintf(exact, sizeof exact, "n%a", lua_tonumber(L, i));
+            f += exact;
+          }
           break;
         case LUA_TSTRING: {
           std::size_t n = 0;

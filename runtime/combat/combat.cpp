@@ -860,6 +860,28 @@ bool side_takes(const Env& env, State& s, const Exchange& x, EntityId player,
   return changes;
 }
 
+// A round ended and the combat goes on: the caller's window at the round's end (a side its
+// hooks left with nothing to fire: round_ended), then the next round begins: the round scope
+// ends and the counter counts it (round_done).
+ExchangeResult round_end(const Env& env, State& s, const Exchange& x, ExchangeHost& host, Side& a,
+                         Side& d) {
+  if (host.round_windows && host.round_ends()) {  // a hook may have changed any unit
+    build_side(env, s, x, x.a, a);
+    build_side(env, s, x, x.d, d);
+    // a hook there left a side with nothing to fire: no next round; the procedure ends the
+    // combat (its round's end has opened)
+    if (!(side_fires(s, x.location, a) && side_fires(s, x.location, d)))
+      return ExchangeResult::round_ended;
+  }
+  host.round_begins();
+  const std::size_t modifiers = s.modifiers.size();
+  s.end_scope(x.round_scope);
+  if (s.modifiers.size() != modifiers) a.stale = d.stale = true;  // "until the end of the round"
+  const std::int32_t next = s.counter(x.location, x.counter) + 1;
+  if (x.cap < 0 || next <= x.cap) s.set_counter(x.location, x.counter, next, x.counter_scope);
+  return ExchangeResult::round_done;
+}
+
 // The exact mode runs one round (x.one_round) from one start once for every draw of its dice:
 // the sides' rollers and round effects, read before any draw, are the same each time. The last
 // start's are kept (per thread) and given back when the start and the call are the same.
@@ -1013,22 +1035,16 @@ ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>&
     if (changed) a.stale = d.stale = true;
     const bool ongoing = side_fires(s, x.location, a) && side_fires(s, x.location, d);
     if (!ongoing || x.once) return ongoing ? ExchangeResult::ongoing : ExchangeResult::over;
-    if (host.round_windows && host.round_ends()) {  // a hook may have changed any unit
-      build_side(env, s, x, x.a, a);
-      build_side(env, s, x, x.d, d);
-      // a hook there left a side with nothing to fire: no next round; the procedure ends the
-      // combat (its round's end has opened)
-      if (!(side_fires(s, x.location, a) && side_fires(s, x.location, d)))
-        return ExchangeResult::round_ended;
-    }
-    host.round_begins();
-    const std::size_t modifiers = s.modifiers.size();
-    s.end_scope(x.round_scope);
-    if (s.modifiers.size() != modifiers) a.stale = d.stale = true;  // "until the end of the round"
-    const std::int32_t next = s.counter(x.location, x.counter) + 1;
-    if (x.cap < 0 || next <= x.cap) s.set_counter(x.location, x.counter, next, x.counter_scope);
-    if (x.one_round) return ExchangeResult::round_done;
+    if (x.one_round && host.round_windows && host.defers_end) return ExchangeResult::round_ending;
+    const ExchangeResult end = round_end(env, s, x, host, a, d);
+    if (end == ExchangeResult::round_ended || x.one_round) return end;
   }
+}
+
+ExchangeResult end_round(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
+                         ExchangeScratch& scratch) {
+  collect_modifier_records(env, scratch.modifier_records);
+  return round_end(env, s, x, host, scratch.side[0], scratch.side[1]);
 }
 
 // ---------------------------------------------------------------- best play's round in parts

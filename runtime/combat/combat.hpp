@@ -245,11 +245,23 @@ class ExchangeHost {
   virtual bool round_starts() { return false; }
   virtual bool round_ends() { return false; }
   bool round_windows = false;
+  // with round_windows and x.one_round: the round stops where its end's window would open
+  // (round_ending, the state before that window); the caller goes on with end_round
+  bool defers_end = false;
 };
 
 // round_ended: a hook at the round's end (host.round_ends) left a side with nothing to fire; no
-// next round begins, and the procedure ends the combat (its round's end has opened)
-enum class ExchangeResult { handed_back, ongoing, over, time_up, round_done, round_ended };
+// next round begins, and the procedure ends the combat (its round's end has opened).
+// round_ending: host.defers_end, and the combat goes on: the round's end is end_round's.
+enum class ExchangeResult {
+  handed_back,
+  ongoing,
+  over,
+  time_up,
+  round_done,
+  round_ended,
+  round_ending
+};
 
 // Scratch space of exchange_fire, kept by the caller so that a run allocates nothing once warm.
 struct ExchangeScratch {
@@ -292,6 +304,12 @@ struct ExchangeScratch {
 // round_ended (a hook at the round's end left a side with nothing to fire) or time_up.
 ExchangeResult exchange_fire(const Env& env, DiceStream& dice, std::vector<Law>& laws, State& s,
                              const Exchange& x, ExchangeHost& host, ExchangeScratch& scratch);
+
+// The end of a round of x.one_round that exchange_fire left at round_ending (host.defers_end),
+// from the state it left there: the round's end window (host.round_ends), then what
+// exchange_fire does after it. Returns round_done or round_ended, as exchange_fire would have.
+ExchangeResult end_round(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
+                         ExchangeScratch& scratch);
 
 // The exact mode's rounds of fire: every way the rounds can end, with its probability and the
 // expected rounds fought given that end, and the state at that end (apply): each side having

@@ -1,5 +1,6 @@
 // Lua calls C++: rolls, pools (light userdata with methods), hit assignment.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -1233,16 +1234,63 @@ struct ExchangeHost final : combat::ExchangeHost {
   }
 };
 
+// The args of a window (the table at `idx`) as text, to tell whether two calls gave the same:
+// each field's key and value, sorted. False when a value is not a boolean, number or string (a
+// table, a function: not compared).
+bool args_text(lua_State* L, int idx, std::string& out) {
+  std::vector<std::string> fields;
+  bool plain = true;
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    std::string f;
+    for (int i : {-2, -1}) {
+      switch (lua_type(L, i)) {
+        case LUA_TBOOLEAN:
+          f += lua_toboolean(L, i) ? "b1" : "b0";
+          break;
+        case LUA_TNUMBER:
+          if (lua_isinteger(L, i)) {
+            f += "i" + std::to_string(lua_tointeger(L, i));
+          } else {
+            char exact[40];  // (every bit of the float)
+            std::snprintf(exact, sizeof exact, "n%a", lua_tonumber(L, i));
+            f += exact;
+          }
+          break;
+        case LUA_TSTRING: {
+          std::size_t n = 0;
+          const char* c = lua_tolstring(L, i, &n);  // (a string: not converted in place)
+          f += "s" + std::to_string(n) + ":" + std::string(c, n);
+          break;
+        }
+        default:
+          plain = false;
+      }
+      f += '\x1f';
+    }
+    fields.push_back(std::move(f));
+    lua_pop(L, 1);
+  }
+  if (!plain) return false;
+  std::sort(fields.begin(), fields.end());
+  out.clear();
+  for (const std::string& f : fields) out += f;
+  return true;
+}
+
 // One round of fire run in C++ (x.one_round) from `s`, for every draw of its dice (a path of its
 // own): the states it leaves, equal ones merged, with their probabilities and what the round
 // returned. False when a draw hands the round back, runs past the time limit or fails, or when
 // the round branches past the exploration's bound: the caller then runs it live, as it did.
 // With `round_args` (the stack index of the args of spec.start_of_round and spec.end_of_round),
 // those windows' hooks run in the round as the procedure's round runs them; a draw whose hooks
-// write to the run (a metric, an outcome) hands the round back.
+// write to the run (a metric, an outcome) hands the round back. With `defer` (a hook at the end
+// window is live) that window's hooks run once per state the round's dice left before it
+// (Exact::round_ends, kept for the exploration by that state and `call`, the call's arguments):
+// every way those hooks' dice fall from there, each end's probability the product of the two.
 bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
                      const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Fire& fire,
-                     int round_args) {
+                     int round_args, bool defer, std::uint64_t call) {
   Engine::Impl::Exact& X = *I.exact;
   struct Restore {
     Engine::Impl& I;
@@ -1256,12 +1304,41 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
   ExactPath sub;
   I.dice.start_exact(&sub);
   State t;
-  std::vector<std::uint64_t> hashes;
   std::uint64_t leaves = 0;
-  // what a hook of the end window adds to the run, taken back after each draw
+  // what a hook adds to the run, taken back after each draw
   const std::size_t writes = I.memo_writes ? I.memo_writes->size() : 0;
   const std::size_t pools = I.pools_used;
   const std::int64_t dice = I.run_dice;
+  auto wrote = [&] {
+    I.pools_used = pools, I.run_dice = dice;
+    if (!I.memo_writes || I.memo_writes->size() == writes) return false;
+    I.memo_writes->resize(writes);
+    return true;
+  };
+  // states (with what the round returned) merged when equal: where each is, by its hash
+  using Index = std::unordered_multimap<std::uint64_t, std::size_t>;
+  auto file = [](Index& index, std::vector<State>& states,
+                 std::vector<combat::ExchangeResult>& results, std::vector<double>& ps,
+                 const State& u, std::uint64_t h, combat::ExchangeResult r, double p) {
+    auto [lo, hi] = index.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (results[it->second] == r && states[it->second] == u) {
+        ps[it->second] += p;
+        return false;
+      }
+    index.emplace(h, states.size());
+    states.push_back(u), results.push_back(r), ps.push_back(p);
+    return true;
+  };
+  Index ends;  // fire's
+  // with `defer` (a live hook at the end window, spec.end_of_round), that window's hooks run
+  // apart (host.defers_end), from each state the round's dice left before it (`before`)
+  defer = defer && round_args && spec.end_window >= 0;
+  Index before_at;
+  std::vector<State> before;
+  std::vector<combat::ExchangeResult> before_r;
+  std::vector<double> before_p;
+  std::vector<std::uint64_t> before_h;
   ExchangeHost::Start start;  // the round's start, once its hooks have run (round_starts)
   do {
     if (++leaves > X.options.max_branches) return false;
@@ -1273,6 +1350,7 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
     host.adds_rounds = false;
     host.round_args = round_args;
     host.round_windows = round_args != 0;
+    host.defers_end = defer;
     host.start = &start, host.path = &sub;
     combat::ExchangeResult r;
     try {
@@ -1280,25 +1358,75 @@ bool enumerate_round(Engine::Impl& I, const State& s, const combat::Exchange& x,
     } catch (const combat::CombatError&) {
       return false;
     }
-    I.pools_used = pools, I.run_dice = dice;
-    if (I.memo_writes && I.memo_writes->size() != writes) {
-      I.memo_writes->resize(writes);
-      return false;
-    }
+    if (wrote()) return false;
     if (r == combat::ExchangeResult::handed_back || r == combat::ExchangeResult::time_up)
       return false;
     const double p = sub.probability();
     const std::uint64_t h = t.hash();
-    std::size_t i = 0;
-    while (i < fire.round.size() && !(hashes[i] == h && fire.result[i] == r && fire.round[i] == t))
-      ++i;
-    if (i < fire.round.size()) {
-      fire.p[i] += p;
+    if (r == combat::ExchangeResult::round_ending) {
+      if (file(before_at, before, before_r, before_p, t, h, r, p)) before_h.push_back(h);
     } else {
-      fire.round.push_back(t), fire.result.push_back(r), fire.p.push_back(p);
-      hashes.push_back(h);
+      file(ends, fire.round, fire.result, fire.p, t, h, r, p);
     }
   } while (sub.advance());
+  if (before.empty()) return true;
+  // the end window, from each state before it: kept for the exploration when its args are
+  // plain values (the same call with the same args and state: the same ends)
+  std::string args;
+  const bool keep = args_text(I.L, round_args, args);
+  ExactPath tail;
+  for (std::size_t b = 0; b < before.size(); ++b) {
+    const std::uint64_t key = (call ^ before_h[b]) * 0x100000001b3ull;
+    Engine::Impl::Exact::RoundEnd* kept = nullptr;
+    if (keep) {
+      auto [lo, hi] = X.round_ends.equal_range(key);
+      for (auto it = lo; it != hi && !kept; ++it)
+        if (it->second->args == args && it->second->start == before[b]) kept = it->second.get();
+    }
+    std::unique_ptr<Engine::Impl::Exact::RoundEnd> made;
+    if (!kept) {
+      made = std::make_unique<Engine::Impl::Exact::RoundEnd>();
+      Engine::Impl::Exact::RoundEnd& e = *made;
+      Index index;
+      tail.clear();
+      I.dice.start_exact(&tail);
+      do {
+        if (++leaves > X.options.max_branches) return false;
+        tail.rewind();
+        t = before[b];
+        I.state = &t;
+        I.liveness_dirty = true;
+        ExchangeHost host(I, spec);
+        host.adds_rounds = false;
+        host.round_args = round_args;
+        host.round_windows = true;
+        combat::ExchangeResult r;
+        try {
+          r = combat::end_round(combat_env(I), t, x, host, I.scratch_exchange);
+        } catch (const combat::CombatError&) {
+          return false;
+        }
+        if (wrote()) return false;
+        const std::uint64_t h = t.hash();
+        if (file(index, e.state, e.result, e.p, t, h, r, tail.probability())) e.hash.push_back(h);
+      } while (tail.advance());
+      // a hook that changed the args: what it left there is not kept (the procedure's round
+      // would see it): the round is handed back
+      std::string after;
+      if (keep && !(args_text(I.L, round_args, after) && after == args)) return false;
+      kept = made.get();
+    }
+    for (std::size_t j = 0; j < kept->state.size(); ++j)
+      file(ends, fire.round, fire.result, fire.p, kept->state[j], kept->hash[j], kept->result[j],
+           before_p[b] * kept->p[j]);
+    if (made && keep) {
+      made->start = std::move(before[b]);
+      made->args = args;
+      X.fire_bytes += sizeof(*made) + made->start.bytes() + made->args.size();
+      for (const State& u : made->state) X.fire_bytes += u.bytes();
+      X.round_ends.emplace(key, std::move(made));
+    }
+  }
   return true;
 }
 
@@ -1362,7 +1490,9 @@ ExactRounds exact_exchange(Engine::Impl& I, State& s, const combat::Exchange& x,
       if (!spec.again) return ExactRounds::live;  // (the caller hands the rounds back)
       combat::Exchange one = x;
       one.one_round = true;
-      if (!enumerate_round(I, s, one, spec, *made, ending ? round_args : 0))
+      // (the end window with a live hook at the start: its hooks run apart from the round)
+      const bool defer = spec.end_window >= 0 && I.window_live_unreplaced(spec.end_window);
+      if (!enumerate_round(I, s, one, spec, *made, ending ? round_args : 0, defer, args))
         return ExactRounds::live;
       for (const State& t : made->round) X.fire_bytes += t.bytes();
     } else {
@@ -1953,6 +2083,8 @@ int l_exchange_fire(lua_State* L) {
     case combat::ExchangeResult::ongoing:
     case combat::ExchangeResult::over:
       break;
+    case combat::ExchangeResult::round_ending:  // (only where the host defers it: not here)
+      return luaL_error(L, "ctx:exchange_fire: a round's end left to its caller");
   }
   lua_pushboolean(L, result == combat::ExchangeResult::ongoing);
   return 1;

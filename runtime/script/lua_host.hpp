@@ -231,7 +231,21 @@ struct Engine::Impl {
     // node start from one state, which is compared rather than hashed again
     const Fire* last_fire = nullptr;
     std::uint64_t last_args = 0;
-    std::size_t fire_bytes = 0;  // what `fires` holds (counted against the byte bound)
+    std::size_t fire_bytes = 0;  // what `fires` and `round_ends` hold (against the byte bound)
+    // The end window of a round the exact mode enumerates (spec.end_of_round, enumerate_round),
+    // by the state the round left before it and the call (spec and arguments, and the window's
+    // args as text: `args`): every way its hooks' dice fall, the states they leave (equal ones
+    // merged, `hash` theirs) and what the round returned. Rounds from many starts leave the
+    // same state: its hooks run once for it, not once per way the round's dice fell.
+    struct RoundEnd {
+      State start;
+      std::string args;
+      std::vector<State> state;
+      std::vector<std::uint64_t> hash;
+      std::vector<combat::ExchangeResult> result;
+      std::vector<double> p;
+    };
+    std::unordered_multimap<std::uint64_t, std::unique_ptr<RoundEnd>> round_ends;
     // the last round's end drawn in the step being run (a one-round Fire): which end, where in
     // the path, and how many writes the step had made just after (run_exact_step files the
     // other ends as siblings when the step returned "again" at once); fire null: none

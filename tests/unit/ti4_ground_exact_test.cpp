@@ -12,6 +12,8 @@
 
 #include <array>
 #include <cmath>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "sim/scenario.hpp"
@@ -166,4 +168,86 @@ TEST_CASE("exact mode: a ground combat whose rounds run in Lua (a live hook) equ
   o.seconds = 30;
   const nlohmann::json r = Simulation(session).exact(o);
   CHECK(std::abs(r.at("planet_1_controlled").get<double>() - GroundChain{}.win(3, 2, 2)) < 1e-9);
+}
+
+namespace {
+
+// tests/fixtures/ground/round_end_roll/: the probability that the attacker takes the planet from
+// (a attacking infantry, d defending infantry), each hitting on 8+ (0.3), with a hook at the end
+// of each round, and of the last, that rolls two dice hitting on 7+ (0.4) while the defender has
+// infantry, each hit one of them destroyed. A round that leaves the state as it was repeats: its
+// chance is divided out.
+double takes_with_round_end_roll(int a, int d, std::map<std::pair<int, int>, double>& memo) {
+  if (auto it = memo.find({a, d}); it != memo.end()) return it->second;
+  const std::vector<double> on_d = binomial(a, 0.3), on_a = binomial(d, 0.3),
+                            hook = binomial(2, 0.4);
+  double stay = 0, rest = 0;
+  for (std::size_t i = 0; i < on_d.size(); ++i)
+    for (std::size_t j = 0; j < on_a.size(); ++j)
+      for (std::size_t h = 0; h < hook.size(); ++h) {
+        const double p = on_d[i] * on_a[j] * hook[h];
+        const int a2 = std::max(0, a - static_cast<int>(j));
+        const int d2 = std::max(0, d - static_cast<int>(i));
+        const int d3 = std::max(0, d2 - static_cast<int>(h));
+        if (a2 == 0) continue;  // (the hook after the last round changes nothing of this)
+        if (d3 == 0)
+          rest += p;
+        else if (a2 == a && d3 == d)
+          stay += p;
+        else
+          rest += p * takes_with_round_end_roll(a2, d3, memo);
+      }
+  return memo[{a, d}] = rest / (1 - stay);
+}
+
+// Every number of the exact report of `file` (tests/fixtures/ground/), with the rounds run in C++
+// (the end window's hooks in them) and with every round the procedure's own in Lua
+// (EngineOptions::exchange_fire off): equal to 1e-9. Returns the C++ one.
+nlohmann::json exact_as_in_lua(const char* file) {
+  const fs::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  so.search = {root / "tests" / "fixtures" / "ground"};
+  const Session session = open_session(read_scenario(root / "tests/fixtures/ground" / file), so);
+  EngineOptions in_lua;
+  in_lua.exchange_fire = false;
+  const nlohmann::json lua = Simulation(session).exact(ExactRunOptions{}, in_lua);
+  const nlohmann::json cpp = Simulation(session).exact(ExactRunOptions{});
+  std::size_t compared = 0;
+  for (const auto& [key, value] : lua.items()) {
+    if (key == "states" || key == "step_runs" || key == "seconds") continue;
+    INFO(file << ": " << key);
+    if (value.is_number()) {
+      CHECK(std::abs(cpp.at(key).get<double>() - value.get<double>()) < 1e-9);
+      ++compared;
+    } else if (value.is_array() && !value.empty() && value[0].is_number()) {
+      REQUIRE(cpp.at(key).size() == value.size());
+      for (std::size_t k = 0; k < value.size(); ++k)
+        CHECK(std::abs(cpp.at(key)[k].get<double>() - value[k].get<double>()) < 1e-9);
+      ++compared;
+    }
+  }
+  CHECK(compared > 5);
+  return cpp;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "exact mode: a hook at a ground round's end that rolls dice runs once per state the round "
+    "left, for each way its dice fall; one that also writes to the run hands the round back",
+    "[ti4][exact][invasion][exact_mode]") {
+  // the end window's hooks run apart from the round's dice (enumerate_round, kept by the state
+  // the round left): their dice are every way they fall, from every state
+  std::map<std::pair<int, int>, double> memo;
+  const double takes = takes_with_round_end_roll(3, 3, memo);
+  REQUIRE(takes > 0.5);  // the hook matters: 3 against 3 is even without it
+  const nlohmann::json roll = exact_as_in_lua("round_end_roll.toml");
+  CHECK(std::abs(roll.at("attacker_takes_the_planet").get<double>() - takes) < 1e-9);
+  // a hook whose write to the run (a metric) differs with its dice: not in the state the round
+  // leaves, so the round is the procedure's (the metric counts the hook's hits as well)
+  const nlohmann::json metric = exact_as_in_lua("round_end_metric.toml");
+  CHECK(std::abs(metric.at("attacker_takes_the_planet").get<double>() - takes) < 1e-9);
+  CHECK(metric.at("ground_rounds_mean").get<double>() >
+        roll.at("ground_rounds_mean").get<double>() + 0.5);
 }

@@ -99,9 +99,17 @@ hook {
   end,
   apply = function(ctx, player, _, args)
     local opponent = harrow_target(ctx, player, args)
-    local pool, hits = ctx:roll_units(player, ctx:location(args.planet), HARROW)
+    local sys = ctx:location(args.planet)
+    -- (no script reads the dice: only their number of hits, die for die from the same stream; a
+    -- trace rolls the pool to show its dice)
+    if not ctx:tracing() then
+      local hits = ctx:roll_hits(player, sys, HARROW)
+      if hits > 0 then ctx:assign_hits(opponent, args.planet, hits, HARROW_HITS, GROUND_ORDER, ctx:policy(opponent).sustain) end
+      return
+    end
+    local pool, hits = ctx:roll_units(player, sys, HARROW)
     if hits > 0 then ctx:assign_hits(opponent, args.planet, hits, HARROW_HITS, GROUND_ORDER, ctx:policy(opponent).sustain) end
-    if ctx:tracing() then ctx:event("harrow:" .. ctx:name(player) .. ":" .. hits, ctx:name(player) .. " harrows: " .. pool:size() .. " dice, " .. hits .. " hits") end
+    ctx:event("harrow:" .. ctx:name(player) .. ":" .. hits, ctx:name(player) .. " harrows: " .. pool:size() .. " dice, " .. hits .. " hits")
   end,
 }
 

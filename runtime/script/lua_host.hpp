@@ -318,6 +318,7 @@ struct Engine::Impl {
       std::vector<CombatProcess::Roll> rolls;
       std::vector<CombatProcess::Move> moves;
       combat::RoundPartsCache takes;  // each side's takes, by its own units
+      RoundNames names;  // the states' names: a next state is built only when its name is new
       combat::RoundParts parts;       // (scratch)
       State scratch;
     };

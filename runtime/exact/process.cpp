@@ -91,6 +91,12 @@ std::uint32_t RoundNames::rest(const State& s, EntityId a, EntityId d) {
   return index;
 }
 
+void RoundNames::build(const Key& k, State& out) const {
+  out = rests_[k.rest];
+  for (const std::uint32_t c : {k.a, k.d})
+    for (const auto& [e, u] : configs_[c].own) out.at(e) = u;
+}
+
 std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t option,
                                 const combat::RoundParts::Take& take) {
   {

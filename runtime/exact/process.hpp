@@ -115,7 +115,18 @@ class RoundNames {
   }
   void file(const Key& k, std::uint32_t to) { led_.emplace(k, to); }
 
+  // The state a round's name (a, d, rest) names: the rest with the two configurations' entities.
+  void build(const Key& k, State& out) const;
+
   std::size_t bytes() const { return bytes_; }
+
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::uint64_t h = (std::uint64_t{k.a} << 32 | k.d) * 0x9E3779B97F4A7C15ull;
+      h ^= (std::uint64_t{k.rest} << 1 | k.end) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+      return static_cast<std::size_t>(h * 0xBF58476D1CE4E5B9ull ^ (h >> 31));
+    }
+  };
 
  private:
   using Own = std::vector<std::pair<EntityId, Entity>>;
@@ -123,13 +134,6 @@ class RoundNames {
     EntityId player = kNoEntity;
     Own own;
     std::vector<std::vector<std::uint32_t>> after;  // by hits, by option (kNone: not made)
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      std::uint64_t h = (std::uint64_t{k.a} << 32 | k.d) * 0x9E3779B97F4A7C15ull;
-      h ^= (std::uint64_t{k.rest} << 1 | k.end) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
-      return static_cast<std::size_t>(h * 0xBF58476D1CE4E5B9ull ^ (h >> 31));
-    }
   };
   std::uint32_t intern(EntityId player, Own&& own);
   std::vector<Config> configs_;

@@ -1403,7 +1403,11 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   } restore{I, I.state};
   const int best = x.whole_a ? 0 : 1;
   g.done[i] = 1;
-  State work = g.states[i];
+  RoundNames& names = g.names;
+  const std::size_t names_bytes = names.bytes();
+  const RoundNames::Key me = g.states[i];
+  State work;
+  names.build(me, work);
   I.state = &work;
   I.liveness_dirty = true;
   ExchangeHost host(I, spec);
@@ -1418,10 +1422,8 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   // the state's name (exact/process.hpp, RoundNames): each side's own units and the rest; a
   // next state is named by the sides' units after their takes and the rest after the round, and
   // built only when that name is new
-  RoundNames& names = g.names;
-  const std::size_t names_bytes = names.bytes();
-  const std::uint32_t cfg_a = names.own(g.states[i], x.a), cfg_d = names.own(g.states[i], x.d);
-  const std::uint32_t rest = names.rest(g.states[i], x.a, x.d);
+  if (x.a != g.a || x.d != g.d) return false;
+  const std::uint32_t cfg_a = me.a, cfg_d = me.d, rest = me.rest;
   State& t = g.scratch;
   const auto& ra = parts.side[0].roll;
   const auto& rd = parts.side[1].roll;
@@ -1446,9 +1448,10 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
         if (key.a == RoundNames::kNone || key.d == RoundNames::kNone) return false;
         auto to = key.rest == RoundNames::kNone ? RoundNames::kNone : names.find(key);
         if (to == RoundNames::kNone) {
-          t = g.states[i];
+          t = work;
           I.state = &t;
-          const combat::ExchangeResult r = combat::put_round_parts(parts, t, x, host, ha, hd, oa, od);
+          const combat::ExchangeResult r =
+              combat::put_round_parts(parts, t, x, host, ha, hd, oa, od);
           if (r != (end ? combat::ExchangeResult::over : combat::ExchangeResult::round_done))
             return false;
           // the state built is the one its name says (before its canonical order)
@@ -1458,20 +1461,31 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
           if (rest_after != key.rest || !names.holds(key.a, t) || !names.holds(key.d, t))
             return false;
           t.canonicalise(g.kinds);
-          const std::uint64_t h = t.hash();
-          std::vector<State>& found = end ? g.ends : g.states;
-          auto& at = end ? g.end_at : g.state_at;
-          to = static_cast<std::uint32_t>(found.size());
-          for (auto [lo, hi] = at.equal_range(h); lo != hi; ++lo)
-            if (found[lo->second] == t) {
-              to = lo->second;
-              break;
+          if (end) {
+            const std::uint64_t h = t.hash();
+            to = static_cast<std::uint32_t>(g.ends.size());
+            for (auto [lo, hi] = g.end_at.equal_range(h); lo != hi; ++lo)
+              if (g.ends[lo->second] == t) {
+                to = lo->second;
+                break;
+              }
+            if (to == g.ends.size()) {
+              g.end_at.emplace(h, to);
+              g.ends.push_back(t);
+              X.fire_bytes += t.bytes();
             }
-          if (to == found.size()) {
-            at.emplace(h, to);
-            found.push_back(t);
-            X.fire_bytes += t.bytes();
-            if (!end) g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+          } else {
+            // a round's state is kept by its canonical name
+            const RoundNames::Key name{names.own(t, x.a), names.own(t, x.d),
+                                       names.rest(t, x.a, x.d), 0};
+            auto [it, added] =
+                g.state_at.emplace(name, static_cast<std::uint32_t>(g.states.size()));
+            if (added) {
+              g.states.push_back(name);
+              g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+              X.fire_bytes += sizeof(name) + 32;
+            }
+            to = it->second;
           }
           names.file(key, to);
         }
@@ -1502,17 +1516,17 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
                    const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Rounds& g,
                    Engine::Impl::Exact::Process& out) {
   Engine::Impl::Exact& X = *I.exact;
-  std::uint32_t start = static_cast<std::uint32_t>(g.states.size());
-  const std::uint64_t h = s.hash();
-  for (auto [lo, hi] = g.state_at.equal_range(h); lo != hi; ++lo)
-    if (g.states[lo->second] == s) {
-      start = lo->second;
-      break;
-    }
-  if (start == g.states.size()) {
-    g.state_at.emplace(h, start);
-    g.states.push_back(s);
-    X.fire_bytes += s.bytes();
+  if (g.a == kNoEntity && g.d == kNoEntity) g.a = x.a, g.d = x.d;
+  if (x.a != g.a || x.d != g.d) return false;
+  const std::size_t names_bytes = g.names.bytes();
+  const RoundNames::Key name{g.names.own(s, x.a), g.names.own(s, x.d), g.names.rest(s, x.a, x.d),
+                             0};
+  X.fire_bytes += g.names.bytes() - names_bytes;
+  auto [at, added] = g.state_at.emplace(name, static_cast<std::uint32_t>(g.states.size()));
+  const std::uint32_t start = at->second;
+  if (added) {
+    g.states.push_back(name);
+    X.fire_bytes += sizeof(name) + 32;
     g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
   }
   CombatProcess& P = out.process;

@@ -307,8 +307,13 @@ struct Engine::Impl {
     struct Rounds {
       std::uint64_t args = 0;
       std::vector<Sym> kinds;  // interchangeable (State::canonicalise)
-      std::vector<State> states, ends;
-      std::unordered_multimap<std::uint64_t, std::uint32_t> state_at, end_at;  // hash -> index
+      // the rounds' states by name (RoundNames: kept as names, built when expanded), canonical
+      // names -> index; the ends whole
+      std::vector<RoundNames::Key> states;
+      std::unordered_map<RoundNames::Key, std::uint32_t, RoundNames::KeyHash> state_at;
+      EntityId a = kNoEntity, d = kNoEntity;  // the sides the names are of
+      std::vector<State> ends;
+      std::unordered_multimap<std::uint64_t, std::uint32_t> end_at;  // hash -> index
       struct Round {
         std::uint32_t first = 0, count = 0;  // rolls
         double self = 0;
@@ -319,7 +324,7 @@ struct Engine::Impl {
       std::vector<CombatProcess::Move> moves;
       combat::RoundPartsCache takes;  // each side's takes, by its own units
       RoundNames names;  // the states' names: a next state is built only when its name is new
-      combat::RoundParts parts;       // (scratch)
+      combat::RoundParts parts;  // (scratch)
       State scratch;
     };
     std::vector<std::unique_ptr<Rounds>> rounds;

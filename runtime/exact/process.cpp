@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "exact/round_names.hpp"
+
 namespace rb {
 
 namespace {

@@ -35,6 +35,7 @@
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
 #include "exact/process.hpp"
+#include "exact/round_names.hpp"
 #include "script/engine.hpp"
 #include "script/memo.hpp"
 

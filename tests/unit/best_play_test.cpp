@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "base/error.hpp"
-#include "exact/process.hpp"
+#include "exact/round_names.hpp"
 #include "sim/bench.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulate.hpp"

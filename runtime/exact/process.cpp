@@ -1,6 +1,9 @@
 #include "exact/process.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "exact/round_names.hpp"
 
 namespace rb {
 
@@ -11,7 +14,122 @@ bool better(double b, double a) {
   return b > a + 1e-12 * std::abs(a);
 }
 
+bool same_entity(const Entity& x, const Entity& y) {
+  return x.kind == y.kind && x.type == y.type && x.record == y.record && x.owner == y.owner &&
+         x.location == y.location && x.attr == y.attr;
+}
+
+bool mine(const Entity& u, EntityId e, EntityId player) {
+  return u.owner == player || e == player;
+}
+
+std::uint64_t hash_own(EntityId player, const std::vector<std::pair<EntityId, Entity>>& own) {
+  std::uint64_t h = 0xcbf29ce484222325ull ^ static_cast<std::uint32_t>(player);
+  auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (const auto& [e, u] : own) {
+    mix(static_cast<std::uint32_t>(e)), mix(static_cast<std::uint32_t>(u.location));
+    mix(static_cast<std::uint32_t>(u.record)), mix(static_cast<std::uint32_t>(u.owner));
+    mix(static_cast<std::uint32_t>(u.kind)), mix(static_cast<std::uint32_t>(u.type));
+    for (std::int32_t v : u.attr) mix(static_cast<std::uint32_t>(v));
+  }
+  return h;
+}
+
 }  // namespace
+
+std::uint32_t RoundNames::intern(EntityId player, Own&& own) {
+  const std::uint64_t h = hash_own(player, own);
+  for (auto [lo, hi] = config_at_.equal_range(h); lo != hi; ++lo) {
+    const Config& c = configs_[lo->second];
+    if (c.player != player || c.own.size() != own.size()) continue;
+    bool same = true;
+    for (std::size_t k = 0; k < own.size() && same; ++k)
+      same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
+    if (same) return lo->second;
+  }
+  const auto index = static_cast<std::uint32_t>(configs_.size());
+  bytes_ += sizeof(Config) + own.size() * sizeof(own[0]) + 32;
+  configs_.push_back({player, std::move(own), {}});
+  config_at_.emplace(h, index);
+  return index;
+}
+
+std::uint32_t RoundNames::own(const State& s, EntityId player) {
+  Own own;
+  for (std::size_t e = 0; e < s.entities.size(); ++e)
+    if (mine(s.entities[e], static_cast<EntityId>(e), player))
+      own.emplace_back(static_cast<EntityId>(e), s.entities[e]);
+  return intern(player, std::move(own));
+}
+
+bool RoundNames::holds(std::uint32_t c, const State& s) const {
+  const Config& config = configs_[c];
+  std::size_t k = 0;
+  for (std::size_t e = 0; e < s.entities.size(); ++e) {
+    if (!mine(s.entities[e], static_cast<EntityId>(e), config.player)) continue;
+    if (k == config.own.size() || config.own[k].first != static_cast<EntityId>(e) ||
+        !same_entity(config.own[k].second, s.entities[e]))
+      return false;
+    ++k;
+  }
+  return k == config.own.size();
+}
+
+std::uint32_t RoundNames::rest(const State& s, EntityId a, EntityId d) {
+  State& r = rest_scratch_;
+  r = s;
+  for (std::size_t e = 0; e < r.entities.size(); ++e)
+    if (mine(r.entities[e], static_cast<EntityId>(e), a) ||
+        mine(r.entities[e], static_cast<EntityId>(e), d))
+      r.entities[e] = Entity{};
+  const std::uint64_t h = r.hash();
+  for (auto [lo, hi] = rest_at_.equal_range(h); lo != hi; ++lo)
+    if (rests_[lo->second] == r) return lo->second;
+  const auto index = static_cast<std::uint32_t>(rests_.size());
+  bytes_ += r.bytes() + 32;
+  rests_.push_back(r);
+  rest_at_.emplace(h, index);
+  next_rest.push_back(kNone);
+  return index;
+}
+
+void RoundNames::build(const Key& k, State& out) const {
+  out = rests_[k.rest];
+  for (const std::uint32_t c : {k.a, k.d})
+    for (const auto& [e, u] : configs_[c].own) out.at(e) = u;
+}
+
+std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t option,
+                                const combat::RoundParts::Take& take) {
+  {
+    auto& by_hits = configs_[c].after;
+    if (hits < by_hits.size() && option < by_hits[hits].size() && by_hits[hits][option] != kNone)
+      return by_hits[hits][option];
+  }
+  const EntityId player = configs_[c].player;
+  Own own = configs_[c].own;
+  auto at = [&own](EntityId e) -> Entity* {
+    const auto it = std::lower_bound(own.begin(), own.end(), e,
+                                     [](const auto& p, EntityId x) { return p.first < x; });
+    return it != own.end() && it->first == e ? &it->second : nullptr;
+  };
+  for (const auto& [e, u] : take.changed) {
+    Entity* mine_now = at(e);
+    if (!mine_now || !mine(u, e, player)) return kNone;
+    *mine_now = u;
+  }
+  for (EntityId e : take.lost) {
+    Entity* u = at(e);
+    if (!u) return kNone;
+    u->location = kReinforcements;
+  }
+  const std::uint32_t to = intern(player, std::move(own));
+  auto& by_hits = configs_[c].after;  // (intern may have moved configs_)
+  if (by_hits.size() <= hits) by_hits.resize(hits + 1);
+  if (by_hits[hits].size() <= option) by_hits[hits].resize(option + 1, kNone);
+  by_hits[hits][option] = to;
+  return to;
+}
 
 bool CombatProcess::finish() {
   const std::size_t n = rounds.size();

@@ -1539,7 +1539,11 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   } restore{I, I.state};
   const int best = x.whole_a ? 0 : 1;
   g.done[i] = 1;
-  State work = g.states[i];
+  RoundNames& names = g.names;
+  const std::size_t names_bytes = names.bytes();
+  const RoundNames::Key me = g.states[i];
+  State work;
+  names.build(me, work);
   I.state = &work;
   I.liveness_dirty = true;
   ExchangeHost host(I, spec);
@@ -1551,8 +1555,11 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
     return false;
   Engine::Impl::Exact::Rounds::Round round;
   round.first = static_cast<std::uint32_t>(g.rolls.size());
-  // the same pair of takes (their ids) leaves the same state: where it led
-  std::vector<std::pair<std::uint64_t, CombatProcess::Move>> led;
+  // the state's name (exact/process.hpp, RoundNames): each side's own units and the rest; a
+  // next state is named by the sides' units after their takes and the rest after the round, and
+  // built only when that name is new
+  if (x.a != g.a || x.d != g.d) return false;
+  const std::uint32_t cfg_a = me.a, cfg_d = me.d, rest = me.rest;
   State& t = g.scratch;
   const auto& ra = parts.side[0].roll;
   const auto& rd = parts.side[1].roll;
@@ -1568,42 +1575,57 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
       CombatProcess::Roll roll{p, static_cast<std::uint32_t>(g.moves.size()),
                                static_cast<std::uint32_t>(n)};
       for (std::size_t o = 0; o < n; ++o) {
-        const std::uint64_t ids =
-            (std::uint64_t{parts.side[0].takes[hd][best == 0 ? o : 0].id} << 32) |
-            parts.side[1].takes[ha][best == 1 ? o : 0].id;
-        bool known = false;
-        for (const auto& [k, m] : led)
-          if (k == ids) {
-            g.moves.push_back(m);
-            known = true;
-            break;
+        const std::size_t oa = best == 0 ? o : 0, od = best == 1 ? o : 0;
+        const combat::RoundParts::Take& take_a = parts.side[0].takes[hd][oa];
+        const combat::RoundParts::Take& take_d = parts.side[1].takes[ha][od];
+        const bool end = !(take_a.fires && take_d.fires);  // (put_round_parts: over)
+        RoundNames::Key key{names.after(cfg_a, hd, oa, take_a), names.after(cfg_d, ha, od, take_d),
+                            end ? rest : names.next_rest[rest], end ? 1u : 0u};
+        if (key.a == RoundNames::kNone || key.d == RoundNames::kNone) return false;
+        auto to = key.rest == RoundNames::kNone ? RoundNames::kNone : names.find(key);
+        if (to == RoundNames::kNone) {
+          t = work;
+          I.state = &t;
+          const combat::ExchangeResult r =
+              combat::put_round_parts(parts, t, x, host, ha, hd, oa, od);
+          if (r != (end ? combat::ExchangeResult::over : combat::ExchangeResult::round_done))
+            return false;
+          // the state built is the one its name says (before its canonical order)
+          const std::uint32_t rest_after = names.rest(t, x.a, x.d);
+          if (!end && names.next_rest[rest] == RoundNames::kNone)
+            names.next_rest[rest] = key.rest = rest_after;
+          if (rest_after != key.rest || !names.holds(key.a, t) || !names.holds(key.d, t))
+            return false;
+          t.canonicalise(g.kinds);
+          if (end) {
+            const std::uint64_t h = t.hash();
+            to = static_cast<std::uint32_t>(g.ends.size());
+            for (auto [lo, hi] = g.end_at.equal_range(h); lo != hi; ++lo)
+              if (g.ends[lo->second] == t) {
+                to = lo->second;
+                break;
+              }
+            if (to == g.ends.size()) {
+              g.end_at.emplace(h, to);
+              g.ends.push_back(t);
+              X.fire_bytes += t.bytes();
+            }
+          } else {
+            // a round's state is kept by its canonical name
+            const RoundNames::Key name{names.own(t, x.a), names.own(t, x.d),
+                                       names.rest(t, x.a, x.d), 0};
+            auto [it, added] =
+                g.state_at.emplace(name, static_cast<std::uint32_t>(g.states.size()));
+            if (added) {
+              g.states.push_back(name);
+              g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+              X.fire_bytes += sizeof(name) + 32;
+            }
+            to = it->second;
           }
-        if (known) continue;
-        t = g.states[i];
-        I.state = &t;
-        const combat::ExchangeResult r = combat::put_round_parts(
-            parts, t, x, host, ha, hd, best == 0 ? o : 0, best == 1 ? o : 0);
-        if (r != combat::ExchangeResult::over && r != combat::ExchangeResult::round_done)
-          return false;
-        const bool end = r == combat::ExchangeResult::over;
-        t.canonicalise(g.kinds);
-        const std::uint64_t h = t.hash();
-        std::vector<State>& found = end ? g.ends : g.states;
-        auto& at = end ? g.end_at : g.state_at;
-        auto to = static_cast<std::uint32_t>(found.size());
-        for (auto [lo, hi] = at.equal_range(h); lo != hi; ++lo)
-          if (found[lo->second] == t) {
-            to = lo->second;
-            break;
-          }
-        if (to == found.size()) {
-          at.emplace(h, to);
-          found.push_back(t);
-          X.fire_bytes += t.bytes();
-          if (!end) g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
+          names.file(key, to);
         }
         g.moves.push_back({to, end});
-        led.emplace_back(ids, g.moves.back());
       }
       // a roll where nobody is hit: back to this state (no choice)
       if (n == 1 && !g.moves.back().end && g.moves.back().to == i) {
@@ -1615,6 +1637,7 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
     }
   }
   round.count = static_cast<std::uint32_t>(g.rolls.size()) - round.first;
+  X.fire_bytes += names.bytes() - names_bytes;
   g.round[i] = round;
   g.ok[i] = 1;
   return true;
@@ -1629,17 +1652,17 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
                    const Engine::Impl::ExchangeSpec& spec, Engine::Impl::Exact::Rounds& g,
                    Engine::Impl::Exact::Process& out) {
   Engine::Impl::Exact& X = *I.exact;
-  std::uint32_t start = static_cast<std::uint32_t>(g.states.size());
-  const std::uint64_t h = s.hash();
-  for (auto [lo, hi] = g.state_at.equal_range(h); lo != hi; ++lo)
-    if (g.states[lo->second] == s) {
-      start = lo->second;
-      break;
-    }
-  if (start == g.states.size()) {
-    g.state_at.emplace(h, start);
-    g.states.push_back(s);
-    X.fire_bytes += s.bytes();
+  if (g.a == kNoEntity && g.d == kNoEntity) g.a = x.a, g.d = x.d;
+  if (x.a != g.a || x.d != g.d) return false;
+  const std::size_t names_bytes = g.names.bytes();
+  const RoundNames::Key name{g.names.own(s, x.a), g.names.own(s, x.d), g.names.rest(s, x.a, x.d),
+                             0};
+  X.fire_bytes += g.names.bytes() - names_bytes;
+  auto [at, added] = g.state_at.emplace(name, static_cast<std::uint32_t>(g.states.size()));
+  const std::uint32_t start = at->second;
+  if (added) {
+    g.states.push_back(name);
+    X.fire_bytes += sizeof(name) + 32;
     g.done.push_back(0), g.ok.push_back(0), g.round.emplace_back();
   }
   CombatProcess& P = out.process;

@@ -35,6 +35,7 @@
 #include "exact/explore.hpp"
 #include "exact/markov.hpp"
 #include "exact/process.hpp"
+#include "exact/round_names.hpp"
 #include "script/engine.hpp"
 #include "script/memo.hpp"
 
@@ -321,8 +322,13 @@ struct Engine::Impl {
     struct Rounds {
       std::uint64_t args = 0;
       std::vector<Sym> kinds;  // interchangeable (State::canonicalise)
-      std::vector<State> states, ends;
-      std::unordered_multimap<std::uint64_t, std::uint32_t> state_at, end_at;  // hash -> index
+      // the rounds' states by name (RoundNames: kept as names, built when expanded), canonical
+      // names -> index; the ends whole
+      std::vector<RoundNames::Key> states;
+      std::unordered_map<RoundNames::Key, std::uint32_t, RoundNames::KeyHash> state_at;
+      EntityId a = kNoEntity, d = kNoEntity;  // the sides the names are of
+      std::vector<State> ends;
+      std::unordered_multimap<std::uint64_t, std::uint32_t> end_at;  // hash -> index
       struct Round {
         std::uint32_t first = 0, count = 0;  // rolls
         double self = 0;
@@ -332,7 +338,8 @@ struct Engine::Impl {
       std::vector<CombatProcess::Roll> rolls;
       std::vector<CombatProcess::Move> moves;
       combat::RoundPartsCache takes;  // each side's takes, by its own units
-      combat::RoundParts parts;       // (scratch)
+      RoundNames names;  // the states' names: a next state is built only when its name is new
+      combat::RoundParts parts;  // (scratch)
       State scratch;
     };
     std::vector<std::unique_ptr<Rounds>> rounds;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "exact/round_names.hpp"
 #include "sim/bench.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
@@ -802,4 +803,74 @@ TEST_CASE("best play: a combat whose only decisions are the hits is solved as a 
   CHECK(best_chain("content/ti4-base/scenarios/bench_b.toml", "attacker", true, true, true)
             .at("value")
             .get<double>() == Approx(0.4403847014992943).margin(1e-9));
+}
+
+TEST_CASE("best play: a round's next state is named by each side's units and the rest",
+          "[best_play][exact_mode]") {
+  // The decision process names a round's state by the two sides' own entities (each side's
+  // configuration) and the rest of the state (exact/process.hpp, RoundNames), and builds a next
+  // state only for a name not seen. Two states may share a name only when they are equal: a
+  // defender's unit, an attacker's, the round counter or the end of the combat tells them apart.
+  const Sym unit = sym("unit"), cruiser = sym("cruiser"), hp = sym("round");
+  State s;
+  const EntityId system = s.add({sym("system"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  const EntityId a = s.add({sym("player"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  const EntityId d = s.add({sym("player"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  Entity ship{unit, cruiser, 3, a, system, {}};
+  const EntityId a1 = s.add(ship), a2 = s.add(ship);
+  ship.owner = d;
+  const EntityId d1 = s.add(ship);
+  s.set_counter(system, hp, 1, kNoSym);
+
+  RoundNames names;
+  const std::uint32_t ca = names.own(s, a), cd = names.own(s, d);
+  const std::uint32_t rest = names.rest(s, a, d);
+  CHECK(ca != cd);
+  CHECK(names.holds(ca, s));
+  CHECK(names.holds(cd, s));
+
+  // the defender's unit damaged: the attacker's configuration and the rest are the same
+  State t = s;
+  t.at(d1).attr[0] = 1;
+  CHECK(names.own(t, a) == ca);
+  CHECK(names.own(t, d) != cd);
+  CHECK_FALSE(names.holds(cd, t));
+  CHECK(names.rest(t, a, d) == rest);
+  // the round counter counted: the units are the same, the rest is not
+  State u = s;
+  u.set_counter(system, hp, 2, kNoSym);
+  CHECK(names.own(u, a) == ca);
+  CHECK(names.own(u, d) == cd);
+  const std::uint32_t rest2 = names.rest(u, a, d);
+  CHECK(rest2 != rest);
+
+  // a take: what it changes and loses, as the state it leaves says
+  combat::RoundParts::Take take;
+  Entity damaged = s.at(a1);
+  damaged.attr[0] = 1;
+  take.changed = {{a1, damaged}};
+  take.lost = {a2};
+  const std::uint32_t after = names.after(ca, 2, 0, take);
+  State v = s;
+  v.at(a1) = damaged;
+  v.at(a2).location = kReinforcements;
+  CHECK(after == names.own(v, a));
+  CHECK(names.after(ca, 2, 0, take) == after);  // made once
+  // a take that changes an entity not the side's, or gives a unit away: no name
+  combat::RoundParts::Take foreign;
+  foreign.changed = {{d1, s.at(d1)}};
+  CHECK(names.after(ca, 1, 0, foreign) == RoundNames::kNone);
+  combat::RoundParts::Take away;
+  Entity given = s.at(a1);
+  given.owner = d;
+  away.changed = {{a1, given}};
+  CHECK(names.after(ca, 1, 1, away) == RoundNames::kNone);
+
+  // names differ in each part: filed apart
+  names.file({ca, cd, rest, 0}, 7);
+  CHECK(names.find({ca, cd, rest, 0}) == 7);
+  CHECK(names.find({ca, cd, rest2, 0}) == RoundNames::kNone);
+  CHECK(names.find({ca, cd, rest, 1}) == RoundNames::kNone);
+  CHECK(names.find({after, cd, rest, 0}) == RoundNames::kNone);
+  CHECK(names.find({ca, names.own(t, d), rest, 0}) == RoundNames::kNone);
 }

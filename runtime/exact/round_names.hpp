@@ -1,0 +1,89 @@
+// exact/round_names: the names of best play's rounds' states (docs/exact.md, "The best side's
+// combat as a decision process"): a state as its two sides' own entities and the rest of it, each
+// an index, so that a round's next state is found without being built (RoundNames, below).
+// Implemented in exact/process.cpp.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "combat/combat.hpp"
+#include "state/state.hpp"
+
+namespace rb {
+
+// The names of the rounds' states of one call's combats (the graph the caller builds the processes
+// over), so that a round's next state is found without being built. A state is the two sides'
+// own entities (each side's configuration: the player and the entities it owns, by number) and
+// the rest of it (every other entity, with those blanked, and the counters, modifiers, links,
+// roles, turn order and board), each an index; a side's take (combat::RoundParts::Take) changes
+// its own entities alone, so the configuration after a take is a function of the one before
+// (after(), made once each), and the rest after a round that goes on is a function of the rest
+// before (the round's scope ended, the counter counted: next_rest). Equal names are equal states
+// before their canonical order (State::canonicalise), so the caller builds a state (copy, put
+// together, canonical order, hash) only for a name not seen: find() gives the state a name
+// already led to. Knows nothing of Lua or of the game.
+class RoundNames {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  struct Key {
+    std::uint32_t a = 0, d = 0, rest = 0, end = 0;  // end: an end of the combat (else a round's)
+    bool operator==(const Key&) const = default;
+  };
+
+  // The configuration of `player` in `s` (its index, made if new).
+  std::uint32_t own(const State& s, EntityId player);
+  // Whether `s`'s entities of configuration c's player are c's (the caller checks what it built).
+  bool holds(std::uint32_t c, const State& s) const;
+  // The rest of `s` beside the configurations of `a` and `d` (its index, made if new).
+  std::uint32_t rest(const State& s, EntityId a, EntityId d);
+  // Configuration c after the take made for `hits` taken, option `option` (made once): its
+  // changed entities as the take left them, its lost ones in reinforcements (as
+  // ExchangeHost::destroy leaves them). kNone when the take changes an entity that is not c's or
+  // gives one away (the caller then keeps the whole states).
+  std::uint32_t after(std::uint32_t c, std::size_t hits, std::size_t option,
+                      const combat::RoundParts::Take& take);
+  // The rest after a round that goes on, by the rest before (kNone: not known yet; the caller
+  // sets it from the first state it builds, and checks it on the next ones).
+  std::vector<std::uint32_t> next_rest;
+
+  // The state a name led to (kNone: none yet), and filing one.
+  std::uint32_t find(const Key& k) const {
+    const auto it = led_.find(k);
+    return it == led_.end() ? kNone : it->second;
+  }
+  void file(const Key& k, std::uint32_t to) { led_.emplace(k, to); }
+
+  // The state a round's name (a, d, rest) names: the rest with the two configurations' entities.
+  void build(const Key& k, State& out) const;
+
+  std::size_t bytes() const { return bytes_; }
+
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::uint64_t h = (std::uint64_t{k.a} << 32 | k.d) * 0x9E3779B97F4A7C15ull;
+      h ^= (std::uint64_t{k.rest} << 1 | k.end) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+      return static_cast<std::size_t>(h * 0xBF58476D1CE4E5B9ull ^ (h >> 31));
+    }
+  };
+
+ private:
+  using Own = std::vector<std::pair<EntityId, Entity>>;
+  struct Config {
+    EntityId player = kNoEntity;
+    Own own;
+    std::vector<std::vector<std::uint32_t>> after;  // by hits, by option (kNone: not made)
+  };
+  std::uint32_t intern(EntityId player, Own&& own);
+  std::vector<Config> configs_;
+  std::unordered_multimap<std::uint64_t, std::uint32_t> config_at_;
+  std::vector<State> rests_;
+  std::unordered_multimap<std::uint64_t, std::uint32_t> rest_at_;
+  std::unordered_map<Key, std::uint32_t, KeyHash> led_;
+  std::size_t bytes_ = 0;
+  State rest_scratch_;
+};
+
+}  // namespace rb

@@ -1935,6 +1935,7 @@ int l_exchange_fire(lua_State* L) {
   ex.once = x.once;
   ex.cap = cap;
   std::vector<int> declined_a, declined_d;
+  bool answers_change = false;  // a "use:<hook>" answer of declined_spending may read the state
   // best play: the best side's hits are one choice among the assignment's distinct outcomes
   // (as choose_casualties asks them in the procedure's round), in one round run here
   combat::AskOutcome whole_a, whole_d;
@@ -1952,17 +1953,25 @@ int l_exchange_fire(lua_State* L) {
       (player == a ? ex.whole_a : ex.whole_d) = whole;
     }
   } else {
-    // the exact mode's chain spends where the answers are the same in every round
-    bool constant = I.dice.exact() && !x.once;
+    // the exact mode's chain spends where the answers are the same in every round; where an
+    // answer may read the state, each round asks it again (below: one round a call)
+    bool constant = !x.once;
     declined_spending(I, s, a, x.roll->purpose, declined_a, constant ? &constant : nullptr);
     declined_spending(I, s, d, x.roll->purpose, declined_d, constant ? &constant : nullptr);
-    ex.spend_chained = constant;
+    ex.spend_chained = constant && I.dice.exact();
+    answers_change = !x.once && !constant;
   }
   ex.declined_a = declined_a, ex.declined_d = declined_d;
   // a step the memo records runs one round: the next round starts from a state the memo keeps,
   // where runs that took other paths meet (a trie over every round of a combat outgrows the
   // memo's slots, and its paths never meet)
   ex.one_round = best || (x.again && I.memo_writes && !I.dice.exact());
+  // Monte Carlo: an answer that reads the state is asked again at each round's state (the
+  // procedure's next call), not once for every round of this call
+  if (answers_change && !I.dice.exact()) {
+    if (!x.again) return hand_back();
+    ex.one_round = true;
+  }
   // best play, one side: the whole combat as a decision process, one of its ends drawn (a draw
   // best play solves, exact/process.hpp); the step goes on from that end
   if (best && I.options.best_process && I.options.round_parts &&

@@ -120,13 +120,16 @@ void check_report(const nlohmann::json& r, const Duel& want) {
   CHECK(std::abs(r.at("tokens_left_mean").get<double>() - mean) < 1e-9);
 }
 
-// Monte Carlo at a fixed seed within four standard errors of the enumeration.
-void check_monte_carlo(const Session& session, const Duel& want) {
+// Monte Carlo at a fixed seed within four standard errors of the enumeration, with the step
+// memo and without it (simulate --no-memo: the same rounds, each asking the policy at its state)
+void check_monte_carlo(const Session& session, const Duel& want, bool memo = true) {
   const Simulation sim(session);
   SimOptions o;
   o.runs = 200'000;
   o.seed = 20261128;
   o.threads = 1;
+  o.engine.memo = memo;
+  INFO("step memo " << (memo ? "on" : "off"));
   const nlohmann::json mc = sim.report(sim.run(o), o.seed);
   const double n = static_cast<double>(o.runs);
   auto near = [&](double got, double p) {
@@ -160,6 +163,7 @@ TEST_CASE(
   lua_rounds.exchange_fire = false;
   check_report(Simulation(session).exact(ExactRunOptions{}, lua_rounds), keep_one);
   check_monte_carlo(session, keep_one);
+  check_monte_carlo(session, keep_one, false);
 }
 
 TEST_CASE(

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "same_numbers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -180,20 +181,7 @@ void check_chain_against_steps(const std::string& scenario, std::uint64_t most_s
   steps.exchange_fire = false;
   const nlohmann::json stepwise = Simulation(session).exact(ExactRunOptions{}, steps);
   const nlohmann::json chain = Simulation(session).exact(ExactRunOptions{});
-  std::size_t compared = 0;
-  for (const auto& [key, value] : stepwise.items()) {
-    if (key == "states" || key == "step_runs" || key == "seconds") continue;
-    INFO(key);
-    if (value.is_number()) {
-      CHECK(std::abs(chain.at(key).get<double>() - value.get<double>()) < 1e-9);
-      ++compared;
-    } else if (value.is_array() && !value.empty() && value[0].is_number()) {
-      REQUIRE(chain.at(key).size() == value.size());
-      for (std::size_t k = 0; k < value.size(); ++k)
-        CHECK(std::abs(chain.at(key)[k].get<double>() - value[k].get<double>()) < 1e-9);
-      ++compared;
-    }
-  }
+  const std::size_t compared = rb::testing::check_same_numbers(chain, stepwise);
   CHECK(compared > 5);
   // the trade goods are spent in the chain: a combat is one draw, not a step per way the dice fell
   CHECK(chain.at("step_runs").get<std::uint64_t>() <= most_step_runs);

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "same_numbers.hpp"
 
 #include <array>
 #include <cmath>
@@ -213,20 +214,8 @@ nlohmann::json exact_as_in_lua(const char* file) {
   in_lua.exchange_fire = false;
   const nlohmann::json lua = Simulation(session).exact(ExactRunOptions{}, in_lua);
   const nlohmann::json cpp = Simulation(session).exact(ExactRunOptions{});
-  std::size_t compared = 0;
-  for (const auto& [key, value] : lua.items()) {
-    if (key == "states" || key == "step_runs" || key == "seconds") continue;
-    INFO(file << ": " << key);
-    if (value.is_number()) {
-      CHECK(std::abs(cpp.at(key).get<double>() - value.get<double>()) < 1e-9);
-      ++compared;
-    } else if (value.is_array() && !value.empty() && value[0].is_number()) {
-      REQUIRE(cpp.at(key).size() == value.size());
-      for (std::size_t k = 0; k < value.size(); ++k)
-        CHECK(std::abs(cpp.at(key)[k].get<double>() - value[k].get<double>()) < 1e-9);
-      ++compared;
-    }
-  }
+  INFO(file);
+  const std::size_t compared = rb::testing::check_same_numbers(cpp, lua);
   CHECK(compared > 5);
   return cpp;
 }

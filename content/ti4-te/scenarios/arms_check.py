@@ -65,18 +65,24 @@ def dist(dice):
     return out
 
 
-def hits(n, p):
-    """distribution of the number of hits of n dice that each hit with probability p (Fractions)"""
+def hits_of(dice):
+    """distribution of the number of hits (Fractions) of dice given as [(count, hit chance), ...]"""
     from fractions import Fraction
 
     dist = {0: Fraction(1)}
-    for _ in range(n):
-        nxt = {}
-        for h, q in dist.items():
-            nxt[h + 1] = nxt.get(h + 1, 0) + q * p
-            nxt[h] = nxt.get(h, 0) + q * (1 - p)
-        dist = nxt
+    for n, p in dice:
+        for _ in range(n):
+            nxt = {}
+            for h, q in dist.items():
+                nxt[h + 1] = nxt.get(h + 1, 0) + q * p
+                nxt[h] = nxt.get(h, 0) + q * (1 - p)
+            dist = nxt
     return dist
+
+
+def hits(n, p):
+    """distribution of the number of hits of n dice that each hit with probability p (Fractions)"""
+    return hits_of([(n, p)])
 
 
 def duel(a, pa, d, pd, _memo={}):

@@ -7,22 +7,9 @@ cruiser per hit. No retreats, no abilities. With Void Tether only Sol's 2 cruise
 carriers, move 1, cannot cross the tethered border or go round); without it all four do.
 Prints attacker_win, draw, defender_win for both arms; given a rulebench and the repository
 (`void_tether_check.py RULEBENCH ROOT`), checks its exact answers for both to 1e-9."""
-from arms_check import run_arms
+from arms_check import hits_of as hits, run_arms
 from fractions import Fraction
 from functools import lru_cache
-
-
-def hits(dice):
-    """distribution of the number of hits: dice is a list of (count, p)"""
-    dist = {0: Fraction(1)}
-    for n, p in dice:
-        for _ in range(n):
-            nxt = {}
-            for h, q in dist.items():
-                nxt[h + 1] = nxt.get(h + 1, 0) + q * p
-                nxt[h] = nxt.get(h, 0) + q * (1 - p)
-            dist = nxt
-    return dist
 
 
 CRUISER, CARRIER = Fraction(4, 10), Fraction(2, 10)

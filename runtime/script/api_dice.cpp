@@ -1745,6 +1745,8 @@ bool answer_reads_no_state(Engine::Impl& I, EntityId player, const std::string& 
                            int options_index) {
   lua_State* L = I.L;
   if (I.policies_ref == LUA_NOREF) return true;
+  const auto known = I.reads_no_state.find({player, decision});
+  if (known != I.reads_no_state.end()) return known->second;
   const int top = lua_gettop(L);
   options_index = lua_absindex(L, options_index);
   lua_rawgeti(L, LUA_REGISTRYINDEX, I.policies_ref);
@@ -1781,7 +1783,9 @@ bool answer_reads_no_state(Engine::Impl& I, EntityId player, const std::string& 
   lua_pushboolean(L, 1);
   const int status = I.protected_call(6, 2, I.options.hook_budget);
   lua_settop(L, top);
-  return status == LUA_OK && !touched;
+  const bool no_state = status == LUA_OK && !touched;
+  I.reads_no_state[{player, decision}] = no_state;
+  return no_state;
 }
 
 // The live modifiers of `player` with spend (and some of its counter left), or that repair the

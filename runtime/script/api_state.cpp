@@ -748,6 +748,7 @@ int l_set_policy(lua_State* L) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, I.player_policy_ref);
   lua_pushvalue(L, 3);
   lua_rawseti(L, -2, p);
+  I.reads_no_state.clear();  // what a policy reads may change with the settings
   return 0;
 }
 int l_policy(lua_State* L) {

@@ -814,6 +814,7 @@ void Engine::Impl::begin_run() {
 }
 
 void Engine::Impl::forget_memos() {
+  reads_no_state.clear();
   for (const auto& m : steps_memos)
     for (int r : m->refs) luaL_unref(L, LUA_REGISTRYINDEX, r);
   steps_memos.clear();

@@ -159,6 +159,10 @@ struct Engine::Impl {
     explicit Steps(std::size_t max_bytes) : memo(max_bytes) {}
   };
   std::vector<std::unique_ptr<Steps>> steps_memos;
+  // answer_reads_no_state (api_dice.cpp) by (player, decision): the policy function and the
+  // player's settings are the scenario's, so it is asked once, not at every exchange of fire;
+  // forgotten with the memos (a new start) and when ctx:set_policy changes a player's settings
+  std::map<std::pair<EntityId, std::string>, bool> reads_no_state;
   std::vector<MemoWrite>* memo_writes = nullptr;  // while a memoized step runs: its writes
   std::vector<DiceStream::Draw> memo_raw;         // draws made walking the memo (replayed)
   std::vector<DiceStream::KeyDraw> memo_key;      // the executed step's path in the trie

@@ -18,6 +18,7 @@
 #include "base/symbols.hpp"
 #include "base/text.hpp"
 #include "sim/parallel.hpp"
+#include "sim/survivors.hpp"
 
 namespace rb {
 
@@ -36,33 +37,13 @@ void PairTally::merge(const PairTally& o) {
 namespace {
 
 // Tallies single runs of one arm into a Tally, as Simulation does: outcomes, metric histograms,
-// and the survivors of the units the report counts (found once in the start state).
+// and the survivors of the units the report counts (sim/survivors.hpp).
 class Recorder {
  public:
-  Recorder(const ReportDef& def, const State& start, Tally& out) : out_(out) {
+  Recorder(const ReportDef& def, const State& start, Tally& out)
+      : out_(out), counting_(def, start) {
     out.outcomes.resize(std::max(out.outcomes.size(), def.outcomes.size()));
-    if (def.survivors.empty()) return;
-    const Sym kind = sym(def.survivor_kind);
-    const EntityId where =
-        def.survivor_location.empty() ? kNoEntity : start.role(sym(def.survivor_location));
-    for (const std::string& side : def.sides) {
-      const EntityId player = start.role(sym(side));
-      if (player == kNoEntity) continue;
-      for (EntityId e = 0; e < static_cast<EntityId>(start.entities.size()); ++e) {
-        const Entity& u = start.at(e);
-        if (u.kind != kind || u.owner != player) continue;
-        if (where != kNoEntity && u.location != where) continue;
-        const std::string type(sym_name(u.type));
-        auto it = std::find_if(groups_.begin(), groups_.end(),
-                               [&](const Group& g) { return g.side == side && g.type == type; });
-        if (it == groups_.end()) it = groups_.insert(groups_.end(), Group{side, type, {}, nullptr});
-        it->units.push_back(e);
-      }
-    }
-    for (Group& g : groups_) {
-      g.slot = &out.survivors[g.side][g.type];
-      if (g.slot->size() < g.units.size() + 1) g.slot->resize(g.units.size() + 1);
-    }
+    grow();
   }
 
   void add(const State& end, const RunResult& r) {
@@ -70,21 +51,29 @@ class Recorder {
     if (r.outcome >= 0 && static_cast<std::size_t>(r.outcome) < out_.outcomes.size())
       ++out_.outcomes[static_cast<std::size_t>(r.outcome)];
     for (const auto& [m, v] : r.metrics) ++out_.metrics[std::string(sym_name(m))][std::llround(v)];
-    for (Group& g : groups_) {
-      std::size_t alive = 0;
-      for (EntityId e : g.units) alive += end.at(e).location != kReinforcements ? 1 : 0;
-      ++(*g.slot)[alive];
+    if (counting_.empty()) return;
+    counting_.count(end, alive_);
+    grow();
+    for (std::size_t g = 0; g < alive_.size(); ++g) {
+      if (slots_[g]->size() <= alive_[g]) slots_[g]->resize(alive_[g] + 1);
+      ++(*slots_[g])[alive_[g]];
     }
   }
 
  private:
-  struct Group {
-    std::string side, type;
-    std::vector<EntityId> units;
-    std::vector<std::uint64_t>* slot;
-  };
+  // a survivors' tally for each group counted so far
+  void grow() {
+    for (std::size_t g = slots_.size(); g < counting_.groups().size(); ++g) {
+      const Survivors::Group& G = counting_.groups()[g];
+      slots_.push_back(&out_.survivors[G.side][G.type]);
+      if (slots_.back()->size() < G.units.size() + 1) slots_.back()->resize(G.units.size() + 1);
+    }
+  }
+
   Tally& out_;
-  std::vector<Group> groups_;
+  Survivors counting_;
+  std::vector<std::vector<std::uint64_t>*> slots_;  // by group: its survivors' tally
+  std::vector<std::uint32_t> alive_;
 };
 
 long long metric_value(const RunResult& r, Sym m) {

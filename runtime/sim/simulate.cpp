@@ -13,22 +13,12 @@
 
 #include "base/error.hpp"
 #include "sim/parallel.hpp"
+#include "sim/survivors.hpp"
 
 namespace rb {
 
 namespace {
-struct Counted {
-  std::string side, type;
-  std::vector<EntityId> units;
-};
-std::vector<Counted> counted_units(const ReportDef& report, const State& s);
-
-// The counted units grouped by side, for the combinations left: side -> indices into `counted`.
-std::map<std::string, std::vector<std::size_t>> by_side(const std::vector<Counted>& counted) {
-  std::map<std::string, std::vector<std::size_t>> out;
-  for (std::size_t c = 0; c < counted.size(); ++c) out[counted[c].side].push_back(c);
-  return out;
-}
+using Counted = Survivors::Group;
 
 // At most this many combinations are listed per side, the most likely first; the rest are
 // summed as "other".
@@ -117,16 +107,6 @@ void ends_report(const std::string& survivors, const std::vector<std::string>& s
   j[survivors + "_ends"] = out;
 }
 
-// The counted units each report side keeps, every type together, from the number alive of each.
-std::vector<std::uint32_t> kept_by_side(const std::vector<std::string>& sides,
-                                        const std::vector<Counted>& counted,
-                                        const std::vector<std::uint32_t>& alive_of) {
-  std::vector<std::uint32_t> kept(sides.size(), 0);
-  for (std::size_t c = 0; c < counted.size(); ++c)
-    for (std::size_t s = 0; s < sides.size(); ++s)
-      if (counted[c].side == sides[s]) kept[s] += alive_of[c];
-  return kept;
-}
 }  // namespace
 
 void Tally::merge(const Tally& o) {
@@ -143,10 +123,29 @@ void Tally::merge(const Tally& o) {
       if (mine.size() < counts.size()) mine.resize(counts.size());
       for (std::size_t k = 0; k < counts.size(); ++k) mine[k] += counts[k];
     }
-  combination_types.insert(o.combination_types.begin(), o.combination_types.end());
   for (const auto& [kept, n] : o.ends) ends[kept] += n;
-  for (const auto& [side, combos] : o.combinations)
-    for (const auto& [left, n] : combos) combinations[side][left] += n;
+  for (const auto& [side, n] : o.began) began[side] = std::max(began[side], n);
+  for (const auto& [side, n] : o.began_types) began_types[side] = std::max(began_types[side], n);
+  // the combinations of each side, over the union of both tallies' types (a type of created
+  // units that one of them met and the other not: none of it in the other's)
+  for (const auto& [side, theirs] : o.combination_types) {
+    std::vector<std::string>& mine = combination_types[side];
+    std::vector<std::size_t> at;
+    for (const std::string& t : theirs) {
+      auto it = std::find(mine.begin(), mine.end(), t);
+      if (it == mine.end()) it = mine.insert(mine.end(), t);
+      at.push_back(static_cast<std::size_t>(it - mine.begin()));
+    }
+    auto& combos = combinations[side];
+    widen(combos, mine.size());
+    const auto from = o.combinations.find(side);
+    if (from == o.combinations.end()) continue;
+    for (const auto& [left, n] : from->second) {
+      std::vector<std::uint32_t> moved(mine.size(), 0);
+      for (std::size_t k = 0; k < left.size() && k < at.size(); ++k) moved[at[k]] = left[k];
+      combos[moved] += n;
+    }
+  }
 }
 
 Interval wilson(std::uint64_t k, std::uint64_t n) {
@@ -159,32 +158,6 @@ Interval wilson(std::uint64_t k, std::uint64_t n) {
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
-namespace {
-// Which units are counted as survivors: the report's kind, owned by each side, starting at the
-// location role.
-std::vector<Counted> counted_units(const ReportDef& report, const State& s) {
-  std::vector<Counted> counted;
-  if (report.survivors.empty()) return counted;
-  const Sym kind = sym(report.survivor_kind);
-  const EntityId where =
-      report.survivor_location.empty() ? kNoEntity : s.role(sym(report.survivor_location));
-  for (const std::string& side : report.sides) {
-    const EntityId player = s.role(sym(side));
-    for (EntityId e = 0; e < static_cast<EntityId>(s.entities.size()); ++e) {
-      const Entity& u = s.at(e);
-      if (u.kind != kind || u.owner != player || player == kNoEntity) continue;
-      if (where != kNoEntity && u.location != where) continue;
-      const std::string type(sym_name(u.type));
-      auto it = std::find_if(counted.begin(), counted.end(),
-                             [&](const Counted& c) { return c.side == side && c.type == type; });
-      if (it == counted.end()) counted.push_back({side, type, {}}), it = counted.end() - 1;
-      it->units.push_back(e);
-    }
-  }
-  return counted;
-}
-}  // namespace
-
 Simulation::Simulation(const Session& session) : session_(session) {
   const auto& reports = session.content->ruleset.reports;
   if (auto it = reports.find(session.procedure); it != reports.end()) report_ = it->second;
@@ -196,27 +169,51 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
   RunResult result;
   RunOptions options;
   options.seed = seed;
-  const std::vector<Counted> counted = counted_units(report_, table.start);
-  std::vector<std::vector<std::uint64_t>*> survivor_slots;
-  for (const auto& c : counted) {
-    auto& v = out.survivors[c.side][c.type];
-    if (v.size() < c.units.size() + 1) v.resize(c.units.size() + 1);
-    survivor_slots.push_back(&v);
-  }
-  // per side: its groups, the tally of its combinations, and the combination of this run
+  Survivors counting(report_, table.start);
+  // per report side: the tally of its combinations (the number left of each of its
+  // combination_types) and this run's combination
   struct SideCombos {
-    std::vector<std::size_t> groups;
-    std::map<std::vector<std::uint32_t>, std::uint64_t>* tally;
+    std::map<std::vector<std::uint32_t>, std::uint64_t>* tally = nullptr;
+    std::vector<std::string>* types = nullptr;
     std::vector<std::uint32_t> left;
   };
-  std::vector<SideCombos> sides;
-  for (const auto& [side, groups] : by_side(counted)) {
-    auto& types = out.combination_types[side];
-    types.clear();
-    for (std::size_t c : groups) types.push_back(counted[c].type);
-    sides.push_back({groups, &out.combinations[side], std::vector<std::uint32_t>(groups.size())});
+  std::vector<SideCombos> sides(report_.sides.size());
+  // by group: its survivors' slot and its place among its side's combination_types
+  std::vector<std::vector<std::uint64_t>*> survivor_slots;
+  std::vector<std::size_t> position;
+  const auto add_groups = [&] {
+    for (std::size_t g = survivor_slots.size(); g < counting.groups().size(); ++g) {
+      const Survivors::Group& G = counting.groups()[g];
+      auto& v = out.survivors[G.side][G.type];
+      if (v.size() < G.units.size() + 1) v.resize(G.units.size() + 1);
+      survivor_slots.push_back(&v);
+      SideCombos& sc = sides[G.side_index];
+      if (!sc.types) {
+        sc.types = &out.combination_types[G.side];
+        sc.tally = &out.combinations[G.side];
+      }
+      auto at = std::find(sc.types->begin(), sc.types->end(), G.type);
+      if (at == sc.types->end()) {
+        sc.types->push_back(G.type);
+        widen(*sc.tally, sc.types->size());
+        at = sc.types->end() - 1;
+      }
+      position.push_back(static_cast<std::size_t>(at - sc.types->begin()));
+    }
+  };
+  add_groups();
+  for (std::size_t g = 0; g < counting.started(); ++g) {
+    const Survivors::Group& G = counting.groups()[g];
+    out.began_types[G.side] = std::max<std::size_t>(out.began_types[G.side], position[g] + 1);
   }
-  std::vector<std::uint32_t> alive_of(counted.size());
+  {
+    std::map<std::string, std::size_t> began;
+    for (std::size_t g = 0; g < counting.started(); ++g)
+      began[counting.groups()[g].side] += counting.groups()[g].units.size();
+    for (const auto& [side, n] : began) out.began[side] = n;
+  }
+  std::vector<std::uint32_t> alive_of;
+  std::vector<std::uint32_t> kept(report_.sides.size());
   out.outcomes.resize(std::max(out.outcomes.size(), report_.outcomes.size()));
   // metric histograms by symbol while running; small non-negative values in a flat array
   struct MetricTally {
@@ -242,15 +239,23 @@ void Simulation::run_range(Table& table, std::uint64_t seed, std::uint64_t first
       else
         ++t->other[k];
     }
-    for (std::size_t c = 0; c < counted.size(); ++c) {
-      std::size_t alive = 0;
-      for (EntityId e : counted[c].units) alive += work.at(e).location != kReinforcements ? 1 : 0;
-      ++(*survivor_slots[c])[alive];
-      alive_of[c] = static_cast<std::uint32_t>(alive);
+    if (counting.empty()) continue;
+    counting.count(work, alive_of);
+    if (alive_of.size() > survivor_slots.size()) add_groups();
+    std::fill(kept.begin(), kept.end(), 0);
+    for (auto& sc : sides)
+      if (sc.types) sc.left.assign(sc.types->size(), 0);
+    for (std::size_t g = 0; g < alive_of.size(); ++g) {
+      auto& slot = *survivor_slots[g];
+      if (slot.size() <= alive_of[g]) slot.resize(alive_of[g] + 1);
+      ++slot[alive_of[g]];
+      const std::size_t si = counting.groups()[g].side_index;
+      kept[si] += alive_of[g];
+      sides[si].left[position[g]] = alive_of[g];
     }
-    if (!counted.empty()) ++out.ends[kept_by_side(report_.sides, counted, alive_of)];
+    if (counting.started() > 0) ++out.ends[kept];
     for (auto& sc : sides) {
-      for (std::size_t g = 0; g < sc.groups.size(); ++g) sc.left[g] = alive_of[sc.groups[g]];
+      if (!sc.types) continue;
       auto it = sc.tally->find(sc.left);
       if (it == sc.tally->end())
         sc.tally->emplace(sc.left, 1);
@@ -423,21 +428,27 @@ nlohmann::json Simulation::report(const Tally& t, std::uint64_t seed) const {
     for (const auto& side : report_.sides) s[side] = json::object();
     for (const auto& [side, types] : t.survivors)
       for (const auto& [type, counts] : types) {
+        // none left: every other run (a type of created units is tallied from the run that
+        // first met it, in each thread)
+        std::uint64_t some = 0;
+        for (std::size_t k = 1; k < counts.size(); ++k) some += counts[k];
         json arr = json::array();
-        for (auto n : counts)
+        for (std::size_t k = 0; k < counts.size(); ++k) {
+          const std::uint64_t n = k == 0 ? t.runs - std::min(some, t.runs) : counts[k];
           arr.push_back(t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0);
+        }
         s[side][type] = arr;
       }
     j[report_.survivors] = s;
     std::map<std::string, std::map<std::vector<std::uint32_t>, double>> p;
-    std::map<std::string, std::size_t> began;
-    for (const auto& [side, types] : t.survivors)
-      for (const auto& [type, counts] : types)
-        began[side] += counts.empty() ? 0 : counts.size() - 1;
-    for (const auto& [side, combos] : t.combinations)
+    std::map<std::string, std::vector<std::string>> types = t.combination_types;
+    for (const auto& [side, combos] : t.combinations) {
       for (const auto& [left, n] : combos)
         p[side][left] = t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0;
-    combinations_report(report_.survivors, t.combination_types, p, began, report_.sides, j);
+      const auto fixed = t.began_types.find(side);
+      reorder(types[side], fixed == t.began_types.end() ? 0 : fixed->second, p[side]);
+    }
+    combinations_report(report_.survivors, types, p, t.began, report_.sides, j);
     std::map<std::vector<std::uint32_t>, double> ends;
     for (const auto& [kept, n] : t.ends)
       ends[kept] = t.runs ? static_cast<double>(n) / static_cast<double>(t.runs) : 0.0;
@@ -677,7 +688,8 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   j["step_runs"] = r.leaves;
   j["unresolved"] = r.unresolved;
   j["seconds"] = seconds;
-  const std::vector<Counted> counted = counted_units(report_, table.start);
+  // the units of the start that best play's tables describe
+  std::vector<Counted> counted = Survivors(report_, table.start).groups();
   if (r.best) {
     j["best_play"] = {{"value", r.best->value},
                       {"choice_nodes", r.best->choice_nodes},
@@ -699,36 +711,49 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   }
   std::vector<double> outcomes(report_.outcomes.size(), 0.0);
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability
-  std::vector<std::vector<double>> alive(counted.size());
-  for (std::size_t c = 0; c < counted.size(); ++c)
-    alive[c].assign(counted[c].units.size() + 1, 0.0);
-  const auto groups = by_side(counted);
-  std::map<std::string, std::map<std::vector<std::uint32_t>, double>> combos;
-  std::map<std::string, std::vector<std::string>> combo_types;
-  std::map<std::string, std::size_t> began;
-  for (const auto& [side, gs] : groups)
-    for (std::size_t c : gs) {
-      combo_types[side].push_back(counted[c].type);
-      began[side] += counted[c].units.size();
-    }
-  std::vector<std::uint32_t> alive_of(counted.size());
-  std::map<std::vector<std::uint32_t>, double> ends;
-  for (const ExactResult::Final& f : r.finals) {
+  Survivors counting(report_, table.start);
+  std::vector<std::vector<std::uint32_t>> alive_at(r.finals.size());
+  for (std::size_t i = 0; i < r.finals.size(); ++i) {
+    const ExactResult::Final& f = r.finals[i];
     if (f.outcome >= 0 && static_cast<std::size_t>(f.outcome) < outcomes.size())
       outcomes[static_cast<std::size_t>(f.outcome)] += f.p;
     for (const auto& [m, v] : f.metrics) hist[std::string(sym_name(m))][std::llround(v)] += f.p;
-    for (std::size_t c = 0; c < counted.size(); ++c) {
-      std::size_t n = 0;
-      for (EntityId e : counted[c].units) n += f.state.at(e).location != kReinforcements ? 1 : 0;
-      alive[c][n] += f.p;
-      alive_of[c] = static_cast<std::uint32_t>(n);
+    if (!counting.empty()) counting.count(f.state, alive_at[i]);
+  }
+  // each side's types: those of the start in its order, then those of created units by name
+  const auto& gs = counting.groups();
+  std::vector<std::size_t> order(gs.size());
+  for (std::size_t g = 0; g < gs.size(); ++g) order[g] = g;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const bool cx = x >= counting.started(), cy = y >= counting.started();
+    return cx != cy ? cy : cx && gs[x].type < gs[y].type;
+  });
+  std::map<std::string, std::vector<std::string>> combo_types;
+  std::map<std::string, std::size_t> began;
+  std::vector<std::size_t> position(gs.size());
+  for (std::size_t g : order) {
+    position[g] = combo_types[gs[g].side].size();
+    combo_types[gs[g].side].push_back(gs[g].type);
+    began[gs[g].side] += gs[g].units.size();
+  }
+  std::vector<std::vector<double>> alive(gs.size());
+  for (std::size_t g = 0; g < gs.size(); ++g) alive[g].assign(gs[g].units.size() + 1, 0.0);
+  std::map<std::string, std::map<std::vector<std::uint32_t>, double>> combos;
+  std::map<std::vector<std::uint32_t>, double> ends;
+  for (std::size_t i = 0; i < r.finals.size() && !counting.empty(); ++i) {
+    const double p = r.finals[i].p;
+    std::map<std::string, std::vector<std::uint32_t>> left;
+    for (const auto& [side, types] : combo_types) left[side].assign(types.size(), 0);
+    std::vector<std::uint32_t> kept(report_.sides.size(), 0);
+    for (std::size_t g = 0; g < gs.size(); ++g) {
+      const std::uint32_t n = g < alive_at[i].size() ? alive_at[i][g] : 0;
+      if (alive[g].size() <= n) alive[g].resize(n + 1, 0.0);
+      alive[g][n] += p;
+      left[gs[g].side][position[g]] = n;
+      kept[gs[g].side_index] += n;
     }
-    for (const auto& [side, gs] : groups) {
-      std::vector<std::uint32_t> left;
-      for (std::size_t c : gs) left.push_back(alive_of[c]);
-      combos[side][left] += f.p;
-    }
-    if (!counted.empty()) ends[kept_by_side(report_.sides, counted, alive_of)] += f.p;
+    for (const auto& [side, l] : left) combos[side][l] += p;
+    if (counting.started() > 0) ends[kept] += p;
   }
   std::map<std::string, double> added;
   for (const auto& [m, v] : r.added) added[std::string(sym_name(m))] += v;
@@ -787,8 +812,7 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
   if (!report_.survivors.empty()) {
     json sv = json::object();
     for (const auto& side : report_.sides) sv[side] = json::object();
-    for (std::size_t c = 0; c < counted.size(); ++c)
-      sv[counted[c].side][counted[c].type] = alive[c];
+    for (std::size_t g = 0; g < gs.size(); ++g) sv[gs[g].side][gs[g].type] = alive[g];
     j[report_.survivors] = sv;
     combinations_report(report_.survivors, combo_types, combos, began, report_.sides, j);
     if (!ends.empty()) ends_report(report_.survivors, report_.sides, ends, j);

@@ -47,6 +47,9 @@ struct Tally {
   // the report's units_left and combinations_left are read from
   std::map<std::string, std::map<std::vector<std::uint32_t>, std::uint64_t>> combinations;
   std::map<std::string, std::vector<std::string>> combination_types;  // side -> counted types
+  // side -> the units counted at the start, and how many of its combination_types they make up
+  // (the first ones: the others are types of units created during runs, sim/survivors.hpp)
+  std::map<std::string, std::size_t> began, began_types;
   // the counted units each report side keeps, every type together (in the report's order) ->
   // runs: who ends with units, jointly (the report's S_ends)
   std::map<std::vector<std::uint32_t>, std::uint64_t> ends;

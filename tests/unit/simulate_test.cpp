@@ -265,3 +265,74 @@ TEST_CASE("simulate: a mixed fleet's combinations give each type's survivors bac
   check_combinations(sim.exact({}), 1e-9);
   check_combinations(nlohmann::json::parse(simulate_json(sim, 2, 20000)), 1e-12);
 }
+
+TEST_CASE(
+    "simulate: survivors count the ships a card creates during the combat, one table whatever "
+    "--threads",
+    "[simulate][combinations][survivors]") {
+  // Ipswitch, Loose Cannon: each of the defender's ships destroyed gives the Mentak attacker a ship
+  // of its type. Those ships are the attacker's at the end: the survivors table counts them, in a
+  // row of their own type (the attacker began with a dreadnought only), and the combinations list
+  // the types of the start first, then the created ones by name, whichever a thread met first.
+  SessionOptions so;
+  so.root = kRoot;
+  const Session session =
+      open_session(read_scenario(kRoot / "tests/fixtures/survivors/ipswitch_two_types.toml"), so);
+  const Simulation sim(session);
+  const nlohmann::json exact = sim.exact({});
+  check_combinations(exact, 1e-9);
+  const auto& att = exact.at("survivors").at("attacker");
+  REQUIRE(att.contains("fighter"));
+  REQUIRE(att.contains("carrier"));
+  CHECK(att.at("fighter").size() == 4);  // 0 .. the defender's 3 fighters
+  CHECK(att.at("fighter")[3].get<double>() > 0.1);
+  // every unit the attacker keeps, each type together: past the one it began with
+  double more_than_began = 0;
+  const auto& units = exact.at("survivors_units").at("attacker");
+  for (std::size_t k = 2; k < units.size(); ++k) more_than_began += units[k].get<double>();
+  CHECK(more_than_began > 0.2);
+  for (const auto& c : exact.at("survivors_combinations").at("attacker"))
+    if (c.at("key") != "none" && c.at("left").contains("dreadnought"))
+      CHECK(c.at("key").get<std::string>().rfind("1 dreadnought", 0) == 0);
+  const std::string one = simulate_json(sim, 1, 6000);
+  CHECK(simulate_json(sim, 2, 6000) == one);
+  CHECK(simulate_json(sim, 3, 6000) == one);
+  const nlohmann::json mc = nlohmann::json::parse(one);
+  check_combinations(mc, 1e-12);
+  // a combination with both created types names the carrier first, though the fighters (the
+  // defender's first losses) are met first
+  for (const nlohmann::json* j : {&exact, &mc}) {
+    bool both = false;
+    for (const auto& c : j->at("survivors_combinations").at("attacker"))
+      if (c.at("left").contains("carrier") && c.at("left").contains("fighter")) {
+        both = true;
+        const std::string key = c.at("key");
+        CHECK(key.find("carrier") < key.find("fighter"));
+      }
+    CHECK(both);
+  }
+}
+
+TEST_CASE("simulate: tallies that met created types in another order merge by type",
+          "[simulate][combinations][survivors]") {
+  // each thread lists a side's types as it met them: the start's, then created ones
+  Tally a, b;
+  a.combination_types["attacker"] = {"dreadnought", "fighter", "carrier"};
+  a.combinations["attacker"] = {{{1, 2, 0}, 3}, {{1, 0, 1}, 2}};
+  b.combination_types["attacker"] = {"dreadnought", "carrier", "fighter"};
+  b.combinations["attacker"] = {{{0, 1, 0}, 4}, {{1, 0, 2}, 1}};
+  Tally ab = a, ba = b;
+  ab.merge(b);
+  ba.merge(a);
+  CHECK(ab.combination_types["attacker"] ==
+        std::vector<std::string>{"dreadnought", "fighter", "carrier"});
+  using Combos = std::map<std::vector<std::uint32_t>, std::uint64_t>;
+  CHECK(ab.combinations["attacker"] == Combos{{{1, 2, 0}, 4}, {{1, 0, 1}, 2}, {{0, 0, 1}, 4}});
+  CHECK(ba.combinations["attacker"] == Combos{{{0, 1, 0}, 4}, {{1, 0, 2}, 4}, {{1, 1, 0}, 2}});
+  // a tally that has not met a type yet: its combinations gain a none of it
+  Tally c;
+  c.combination_types["attacker"] = {"dreadnought"};
+  c.combinations["attacker"] = {{{1}, 5}};
+  c.merge(a);
+  CHECK(c.combinations["attacker"] == Combos{{{1, 0, 0}, 5}, {{1, 2, 0}, 3}, {{1, 0, 1}, 2}});
+}

@@ -14,7 +14,7 @@ OUTCOMES = ("attacker_win", "draw", "defender_win")
 def run_arms(scenario, arms):
     """scenario: a file name in this folder. arms: {name: (change, want)} or {name: (change, want,
     more)}, `want` the values of OUTCOMES, `more` other report keys and their values ({key:
-    value}), `change` how the arm differs from the file: a list of extra command-line arguments
+    value}; "survivors/attacker/destroyer/2" reads inside the report), `change` how the arm differs from the file: a list of extra command-line arguments
     (`--without attacker:x`), or a pair (text, replacement) for a line of the file."""
     def values(arm):
         return list(zip(OUTCOMES, arm[1])) + list(arm[2].items() if len(arm) > 2 else [])
@@ -46,7 +46,12 @@ def run_arms(scenario, arms):
                 os.remove(scratch)
         got = json.loads(r.stdout) if r.returncode == 0 else {}
         for key, w in values(arm):
-            g = got.get(key, float("nan"))
+            g = got
+            for part in key.split("/"):
+                if isinstance(g, list):
+                    g = g[int(part)] if int(part) < len(g) else 0.0
+                else:
+                    g = g.get(part, float("nan")) if isinstance(g, dict) else float("nan")
             ok = abs(g - float(w)) < 1e-9
             bad += not ok
             print(f"{'ok  ' if ok else 'FAIL'}  {name:<14} {key:<13} rulebench {g:.9f}  independent {float(w):.9f}")

@@ -4,7 +4,8 @@ over the fleets, written from the rules alone. The Crimson Rebellion's cruiser (
 hero, the 2 Exile I its card holds (8; their Anti-Fighter Barrage finds no fighters) against 2
 cruisers (7). Each side loses its destroyers before its cruisers. Without the hero the Exiles stay
 on the card: 1 cruiser against 2. The resources each side lost (the report's half resources: what
-it had, the Exiles that came in included, less what it kept) from the same chain's end states.
+it had, the Exiles that came in included, less what it kept) and the survivors (the Exiles that
+came in among the attacker's destroyers) from the same chain's end states.
 
   python3 content/ti4-te/scenarios/homesick_phantom_check.py   -> P(win, draw, loss), with and without
   python3 content/ti4-te/scenarios/homesick_phantom_check.py RULEBENCH ROOT   -> checks Rulebench
@@ -69,9 +70,21 @@ def lost(c, d, e):
             "half_resources_margin": ld - la}
 
 
+def survivors(c, d, e):
+    """The report's survivors table: P(k left) of each side's types, the Exiles that came in
+    counted as the attacker's destroyers, and of each side's units all together."""
+    out = {}
+    for (c2, d2, e2), q in ends(c, d, e).items():
+        for key in (f"survivors/attacker/cruiser/{c2}", f"survivors/attacker/destroyer/{d2}",
+                    f"survivors/defender/cruiser/{e2}", f"survivors_units/attacker/{c2 + d2}",
+                    f"survivors_units/defender/{e2}"):
+            out[key] = out.get(key, 0.0) + q
+    return out
+
+
 def main():
     run_arms("homesick_phantom.toml", {
-        "with the hero": ([], odds(1, 2, 2), lost(1, 2, 2)),
+        "with the hero": ([], odds(1, 2, 2), {**lost(1, 2, 2), **survivors(1, 2, 2)}),
         "without": (["--without", "attacker:crimson_rebellion_hero"], odds(1, 0, 2), lost(1, 0, 2))})
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <iomanip>
 #include <map>
 #include <set>
 #include <string>
@@ -431,8 +432,9 @@ Values solve(const dp::Fleet& a, const dp::Fleet& d, const dp::Side& sa, const d
 // The runtime's best and policy values (and the gain) are the dynamic program's, to 1e-9.
 void check_values(const nlohmann::json& report, const Values& want) {
   const nlohmann::json& b = report.at("best");
-  INFO("runtime: policy " << b.at("policy").get<double>() << ", best " << b.at("best").get<double>()
-                          << "; dynamic program: policy " << want.policy << ", best " << want.best);
+  INFO(std::setprecision(17) << "runtime: policy " << b.at("policy").get<double>() << ", best "
+                             << b.at("best").get<double>() << "; dynamic program: policy "
+                             << want.policy << ", best " << want.best);
   CHECK(b.at("settled").get<bool>());
   CHECK(std::abs(b.at("policy").get<double>() - want.policy) < 1e-9);
   CHECK(std::abs(b.at("best").get<double>() - want.best) < 1e-9);
@@ -548,8 +550,8 @@ TEST_CASE("best play against a dynamic program: (c), the attacker (about 30 s in
   const Values want = solve(kBenchCAttacker, kBenchCDefender, policy, policy, 0);
   const double dp_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  INFO("dynamic program: policy " << want.policy << ", best " << want.best << " (" << dp_ms
-                                  << " ms)");
+  INFO(std::setprecision(17) << "dynamic program: policy " << want.policy << ", best " << want.best
+                             << " (" << dp_ms << " ms)");
   check_values(
       best_report(repository_scenario("content/ti4-base/scenarios/bench_c.toml"), "attacker"),
       want);

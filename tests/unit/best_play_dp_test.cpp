@@ -445,7 +445,8 @@ const char* side_name(int side) {
   return side == 0 ? "attacker" : "defender";
 }
 
-// The row of the runtime's first decisions (--decisions) with chance `p`.
+// The row of the runtime's first decisions (--decisions) with chance `p` (found by its chance: the
+// row's `hits` counts the units an option changes, so a Duranium repair counts as a hit there).
 const nlohmann::json& decision_row(const nlohmann::json& report, double p) {
   const nlohmann::json& rows = report.at("best").at("decisions");
   std::size_t k = 0;

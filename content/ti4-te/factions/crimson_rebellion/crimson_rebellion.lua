@@ -300,7 +300,9 @@ hook {
 -- within a tactical action: moving in when another player activates it (the units that arrive,
 -- ships and what they carry, and any other unit of theirs placed in the space area before the
 -- movement step ends: destroyed at tactical_action.after_movement, before anything fights), and
--- retreating into it (space_combat.retreat: eligible only while the player has no ships there).
+-- retreating into it (space_combat.retreat: a retreat goes where the retreating player has units or
+-- controls a planet and no other player has ships, so here only into a home tile of several planets
+-- where the Crimson holds one and the retreating player another).
 -- Units already there when the action starts cannot be another player's (they were destroyed as
 -- they came), so every other player's unit in the space area then has moved or been placed in.
 local function destroy_all(ctx, player, units, window, how)

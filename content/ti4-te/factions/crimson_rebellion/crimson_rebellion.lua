@@ -296,8 +296,9 @@ hook {
 
 -- Sundered (the home half): other players' units that move or are placed into the player's home
 -- system (lib.is_home_system: a scenario gives the faction a home tile's planet; its own, tile 118
--- Ahk Creuxx, lies in its play area, reached through epsilon wormholes) are destroyed. Two ways in
--- within a tactical action: moving in when another player activates it (the units that arrive,
+-- Ahk Creuxx, lies in its play area, reached through epsilon wormholes) are destroyed. Three ways in
+-- within a tactical action: passing through on the way to the active system (no path goes through
+-- it: tactical_action.passage, below), moving in when another player activates it (the units that arrive,
 -- ships and what they carry, and any other unit of theirs placed in the space area before the
 -- movement step ends: destroyed at tactical_action.after_movement, before anything fights), and
 -- retreating into it (space_combat.retreat: a retreat goes where the retreating player has units or
@@ -335,6 +336,27 @@ hook {
   end,
   apply = function(ctx, player, _, args)
     destroy_all(ctx, player, others_units(ctx, player, args.system), "tactical_action.unit_destroyed", "moved into")
+  end,
+}
+
+-- Passing through: a ship of another player's that enters the home system on its way is destroyed
+-- there and never reaches the active system, so no path through it is one (can_pass false); the
+-- active system itself can still be entered (the hook above). The faction's own home, tile 118,
+-- lies off the board, adjacent only through epsilon wormholes to systems adjacent to each other
+-- already, so no path needs it; a stand-in home tile on a scenario's map could be passed through.
+hook {
+  id = "sundered_home_passage",
+  window = "tactical_action.passage",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and not args.active and args.can_pass and lib.is_home_system(ctx, player, args.system)
+  end,
+  apply = function(ctx, player, _, args)
+    args.can_pass = false
+    if ctx:tracing() then
+      ctx:event("sundered_home_passage:" .. ctx:name(args.player) .. ":" .. ctx:name(args.system),
+        ctx:name(args.player) .. "'s ships cannot pass through " .. lib.place(ctx, args.system) .. ": " .. ctx:name(player) .. "'s home system destroys them (Sundered)")
+    end
   end,
 }
 

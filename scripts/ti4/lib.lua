@@ -187,6 +187,19 @@ function lib.controlled_planet(ctx, player, sys)
   return nil
 end
 
+-- Whether `sys` is `player`'s home system. The reading every card that names "your home system"
+-- shares (Creuss's Slipstream, Winnu's Rickar Rickani, the Crimson Rebellion's Sundered and
+-- Resonance Generator): a home system (a home tile: the system's `home` attribute, ruleset.toml)
+-- that holds a planet the player controls. The data do not say whose faction a home tile is (Creuss
+-- is tile 51, the Crimson Rebellion's tile 118 lies in its play area), so the player's own home
+-- tile is the one where they control a planet: a scenario gives a faction its home system by giving
+-- it a home tile's planet. Not read: a map's empty home slot (`home_N`, tile 0: no `home`), and a
+-- home system another player took from its faction (it reads as the taker's; the rules keep it the
+-- faction's).
+function lib.is_home_system(ctx, player, sys)
+  return ctx:get(sys, "home") == true and lib.controlled_planet(ctx, player, sys) ~= nil
+end
+
 -- A hook several units share, for a pack's hook file: `hook(lib.barrage_kills_infantry(id, source))`.
 -- After the unit's Anti-Fighter Barrage roll, each of its results of 9 or 10 (the die as rolled,
 -- before modifiers) destroys 1 of the opponent's infantry in the active system's space area

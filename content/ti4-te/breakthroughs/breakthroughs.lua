@@ -314,21 +314,25 @@ hook {
   apply = function(_, player, _, args) args.may[player] = true end,
 }
 
--- Resonance Generator (Crimson Rebellion), its breach half: in the player's tactical actions, each
--- of their ships that starts in a system that contains an active breach (lib.breach) has +1 to its
--- move value. Its home-system half is not modelled (a scenario names no player's home system).
+-- Resonance Generator (Crimson Rebellion): in the player's tactical actions, each of their ships
+-- that starts in their home system (lib.is_home_system: a scenario gives the faction a home tile's
+-- planet) or in a system that contains an active breach (lib.breach) has +1 to its move value
+-- (+1 once, where both hold). Its ACTION (flip or place a breach) is outside the tactical action.
 hook {
   id = "resonance_generator_move",
   window = "tactical_action.move_value",
   source = "technology/resonance_generator",
   condition = function(ctx, player, _, args)
-    return args.player == player and lib.breach(ctx, ctx:location(args.unit)) == "active"
+    if args.player ~= player then return false end
+    local start = ctx:location(args.unit)
+    return lib.breach(ctx, start) == "active" or lib.is_home_system(ctx, player, start)
   end,
   apply = function(ctx, player, _, args)
     args.move = args.move + 1
     if ctx:tracing() then
+      local why = lib.breach(ctx, ctx:location(args.unit)) == "active" and "an active breach where it starts" or "it starts in its home system"
       ctx:event("resonance_generator_move:" .. ctx:name(player) .. ":" .. ctx:type(args.unit),
-        ctx:name(player) .. "'s " .. ctx:type(args.unit) .. " gets +1 move (Resonance Generator: an active breach where it starts): " .. args.move)
+        ctx:name(player) .. "'s " .. ctx:type(args.unit) .. " gets +1 move (Resonance Generator: " .. why .. "): " .. args.move)
     end
   end,
 }

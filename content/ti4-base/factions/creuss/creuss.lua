@@ -126,14 +126,7 @@ hook {
 
 -- Slipstream: in the Creuss player's tactical actions, a ship of theirs whose movement begins in
 -- their home system or in an alpha or beta wormhole system moves 1 further. (the Creuss home
--- system: a home system that holds a planet the player controls, as tile 51, Creuss, does)
-local function home_of(ctx, player, sys)
-  if not ctx:get(sys, "home") then return false end
-  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-    if ctx:owner(planet) == player then return true end
-  end
-  return false
-end
+-- system, tile 51 Creuss: lib.is_home_system)
 
 hook {
   id = "slipstream",
@@ -143,7 +136,7 @@ hook {
     if args.player ~= player then return false end
     local sys = ctx:location(args.unit)
     local w = wormholes(ctx, sys)
-    return w.alpha or w.beta or home_of(ctx, player, sys)
+    return w.alpha or w.beta or lib.is_home_system(ctx, player, sys)
   end,
   apply = function(_, _, _, args) args.move = args.move + 1 end,
 }

@@ -30,17 +30,11 @@ end
 -- Rickar Rickani (commander): the Winnu units roll at +2 in combats in the Mecatol Rex system, in
 -- their home system and in any system with a legendary planet. At the start of a space or ground
 -- combat in such a system, the +2 modifiers of winnu.toml are switched on for the combat. Home
--- system here means a home system (a home tile) that holds a planet the player controls [?: the
--- faction's home tile is not in the data].
+-- system: lib.is_home_system (a home tile that holds a planet the player controls; the faction's
+-- home tile is not in the data).
 local function rickani_system(ctx, player, sys)
-  if mecatol_rex_system(ctx, sys) then return true end
-  local planets = ctx:entities { kind = "planet", location = sys }
-  if ctx:get(sys, "home") then
-    for _, planet in ipairs(planets) do
-      if ctx:owner(planet) == player then return true end
-    end
-  end
-  for _, planet in ipairs(planets) do
+  if mecatol_rex_system(ctx, sys) or lib.is_home_system(ctx, player, sys) then return true end
+  for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
     if ctx:get(planet, "legendary") then return true end
   end
   return false

@@ -248,8 +248,7 @@ hook {
 -- retreats: a system adjacent to the active system only through such wormholes is not eligible
 -- (space_combat.retreat_eligibility, which Skilled Retreat asks too). Not modelled: Space Cannon
 -- Offense from a system adjacent through a wormhole (not movement; whether firing "uses" it the
--- card does not say); its other half (other players' units entering its home system are
--- destroyed: scenarios name no home system).
+-- card does not say). Its home half is below.
 local NOT_EPSILON = { "alpha", "beta", "gamma", "delta" }
 local WORMHOLE_ATTRS = { "wormhole", "wormhole_2", "wormhole_3" }
 
@@ -292,6 +291,88 @@ hook {
     args.inactive_wormholes = args.inactive_wormholes or {}
     for _, w in ipairs(NOT_EPSILON) do args.inactive_wormholes[w] = true end
     if ctx:tracing() then ctx:event("sundered", "only epsilon wormholes have an effect on this movement (Sundered)") end
+  end,
+}
+
+-- Sundered (the home half): other players' units that move or are placed into the player's home
+-- system (lib.is_home_system: a scenario gives the faction a home tile's planet; its own, tile 118
+-- Ahk Creuxx, lies in its play area, reached through epsilon wormholes) are destroyed. Three ways in
+-- within a tactical action: passing through on the way to the active system (no path goes through
+-- it: tactical_action.passage, below), moving in when another player activates it (the units that arrive,
+-- ships and what they carry, and any other unit of theirs placed in the space area before the
+-- movement step ends: destroyed at tactical_action.after_movement, before anything fights), and
+-- retreating into it (space_combat.retreat: a retreat goes where the retreating player has units or
+-- controls a planet and no other player has ships, so here only into a home tile of several planets
+-- where the Crimson holds one and the retreating player another).
+-- Units already there when the action starts cannot be another player's (they were destroyed as
+-- they came), so every other player's unit in the space area then has moved or been placed in.
+local function destroy_all(ctx, player, units, window, how)
+  for _, u in ipairs(units) do
+    local owner = ctx:owner(u)
+    if ctx:tracing() then
+      ctx:event("sundered_home:" .. ctx:name(owner) .. ":" .. ctx:type(u),
+        ctx:name(owner) .. "'s " .. ctx:type(u) .. " " .. how .. " " .. ctx:name(player) .. "'s home system and is destroyed (Sundered)")
+    end
+    ctx:destroy(u, window)
+  end
+end
+
+local function others_units(ctx, player, sys)
+  local out = {}
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player then
+      for _, u in ipairs(ctx:units(q, sys)) do out[#out + 1] = u end
+    end
+  end
+  return out
+end
+
+hook {
+  id = "sundered_home",
+  window = "tactical_action.after_movement",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player, _, args)
+    return lib.is_home_system(ctx, player, args.system) and #others_units(ctx, player, args.system) > 0
+  end,
+  apply = function(ctx, player, _, args)
+    destroy_all(ctx, player, others_units(ctx, player, args.system), "tactical_action.unit_destroyed", "moved into")
+  end,
+}
+
+-- Passing through: a ship of another player's that enters the home system on its way is destroyed
+-- there and never reaches the active system, so no path through it is one (can_pass false); the
+-- active system itself can still be entered (the hook above). The faction's own home, tile 118,
+-- lies off the board, adjacent only through epsilon wormholes to systems adjacent to each other
+-- already, so no path needs it; a stand-in home tile on a scenario's map could be passed through.
+hook {
+  id = "sundered_home_passage",
+  window = "tactical_action.passage",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and not args.active and args.can_pass and lib.is_home_system(ctx, player, args.system)
+  end,
+  apply = function(ctx, player, _, args)
+    args.can_pass = false
+    if ctx:tracing() then
+      ctx:event("sundered_home_passage:" .. ctx:name(args.player) .. ":" .. ctx:name(args.system),
+        ctx:name(args.player) .. "'s ships cannot pass through " .. lib.place(ctx, args.system) .. ": " .. ctx:name(player) .. "'s home system destroys them (Sundered)")
+    end
+  end,
+}
+
+hook {
+  id = "sundered_home_retreat",
+  window = "space_combat.retreat",
+  source = "faction/crimson_rebellion",
+  condition = function(ctx, player, _, args)
+    return args.player ~= player and lib.is_home_system(ctx, player, args.system)
+  end,
+  apply = function(ctx, player, _, args)
+    local there = {}
+    for _, u in ipairs(args.units) do
+      if ctx:location(u) == args.system then there[#there + 1] = u end
+    end
+    destroy_all(ctx, player, there, "space_combat.unit_destroyed", "retreated into")
   end,
 }
 

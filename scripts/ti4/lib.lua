@@ -179,6 +179,15 @@ function lib.place_units(ctx, player, unit_type, n, location)
   return placed
 end
 
+-- Whether unit `u` has its unit abilities: an effect that takes them away (the Crimson Rebellion's
+-- Quietus) sets the unit's counter `unit_abilities_lost` to 1 while it lasts, and a hook that is a
+-- unit's own ability (a Linkship lending itself a structure's Space Cannon) asks this first. The
+-- abilities the rolls and casualties read as attributes (Sustain Damage, Space Cannon, ...) the
+-- effect takes away itself.
+function lib.has_unit_abilities(ctx, u)
+  return ctx:counter(u, "unit_abilities_lost") == 0
+end
+
 -- The first planet of `sys` (in the system's order) that `player` controls, or nil.
 function lib.controlled_planet(ctx, player, sys)
   for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do

@@ -87,8 +87,10 @@ hook {
 -- systems with active breaches (space areas and planets) lose their unit abilities. Here: Sustain
 -- Damage, Anti-Fighter Barrage, Bombardment, Space Cannon, Planetary Shield and Production, the
 -- unit attributes the ruleset's rolls, casualties, invasion and production read (so the C++ rounds
--- see it with no hook). Each unit's own values are kept in counters (quietus_<attribute>, scope
--- game) and given back when the condition ends (the Quietus destroyed or gone, a breach gone).
+-- see it with no hook), and the unit's counter unit_abilities_lost (lib.has_unit_abilities) for the
+-- abilities that are hooks (a Linkship's). Each unit's own values are kept in counters
+-- (quietus_<attribute>, scope game) and given back when the condition ends (the Quietus destroyed
+-- or gone, a breach gone).
 -- Checked at activation, after movement, at the start and end of a space combat, and when the
 -- Quietus is destroyed; the player's counter quietus_on says it is in force (the destroyed hooks
 -- require it, so the combat rounds stay in C++ otherwise).
@@ -110,7 +112,7 @@ local function silence(ctx, u)
     ctx:set_counter(u, "quietus_" .. a, v or 0, "game")
     if a == "sustain_damage" or a == "planetary_shield" then ctx:set(u, a, false) else ctx:set(u, a, 0) end
   end
-  ctx:set_counter(u, "quietus_silenced", 1, "game")
+  ctx:set_counter(u, "unit_abilities_lost", 1, "game")
 end
 
 local function restore(ctx, u)
@@ -119,7 +121,7 @@ local function restore(ctx, u)
     if a == "sustain_damage" or a == "planetary_shield" then ctx:set(u, a, v == 1) else ctx:set(u, a, v) end
     ctx:set_counter(u, "quietus_" .. a, 0, "game")
   end
-  ctx:set_counter(u, "quietus_silenced", 0, "game")
+  ctx:set_counter(u, "unit_abilities_lost", 0, "game")
 end
 
 local function quietus_update(ctx, player)
@@ -129,7 +131,7 @@ local function quietus_update(ctx, player)
     if ctx:owner(u) ~= player then
       local sys = system_of(ctx, ctx:location(u))
       local should = on and sys ~= nil and lib.breach(ctx, sys) == "active"
-      local is = ctx:counter(u, "quietus_silenced") == 1
+      local is = ctx:counter(u, "unit_abilities_lost") == 1
       if should and not is then
         silence(ctx, u); silenced = silenced + 1
       elseif is and not should then

@@ -107,7 +107,8 @@ hook {
 -- from planets, so a Linkship in space never fires it. How long: the card lets the Linkship use
 -- the structure's ability, it gives it no ability of its own; the ability is used in Space Cannon
 -- Offense, the only step a unit in a space area uses Space Cannon in. So once that step is over
--- (tactical_action.after_space_cannon_offense) each Linkship has its own values back.
+-- (tactical_action.after_space_cannon_offense) each Linkship has its own values back. A Linkship
+-- that lost its unit abilities (the Quietus: lib.has_unit_abilities) lends itself nothing.
 local LINKSHIP, LINKSHIP_II = "ti4-te:unit/linkship", "ti4-te:unit/linkship_ii"
 
 local function borrowable(ctx, player, sys)
@@ -129,6 +130,7 @@ local function linkships(ctx, player)
   for _, u in ipairs(ctx:units(player, nil, "ship")) do
     local r = ctx:record_id(u)
     if (r == LINKSHIP or r == LINKSHIP_II) and in_space(ctx, u) and ctx:counter(u, "linked") == 0
+      and lib.has_unit_abilities(ctx, u)
       and #borrowable(ctx, player, ctx:location(u)) > 0 then
       out[#out + 1] = u
     end

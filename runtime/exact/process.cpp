@@ -131,6 +131,56 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
   return to;
 }
 
+namespace {
+
+std::size_t led_slot(std::uint32_t other, std::uint32_t rest, std::size_t mask) {
+  const std::uint64_t h = (std::uint64_t{other} << 32 | rest) * 0x9E3779B97F4A7C15ull;
+  return static_cast<std::size_t>(h >> 32) & mask;
+}
+
+}  // namespace
+
+std::uint32_t RoundNames::find(const Key& k, int by) const {
+  const std::uint32_t c = by == 0 ? k.a : k.d, other = by == 0 ? k.d : k.a;
+  const std::uint32_t rest = k.rest << 1 | (k.end ? 1u : 0u);
+  const std::vector<Led>& led = led_[by == 0 ? 0 : 1];
+  if (c >= led.size() || led[c].slots.empty()) return kNone;
+  const std::vector<Led::Slot>& slots = led[c].slots;
+  const std::size_t mask = slots.size() - 1;
+  for (std::size_t i = led_slot(other, rest, mask);; i = (i + 1) & mask) {
+    const Led::Slot& slot = slots[i];
+    if (slot.to == kNone) return kNone;
+    if (slot.other == other && slot.rest == rest) return slot.to;
+  }
+}
+
+void RoundNames::file(const Key& k, std::uint32_t to, int by) {
+  const std::uint32_t c = by == 0 ? k.a : k.d, other = by == 0 ? k.d : k.a;
+  const std::uint32_t rest = k.rest << 1 | (k.end ? 1u : 0u);
+  std::vector<Led>& led = led_[by == 0 ? 0 : 1];
+  if (c >= led.size()) led.resize(static_cast<std::size_t>(c) + 1);
+  Led& l = led[c];
+  auto put = [](std::vector<Led::Slot>& slots, const Led::Slot& s) {
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t i = led_slot(s.other, s.rest, mask);; i = (i + 1) & mask) {
+      Led::Slot& slot = slots[i];
+      if (slot.to == kNone) {
+        slot = s;
+        return true;
+      }
+      if (slot.other == s.other && slot.rest == s.rest) return false;
+    }
+  };
+  if (2 * (l.used + 1) > l.slots.size()) {
+    std::vector<Led::Slot> grown(l.slots.empty() ? 8 : 2 * l.slots.size());
+    for (const Led::Slot& s : l.slots)
+      if (s.to != kNone) put(grown, s);
+    bytes_ += (grown.size() - l.slots.size()) * sizeof(Led::Slot);
+    l.slots = std::move(grown);
+  }
+  if (put(l.slots, {other, rest, to})) ++l.used;
+}
+
 bool CombatProcess::finish() {
   const std::size_t n = rounds.size();
   std::vector<std::uint32_t> into(n, 0);

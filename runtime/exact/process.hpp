@@ -22,11 +22,13 @@
 namespace rb {
 
 struct CombatProcess {
-  // where an option leads: a round's state (an index into `rounds`) or an end (into the ends)
+  // where an option leads: a round's state (an index into `rounds`) or an end (into the ends);
+  // four bytes (a process of a large combat has tens of millions), so fewer than 2^31 of each
   struct Move {
-    std::uint32_t to = 0;
-    bool end = false;
+    std::uint32_t to : 31 = 0;
+    std::uint32_t end : 1 = 0;
   };
+  static constexpr std::uint32_t kMostMoveTo = 0x7FFFFFFFu;
   // one roll of a round: both sides' hits, its chance, and the best side's options (count > 1:
   // a choice; the first is the policy's own), moves [first, first + count)
   struct Roll {

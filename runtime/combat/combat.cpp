@@ -1128,6 +1128,9 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
             return false;
         return true;
       };
+      // the outcomes of an assignment of k hits, made once for every option of the row (the
+      // side's units start from `start` at each: the caller's outcomes if it keeps them)
+      std::vector<std::vector<AssignmentOutcome>> outcomes;
       for (std::size_t k = 1; k < takes.size(); ++k) {
         std::size_t n = 1;
         for (std::size_t o = 0; o < n; ++o) {
@@ -1136,7 +1139,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           AskOutcome forced;
           if (whole && whole->choose) {
             forced.interchangeable = whole->interchangeable;
-            forced.by_hits = whole->by_hits;
+            forced.by_hits = whole->by_hits ? whole->by_hits : &outcomes;
             forced.choose = [&n, o](std::size_t m) {
               n = std::max<std::size_t>(m, 1);
               return o;

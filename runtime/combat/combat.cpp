@@ -1084,6 +1084,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       const std::span<const Sym> order = i == 0 ? x.order_a : x.order_d;
       const Sustain mode = i == 0 ? x.sustain_a : x.sustain_d;
       auto& takes = out.side[i].takes;
+      out.side[i].kept = nullptr;
       // the side's own entities (its units, itself) and the rows: its takes, if made before
       std::uint64_t key = 0;
       std::vector<std::pair<EntityId, Entity>> own;
@@ -1109,7 +1110,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           for (std::size_t k = 0; k < own.size() && same; ++k)
             same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
           if (same) {
-            takes.assign(c.takes.begin(), c.takes.begin() + static_cast<std::ptrdiff_t>(rows));
+            out.side[i].kept = &c.takes;
             found = true;
           }
         }
@@ -1173,7 +1174,12 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       }
       if (cache) {
         cache->at.emplace(key, cache->entries.size());
-        cache->entries.push_back({player, std::move(own), takes});
+        for (auto& row : takes) {  // (kept for the run)
+          row.shrink_to_fit();
+          for (RoundParts::Take& t : row) t.changed.shrink_to_fit();
+        }
+        cache->entries.push_back({player, std::move(own), std::move(takes)});
+        out.side[i].kept = &cache->entries.back().takes;
       }
     }
   } catch (const CombatError&) {
@@ -1195,7 +1201,7 @@ ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State
       dice.choose(d.roll.data(), static_cast<std::uint32_t>(d.roll.size()));
   // a takes d's hits, then d takes a's, each a choice of its chooser's (as side_takes asks it)
   auto pick = [&](const RoundParts::Side& side, std::uint32_t hits, const AskOutcome* whole) {
-    const std::size_t n = side.takes[hits].size();
+    const std::size_t n = side.row(hits).size();
     std::size_t k = 0;
     if (hits > 0 && whole && whole->choose) k = whole->choose(n);
     return k < n ? k : 0;
@@ -1209,7 +1215,7 @@ ExchangeResult put_round_parts(const RoundParts& parts, State& s, const Exchange
                                ExchangeHost& host, std::uint32_t hits_a, std::uint32_t hits_d,
                                std::size_t option_a, std::size_t option_d, std::uint32_t* ids) {
   auto take = [&](const RoundParts::Side& side, std::uint32_t hits, std::size_t k) {
-    const RoundParts::Take& t = side.takes[hits][k];
+    const RoundParts::Take& t = side.row(hits)[k];
     for (const auto& [e, u] : t.changed) s.at(e) = u;
     for (EntityId e : t.lost) host.destroy(e);
     return &t;

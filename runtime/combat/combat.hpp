@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -369,6 +370,13 @@ struct RoundParts {
   struct Side {
     std::vector<double> roll;              // P(hits = h)
     std::vector<std::vector<Take>> takes;  // by hits taken (0: none, one Take), by option
+    // or a cache's (RoundPartsCache: rows for as many hits as the other side rolls, or more),
+    // not copied
+    const std::vector<std::vector<Take>>* kept = nullptr;
+    // the takes for `hits` taken, by option
+    const std::vector<Take>& row(std::size_t hits) const {
+      return kept ? (*kept)[hits] : takes[hits];
+    }
   };
   Side side[2];  // x.a, x.d
 };
@@ -386,7 +394,7 @@ struct RoundPartsCache {
     std::vector<std::vector<RoundParts::Take>> takes;
   };
   std::unordered_multimap<std::uint64_t, std::size_t> at;
-  std::vector<Entry> entries;
+  std::deque<Entry> entries;  // (a RoundParts points at an entry's takes: kept in place)
 };
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
                  ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache = nullptr);

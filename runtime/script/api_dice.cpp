@@ -1577,26 +1577,26 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   auto& to_of = g.to_of;
   offset.assign(roll_o.size() + 1, 0);
   for (std::size_t h = 0; h < roll_o.size(); ++h)
-    offset[h + 1] = offset[h] + (roll_o[h] > 0 ? parts.side[best].takes[h].size() : 0);
+    offset[h + 1] = offset[h] + (roll_o[h] > 0 ? parts.side[best].row(h).size() : 0);
   const std::size_t width = offset.back();
   other_after.assign(roll_b.size(), RoundNames::kNone);
   for (std::size_t h = 0; h < roll_b.size(); ++h) {
     if (!(roll_b[h] > 0)) continue;
-    if (parts.side[other].takes[h].size() != 1) return false;
-    other_after[h] = names.after(cfg_o, h, 0, parts.side[other].takes[h][0]);
+    if (parts.side[other].row(h).size() != 1) return false;
+    other_after[h] = names.after(cfg_o, h, 0, parts.side[other].row(h)[0]);
     if (other_after[h] == RoundNames::kNone) return false;
   }
   to_of.assign(roll_b.size() * width, CombatProcess::Move{});
   for (std::size_t hb = 0; hb < roll_o.size(); ++hb) {
     if (!(roll_o[hb] > 0)) continue;
-    const std::vector<combat::RoundParts::Take>& options = parts.side[best].takes[hb];
+    const std::vector<combat::RoundParts::Take>& options = parts.side[best].row(hb);
     for (std::size_t o = 0; o < options.size(); ++o) {
       const combat::RoundParts::Take& take_b = options[o];
       const std::uint32_t after_b = names.after(cfg_b, hb, o, take_b);
       if (after_b == RoundNames::kNone) return false;
       for (std::size_t ho = 0; ho < roll_b.size(); ++ho) {
         if (!(roll_b[ho] > 0)) continue;
-        const combat::RoundParts::Take& take_o = parts.side[other].takes[ho][0];
+        const combat::RoundParts::Take& take_o = parts.side[other].row(ho)[0];
         const bool end = !(take_b.fires && take_o.fires);  // (put_round_parts: over)
         RoundNames::Key key{best == 0 ? after_b : other_after[ho],
                             best == 0 ? other_after[ho] : after_b,

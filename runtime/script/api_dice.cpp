@@ -1555,6 +1555,7 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
     return false;
   Engine::Impl::Exact::Rounds::Round round;
   round.first = static_cast<std::uint32_t>(g.rolls.size());
+  const std::size_t moves_first = g.moves.size();
   // the state's name (exact/process.hpp, RoundNames): each side's own units and the rest; a
   // next state is named by the sides' units after their takes and the rest after the round, and
   // built only when that name is new
@@ -1675,6 +1676,9 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   }
   round.count = static_cast<std::uint32_t>(g.rolls.size()) - round.first;
   X.fire_bytes += names.bytes() - names_bytes;
+  // (the rolls and moves are kept here for every process of the graph: counted once)
+  X.fire_bytes += (g.rolls.size() - round.first) * sizeof(CombatProcess::Roll) +
+                  (g.moves.size() - moves_first) * sizeof(CombatProcess::Move);
   g.round[i] = round;
   g.ok[i] = 1;
   return true;
@@ -1704,9 +1708,12 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
   }
   CombatProcess& P = out.process;
   P.metric = spec.metric;
-  // global index -> local (rounds, then ends), kNone: not reached yet
-  constexpr std::uint32_t kNone = RoundNames::kNone;
-  std::vector<std::uint32_t> local(g.states.size(), kNone), local_end(g.ends.size(), kNone);
+  P.rolls = &g.rolls, P.moves = &g.moves;
+  // the graph's numbers -> the process's (rounds, then ends), kNone: not reached yet
+  constexpr std::uint32_t kNone = CombatProcess::kNone;
+  std::vector<std::uint32_t>& local = P.local;
+  std::vector<std::uint32_t>& local_end = P.local_end;
+  local.assign(g.states.size(), kNone), local_end.assign(g.ends.size(), kNone);
   std::vector<std::uint32_t> global{start};
   local[start] = 0;
   for (std::size_t k = 0; k < global.size(); ++k) {
@@ -1717,10 +1724,8 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
     if (!g.done[i]) expand_round(I, g, i, x, spec);
     if (!g.ok[i]) return false;
     const Engine::Impl::Exact::Rounds::Round& r = g.round[i];
-    CombatProcess::Round round{static_cast<std::uint32_t>(P.rolls.size()), r.count, r.self};
     for (std::uint32_t q = r.first; q < r.first + r.count; ++q) {
       const CombatProcess::Roll& roll = g.rolls[q];
-      P.rolls.push_back({roll.p, static_cast<std::uint32_t>(P.moves.size()), roll.count});
       for (std::uint32_t m = roll.first; m < roll.first + roll.count; ++m) {
         const CombatProcess::Move mv = g.moves[m];
         std::vector<std::uint32_t>& map = mv.end ? local_end : local;
@@ -1728,10 +1733,9 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
         if (mv.to >= map.size()) map.resize(mv.end ? g.ends.size() : g.states.size(), kNone);
         std::uint32_t& at = map[mv.to];
         if (at == kNone) at = static_cast<std::uint32_t>(seen.size()), seen.push_back(mv.to);
-        P.moves.push_back({at, mv.end});
       }
     }
-    P.rounds.push_back(round);
+    P.rounds.push_back({r.first, r.count, r.self});
   }
   P.ends = static_cast<std::uint32_t>(out.ends.size());
   return P.ends > 0 && P.finish();

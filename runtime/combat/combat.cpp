@@ -1058,9 +1058,28 @@ bool same_entity(const Entity& x, const Entity& y) {
 
 }  // namespace
 
+const Entity* EntityPool::keep(const Entity& e) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint64_t v : {static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.kind)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.type)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.record)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.owner)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.location))})
+    h = (h ^ v) * 0x100000001b3ull;
+  for (std::int32_t v : e.attr) h = (h ^ static_cast<std::uint32_t>(v)) * 0x100000001b3ull;
+  for (auto [lo, hi] = at_.equal_range(h); lo != hi; ++lo)
+    if (same_entity(*lo->second, e)) return lo->second;
+  const Entity* kept = &kept_.emplace_back(e);
+  at_.emplace(h, kept);
+  return kept;
+}
+
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
                  ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache) {
   if (x.once || !x.one_round || host.time_up() || host.can_intervene()) return false;
+  // (takes made before point into the parts' pool: made again here)
+  if (!cache) out.entities.clear();
+  EntityPool& pool = cache ? cache->entities : out.entities;
   const State start = s;
   collect_modifier_records(env, scratch.modifier_records);
   try {
@@ -1125,7 +1144,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           return false;
         for (std::size_t c = 0; c < p.changed.size(); ++c)
           if (p.changed[c].first != q.changed[c].first ||
-              !same_entity(p.changed[c].second, q.changed[c].second))
+              !same_entity(*p.changed[c].second, *q.changed[c].second))
             return false;
         return true;
       };
@@ -1154,7 +1173,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           t.fires = fires_now(side);
           for (std::size_t e = 0; e < s.entities.size(); ++e)
             if (!same_entity(s.entities[e], start.entities[e])) {
-              t.changed.emplace_back(static_cast<EntityId>(e), s.entities[e]);
+              t.changed.emplace_back(static_cast<EntityId>(e), pool.keep(s.entities[e]));
               s.entities[e] = start.entities[e];
             }
           // nothing but those entities changed
@@ -1216,7 +1235,7 @@ ExchangeResult put_round_parts(const RoundParts& parts, State& s, const Exchange
                                std::size_t option_a, std::size_t option_d, std::uint32_t* ids) {
   auto take = [&](const RoundParts::Side& side, std::uint32_t hits, std::size_t k) {
     const RoundParts::Take& t = side.row(hits)[k];
-    for (const auto& [e, u] : t.changed) s.at(e) = u;
+    for (const auto& [e, u] : t.changed) s.at(e) = *u;
     for (EntityId e : t.lost) host.destroy(e);
     return &t;
   };

@@ -126,8 +126,8 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
   };
   for (const auto& [e, u] : take.changed) {
     Entity* mine_now = at(e);
-    if (!mine_now || !mine(u, e, player)) return kNone;
-    *mine_now = u;
+    if (!mine_now || !mine(*u, e, player)) return kNone;
+    *mine_now = *u;
   }
   for (EntityId e : take.lost) {
     Entity* u = at(e);

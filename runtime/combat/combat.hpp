@@ -380,7 +380,7 @@ struct RoundParts {
   struct Take {
     // entities as the assignment left them (kept in the parts' or the cache's EntityPool)
     std::vector<std::pair<EntityId, const Entity*>> changed;
-    std::vector<EntityId> lost;                        // destroyed (ExchangeHost::destroy)
+    std::vector<EntityId> lost;  // destroyed (ExchangeHost::destroy)
     bool fires = true;
     std::uint32_t id = 0;  // equal for the side's takes that change the same (whatever the hits)
   };

@@ -1058,9 +1058,28 @@ bool same_entity(const Entity& x, const Entity& y) {
 
 }  // namespace
 
+const Entity* EntityPool::keep(const Entity& e) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint64_t v : {static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.kind)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.type)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.record)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.owner)),
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.location))})
+    h = (h ^ v) * 0x100000001b3ull;
+  for (std::int32_t v : e.attr) h = (h ^ static_cast<std::uint32_t>(v)) * 0x100000001b3ull;
+  for (auto [lo, hi] = at_.equal_range(h); lo != hi; ++lo)
+    if (same_entity(*lo->second, e)) return lo->second;
+  const Entity* kept = &kept_.emplace_back(e);
+  at_.emplace(h, kept);
+  return kept;
+}
+
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
                  ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache) {
   if (x.once || !x.one_round || host.time_up() || host.can_intervene()) return false;
+  // (takes made before point into the parts' pool: made again here)
+  if (!cache) out.entities.clear();
+  EntityPool& pool = cache ? cache->entities : out.entities;
   const State start = s;
   collect_modifier_records(env, scratch.modifier_records);
   try {
@@ -1084,6 +1103,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       const std::span<const Sym> order = i == 0 ? x.order_a : x.order_d;
       const Sustain mode = i == 0 ? x.sustain_a : x.sustain_d;
       auto& takes = out.side[i].takes;
+      out.side[i].kept = nullptr;
       // the side's own entities (its units, itself) and the rows: its takes, if made before
       std::uint64_t key = 0;
       std::vector<std::pair<EntityId, Entity>> own;
@@ -1109,7 +1129,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           for (std::size_t k = 0; k < own.size() && same; ++k)
             same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
           if (same) {
-            takes.assign(c.takes.begin(), c.takes.begin() + static_cast<std::ptrdiff_t>(rows));
+            out.side[i].kept = &c.takes;
             found = true;
           }
         }
@@ -1124,10 +1144,13 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           return false;
         for (std::size_t c = 0; c < p.changed.size(); ++c)
           if (p.changed[c].first != q.changed[c].first ||
-              !same_entity(p.changed[c].second, q.changed[c].second))
+              !same_entity(*p.changed[c].second, *q.changed[c].second))
             return false;
         return true;
       };
+      // the outcomes of an assignment of k hits, made once for every option of the row (the
+      // side's units start from `start` at each: the caller's outcomes if it keeps them)
+      std::vector<std::vector<AssignmentOutcome>> outcomes;
       for (std::size_t k = 1; k < takes.size(); ++k) {
         std::size_t n = 1;
         for (std::size_t o = 0; o < n; ++o) {
@@ -1136,7 +1159,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           AskOutcome forced;
           if (whole && whole->choose) {
             forced.interchangeable = whole->interchangeable;
-            forced.by_hits = whole->by_hits;
+            forced.by_hits = whole->by_hits ? whole->by_hits : &outcomes;
             forced.choose = [&n, o](std::size_t m) {
               n = std::max<std::size_t>(m, 1);
               return o;
@@ -1150,7 +1173,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           t.fires = fires_now(side);
           for (std::size_t e = 0; e < s.entities.size(); ++e)
             if (!same_entity(s.entities[e], start.entities[e])) {
-              t.changed.emplace_back(static_cast<EntityId>(e), s.entities[e]);
+              t.changed.emplace_back(static_cast<EntityId>(e), pool.keep(s.entities[e]));
               s.entities[e] = start.entities[e];
             }
           // nothing but those entities changed
@@ -1170,7 +1193,12 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       }
       if (cache) {
         cache->at.emplace(key, cache->entries.size());
-        cache->entries.push_back({player, std::move(own), takes});
+        for (auto& row : takes) {  // (kept for the run)
+          row.shrink_to_fit();
+          for (RoundParts::Take& t : row) t.changed.shrink_to_fit();
+        }
+        cache->entries.push_back({player, std::move(own), std::move(takes)});
+        out.side[i].kept = &cache->entries.back().takes;
       }
     }
   } catch (const CombatError&) {
@@ -1192,7 +1220,7 @@ ExchangeResult play_round_parts(const RoundParts& parts, DiceStream& dice, State
       dice.choose(d.roll.data(), static_cast<std::uint32_t>(d.roll.size()));
   // a takes d's hits, then d takes a's, each a choice of its chooser's (as side_takes asks it)
   auto pick = [&](const RoundParts::Side& side, std::uint32_t hits, const AskOutcome* whole) {
-    const std::size_t n = side.takes[hits].size();
+    const std::size_t n = side.row(hits).size();
     std::size_t k = 0;
     if (hits > 0 && whole && whole->choose) k = whole->choose(n);
     return k < n ? k : 0;
@@ -1206,8 +1234,8 @@ ExchangeResult put_round_parts(const RoundParts& parts, State& s, const Exchange
                                ExchangeHost& host, std::uint32_t hits_a, std::uint32_t hits_d,
                                std::size_t option_a, std::size_t option_d, std::uint32_t* ids) {
   auto take = [&](const RoundParts::Side& side, std::uint32_t hits, std::size_t k) {
-    const RoundParts::Take& t = side.takes[hits][k];
-    for (const auto& [e, u] : t.changed) s.at(e) = u;
+    const RoundParts::Take& t = side.row(hits)[k];
+    for (const auto& [e, u] : t.changed) s.at(e) = *u;
     for (EntityId e : t.lost) host.destroy(e);
     return &t;
   };

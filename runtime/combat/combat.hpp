@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -359,18 +360,43 @@ ExactEnds exact_ends(const Env& env, const State& s, const Exchange& x);
 // chooser's, x.whole_a / x.whole_d, else the policy's alone) as the entities it changes, the units
 // it loses and whether the side still has units that roll. A side's assignment reads and changes
 // its own units alone, so the two sides' parts put together are the round's state.
+// Entities kept once each, equal ones shared (the takes of a round's parts point at them: an
+// Entity is 216 bytes, and best play's processes keep millions of takes). Not copied: takes point
+// into it.
+class EntityPool {
+ public:
+  EntityPool() = default;
+  EntityPool(const EntityPool&) = delete;
+  EntityPool& operator=(const EntityPool&) = delete;
+  const Entity* keep(const Entity& e);
+  void clear() { kept_.clear(), at_.clear(); }
+  std::size_t size() const { return kept_.size(); }
+
+ private:
+  std::deque<Entity> kept_;
+  std::unordered_multimap<std::uint64_t, const Entity*> at_;
+};
 struct RoundParts {
   struct Take {
-    std::vector<std::pair<EntityId, Entity>> changed;  // entities as the assignment left them
-    std::vector<EntityId> lost;                        // destroyed (ExchangeHost::destroy)
+    // entities as the assignment left them (kept in the parts' or the cache's EntityPool)
+    std::vector<std::pair<EntityId, const Entity*>> changed;
+    std::vector<EntityId> lost;  // destroyed (ExchangeHost::destroy)
     bool fires = true;
     std::uint32_t id = 0;  // equal for the side's takes that change the same (whatever the hits)
   };
   struct Side {
     std::vector<double> roll;              // P(hits = h)
     std::vector<std::vector<Take>> takes;  // by hits taken (0: none, one Take), by option
+    // or a cache's (RoundPartsCache: rows for as many hits as the other side rolls, or more),
+    // not copied
+    const std::vector<std::vector<Take>>* kept = nullptr;
+    // the takes for `hits` taken, by option
+    const std::vector<Take>& row(std::size_t hits) const {
+      return kept ? (*kept)[hits] : takes[hits];
+    }
   };
-  Side side[2];  // x.a, x.d
+  Side side[2];         // x.a, x.d
+  EntityPool entities;  // the takes' entities, when no cache keeps them
 };
 // The parts of the round from `s` (which must be the state `host` destroys units in: it is
 // changed while the parts are made and given back as it was). False when the round cannot be
@@ -386,7 +412,8 @@ struct RoundPartsCache {
     std::vector<std::vector<RoundParts::Take>> takes;
   };
   std::unordered_multimap<std::uint64_t, std::size_t> at;
-  std::vector<Entry> entries;
+  std::deque<Entry> entries;  // (a RoundParts points at an entry's takes: kept in place)
+  EntityPool entities;        // the entries' takes' entities
 };
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
                  ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache = nullptr);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "exact/round_names.hpp"
 
@@ -26,11 +27,21 @@ bool mine(const Entity& u, EntityId e, EntityId player) {
 std::uint64_t hash_own(EntityId player, const std::vector<std::pair<EntityId, Entity>>& own) {
   std::uint64_t h = 0xcbf29ce484222325ull ^ static_cast<std::uint32_t>(player);
   auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  static_assert(kMaxAttributes % 4 == 0);
   for (const auto& [e, u] : own) {
     mix(static_cast<std::uint32_t>(e)), mix(static_cast<std::uint32_t>(u.location));
     mix(static_cast<std::uint32_t>(u.record)), mix(static_cast<std::uint32_t>(u.owner));
     mix(static_cast<std::uint32_t>(u.kind)), mix(static_cast<std::uint32_t>(u.type));
-    for (std::int32_t v : u.attr) mix(static_cast<std::uint32_t>(v));
+    // the attributes two at a time in two lanes (one chain of a multiply per attribute was most
+    // of the time interning took; equal hashes are compared whole, so this only spreads them)
+    std::uint64_t h1 = 0x9E3779B97F4A7C15ull, h2 = 0xC2B2AE3D27D4EB4Full;
+    for (std::size_t k = 0; k < kMaxAttributes; k += 4) {
+      std::uint64_t w1 = 0, w2 = 0;
+      std::memcpy(&w1, &u.attr[k], sizeof w1);
+      std::memcpy(&w2, &u.attr[k + 2], sizeof w2);
+      h1 = (h1 ^ w1) * 0xBF58476D1CE4E5B9ull, h2 = (h2 ^ w2) * 0x94D049BB133111EBull;
+    }
+    mix(h1 ^ (h1 >> 31)), mix(h2 ^ (h2 >> 29));
   }
   return h;
 }
@@ -115,8 +126,8 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
   };
   for (const auto& [e, u] : take.changed) {
     Entity* mine_now = at(e);
-    if (!mine_now || !mine(u, e, player)) return kNone;
-    *mine_now = u;
+    if (!mine_now || !mine(*u, e, player)) return kNone;
+    *mine_now = *u;
   }
   for (EntityId e : take.lost) {
     Entity* u = at(e);
@@ -131,42 +142,100 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
   return to;
 }
 
+namespace {
+
+std::size_t led_slot(std::uint32_t other, std::uint32_t rest, std::size_t mask) {
+  const std::uint64_t h = (std::uint64_t{other} << 32 | rest) * 0x9E3779B97F4A7C15ull;
+  return static_cast<std::size_t>(h >> 32) & mask;
+}
+
+}  // namespace
+
+std::uint32_t RoundNames::find(const Key& k, int by) const {
+  const std::uint32_t c = by == 0 ? k.a : k.d, other = by == 0 ? k.d : k.a;
+  const std::uint32_t rest = k.rest << 1 | (k.end ? 1u : 0u);
+  const std::vector<Led>& led = led_[by == 0 ? 0 : 1];
+  if (c >= led.size() || led[c].slots.empty()) return kNone;
+  const std::vector<Led::Slot>& slots = led[c].slots;
+  const std::size_t mask = slots.size() - 1;
+  for (std::size_t i = led_slot(other, rest, mask);; i = (i + 1) & mask) {
+    const Led::Slot& slot = slots[i];
+    if (slot.to == kNone) return kNone;
+    if (slot.other == other && slot.rest == rest) return slot.to;
+  }
+}
+
+void RoundNames::file(const Key& k, std::uint32_t to, int by) {
+  const std::uint32_t c = by == 0 ? k.a : k.d, other = by == 0 ? k.d : k.a;
+  const std::uint32_t rest = k.rest << 1 | (k.end ? 1u : 0u);
+  std::vector<Led>& led = led_[by == 0 ? 0 : 1];
+  if (c >= led.size()) led.resize(static_cast<std::size_t>(c) + 1);
+  Led& l = led[c];
+  auto put = [](std::vector<Led::Slot>& slots, const Led::Slot& s) {
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t i = led_slot(s.other, s.rest, mask);; i = (i + 1) & mask) {
+      Led::Slot& slot = slots[i];
+      if (slot.to == kNone) {
+        slot = s;
+        return true;
+      }
+      if (slot.other == s.other && slot.rest == s.rest) return false;
+    }
+  };
+  if (2 * (l.used + 1) > l.slots.size()) {
+    std::vector<Led::Slot> grown(l.slots.empty() ? 8 : 2 * l.slots.size());
+    for (const Led::Slot& s : l.slots)
+      if (s.to != kNone) put(grown, s);
+    bytes_ += (grown.size() - l.slots.size()) * sizeof(Led::Slot);
+    l.slots = std::move(grown);
+  }
+  if (put(l.slots, {other, rest, to})) ++l.used;
+}
+
 bool CombatProcess::finish() {
   const std::size_t n = rounds.size();
+  const std::vector<Roll>& rs = *rolls;
+  const std::vector<Move>& ms = *moves;
   std::vector<std::uint32_t> into(n, 0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::uint32_t r = rounds[i].first; r < rounds[i].first + rounds[i].count; ++r)
-      for (std::uint32_t m = rolls[r].first; m < rolls[r].first + rolls[r].count; ++m)
-        if (!moves[m].end && moves[m].to != i) ++into[moves[m].to];
+      for (std::uint32_t m = rs[r].first; m < rs[r].first + rs[r].count; ++m)
+        if (!ms[m].end && local[ms[m].to] != i) ++into[local[ms[m].to]];
   order.clear();
   for (std::size_t i = 0; i < n; ++i)
     if (into[i] == 0) order.push_back(static_cast<std::uint32_t>(i));
   for (std::size_t k = 0; k < order.size(); ++k) {
     const Round& round = rounds[order[k]];
     for (std::uint32_t r = round.first; r < round.first + round.count; ++r)
-      for (std::uint32_t m = rolls[r].first; m < rolls[r].first + rolls[r].count; ++m)
-        if (!moves[m].end && moves[m].to != order[k] && --into[moves[m].to] == 0)
-          order.push_back(moves[m].to);
+      for (std::uint32_t m = rs[r].first; m < rs[r].first + rs[r].count; ++m) {
+        if (ms[m].end) continue;
+        const std::uint32_t to = local[ms[m].to];
+        if (to != order[k] && --into[to] == 0) order.push_back(to);
+      }
   }
   return order.size() == n && (n == 0 || order[0] == 0);
 }
 
 std::vector<double> CombatProcess::values(std::span<const double> end_values, double round_reward,
                                           bool maximise, std::vector<std::uint32_t>* choice) const {
+  const std::vector<Roll>& rs = *rolls;
+  const std::vector<Move>& ms = *moves;
   std::vector<double> V(rounds.size(), 0.0);
-  if (choice) choice->assign(rolls.size(), 0);
-  auto worth = [&](const Move& m) { return m.end ? end_values[m.to] : round_reward + V[m.to]; };
+  if (choice) choice->assign(rs.size(), 0);
+  auto worth = [&](const Move& m) {
+    return m.end ? end_values[local_end[m.to]] : round_reward + V[local[m.to]];
+  };
   for (std::size_t k = order.size(); k-- > 0;) {
     const std::uint32_t i = order[k];
     const Round& round = rounds[i];
     double sum = 0;
     for (std::uint32_t r = round.first; r < round.first + round.count; ++r) {
-      const Roll& roll = rolls[r];
-      double pick = worth(moves[roll.first]);
+      const Roll& roll = rs[r];
+      double pick = worth(ms[roll.first]);
       std::uint32_t picked = 0;
       if (maximise)
         for (std::uint32_t o = 1; o < roll.count; ++o) {
-          const double w = worth(moves[roll.first + o]);
+          const double w = worth(ms[roll.first + o]);
           if (better(w, pick)) pick = w, picked = o;
         }
       if (choice) (*choice)[r] = picked;
@@ -181,6 +250,8 @@ std::vector<double> CombatProcess::values(std::span<const double> end_values, do
 
 void CombatProcess::play(std::span<const std::uint32_t> choice, std::vector<double>& p_end,
                          std::vector<double>& rounds_end) const {
+  const std::vector<Roll>& rs = *rolls;
+  const std::vector<Move>& ms = *moves;
   p_end.assign(ends, 0.0), rounds_end.assign(ends, 0.0);
   // by round's state: the chance of reaching it, and that chance times the rounds begun so far
   std::vector<double> p(rounds.size(), 0.0), r(rounds.size(), 0.0);
@@ -193,13 +264,15 @@ void CombatProcess::play(std::span<const std::uint32_t> choice, std::vector<doub
     const double visits = 1 / (1 - s);
     const double out_p = p[i] * visits, out_r = r[i] * visits + p[i] * s * visits * visits;
     for (std::uint32_t k = round.first; k < round.first + round.count; ++k) {
-      const Roll& roll = rolls[k];
-      const Move& m = moves[roll.first + choice[k]];
+      const Roll& roll = rs[k];
+      const Move& m = ms[roll.first + choice[k]];
       const double q = roll.p;
       if (m.end) {
-        p_end[m.to] += out_p * q, rounds_end[m.to] += out_r * q;
+        const std::uint32_t e = local_end[m.to];
+        p_end[e] += out_p * q, rounds_end[e] += out_r * q;
       } else {
-        p[m.to] += out_p * q, r[m.to] += (out_r + out_p) * q;  // a new round begins
+        const std::uint32_t to = local[m.to];
+        p[to] += out_p * q, r[to] += (out_r + out_p) * q;  // a new round begins
       }
     }
   }

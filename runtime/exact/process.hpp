@@ -22,11 +22,13 @@
 namespace rb {
 
 struct CombatProcess {
-  // where an option leads: a round's state (an index into `rounds`) or an end (into the ends)
+  // where an option leads: a round's state (an index into `rounds`) or an end (into the ends);
+  // four bytes (a process of a large combat has tens of millions), so fewer than 2^31 of each
   struct Move {
-    std::uint32_t to = 0;
-    bool end = false;
+    std::uint32_t to : 31 = 0;
+    std::uint32_t end : 1 = 0;
   };
+  static constexpr std::uint32_t kMostMoveTo = 0x7FFFFFFFu;
   // one roll of a round: both sides' hits, its chance, and the best side's options (count > 1:
   // a choice; the first is the policy's own), moves [first, first + count)
   struct Roll {
@@ -40,8 +42,15 @@ struct CombatProcess {
     double self = 0;
   };
   std::vector<Round> rounds;  // rounds[0]: the start
-  std::vector<Roll> rolls;
-  std::vector<Move> moves;
+  // the rolls and moves, kept by their owner (the rounds' graph, shared by the processes of its
+  // combats: a process does not copy them) and numbered as it numbers them: a round's rolls and
+  // a roll's moves are indices into them, a move's `to` the graph's number of a state or an end,
+  // which `local` and `local_end` turn into the process's (an index into `rounds`, into the ends;
+  // kNone where it is not the process's)
+  const std::vector<Roll>* rolls = nullptr;
+  const std::vector<Move>* moves = nullptr;
+  std::vector<std::uint32_t> local, local_end;
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
   std::uint32_t ends = 0;
   // the rounds in an order where every move to a round's state leads to a later one (built by
   // finish(); false when the rounds come back otherwise than by a self-loop)
@@ -54,7 +63,8 @@ struct CombatProcess {
 
   // The value of each round's state (by index), given each end's value and what a new round is
   // worth (the objective's weight of `metric`), the best side taking its best option at every
-  // roll (maximise) or the policy's (not). `choice`: if given, the option taken by roll.
+  // roll (maximise) or the policy's (not). `choice`: if given, the option taken by roll (the
+  // owner's number of the roll).
   std::vector<double> values(std::span<const double> end_values, double round_reward, bool maximise,
                              std::vector<std::uint32_t>* choice = nullptr) const;
 
@@ -63,9 +73,10 @@ struct CombatProcess {
   void play(std::span<const std::uint32_t> choice, std::vector<double>& p_end,
             std::vector<double>& rounds_end) const;
 
+  // (the rolls and moves are their owner's)
   std::size_t bytes() const {
-    return sizeof(*this) + rounds.size() * sizeof(Round) + rolls.size() * sizeof(Roll) +
-           moves.size() * sizeof(Move) + order.size() * sizeof(std::uint32_t);
+    return sizeof(*this) + rounds.size() * sizeof(Round) +
+           (local.size() + local_end.size() + order.size()) * sizeof(std::uint32_t);
   }
 };
 

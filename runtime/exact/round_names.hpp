@@ -49,12 +49,13 @@ class RoundNames {
   // sets it from the first state it builds, and checks it on the next ones).
   std::vector<std::uint32_t> next_rest;
 
-  // The state a name led to (kNone: none yet), and filing one.
-  std::uint32_t find(const Key& k) const {
-    const auto it = led_.find(k);
-    return it == led_.end() ? kNone : it->second;
-  }
-  void file(const Key& k, std::uint32_t to) { led_.emplace(k, to); }
+  // The state a name led to (kNone: none yet), and filing one (a name filed again keeps its
+  // first state). The names are kept in one small table per configuration of side `by` (0: a,
+  // 1: d): a caller that looks up many names with one configuration of that side in a row (the
+  // best side's option against each roll of the other) finds them in one table, not across a
+  // big one.
+  std::uint32_t find(const Key& k, int by = 0) const;
+  void file(const Key& k, std::uint32_t to, int by = 0);
 
   // The state a round's name (a, d, rest) names: the rest with the two configurations' entities.
   void build(const Key& k, State& out) const;
@@ -81,7 +82,16 @@ class RoundNames {
   std::unordered_multimap<std::uint64_t, std::uint32_t> config_at_;
   std::vector<State> rests_;
   std::unordered_multimap<std::uint64_t, std::uint32_t> rest_at_;
-  std::unordered_map<Key, std::uint32_t, KeyHash> led_;
+  // the names filed, by side `by`'s configuration: (the other side's configuration, the rest and
+  // the end) -> the state, open addressing (a power of two slots, at most half of them used)
+  struct Led {
+    struct Slot {
+      std::uint32_t other = 0, rest = 0, to = kNone;  // rest: the rest << 1 | end; to kNone: empty
+    };
+    std::vector<Slot> slots;
+    std::uint32_t used = 0;
+  };
+  std::vector<Led> led_[2];
   std::size_t bytes_ = 0;
   State rest_scratch_;
 };

@@ -1555,6 +1555,7 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
     return false;
   Engine::Impl::Exact::Rounds::Round round;
   round.first = static_cast<std::uint32_t>(g.rolls.size());
+  const std::size_t moves_first = g.moves.size();
   // the state's name (exact/process.hpp, RoundNames): each side's own units and the rest; a
   // next state is named by the sides' units after their takes and the rest after the round, and
   // built only when that name is new
@@ -1563,27 +1564,49 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   State& t = g.scratch;
   const auto& ra = parts.side[0].roll;
   const auto& rd = parts.side[1].roll;
-  for (std::uint32_t ha = 0; ha < ra.size(); ++ha) {
-    if (!(ra[ha] > 0)) continue;
-    for (std::uint32_t hd = 0; hd < rd.size(); ++hd) {
-      const double p = ra[ha] * rd[hd];
-      if (!(p > 0)) continue;
-      const std::size_t na = parts.side[0].takes[hd].size();
-      const std::size_t nd = parts.side[1].takes[ha].size();
-      if ((best == 0 ? nd : na) != 1) return false;
-      const std::size_t n = best == 0 ? na : nd;
-      CombatProcess::Roll roll{p, static_cast<std::uint32_t>(g.moves.size()),
-                               static_cast<std::uint32_t>(n)};
-      for (std::size_t o = 0; o < n; ++o) {
-        const std::size_t oa = best == 0 ? o : 0, od = best == 1 ? o : 0;
-        const combat::RoundParts::Take& take_a = parts.side[0].takes[hd][oa];
-        const combat::RoundParts::Take& take_d = parts.side[1].takes[ha][od];
-        const bool end = !(take_a.fires && take_d.fires);  // (put_round_parts: over)
-        RoundNames::Key key{names.after(cfg_a, hd, oa, take_a), names.after(cfg_d, ha, od, take_d),
+  // where each roll and option leads, found side by side: the best side b takes the other's hits
+  // (its rows, each with its options), the other side o takes b's hits (its policy's take alone).
+  // For one option of b (its configuration after it) the rolls of b give o's rows, and the names
+  // they make are in one table (RoundNames::find, by b's configuration). to[h_o * width +
+  // offset[h_b] + option]: the move of o taking h_o hits and b taking h_b.
+  const int other = 1 - best;
+  const std::vector<double>& roll_b = parts.side[best].roll;   // b's hits: o's rows
+  const std::vector<double>& roll_o = parts.side[other].roll;  // o's hits: b's rows
+  const std::uint32_t cfg_b = best == 0 ? cfg_a : cfg_d, cfg_o = best == 0 ? cfg_d : cfg_a;
+  auto& offset = g.offset;
+  auto& other_after = g.other_after;
+  auto& to_of = g.to_of;
+  offset.assign(roll_o.size() + 1, 0);
+  for (std::size_t h = 0; h < roll_o.size(); ++h)
+    offset[h + 1] = offset[h] + (roll_o[h] > 0 ? parts.side[best].row(h).size() : 0);
+  const std::size_t width = offset.back();
+  other_after.assign(roll_b.size(), RoundNames::kNone);
+  for (std::size_t h = 0; h < roll_b.size(); ++h) {
+    if (!(roll_b[h] > 0)) continue;
+    if (parts.side[other].row(h).size() != 1) return false;
+    other_after[h] = names.after(cfg_o, h, 0, parts.side[other].row(h)[0]);
+    if (other_after[h] == RoundNames::kNone) return false;
+  }
+  to_of.assign(roll_b.size() * width, CombatProcess::Move{});
+  for (std::size_t hb = 0; hb < roll_o.size(); ++hb) {
+    if (!(roll_o[hb] > 0)) continue;
+    const std::vector<combat::RoundParts::Take>& options = parts.side[best].row(hb);
+    for (std::size_t o = 0; o < options.size(); ++o) {
+      const combat::RoundParts::Take& take_b = options[o];
+      const std::uint32_t after_b = names.after(cfg_b, hb, o, take_b);
+      if (after_b == RoundNames::kNone) return false;
+      for (std::size_t ho = 0; ho < roll_b.size(); ++ho) {
+        if (!(roll_b[ho] > 0)) continue;
+        const combat::RoundParts::Take& take_o = parts.side[other].row(ho)[0];
+        const bool end = !(take_b.fires && take_o.fires);  // (put_round_parts: over)
+        RoundNames::Key key{best == 0 ? after_b : other_after[ho],
+                            best == 0 ? other_after[ho] : after_b,
                             end ? rest : names.next_rest[rest], end ? 1u : 0u};
-        if (key.a == RoundNames::kNone || key.d == RoundNames::kNone) return false;
-        auto to = key.rest == RoundNames::kNone ? RoundNames::kNone : names.find(key);
+        auto to = key.rest == RoundNames::kNone ? RoundNames::kNone : names.find(key, best);
         if (to == RoundNames::kNone) {
+          const std::uint32_t ha = static_cast<std::uint32_t>(best == 0 ? ho : hb);
+          const std::uint32_t hd = static_cast<std::uint32_t>(best == 0 ? hb : ho);
+          const std::size_t oa = best == 0 ? o : 0, od = best == 1 ? o : 0;
           t = work;
           I.state = &t;
           const combat::ExchangeResult r =
@@ -1623,10 +1646,25 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
             }
             to = it->second;
           }
-          names.file(key, to);
+          if (to > CombatProcess::kMostMoveTo) return false;
+          names.file(key, to, best);
         }
-        g.moves.push_back({to, end});
+        to_of[ho * width + offset[hb] + o] = {to, end};
       }
+    }
+  }
+  // the moves in the order of the rolls: a's hits, then d's, then b's options
+  for (std::uint32_t ha = 0; ha < ra.size(); ++ha) {
+    if (!(ra[ha] > 0)) continue;
+    for (std::uint32_t hd = 0; hd < rd.size(); ++hd) {
+      const double p = ra[ha] * rd[hd];
+      if (!(p > 0)) continue;
+      const std::size_t ho = best == 0 ? ha : hd, hb = best == 0 ? hd : ha;
+      const std::size_t n = offset[hb + 1] - offset[hb];
+      CombatProcess::Roll roll{p, static_cast<std::uint32_t>(g.moves.size()),
+                               static_cast<std::uint32_t>(n)};
+      const CombatProcess::Move* from = &to_of[ho * width + offset[hb]];
+      g.moves.insert(g.moves.end(), from, from + n);
       // a roll where nobody is hit: back to this state (no choice)
       if (n == 1 && !g.moves.back().end && g.moves.back().to == i) {
         round.self += p;
@@ -1638,6 +1676,9 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   }
   round.count = static_cast<std::uint32_t>(g.rolls.size()) - round.first;
   X.fire_bytes += names.bytes() - names_bytes;
+  // (the rolls and moves are kept here for every process of the graph: counted once)
+  X.fire_bytes += (g.rolls.size() - round.first) * sizeof(CombatProcess::Roll) +
+                  (g.moves.size() - moves_first) * sizeof(CombatProcess::Move);
   g.round[i] = round;
   g.ok[i] = 1;
   return true;
@@ -1667,10 +1708,14 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
   }
   CombatProcess& P = out.process;
   P.metric = spec.metric;
-  // global index -> local (rounds, then ends), -1: not reached yet
-  std::unordered_map<std::uint32_t, std::uint32_t> local, local_end;
+  P.rolls = &g.rolls, P.moves = &g.moves;
+  // the graph's numbers -> the process's (rounds, then ends), kNone: not reached yet
+  constexpr std::uint32_t kNone = CombatProcess::kNone;
+  std::vector<std::uint32_t>& local = P.local;
+  std::vector<std::uint32_t>& local_end = P.local_end;
+  local.assign(g.states.size(), kNone), local_end.assign(g.ends.size(), kNone);
   std::vector<std::uint32_t> global{start};
-  local.emplace(start, 0);
+  local[start] = 0;
   for (std::size_t k = 0; k < global.size(); ++k) {
     const std::uint32_t i = global[k];
     if (global.size() > X.options.max_states || (X.options.stop && X.options.stop->load()) ||
@@ -1679,19 +1724,18 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
     if (!g.done[i]) expand_round(I, g, i, x, spec);
     if (!g.ok[i]) return false;
     const Engine::Impl::Exact::Rounds::Round& r = g.round[i];
-    CombatProcess::Round round{static_cast<std::uint32_t>(P.rolls.size()), r.count, r.self};
     for (std::uint32_t q = r.first; q < r.first + r.count; ++q) {
       const CombatProcess::Roll& roll = g.rolls[q];
-      P.rolls.push_back({roll.p, static_cast<std::uint32_t>(P.moves.size()), roll.count});
       for (std::uint32_t m = roll.first; m < roll.first + roll.count; ++m) {
         const CombatProcess::Move mv = g.moves[m];
-        auto& map = mv.end ? local_end : local;
-        auto [it, added] = map.emplace(mv.to, static_cast<std::uint32_t>(map.size()));
-        if (added) (mv.end ? out.ends : global).push_back(mv.to);
-        P.moves.push_back({it->second, mv.end});
+        std::vector<std::uint32_t>& map = mv.end ? local_end : local;
+        std::vector<std::uint32_t>& seen = mv.end ? out.ends : global;
+        if (mv.to >= map.size()) map.resize(mv.end ? g.ends.size() : g.states.size(), kNone);
+        std::uint32_t& at = map[mv.to];
+        if (at == kNone) at = static_cast<std::uint32_t>(seen.size()), seen.push_back(mv.to);
       }
     }
-    P.rounds.push_back(round);
+    P.rounds.push_back({r.first, r.count, r.self});
   }
   P.ends = static_cast<std::uint32_t>(out.ends.size());
   return P.ends > 0 && P.finish();

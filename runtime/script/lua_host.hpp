@@ -345,6 +345,11 @@ struct Engine::Impl {
       RoundNames names;  // the states' names: a next state is built only when its name is new
       combat::RoundParts parts;  // (scratch)
       State scratch;
+      // (expand_round's scratch: the best side's options by hits, the other side's
+      // configuration after each take, where each roll and option leads)
+      std::vector<std::size_t> offset;
+      std::vector<std::uint32_t> other_after;
+      std::vector<CombatProcess::Move> to_of;
     };
     std::vector<std::unique_ptr<Rounds>> rounds;
     // a combat from one state (and call): the process over the states it reaches (numbered from

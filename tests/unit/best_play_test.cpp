@@ -848,7 +848,7 @@ TEST_CASE("best play: a round's next state is named by each side's units and the
   combat::RoundParts::Take take;
   Entity damaged = s.at(a1);
   damaged.attr[0] = 1;
-  take.changed = {{a1, damaged}};
+  take.changed = {{a1, &damaged}};
   take.lost = {a2};
   const std::uint32_t after = names.after(ca, 2, 0, take);
   State v = s;
@@ -858,12 +858,12 @@ TEST_CASE("best play: a round's next state is named by each side's units and the
   CHECK(names.after(ca, 2, 0, take) == after);  // made once
   // a take that changes an entity not the side's, or gives a unit away: no name
   combat::RoundParts::Take foreign;
-  foreign.changed = {{d1, s.at(d1)}};
+  foreign.changed = {{d1, &s.at(d1)}};
   CHECK(names.after(ca, 1, 0, foreign) == RoundNames::kNone);
   combat::RoundParts::Take away;
   Entity given = s.at(a1);
   given.owner = d;
-  away.changed = {{a1, given}};
+  away.changed = {{a1, &given}};
   CHECK(names.after(ca, 1, 1, away) == RoundNames::kNone);
 
   // names differ in each part: filed apart

@@ -535,7 +535,7 @@ TEST_CASE("best play against a dynamic program: bench (a) and (b), both sides",
 
 TEST_CASE("best play against a dynamic program: (c)'s policy is the plain exact mode's",
           "[best_play_dp][exact_mode]") {
-  // The runtime's best play on (c) takes about 30 s ([best_play_c] below); the policies' value is
+  // The runtime's best play on (c) takes about 5 s ([best_play_c] below); the policies' value is
   // the plain exact mode's, a few milliseconds.
   const dp::Side policy;
   dp::Solver solver({policy, policy}, 0, false);
@@ -545,8 +545,8 @@ TEST_CASE("best play against a dynamic program: (c)'s policy is the plain exact 
   CHECK(std::abs(plain.at("attacker_win").get<double>() - want) < 1e-9);
 }
 
-TEST_CASE("best play against a dynamic program: (c), the attacker (about 30 s in the runtime)",
-          "[.][best_play_c]") {
+TEST_CASE("best play against a dynamic program: (c), the attacker (about 5 s in the runtime)",
+          "[best_play_dp][best_play_c][exact_mode]") {
   const dp::Side policy;
   const auto t0 = std::chrono::steady_clock::now();
   const Values want = solve(kBenchCAttacker, kBenchCDefender, policy, policy, 0);

@@ -53,6 +53,23 @@ function lib.other_ships(ctx, player, sys)
   return false
 end
 
+-- The units of every player but `player` in the space area of `sys` and, with `planets`, on its
+-- planets too (in player order).
+function lib.other_players_units(ctx, player, sys, planets)
+  local out = {}
+  for _, q in ipairs(ctx:players()) do
+    if q ~= player then
+      for _, u in ipairs(ctx:units(q, sys)) do out[#out + 1] = u end
+      if planets then
+        for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
+          for _, u in ipairs(ctx:units(q, planet)) do out[#out + 1] = u end
+        end
+      end
+    end
+  end
+  return out
+end
+
 -- Whether `player` owns the technology `tech`.
 function lib.owns(ctx, player, tech)
   return #ctx:entities { kind = "technology", owner = player, type = tech } > 0

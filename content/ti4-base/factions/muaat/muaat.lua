@@ -3,7 +3,8 @@
 -- player's hooks run after the rules, so these open it again for Muaat's ships.
 -- Tests: ../../tests/factions/muaat.toml
 
-local owns = require("lib").owns  -- scripts/ti4/lib.lua
+local lib = require("lib")  -- scripts/ti4/lib.lua
+local owns = lib.owns
 local galaxy = require "galaxy"  -- scripts/ti4/galaxy.lua
 
 hook {
@@ -82,18 +83,6 @@ local function mecatol_rex(ctx, sys)
   return false
 end
 
-local function others_units(ctx, player, sys)
-  local out = {}
-  for _, q in ipairs(ctx:players()) do
-    if q ~= player then
-      for _, u in ipairs(ctx:units(q, sys)) do out[#out + 1] = u end
-      for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
-        for _, u in ipairs(ctx:units(q, planet)) do out[#out + 1] = u end
-      end
-    end
-  end
-  return out
-end
 
 hook {
   id = "adjudicator_ba_al",
@@ -103,11 +92,11 @@ hook {
   discard = true,  -- purged
   condition = function(ctx, player, _, args)
     return args.player == player and ctx:flag(player, BAAL) and ctx:count(player, args.system, "type:war_sun") > 0
-      and not ctx:get(args.system, "home") and not mecatol_rex(ctx, args.system) and #others_units(ctx, player, args.system) > 0
+      and not ctx:get(args.system, "home") and not mecatol_rex(ctx, args.system) and #lib.other_players_units(ctx, player, args.system, true) > 0
   end,
   apply = function(ctx, player, _, args)
     local sys = args.system
-    for _, u in ipairs(others_units(ctx, player, sys)) do ctx:destroy(u, "tactical_action.unit_destroyed") end
+    for _, u in ipairs(lib.other_players_units(ctx, player, sys, true)) do ctx:destroy(u, "tactical_action.unit_destroyed") end
     for _, planet in ipairs(ctx:entities { kind = "planet", location = sys }) do
       for _, u in ipairs(ctx:units(nil, planet)) do ctx:move(u, sys) end  -- the Muaat units there stay in the system
       ctx:move(planet, "reinforcements")  -- purged with its card

@@ -319,25 +319,16 @@ local function destroy_all(ctx, player, units, window, how)
   end
 end
 
-local function others_units(ctx, player, sys)
-  local out = {}
-  for _, q in ipairs(ctx:players()) do
-    if q ~= player then
-      for _, u in ipairs(ctx:units(q, sys)) do out[#out + 1] = u end
-    end
-  end
-  return out
-end
 
 hook {
   id = "sundered_home",
   window = "tactical_action.after_movement",
   source = "faction/crimson_rebellion",
   condition = function(ctx, player, _, args)
-    return lib.is_home_system(ctx, player, args.system) and #others_units(ctx, player, args.system) > 0
+    return lib.is_home_system(ctx, player, args.system) and #lib.other_players_units(ctx, player, args.system) > 0
   end,
   apply = function(ctx, player, _, args)
-    destroy_all(ctx, player, others_units(ctx, player, args.system), "tactical_action.unit_destroyed", "moved into")
+    destroy_all(ctx, player, lib.other_players_units(ctx, player, args.system), "tactical_action.unit_destroyed", "moved into")
   end,
 }
 

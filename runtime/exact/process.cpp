@@ -194,25 +194,29 @@ void RoundNames::file(const Key& k, std::uint32_t to, int by) {
 
 bool CombatProcess::finish() {
   const std::size_t n = rounds.size();
-  const std::vector<Roll>& rs = *rolls;
   const std::vector<Move>& ms = *moves;
-  std::vector<std::uint32_t> into(n, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::uint32_t r = rounds[i].first; r < rounds[i].first + rounds[i].count; ++r)
-      for (std::uint32_t m = rs[r].first; m < rs[r].first + rs[r].count; ++m)
-        if (!ms[m].end && local[ms[m].to] != i) ++into[local[ms[m].to]];
+  // ordered over states and rows: a state leads to its distinct rows, a row to its moves' states
+  // (each row's moves once, however many states read it); a row is done when every state that
+  // reads it is, a state when every row that leads to it is
+  std::vector<std::uint32_t> row_in(rows, 0), into(n, 0);
+  for (const std::uint32_t row : state_rows) ++row_in[row];
+  for (const auto& [first, count] : row_moves)
+    for (std::uint32_t m = first; m < first + count; ++m)
+      if (!ms[m].end) ++into[local[ms[m].to]];
   order.clear();
   for (std::size_t i = 0; i < n; ++i)
     if (into[i] == 0) order.push_back(static_cast<std::uint32_t>(i));
   for (std::size_t k = 0; k < order.size(); ++k) {
     const Round& round = rounds[order[k]];
-    for (std::uint32_t r = round.first; r < round.first + round.count; ++r)
-      for (std::uint32_t m = rs[r].first; m < rs[r].first + rs[r].count; ++m) {
-        if (ms[m].end) continue;
-        const std::uint32_t to = local[ms[m].to];
-        if (to != order[k] && --into[to] == 0) order.push_back(to);
-      }
+    for (std::uint32_t r = round.rows_first; r < round.rows_first + round.rows_count; ++r) {
+      const std::uint32_t row = state_rows[r];
+      if (--row_in[row] != 0) continue;
+      const auto [first, count] = row_moves[row];
+      for (std::uint32_t m = first; m < first + count; ++m)
+        if (!ms[m].end && --into[local[ms[m].to]] == 0) order.push_back(local[ms[m].to]);
+    }
   }
+  // (a row that leads back to a state that reads it, a choice that comes back: no order)
   return order.size() == n && (n == 0 || order[0] == 0);
 }
 
@@ -225,19 +229,33 @@ std::vector<double> CombatProcess::values(std::span<const double> end_values, do
   auto worth = [&](const Move& m) {
     return m.end ? end_values[local_end[m.to]] : round_reward + V[local[m.to]];
   };
+  // a row's best option and its worth, found once (its moves lead to later states in `order`
+  // than every state that reads it, so they are valued when it is first read)
+  std::vector<double> row_worth(maximise ? rows : 0);
+  std::vector<std::uint32_t> row_pick(maximise ? rows : 0, kNone);
   for (std::size_t k = order.size(); k-- > 0;) {
     const std::uint32_t i = order[k];
     const Round& round = rounds[i];
     double sum = 0;
     for (std::uint32_t r = round.first; r < round.first + round.count; ++r) {
       const Roll& roll = rs[r];
-      double pick = worth(ms[roll.first]);
+      double pick;
       std::uint32_t picked = 0;
-      if (maximise)
-        for (std::uint32_t o = 1; o < roll.count; ++o) {
-          const double w = worth(ms[roll.first + o]);
-          if (better(w, pick)) pick = w, picked = o;
+      if (maximise && roll.count > 1) {
+        const std::uint32_t row = row_of[round.base + (r - round.first)];
+        if (row_pick[row] == kNone) {
+          double best = worth(ms[roll.first]);
+          std::uint32_t at = 0;
+          for (std::uint32_t o = 1; o < roll.count; ++o) {
+            const double w = worth(ms[roll.first + o]);
+            if (better(w, best)) best = w, at = o;
+          }
+          row_worth[row] = best, row_pick[row] = at;
         }
+        pick = row_worth[row], picked = row_pick[row];
+      } else {
+        pick = worth(ms[roll.first]);
+      }
       if (choice) (*choice)[r] = picked;
       sum += roll.p * pick;
     }

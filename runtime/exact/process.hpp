@@ -40,6 +40,8 @@ struct CombatProcess {
   struct Round {
     std::uint32_t first = 0, count = 0;
     double self = 0;
+    std::uint32_t base = 0;  // its first roll's index among the process's rolls (row_of)
+    std::uint32_t rows_first = 0, rows_count = 0;  // its distinct rows, in `state_rows`
   };
   std::vector<Round> rounds;  // rounds[0]: the start
   // the rolls and moves, kept by their owner (the rounds' graph, shared by the processes of its
@@ -51,9 +53,20 @@ struct CombatProcess {
   const std::vector<Move>* moves = nullptr;
   std::vector<std::uint32_t> local, local_end;
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  // rolls that lead alike share their moves (the owner keeps one row of moves for every roll
+  // whose best side takes the same hits from the same configuration while the other side ends
+  // in the same one): by the process's rolls in order (its rounds' in turn), the row each reads,
+  // numbered from 0 in this process (`rows` of them), so that a row's best option is found once
+  std::vector<std::uint32_t> row_of;
+  std::uint32_t rows = 0;
+  // each row's moves (the owner's numbers: [first, first + count)), and each state's distinct
+  // rows (Round::rows_first, rows_count): its edges, each once
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> row_moves;
+  std::vector<std::uint32_t> state_rows;
   std::uint32_t ends = 0;
   // the rounds in an order where every move to a round's state leads to a later one (built by
-  // finish(); false when the rounds come back otherwise than by a self-loop)
+  // finish(); false when the rounds come back otherwise than by a roll where nobody is hit, which
+  // is no roll: Round::self)
   std::vector<std::uint32_t> order;
   Sym metric = kNoSym;  // a move to a round's state begins a new round: adds 1 to it
 
@@ -76,7 +89,9 @@ struct CombatProcess {
   // (the rolls and moves are their owner's)
   std::size_t bytes() const {
     return sizeof(*this) + rounds.size() * sizeof(Round) +
-           (local.size() + local_end.size() + order.size()) * sizeof(std::uint32_t);
+           (local.size() + local_end.size() + order.size() + row_of.size() +
+            state_rows.size() + 2 * row_moves.size()) *
+               sizeof(std::uint32_t);
   }
 };
 

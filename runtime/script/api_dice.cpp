@@ -1564,22 +1564,14 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   State& t = g.scratch;
   const auto& ra = parts.side[0].roll;
   const auto& rd = parts.side[1].roll;
-  // where each roll and option leads, found side by side: the best side b takes the other's hits
-  // (its rows, each with its options), the other side o takes b's hits (its policy's take alone).
-  // For one option of b (its configuration after it) the rolls of b give o's rows, and the names
-  // they make are in one table (RoundNames::find, by b's configuration). to[h_o * width +
-  // offset[h_b] + option]: the move of o taking h_o hits and b taking h_b.
+  // where each roll and option leads: the best side b takes the other's hits (each number of
+  // hits with its options), the other side o takes b's hits (its policy's take alone)
   const int other = 1 - best;
   const std::vector<double>& roll_b = parts.side[best].roll;   // b's hits: o's rows
   const std::vector<double>& roll_o = parts.side[other].roll;  // o's hits: b's rows
   const std::uint32_t cfg_b = best == 0 ? cfg_a : cfg_d, cfg_o = best == 0 ? cfg_d : cfg_a;
-  auto& offset = g.offset;
   auto& other_after = g.other_after;
-  auto& to_of = g.to_of;
-  offset.assign(roll_o.size() + 1, 0);
-  for (std::size_t h = 0; h < roll_o.size(); ++h)
-    offset[h + 1] = offset[h] + (roll_o[h] > 0 ? parts.side[best].row(h).size() : 0);
-  const std::size_t width = offset.back();
+  auto& row_to = g.row_to;
   other_after.assign(roll_b.size(), RoundNames::kNone);
   for (std::size_t h = 0; h < roll_b.size(); ++h) {
     if (!(roll_b[h] > 0)) continue;
@@ -1587,17 +1579,32 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
     other_after[h] = names.after(cfg_o, h, 0, parts.side[other].row(h)[0]);
     if (other_after[h] == RoundNames::kNone) return false;
   }
-  to_of.assign(roll_b.size() * width, CombatProcess::Move{});
+  // where each roll leads: a row of moves, one per option of b, kept once for every state whose
+  // roll has b take the same hits from the same configuration while o ends in the same one
+  // (what a move leads to depends on no more: RoundNames::find is keyed by it)
+  row_to.assign(roll_b.size() * roll_o.size(), {0, 0});
   for (std::size_t hb = 0; hb < roll_o.size(); ++hb) {
     if (!(roll_o[hb] > 0)) continue;
     const std::vector<combat::RoundParts::Take>& options = parts.side[best].row(hb);
-    for (std::size_t o = 0; o < options.size(); ++o) {
-      const combat::RoundParts::Take& take_b = options[o];
-      const std::uint32_t after_b = names.after(cfg_b, hb, o, take_b);
-      if (after_b == RoundNames::kNone) return false;
-      for (std::size_t ho = 0; ho < roll_b.size(); ++ho) {
-        if (!(roll_b[ho] > 0)) continue;
-        const combat::RoundParts::Take& take_o = parts.side[other].row(ho)[0];
+    if (options.empty()) return false;
+    for (std::size_t ho = 0; ho < roll_b.size(); ++ho) {
+      if (!(roll_b[ho] > 0)) continue;
+      const combat::RoundParts::Take& take_o = parts.side[other].row(ho)[0];
+      const Engine::Impl::Exact::Rounds::RowKey row_key{
+          cfg_b, static_cast<std::uint32_t>(hb << 1 | (take_o.fires ? 1u : 0u)), other_after[ho],
+          rest};
+      if (!g.row_slots.empty()) {
+        const auto& found = g.row_slot(row_key);
+        if (found.count != 0) {
+          row_to[ho * roll_o.size() + hb] = {found.first, found.count};
+          continue;
+        }
+      }
+      const auto row_first = static_cast<std::uint32_t>(g.moves.size());
+      for (std::size_t o = 0; o < options.size(); ++o) {
+        const combat::RoundParts::Take& take_b = options[o];
+        const std::uint32_t after_b = names.after(cfg_b, hb, o, take_b);
+        if (after_b == RoundNames::kNone) return false;
         const bool end = !(take_b.fires && take_o.fires);  // (put_round_parts: over)
         RoundNames::Key key{best == 0 ? after_b : other_after[ho],
                             best == 0 ? other_after[ho] : after_b,
@@ -1649,29 +1656,30 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
           if (to > CombatProcess::kMostMoveTo) return false;
           names.file(key, to, best);
         }
-        to_of[ho * width + offset[hb] + o] = {to, end};
+        g.moves.push_back({to, end});
       }
+      const std::pair<std::uint32_t, std::uint32_t> row{
+          row_first, static_cast<std::uint32_t>(g.moves.size()) - row_first};
+      const std::size_t slots = g.row_slots.size();
+      g.file_row(row_key, row.first, row.second);
+      X.fire_bytes += (g.row_slots.size() - slots) * sizeof(g.row_slots[0]);
+      row_to[ho * roll_o.size() + hb] = row;
     }
   }
-  // the moves in the order of the rolls: a's hits, then d's, then b's options
+  // the rolls in order: a's hits, then d's; each reads its row
   for (std::uint32_t ha = 0; ha < ra.size(); ++ha) {
     if (!(ra[ha] > 0)) continue;
     for (std::uint32_t hd = 0; hd < rd.size(); ++hd) {
       const double p = ra[ha] * rd[hd];
       if (!(p > 0)) continue;
       const std::size_t ho = best == 0 ? ha : hd, hb = best == 0 ? hd : ha;
-      const std::size_t n = offset[hb + 1] - offset[hb];
-      CombatProcess::Roll roll{p, static_cast<std::uint32_t>(g.moves.size()),
-                               static_cast<std::uint32_t>(n)};
-      const CombatProcess::Move* from = &to_of[ho * width + offset[hb]];
-      g.moves.insert(g.moves.end(), from, from + n);
+      const auto [first, n] = row_to[ho * roll_o.size() + hb];
       // a roll where nobody is hit: back to this state (no choice)
-      if (n == 1 && !g.moves.back().end && g.moves.back().to == i) {
+      if (n == 1 && !g.moves[first].end && g.moves[first].to == i) {
         round.self += p;
-        g.moves.pop_back();
         continue;
       }
-      g.rolls.push_back(roll);
+      g.rolls.push_back({p, first, n});
     }
   }
   round.count = static_cast<std::uint32_t>(g.rolls.size()) - round.first;
@@ -1716,6 +1724,10 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
   local.assign(g.states.size(), kNone), local_end.assign(g.ends.size(), kNone);
   std::vector<std::uint32_t> global{start};
   local[start] = 0;
+  // (rows seen by this process: row_stamp == stamp)
+  const std::uint32_t stamp = ++g.row_serial;
+  std::uint32_t base = 0;
+  std::vector<std::size_t> row_state;  // by row: the last state that listed it
   for (std::size_t k = 0; k < global.size(); ++k) {
     const std::uint32_t i = global[k];
     if (global.size() > X.options.max_states || (X.options.stop && X.options.stop->load()) ||
@@ -1724,8 +1736,26 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
     if (!g.done[i]) expand_round(I, g, i, x, spec);
     if (!g.ok[i]) return false;
     const Engine::Impl::Exact::Rounds::Round& r = g.round[i];
+    if (g.row_stamp.size() < g.moves.size()) {
+      g.row_stamp.resize(g.moves.size(), 0);
+      g.row_local.resize(g.moves.size(), 0);
+    }
+    const auto rows_first = static_cast<std::uint32_t>(P.state_rows.size());
     for (std::uint32_t q = r.first; q < r.first + r.count; ++q) {
       const CombatProcess::Roll& roll = g.rolls[q];
+      // a row of moves (where the roll's options lead) that rolls share: numbered once; listed
+      // once among the state's rows
+      if (g.row_stamp[roll.first] == stamp) {
+        const std::uint32_t row = g.row_local[roll.first];
+        P.row_of.push_back(row);
+        if (row_state[row] != k) row_state[row] = k, P.state_rows.push_back(row);
+        continue;
+      }
+      g.row_stamp[roll.first] = stamp, g.row_local[roll.first] = P.rows;
+      P.row_moves.emplace_back(roll.first, roll.count);
+      row_state.push_back(k);
+      P.state_rows.push_back(P.rows);
+      P.row_of.push_back(P.rows++);
       for (std::uint32_t m = roll.first; m < roll.first + roll.count; ++m) {
         const CombatProcess::Move mv = g.moves[m];
         std::vector<std::uint32_t>& map = mv.end ? local_end : local;
@@ -1735,7 +1765,9 @@ bool build_process(Engine::Impl& I, const State& s, const combat::Exchange& x,
         if (at == kNone) at = static_cast<std::uint32_t>(seen.size()), seen.push_back(mv.to);
       }
     }
-    P.rounds.push_back({r.first, r.count, r.self});
+    P.rounds.push_back({r.first, r.count, r.self, base, rows_first,
+                        static_cast<std::uint32_t>(P.state_rows.size()) - rows_first});
+    base += r.count;
   }
   P.ends = static_cast<std::uint32_t>(out.ends.size());
   return P.ends > 0 && P.finish();

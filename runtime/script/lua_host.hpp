@@ -341,15 +341,53 @@ struct Engine::Impl {
       std::vector<char> done, ok;  // by state: expanded, and it could be
       std::vector<CombatProcess::Roll> rolls;
       std::vector<CombatProcess::Move> moves;
+      // rows of moves that rolls share (a roll's moves are a row): by the best side's
+      // configuration, its hits, the other side's configuration after its take, whether that
+      // side still fires and the rest; a row's moves [first, first + count)
+      struct RowKey {
+        std::uint32_t b = 0, hits = 0, other = 0, rest = 0;
+        bool operator==(const RowKey&) const = default;
+      };
+      // (open addressing: a slot with count 0 is empty; at most half full)
+      struct RowSlot {
+        RowKey key;
+        std::uint32_t first = 0, count = 0;
+      };
+      std::vector<RowSlot> row_slots;
+      std::size_t rows_used = 0;
+      static std::size_t row_hash(const RowKey& k) {
+        std::uint64_t h = (std::uint64_t{k.b} << 32 | k.hits) * 0x9E3779B97F4A7C15ull;
+        h ^= (std::uint64_t{k.other} << 32 | k.rest) * 0xC2B2AE3D27D4EB4Full;
+        return static_cast<std::size_t>(h ^ (h >> 29));
+      }
+      // the slot of `k`: its row, or the empty slot where it goes (count 0)
+      RowSlot& row_slot(const RowKey& k) {
+        const std::size_t mask = row_slots.size() - 1;
+        for (std::size_t i = row_hash(k) & mask;; i = (i + 1) & mask)
+          if (row_slots[i].count == 0 || row_slots[i].key == k) return row_slots[i];
+      }
+      // files a new row (after row_slot found none); may grow the table
+      void file_row(const RowKey& k, std::uint32_t first, std::uint32_t count) {
+        if (2 * (rows_used + 1) > row_slots.size()) {
+          std::vector<RowSlot> had(row_slots.empty() ? 1024 : 2 * row_slots.size());
+          had.swap(row_slots);
+          for (const RowSlot& r : had)
+            if (r.count != 0) row_slot(r.key) = r;
+        }
+        row_slot(k) = {k, first, count};
+        ++rows_used;
+      }
+      // build_process: a row's number in the process being built (row_stamp: which one)
+      std::vector<std::uint32_t> row_stamp, row_local;
+      std::uint32_t row_serial = 0;
       combat::RoundPartsCache takes;  // each side's takes, by its own units
       RoundNames names;  // the states' names: a next state is built only when its name is new
       combat::RoundParts parts;  // (scratch)
       State scratch;
-      // (expand_round's scratch: the best side's options by hits, the other side's
-      // configuration after each take, where each roll and option leads)
-      std::vector<std::size_t> offset;
+      // (expand_round's scratch: the other side's configuration after each take, the row each
+      // roll reads)
       std::vector<std::uint32_t> other_after;
-      std::vector<CombatProcess::Move> to_of;
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> row_to;  // by (ho, hb): its row
     };
     std::vector<std::unique_ptr<Rounds>> rounds;
     // a combat from one state (and call): the process over the states it reaches (numbered from

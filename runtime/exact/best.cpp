@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <random>
 #include <unordered_map>
 
@@ -55,6 +57,17 @@ double reward(const std::vector<std::pair<Sym, double>>& adds, const BestObjecti
   return r;
 }
 
+// Whether two numbers are the same bits (ProcessValues: the last answer is given back only for the
+// very same inputs; -0 and 0 are told apart).
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+bool same_bits(std::span<const double> a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
 // How one tree is evaluated: the values V, the side that maximises (-1: none, every choice
 // fixed), each side's fixed choices, and what to collect.
 struct Eval {
@@ -68,8 +81,9 @@ struct Eval {
   std::vector<std::size_t>* keep = nullptr;  // the leaves the chosen options keep
   Fixed* record = nullptr;                   // the maximising side's choices (non-zero ones)
   // the tree's combat solved as a decision process (its draw marked kProcess), the first side's
-  // (one side plays best), and what a new round of it is worth to the objective
-  const CombatProcess* process = nullptr;
+  // (one side plays best), its last answer kept, and what a new round of it is worth to the
+  // objective
+  ProcessValues* process = nullptr;
   double round_reward = 0;
 
   double leaf(std::size_t i) const {
@@ -93,7 +107,7 @@ struct Eval {
     if (is_choice(first) && (first & ExactTreeLeaf::kProcess) != 0 && process) {
       // the combat's ends, each valued from here on; then the combat's rounds (the first side
       // choosing when it maximises, else its policy's options)
-      std::vector<double> ends(process->ends, 0.0);
+      std::vector<double> ends(process->process().ends, 0.0);
       for (std::size_t i = lo; i < hi;) {
         const std::uint32_t v = draw_at(leaves[i], d);
         std::size_t j = i + 1;
@@ -101,7 +115,7 @@ struct Eval {
         if (v != kNone && (v & ~kFlags) < ends.size()) ends[v & ~kFlags] = (*this)(i, j, d + 1);
         i = j;
       }
-      return process->values(ends, ones ? 0 : round_reward, side == 0 && !ones)[0];
+      return process->start(ends, ones ? 0 : round_reward, side == 0 && !ones);
     }
     if (!is_choice(first)) {
       double total = 0;
@@ -179,17 +193,144 @@ struct Solver {
   std::vector<std::int32_t> tree_of;
   std::size_t sweeps = 0;
   bool settled = true;
-  const std::vector<const CombatProcess*>* processes = nullptr;
+  // the combats solved as decision processes (by ExactTree::process), each with its last answer
+  std::vector<std::optional<ProcessValues>> processes{};
+
+  // a tree's leaves that lead back to its own node through chance draws alone (a round in which
+  // nobody is hit): their chance, which no choice changes, so that the node's value is
+  // c / (1 - self), c its value with its own worth 0 (as a node without a tree divides out its
+  // self-loops); -1 where such a leaf lies below a choice (value iteration alone)
+  std::vector<double> self_p{};
+  // The order the nodes are valued in (plan): the strongly connected sets of the graph of what a
+  // node's value reads (its tree's leaves, else its edges), each set after the sets it reads, so
+  // that one pass settles a node that reads itself only through a self-loop divided out; a set
+  // that comes back (`again`: more than one node, or a node that reads its own value) is swept
+  // until it settles. `order`: the nodes valued, set by set, a set's nodes in reverse order of
+  // exploration.
+  struct Set {
+    std::uint32_t first = 0, count = 0;
+    bool again = false;
+  };
+  std::vector<std::uint32_t> order{};
+  std::vector<Set> sets{};
 
   // a tree whose combat is a decision process: the process and what its rounds earn
-  void set_process(Eval& e, std::size_t t, const BestObjective& o) const {
+  void set_process(Eval& e, std::size_t t, const BestObjective& o) {
     const std::int32_t k = trees[t].process;
-    if (k < 0 || !processes || static_cast<std::size_t>(k) >= processes->size()) return;
-    e.process = (*processes)[static_cast<std::size_t>(k)];
-    if (!e.process) return;
+    if (k < 0 || static_cast<std::size_t>(k) >= processes.size()) return;
+    auto& p = processes[static_cast<std::size_t>(k)];
+    if (!p) return;
+    e.process = &*p;
     e.round_reward = 0;
     for (const auto& [m, w] : o.metrics)
-      if (m == e.process->metric) e.round_reward += w;
+      if (m == p->process().metric) e.round_reward += w;
+  }
+
+  // whether a node is valued (not final, and expanded)
+  bool valued(std::uint32_t v) const {
+    const ExactNode& node = chain.at(v);
+    return node.step != steps && !node.out.empty();
+  }
+  // what a valued node's value reads: its tree's leaves, else its edges
+  std::size_t reads(std::uint32_t v) const {
+    return tree_of[v] >= 0 ? trees[static_cast<std::size_t>(tree_of[v])].leaves.size()
+                           : chain.at(v).out.size();
+  }
+  std::uint32_t read(std::uint32_t v, std::size_t i) const {
+    return tree_of[v] >= 0 ? trees[static_cast<std::size_t>(tree_of[v])].leaves[i].to
+                           : chain.at(v).out[i].to;
+  }
+
+  void plan() {
+    self_p.assign(trees.size(), 0.0);
+    for (std::size_t t = 0; t < trees.size(); ++t)
+      for (const ExactTreeLeaf& l : trees[t].leaves)
+        if (l.to == trees[t].node && self_p[t] >= 0)
+          self_p[t] = l.last_choice < 0 ? self_p[t] + l.p : -1;
+    // Tarjan's strongly connected sets, without recursion: a set is complete after every set it
+    // reads, so the sets come out in the order they are valued in
+    const auto n = static_cast<std::uint32_t>(chain.size());
+    std::vector<std::uint32_t> index(n, kNone), low(n, 0), stack;
+    std::vector<char> on_stack(n, 0);
+    struct Frame {
+      std::uint32_t v;
+      std::size_t i;
+    };
+    std::vector<Frame> calls;
+    std::uint32_t next = 0;
+    auto enter = [&](std::uint32_t v) {
+      index[v] = low[v] = next++;
+      stack.push_back(v), on_stack[v] = 1;
+      calls.push_back({v, 0});
+    };
+    for (std::uint32_t root = 0; root < n; ++root) {
+      if (index[root] != kNone || !valued(root)) continue;
+      enter(root);
+      while (!calls.empty()) {
+        const std::uint32_t v = calls.back().v;
+        if (calls.back().i < reads(v)) {
+          const std::uint32_t w = read(v, calls.back().i++);
+          if (!valued(w)) continue;  // a final or unexpanded node: its value is known
+          if (index[w] == kNone)
+            enter(w);
+          else if (on_stack[w])
+            low[v] = std::min(low[v], index[w]);
+          continue;
+        }
+        calls.pop_back();
+        if (!calls.empty()) low[calls.back().v] = std::min(low[calls.back().v], low[v]);
+        if (low[v] != index[v]) continue;
+        Set set{static_cast<std::uint32_t>(order.size()), 0, false};
+        std::uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back(), on_stack[w] = 0;
+          order.push_back(w), ++set.count;
+        } while (w != v);
+        std::sort(order.begin() + set.first, order.end(), std::greater<>());
+        set.again = set.count > 1;
+        if (!set.again && tree_of[v] >= 0) {
+          // a node alone comes back when its tree reads its own value: a leaf back to it that
+          // is not divided out
+          const auto t = static_cast<std::size_t>(tree_of[v]);
+          const bool divided = self_p[t] > 0 && self_p[t] < 1;
+          for (const ExactTreeLeaf& l : trees[t].leaves)
+            if (l.to == v && !divided) set.again = true;
+        }
+        sets.push_back(set);
+      }
+    }
+  }
+
+  // The value of node `v` from the values V of the nodes it reads.
+  double value_of(std::uint32_t v, const BestObjective& o, int side, const Fixed* f0,
+                  const Fixed* f1, std::vector<double>& V,
+                  const std::vector<std::vector<double>>& rewards) {
+    const ExactNode& node = chain.at(v);
+    if (tree_of[v] >= 0) {
+      const auto t = static_cast<std::size_t>(tree_of[v]);
+      const auto& leaves = trees[t].leaves;
+      Eval e{leaves, rewards[t], V, t, side, {f0, f1}};
+      set_process(e, t, o);
+      const double self = self_p[t];
+      if (self > 0 && self < 1) {
+        const double had = V[v];
+        V[v] = 0;
+        const double value = e(0, leaves.size(), 0) / (1 - self);
+        V[v] = had;
+        return value;
+      }
+      return e(0, leaves.size(), 0);
+    }
+    double s = 0, self = 0;
+    for (const ExactEdge& e : node.out) {
+      const double r = o.metrics.empty() ? 0 : reward(e.adds, o);
+      if (e.to == v)
+        self += e.p, s += e.p * r;
+      else
+        s += e.p * (r + V[e.to]);
+    }
+    return self > 0 && self < 1 ? s / (1 - self) : s;
   }
 
   // The values of every node for `o`, `side` maximising (-1: none), the choices of the sides
@@ -211,56 +352,32 @@ struct Solver {
       x += reward(node.writes.sets, o);
       V[v] = x;
     }
-    // a tree's leaves that lead back to its own node through chance draws alone (a round in
-    // which nobody is hit): their chance, which no choice changes, so that the node's value is
-    // c / (1 - self), c its value with its own worth 0 (as a node without a tree divides out its
-    // self-loops); -1 where such a leaf lies below a choice (value iteration alone)
-    std::vector<double> self_p(trees.size(), 0.0);
-    for (std::size_t t = 0; t < trees.size(); ++t)
-      for (const ExactTreeLeaf& l : trees[t].leaves)
-        if (l.to == trees[t].node && self_p[t] >= 0)
-          self_p[t] = l.last_choice < 0 ? self_p[t] + l.p : -1;
-    // value iteration from below, in place, the nodes in reverse order of exploration (a
-    // node's successors were mostly found after it): one sweep settles what does not come back
-    bool done = false;
-    for (std::size_t k = 0; k < max_sweeps && !done; ++k) {
-      ++sweeps;
-      double change = 0;
-      for (std::size_t v = n; v-- > 0;) {
-        const ExactNode& node = chain.at(static_cast<std::uint32_t>(v));
-        if (node.step == steps || node.out.empty()) continue;  // final, or never expanded
-        double value;
-        if (tree_of[v] >= 0) {
-          const auto t = static_cast<std::size_t>(tree_of[v]);
-          const auto& leaves = trees[t].leaves;
-          Eval e{leaves, rewards[t], V, t, side, {f0, f1}};
-          set_process(e, t, o);
-          const double self = self_p[t];
-          if (self > 0 && self < 1) {
-            const double had = V[v];
-            V[v] = 0;
-            value = e(0, leaves.size(), 0) / (1 - self);
-            V[v] = had;
-          } else {
-            value = e(0, leaves.size(), 0);
-          }
-        } else {
-          double s = 0, self = 0;
-          for (const ExactEdge& e : node.out) {
-            const double r = o.metrics.empty() ? 0 : reward(e.adds, o);
-            if (e.to == v)
-              self += e.p, s += e.p * r;
-            else
-              s += e.p * (r + V[e.to]);
-          }
-          value = self > 0 && self < 1 ? s / (1 - self) : s;
-        }
-        change = std::max(change, std::abs(value - V[v]));
-        V[v] = value;
+    // each set once its successors are valued: a node that does not come back in one pass;
+    // a set that comes back by value iteration, in place, until its largest change < 1e-13
+    std::size_t most = 1;
+    for (const Set& set : sets) {
+      const std::uint32_t* nodes = order.data() + set.first;
+      if (!set.again) {
+        V[nodes[0]] = value_of(nodes[0], o, side, f0, f1, V, rewards);
+        continue;
       }
-      done = change < 1e-13;
+      bool done = false;
+      std::size_t k = 0;
+      while (k < max_sweeps && !done) {
+        ++k;
+        double change = 0;
+        for (std::uint32_t i = 0; i < set.count; ++i) {
+          const std::uint32_t v = nodes[i];
+          const double value = value_of(v, o, side, f0, f1, V, rewards);
+          change = std::max(change, std::abs(value - V[v]));
+          V[v] = value;
+        }
+        done = change < 1e-13;
+      }
+      most = std::max(most, k);
+      settled = settled && done;
     }
-    settled = settled && done;
+    sweeps += most;
     return V;
   }
 };
@@ -274,9 +391,13 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
   r.choice_nodes = trees.size();
   if (n == 0 || sides.empty()) return r;
   Solver s{chain, trees, steps, std::vector<std::int32_t>(n, -1)};
-  s.processes = &o.processes;
+  // the processes' last answers, with their choices (the edges filed at the end ask for them)
+  s.processes.resize(o.processes.size());
+  for (std::size_t k = 0; k < o.processes.size(); ++k)
+    if (o.processes[k]) s.processes[k].emplace(*o.processes[k], true);
   for (std::size_t t = 0; t < trees.size(); ++t)
     s.tree_of[trees[t].node] = static_cast<std::int32_t>(t);
+  s.plan();
   std::vector<std::vector<double>> rewards;
   Fixed fixed[2];
   std::vector<double> V0;        // the first side's values (its best response, or the pair's)
@@ -506,7 +627,7 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
       // a combat solved as a decision process (its draw the leaves' first): each end's value
       // from here on, the first side's best options at every roll of the combat, then the
       // chance of each end under them and the rounds begun on the way (the metric's addition)
-      const CombatProcess& P = *value.process;
+      const CombatProcess& P = value.process->process();
       const auto& leaves = trees[t].leaves;
       std::vector<double> ends(P.ends, 0.0);
       std::vector<std::pair<std::size_t, std::size_t>> group(P.ends, {0, 0});
@@ -519,7 +640,7 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
         i = j;
       }
       std::vector<std::uint32_t> choice;
-      P.values(ends, value.round_reward, true, &choice);
+      value.process->start(ends, value.round_reward, true, &choice);
       std::vector<double> p_end, rounds_end;
       P.play(choice, p_end, rounds_end);
       node.out.clear();
@@ -551,7 +672,28 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
       chain.add_edge(trees[t].node, {l.p, l.to, l.adds});
     }
   }
+  for (const auto& p : s.processes)
+    if (p) r.process_valued += p->valued, r.process_reused += p->reused;
   return r;
+}
+
+double ProcessValues::start(std::span<const double> end_values, double round_reward, bool maximise,
+                            std::vector<std::uint32_t>* choice) {
+  if (have_ && maximise == maximise_ && same_bits(round_reward, round_reward_) &&
+      same_bits(end_values, ends_) && (!choice || have_choice_)) {
+    ++reused;
+    if (choice) *choice = choice_;
+    return value_;
+  }
+  ++valued;
+  have_choice_ = keep_choice_ || choice;
+  choice_.clear();
+  value_ =
+      process_->values(end_values, round_reward, maximise, have_choice_ ? &choice_ : nullptr)[0];
+  ends_.assign(end_values.begin(), end_values.end());
+  round_reward_ = round_reward, maximise_ = maximise, have_ = true;
+  if (choice) *choice = choice_;
+  return value_;
 }
 
 }  // namespace rb

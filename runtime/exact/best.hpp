@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,8 +54,12 @@ struct BestDecision {
 struct BestPlay {
   double value = 0;              // the start's value under best play (the first side's objective)
   std::size_t choice_nodes = 0;  // nodes whose step made choices
-  std::size_t iterations = 0;    // sweeps of value iteration (all rounds)
-  bool settled = true;           // the largest change fell below 1e-13 within max_sweeps
+  // passes of value iteration (all rounds): the nodes are valued in an order where a node's
+  // successors come first, so one pass settles every node that does not come back (but by a
+  // self-loop, divided out); nodes that come back are swept until they settle, and a pass counts
+  // the most sweeps any such set of nodes took
+  std::size_t iterations = 0;
+  bool settled = true;  // the largest change fell below 1e-13 within max_sweeps
   // two sides: rounds of best responses, whether a round left its side's choices as they were,
   // each round's value for the side that answered (round 1: the first side), and each side's
   // value once both play the last pair
@@ -75,6 +80,36 @@ struct BestPlay {
   };
   std::vector<WalkStep> walk;
   std::string walk_outcome;
+  // the combats' decision processes (BestOptions::processes): how often one was valued, and how
+  // often its last answer was given back (ProcessValues)
+  std::size_t process_valued = 0, process_reused = 0;
+};
+
+// A combat's decision process valued for best play, its last answer kept: asked again with the
+// same inputs as last time (each end's value, what a new round is worth, maximise or not: the
+// same bits), it gives back that answer instead of valuing the process again. The answer is
+// bit for bit what valuing it again gives (CombatProcess::values is a function of those inputs
+// alone). With `keep_choice` the options taken by roll are kept too, for a later call that asks
+// for them.
+class ProcessValues {
+ public:
+  explicit ProcessValues(const CombatProcess& p, bool keep_choice = false)
+      : process_(&p), keep_choice_(keep_choice) {}
+  const CombatProcess& process() const { return *process_; }
+  // the start's value (CombatProcess::values(...)[0]); `choice`: the options taken by roll
+  double start(std::span<const double> end_values, double round_reward, bool maximise,
+               std::vector<std::uint32_t>* choice = nullptr);
+  std::size_t valued = 0, reused = 0;  // calls that valued the process, that gave back the last
+
+ private:
+  const CombatProcess* process_;
+  bool keep_choice_;
+  bool have_ = false, have_choice_ = false;
+  std::vector<double> ends_;
+  double round_reward_ = 0;
+  bool maximise_ = false;
+  double value_ = 0;
+  std::vector<std::uint32_t> choice_;
 };
 
 struct BestOptions {

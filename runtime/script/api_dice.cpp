@@ -930,6 +930,9 @@ const Engine::Impl::CasualtySpec& casualty_spec_at(lua_State* L, int idx) {
     if (!lua_isnil(L, -1)) c.can_sustain = I.attr_slot(L, -1);
     lua_getfield(L, idx, "damaged");
     if (!lua_isnil(L, -1)) c.damaged = I.attr_slot(L, -1);
+    if (c.damaged >= 0 && std::find(I.damaged_attributes.begin(), I.damaged_attributes.end(),
+                                    c.damaged) == I.damaged_attributes.end())
+      I.damaged_attributes.push_back(c.damaged);
     lua_getfield(L, idx, "decision");
     c.decision = luaL_optstring(L, -1, "assign_hits");
     lua_getfield(L, idx, "destroyed_window");

@@ -958,6 +958,9 @@ void Engine::setup(const toml::table& scenario, const std::string& file, State& 
 const std::vector<std::pair<std::string, std::string>>& Engine::labels() const {
   return impl_->labels;
 }
+const std::vector<int>& Engine::damaged_attributes() const {
+  return impl_->damaged_attributes;
+}
 
 std::size_t Engine::memo_nodes() const {
   std::size_t n = 0;

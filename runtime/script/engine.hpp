@@ -143,6 +143,12 @@ class Engine {
   // report prints "planet_1_controlled (Abyz)".
   const std::vector<std::pair<std::string, std::string>>& labels() const;
 
+  // The attribute slots that the hit assignments the scripts asked for so far name `damaged`
+  // (ctx:assign_hits' and ctx:exchange_fire's spec): the runtime sets it to 1 on a unit that
+  // sustains and to 0 on one repaired. Best play's tables read a change of one as damage or
+  // repair. In the order first seen.
+  const std::vector<int>& damaged_attributes() const;
+
   // The nodes (step, state) the step memo holds, and its bytes (tests, --json).
   std::size_t memo_nodes() const;
   std::size_t memo_execute_only() const;  // of those, the nodes run every time (too many draws)

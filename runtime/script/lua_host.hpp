@@ -481,6 +481,9 @@ struct Engine::Impl {
   std::unordered_map<const void*, int> spec_index;  // table address -> index in its list
   std::deque<RollSpec> roll_specs;  // deques: references stay valid while hooks add more
   std::deque<CasualtySpec> casualty_specs;
+  // every casualty spec's `damaged` slot seen, kept when the spec cache is reset
+  // (Engine::damaged_attributes)
+  std::vector<int> damaged_attributes;
   std::deque<std::vector<Sym>> orders;
   struct ExchangeSpec {
     const RollSpec* roll = nullptr;

@@ -500,38 +500,77 @@ std::string distinction(const std::vector<AttributeDef>& attrs, const Counted& c
 }
 
 // What an option of a first decision did to `side`'s counted units, from `before` to `after`:
-// "lose 2 fighter, 1 carrier; damage 1 dreadnought" (or "nothing"), and the hits it took (units
-// lost or changed: a unit that sustains damage). With `attrs`, each unit is also told apart from
-// the others of its type by what distinguishes it ("lose 1 destroyer (galvanized)"): for options
-// that the plain words would give the same name.
+// "lose 2 fighter, 1 carrier; damage 1 dreadnought; repair 1 dreadnought" (or "nothing"), and the
+// hits it took (units lost or damaged). A unit in play in both whose attributes changed is damaged
+// when one of the `damaged` attributes (Engine::damaged_attributes: what a hit assignment sets on
+// a unit that sustains) went up, repaired when one went down; a change of any other attribute is
+// called damage too (the runtime cannot tell what it is). The exact mode exchanges alike units
+// (State::canonicalise), so a unit of `after` is first matched to one of `before` with the same
+// attributes (itself first), and only the units left over are lost or changed: the fewest changes
+// that lead from one to the other. With `attrs`, each unit is also told apart from the others of
+// its type by what distinguishes it ("lose 1 destroyer (galvanized)"): for options that the plain
+// words would give the same name.
 std::pair<std::string, int> describe_option(const std::vector<Counted>& counted,
                                             const std::string& side, const State& before,
-                                            const State& after,
+                                            const State& after, const std::vector<int>& damaged,
                                             const std::vector<AttributeDef>* attrs = nullptr) {
-  std::string lost, changed;
+  std::string lost, hit, repaired;
   int hits = 0;
+  const auto in_play = [](const State& s, EntityId e) {
+    return s.at(e).location != kReinforcements;
+  };
   for (const Counted& c : counted) {
     if (c.side != side) continue;
-    std::map<std::string, int> l, d;  // distinction -> units
+    // the units in play before, and after; matched[i]: the unit before that after's i-th was
+    std::vector<EntityId> was, is;
     for (EntityId e : c.units) {
-      const bool was = before.at(e).location != kReinforcements;
-      const bool is = after.at(e).location != kReinforcements;
-      const bool gone = was && !is, touched = was && is && before.at(e).attr != after.at(e).attr;
-      if (!gone && !touched) continue;
-      const std::string how = attrs ? distinction(*attrs, c, before, e) : "";
-      ++(gone ? l : d)[how];
-      ++hits;
+      if (in_play(before, e)) was.push_back(e);
+      if (in_play(after, e)) is.push_back(e);
+    }
+    std::vector<EntityId> matched(is.size(), kNoEntity);
+    std::vector<char> used(was.size(), 0);
+    const auto match = [&](auto fits) {
+      for (std::size_t i = 0; i < is.size(); ++i)
+        for (std::size_t k = 0; k < was.size() && matched[i] == kNoEntity; ++k)
+          if (!used[k] && fits(was[k], is[i])) matched[i] = was[k], used[k] = 1;
+    };
+    const auto same = [&](EntityId b, EntityId a) { return before.at(b).attr == after.at(a).attr; };
+    match([&](EntityId b, EntityId a) { return b == a && same(b, a); });  // itself, unchanged
+    match(same);                                                          // an alike one
+    match([](EntityId b, EntityId a) { return b == a; });                 // itself, changed
+    match([](EntityId, EntityId) { return true; });                       // another, changed
+    std::map<std::string, int> l, d, r;                                   // distinction -> units
+    const auto how = [&](EntityId e) { return attrs ? distinction(*attrs, c, before, e) : ""; };
+    for (std::size_t k = 0; k < was.size(); ++k)
+      if (!used[k]) ++l[how(was[k])], ++hits;
+    for (std::size_t i = 0; i < is.size(); ++i) {
+      const EntityId b = matched[i];
+      if (b == kNoEntity || same(b, is[i])) continue;
+      bool up = false, down = false;
+      for (int slot : damaged) {
+        const auto x = static_cast<std::size_t>(slot);
+        up = up || after.at(is[i]).attr[x] > before.at(b).attr[x];
+        down = down || after.at(is[i]).attr[x] < before.at(b).attr[x];
+      }
+      if (down && !up) {
+        ++r[how(b)];
+      } else {
+        ++d[how(b)];
+        ++hits;
+      }
     }
     const auto words = [&](std::string& into, const std::map<std::string, int>& n) {
-      for (const auto& [how, k] : n)
+      for (const auto& [what, k] : n)
         into += (into.empty() ? "" : ", ") + std::to_string(k) + " " + c.type +
-                (how.empty() ? "" : " (" + how + ")");
+                (what.empty() ? "" : " (" + what + ")");
     };
     words(lost, l);
-    words(changed, d);
+    words(hit, d);
+    words(repaired, r);
   }
   std::string what = lost.empty() ? "" : "lose " + lost;
-  if (!changed.empty()) what += (what.empty() ? "" : "; ") + std::string("damage ") + changed;
+  if (!hit.empty()) what += (what.empty() ? "" : "; ") + std::string("damage ") + hit;
+  if (!repaired.empty()) what += (what.empty() ? "" : "; ") + std::string("repair ") + repaired;
   return {what.empty() ? "nothing" : what, hits};
 }
 
@@ -541,17 +580,19 @@ std::vector<std::pair<std::string, int>> describe_options(const BestDecision& d,
                                                           const std::vector<State>& states,
                                                           const std::vector<Counted>& counted,
                                                           const std::string& side,
-                                                          const std::vector<AttributeDef>& attrs) {
+                                                          const std::vector<AttributeDef>& attrs,
+                                                          const std::vector<int>& damaged) {
   std::vector<std::pair<std::string, int>> out;
   for (const BestDecision::Option& op : d.options)
-    out.push_back(describe_option(counted, side, states[d.node], states[op.to]));
+    out.push_back(describe_option(counted, side, states[d.node], states[op.to], damaged));
   bool clash = false;
   for (std::size_t i = 0; i < out.size() && !clash; ++i)
     for (std::size_t k = i + 1; k < out.size() && !clash; ++k)
       clash = out[i].first == out[k].first && d.options[i].to != d.options[k].to;
   if (clash)
     for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = describe_option(counted, side, states[d.node], states[d.options[i].to], &attrs);
+      out[i] =
+          describe_option(counted, side, states[d.node], states[d.options[i].to], damaged, &attrs);
   return out;
 }
 
@@ -563,7 +604,8 @@ constexpr std::size_t kDecisionRows = 12;
 // the best option beats the next one of a lower value.
 nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& states,
                                const std::vector<Counted>& counted, const std::string& side,
-                               const std::vector<AttributeDef>& attrs) {
+                               const std::vector<AttributeDef>& attrs,
+                               const std::vector<int>& damaged) {
   using nlohmann::json;
   // decisions with the same hits and the same options are one row: each option's value is its
   // mean over them, weighted by their chance
@@ -580,7 +622,7 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
     std::vector<std::string> whats;
     std::map<std::string, double> best_of;  // two rows of choices may do the same
     int hits = 0;
-    const auto described = describe_options(d, states, counted, side, attrs);
+    const auto described = describe_options(d, states, counted, side, attrs, damaged);
     for (std::size_t i = 0; i < d.options.size(); ++i) {
       const BestDecision::Option& op = d.options[i];
       const auto& [what, h] = described[i];
@@ -639,18 +681,19 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
 // order (the policy's first), taken}]}], outcome}.
 nlohmann::json walk_json(const BestPlay& b, const std::vector<State>& states,
                          const std::vector<Counted>& counted, const std::vector<std::string>& sides,
-                         const std::string& side, const std::vector<AttributeDef>& attrs) {
+                         const std::string& side, const std::vector<AttributeDef>& attrs,
+                         const std::vector<int>& damaged) {
   using nlohmann::json;
   json steps = json::array();
   for (const BestPlay::WalkStep& w : b.walk) {
     json changes = json::object();
     for (const std::string& x : sides)
-      changes[x] = describe_option(counted, x, states[w.from], states[w.to]).first;
+      changes[x] = describe_option(counted, x, states[w.from], states[w.to], damaged).first;
     json decisions = json::array();
     for (std::size_t k = 0; k < w.decisions.size(); ++k) {
       const BestDecision& d = w.decisions[k];
       json options = json::array();
-      const auto described = describe_options(d, states, counted, side, attrs);
+      const auto described = describe_options(d, states, counted, side, attrs, damaged);
       for (std::size_t i = 0; i < d.options.size(); ++i) {
         const BestDecision::Option& op = d.options[i];
         // (an option that changes no counted unit, such as a token spent, by its index)
@@ -700,14 +743,16 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
                              {"rounds_settled", r.best->rounds_settled},
                              {"round_values", r.best->round_values},
                              {"pair_values", r.best->pair_values}});
+    // what the hit assignments of the run mark a unit that sustains with (damage or repair)
+    const std::vector<int>& damaged = table.engine.damaged_attributes();
     if (o.best_decisions)
       j["best_play"]["decisions"] =
           decisions_table(*r.best, r.decision_states, counted, std::string(sym_name(o.best)),
-                          session_.content->ruleset.attributes);
+                          session_.content->ruleset.attributes, damaged);
     if (o.best_walk)
       j["best_play"]["walk"] =
           walk_json(*r.best, r.decision_states, counted, report_.sides,
-                    std::string(sym_name(o.best)), session_.content->ruleset.attributes);
+                    std::string(sym_name(o.best)), session_.content->ruleset.attributes, damaged);
   }
   std::vector<double> outcomes(report_.outcomes.size(), 0.0);
   std::map<std::string, std::map<long long, double>> hist;  // set metrics: value -> probability

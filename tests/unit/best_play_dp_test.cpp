@@ -446,7 +446,7 @@ const char* side_name(int side) {
 }
 
 // The row of the runtime's first decisions (--decisions) with chance `p` (found by its chance: the
-// row's `hits` counts the units an option changes, so a Duranium repair counts as a hit there).
+// row's `hits` counts the units an option loses or damages, which a sustain does not cancel).
 const nlohmann::json& decision_row(const nlohmann::json& report, double p) {
   const nlohmann::json& rows = report.at("best").at("decisions");
   std::size_t k = 0;
@@ -660,6 +660,88 @@ units = { dreadnought = 2 }
     else
       CHECK(want.best == Approx(want.policy).margin(1e-12));
   }
+}
+
+TEST_CASE("best play's words: a Duranium Armor repair is called repair (not damage) and is no hit",
+          "[best_play_dp][exact_mode]") {
+  // A whole and 2 damaged dreadnoughts with Duranium Armor against 3 dreadnoughts. One hit in
+  // round 1 leaves, after the repair (one damaged dreadnought that did not sustain this round):
+  // the whole one sustaining, 1 whole and 2 damaged again ("nothing": the repair mends another);
+  // the whole one lost, 1 whole and 1 damaged ("lose 1 dreadnought", the fewest changes); a
+  // damaged one lost, 2 whole ("lose 1 dreadnought; repair 1 dreadnought"). Two hits leave 1
+  // whole and 1 damaged ("lose 1 dreadnought") or 1 whole ("lose 2 dreadnought"). The exact mode
+  // exchanges alike dreadnoughts, so units are matched by what they are. Before, every row said
+  // "3 hits" and the one-hit options read "lose 1 dreadnought; damage 1 dreadnought" and "lose 1
+  // dreadnought; damage 2 dreadnought".
+  dp::Fleet a = fleet({{kDreadnought, 1}});
+  a.damaged[kDreadnought] = 2;
+  const dp::Fleet d = fleet({{kDreadnought, 3}});
+  dp::Side attacker;
+  attacker.sustain = dp::SustainPolicy::last;
+  attacker.duranium = true;
+  const dp::Side defender;
+  const Values want = solve(a, d, attacker, defender, 0);
+  const Scenario scenario = written_scenario(R"(ruleset = "ti4"
+procedure = "space_combat"
+[attacker]
+policy = { sustain = "last" }
+units = { dreadnought = 3 }
+damaged = { dreadnought = 2 }
+technologies = ["duranium_armor"]
+[defender]
+units = { dreadnought = 3 }
+)");
+  const nlohmann::json r = best_report(scenario, "attacker", "win", true);
+  check_values(r, want);
+  dp::Solver best{{attacker, defender}, 0, true};
+  best.value(a, d);
+  dp::Fleet whole_and_damaged = fleet({{kDreadnought, 1}});
+  whole_and_damaged.damaged[kDreadnought] = 1;
+  const std::map<std::string, dp::Fleet> one_hit{
+      {"nothing", a},
+      {"lose 1 dreadnought", whole_and_damaged},
+      {"lose 1 dreadnought; repair 1 dreadnought", fleet({{kDreadnought, 2}})}};
+  const std::map<std::string, dp::Fleet> two_hits{
+      {"lose 1 dreadnought", whole_and_damaged},
+      {"lose 2 dreadnought", fleet({{kDreadnought, 1}})}};
+  // the defender's hits: 1 of 3 dice, 2 of 3 (each at 5: 0.6)
+  for (const auto& [hits, p, words] : {std::tuple{1, 3 * 0.6 * 0.4 * 0.4, one_hit},
+                                       std::tuple{2, 3 * 0.6 * 0.6 * 0.4, two_hits}}) {
+    INFO(hits << " hits");
+    const std::map<dp::Fleet, double> left = first_decision(best, a, d, hits);
+    REQUIRE(left.size() == words.size());
+    const nlohmann::json& row = decision_row(r, p);
+    CHECK(row.at("hits").get<int>() == hits);  // a repair is no hit
+    REQUIRE(row.at("options").size() == words.size());
+    for (const nlohmann::json& o : row.at("options")) {
+      const std::string what = o.at("option").get<std::string>();
+      INFO(what);
+      REQUIRE(words.count(what) == 1);
+      // the words name the fleet the option leaves: its value is the dynamic program's there
+      CHECK(std::abs(o.at("value").get<double>() - left.at(words.at(what))) < 1e-9);
+    }
+  }
+
+  // trace --best: a step in which the attacker decides nothing (no hit, or a loss it cannot
+  // choose) damages nothing; the repair of such a step is named
+  SessionOptions so;
+  so.root = kRoot;
+  const Session session = open_session(scenario, so);
+  std::size_t repairs = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    ExactRunOptions o;
+    o.best_walk = true;
+    o.best_walk_seed = seed;
+    const nlohmann::json w = Simulation(session).exact_best(o, "attacker", "win");
+    for (const auto& step : w.at("best").at("walk").at("steps")) {
+      if (!step.at("decisions").empty()) continue;
+      const std::string what = step.at("changes").at("attacker").get<std::string>();
+      INFO("seed " << seed << ": " << what);
+      CHECK(what.find("damage") == std::string::npos);
+      repairs += what.find("repair 1 dreadnought") != std::string::npos;
+    }
+  }
+  CHECK(repairs > 0);  // (the runs drawn had such a step)
 }
 
 TEST_CASE(

@@ -587,20 +587,43 @@ def main():
         check(False, f"http: {type(e).__name__}: {e}")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     work = tempfile.mkdtemp(prefix="rb-serve-test-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for a in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--disable-dev-shm-usage", "--user-data-dir=" + os.path.join(work, "profile"),
-              "--window-size=1280,1900"]:
-        options.add_argument(a)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+    def start_browser(attempt):
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for a in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage", "--user-data-dir=" + os.path.join(work, f"profile{attempt}"),
+                  "--window-size=1280,1900"]:
+            options.add_argument(a)
+        return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+    # Chromium started on a loaded machine once exited before its session began
+    # (SessionNotCreatedException: "Chrome instance exited"): a new one, on a new profile, up to
+    # three times; and the server is stopped when none starts
+    driver = None
+    for attempt in range(1, 4):
+        try:
+            driver = start_browser(attempt)
+            break
+        except WebDriverException as e:
+            print(f"browser: did not start (attempt {attempt} of 3): {type(e).__name__}: "
+                  f"{str(e).strip().splitlines()[0]}", flush=True)
+            time.sleep(2)
+    if driver is None:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        print("FAIL   the browser did not start\n1 failed")
+        return 1
     wait = WebDriverWait(driver, 120, poll_frequency=0.1,
                          ignored_exceptions=[StaleElementReferenceException])
 

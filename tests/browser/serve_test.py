@@ -375,6 +375,15 @@ def sweep_view(check, driver, wait, args, work):
     cells[k].click()
     wait.until(lambda d: data("sweepOpened") == str(k))
     wait.until(lambda d: data("answers") != answers and data("answerState") == "final")
+    # the cell's number is exact: on a loaded machine the live answer may come by Monte Carlo
+    # (its exact one took over the page's live bound), then it is asked again, up to 3 times
+    for _ in range(3):
+        if not css("#answer-status").text.startswith("Monte Carlo"):
+            break
+        print(f"note   the live answer came by Monte Carlo ({css('#answer-status').text}): asked again", flush=True)
+        answers = data("answers")
+        driver.execute_script("window.rb.recompute()")
+        wait.until(lambda d: data("answers") != answers and data("answerState") == "final")
     defender = Select(css('select[data-path="defender.faction"]')).first_selected_option.get_attribute("value")
     attacker = Select(css('select[data-path="attacker.faction"]')).first_selected_option.get_attribute("value")
     check(defender == "letnev" and attacker == "hacan",
@@ -729,6 +738,21 @@ def main():
         a.kind = "montecarlo" if css("#answer-status").text.startswith("Monte Carlo") else "exact"
         return a
 
+    def exact_answer():
+        """The live answer to the setup on the page, asked again (up to 3 times) while it comes by
+        Monte Carlo: its exact one takes over the page's live bound (0.1 s of exploration) only on a
+        loaded machine, and the checks that follow compare exact numbers."""
+        a = answer_after(0)
+        for _ in range(3):
+            if a.kind == "exact":
+                break
+            print(f"note   the live answer came by Monte Carlo ({css('#answer-status').text}): asked again",
+                  flush=True)
+            n = answers()
+            driver.execute_script("window.rb.recompute()")
+            a = answer_after(n)
+        return a
+
     def timed_click(selector):
         """Clicks and returns (ms to the first answer drawn, ms to the final one, its status)."""
         n = answers()
@@ -792,7 +816,7 @@ def main():
         click('[data-path="attacker.units.infantry"][data-op="+"]', 3)
         click('[data-path="defender.units.infantry"][data-op="+"]', 2)
         timings.append(("ground combat: a click (the PDS)", *timed_click('[data-path="defender.units.pds"][data-op="+"]')))
-        shown = answer_after(0)
+        shown = exact_answer()
         result = json.loads(css("#result-json").get_attribute("textContent"))
         r = cli(args, "simulate", os.path.join(args.root, "tests/fixtures/ground/page_ground_combat.toml"), "--exact", "--json")
         want = report_of(r.stdout) if r.returncode == 0 else {}

@@ -691,9 +691,10 @@ async function loadToml(text) {
   }
   await chooseRuleset(rs.id, s.procedure || rs.procedures[0], s);
   writeToml();
-  // the same check as the command line's: the ruleset's setup reads every key
+  // the same check as the command line's: the ruleset's setup reads every key (a check takes one
+  // of the server's places, which the new setup's answer and best play may hold for a moment)
   try {
-    await api("POST", "/api/check", { scenario: scenarioToml() });
+    await postWhenFree("/api/check", { scenario: scenarioToml() });
   } catch (e) {
     showMessage(e.message);
     return false;
@@ -1160,6 +1161,8 @@ function scheduleAnswer() {
   live.serial++;  // what is in progress is stale from now on
   live.started = performance.now();  // the answer's time counts from the change
   cancelLive();
+  // the answer shown is the last setup's until this one's comes: no longer "final"
+  document.body.dataset.answerState = "pending";
   live.timer = setTimeout(answer, 25);  // changes made together (a loaded setup) ask once
 }
 
@@ -1172,7 +1175,7 @@ function cancelLive() {
 function liveStatus(text, state) {
   const s = $("answer-status");
   s.textContent = text;
-  document.body.dataset.answerState = state;  // computing, exact, montecarlo, final, error, none
+  document.body.dataset.answerState = state;  // pending, computing, montecarlo, final, error, none
 }
 
 // The server runs --jobs at once: a stale answer still ending its chunk may hold a place (429),
@@ -1198,7 +1201,10 @@ function postSimulate(body, stale) {
 async function answer() {
   const serial = live.serial;
   const stale = () => serial !== live.serial;
-  if (!currentForm() && !page.scenario.procedure) return;
+  if (!currentForm() && !page.scenario.procedure) {
+    document.body.dataset.answerState = "none";
+    return;
+  }
   const scenario = scenarioToml();
   const seed = "1";  // one seed: a shared link gives the same numbers
   liveStatus("computing\u2026", "computing");

@@ -347,9 +347,11 @@
         board = await map.rb.api("POST", "/api/board", { scenario: map.rb.toToml(setup), ...(seed ? { seed } : {}) });
         break;
       } catch (e) {
-        // busy (429: the runs of an answer hold the places): once more, a little later
-        if (attempt < 3 && /429|at once|busy/i.test(e.message)) {
-          await new Promise((ok) => setTimeout(ok, 400));
+        // busy (429: the runs of an answer hold the places): again a little later, for up to 15 s
+        // as the page's other requests (postWhenFree): on a loaded machine a cancelled answer
+        // can hold its place for seconds
+        if (attempt < 30 && /429|at once|busy/i.test(e.message)) {
+          await new Promise((ok) => setTimeout(ok, 500));
           if (serial !== map.serial) return;
           continue;
         }

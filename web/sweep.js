@@ -281,7 +281,8 @@
   async function openCell(k) {
     if (!state.sent) return;
     try {
-      const c = await rb.api("POST", "/api/sweep/cell", { scenario: state.sent.scenario, spec: state.sent.spec, cell: k });
+      // (the cell's scenario takes one of the server's places: the answer may hold them a moment)
+      const c = await rb.postWhenFree("/api/sweep/cell", { scenario: state.sent.scenario, spec: state.sent.spec, cell: k });
       const parsed = await rb.api("POST", "/api/parse", { toml: c.scenario });
       await rb.setSetup(parsed.scenario);
       document.body.dataset.sweepOpened = String(k);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 #include "exact/round_names.hpp"
 
@@ -195,6 +196,25 @@ void RoundNames::file(const Key& k, std::uint32_t to, int by) {
 bool CombatProcess::finish() {
   const std::size_t n = rounds.size();
   const std::vector<Move>& ms = *moves;
+  const std::vector<Roll>& rs = *rolls;
+  if (row_of.empty() && rows == 0) {
+    // rows not given (a process made by hand): rolls share a row where they read the same moves
+    std::unordered_map<std::uint32_t, std::uint32_t> row_at;  // a row's first move -> its number
+    std::uint32_t base = 0;
+    for (Round& round : rounds) {
+      round.base = base, round.rows_first = static_cast<std::uint32_t>(state_rows.size());
+      for (std::uint32_t r = round.first; r < round.first + round.count; ++r) {
+        const auto [at, added] = row_at.emplace(rs[r].first, rows);
+        if (added) row_moves.emplace_back(rs[r].first, rs[r].count), ++rows;
+        row_of.push_back(at->second);
+        const auto listed = state_rows.begin() + round.rows_first;
+        if (std::find(listed, state_rows.end(), at->second) == state_rows.end())
+          state_rows.push_back(at->second);
+      }
+      round.rows_count = static_cast<std::uint32_t>(state_rows.size()) - round.rows_first;
+      base += round.count;
+    }
+  }
   // ordered over states and rows: a state leads to its distinct rows, a row to its moves' states
   // (each row's moves once, however many states read it); a row is done when every state that
   // reads it is, a state when every row that leads to it is

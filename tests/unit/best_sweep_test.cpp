@@ -193,3 +193,37 @@ TEST_CASE("best play: a node whose choice leads back to it is swept until it set
   const ExactChain::Solution s = chain.solve(1);
   CHECK(std::abs(s.reach[won] - 0.5) < 1e-12);
 }
+
+TEST_CASE("best play's decision process: a row that two states read comes after both in the order",
+          "[best_play][exact_mode]") {
+  // Three rounds' states (5, 6, 7 in the graph: 0, 1, 2 here) and two ends (10, 11). The start
+  // reads row A (to state 7) on one roll and row B (to state 6) on the other; state 6 reads row A
+  // too (the same moves: rolls that lead alike share them); state 7 chooses an end (end 11 the
+  // policy's, end 10 the other). Every state is worth the best end, so the start is; ordered
+  // wrongly (row A's state after its first reader only), state 6 would be valued before state 7
+  // and read it as 0.
+  std::vector<CombatProcess::Roll> rolls{{0.5, 0, 1}, {0.5, 1, 1}, {1.0, 0, 1}, {1.0, 2, 2}};
+  std::vector<CombatProcess::Move> moves{{7, 0}, {6, 0}, {11, 1}, {10, 1}};
+  CombatProcess p;
+  p.rounds = {{0, 2, 0.0}, {2, 1, 0.0}, {3, 1, 0.0}};
+  p.rolls = &rolls, p.moves = &moves;
+  p.local.assign(8, kNone), p.local_end.assign(12, kNone);
+  p.local[5] = 0, p.local[6] = 1, p.local[7] = 2;
+  p.local_end[10] = 0, p.local_end[11] = 1;
+  p.ends = 2;
+  REQUIRE(p.finish());
+  CHECK(p.rows == 3);  // rows A, B and state 7's
+  REQUIRE(p.order.size() == 3);
+  CHECK(p.order[0] == 0);
+  CHECK(p.order[1] == 1);  // state 6 before state 7: it reads row A, which leads to 7
+  CHECK(p.order[2] == 2);
+  const std::vector<double> ends{0.9, 0.3};
+  std::vector<std::uint32_t> choice;
+  const std::vector<double> V = p.values(ends, 0.0, true, &choice);
+  CHECK(std::abs(V[2] - 0.9) < 1e-15);
+  CHECK(std::abs(V[1] - 0.9) < 1e-15);
+  CHECK(std::abs(V[0] - 0.9) < 1e-15);
+  CHECK(choice[3] == 1);  // state 7 takes end 10
+  // the policy's: end 11 everywhere
+  CHECK(std::abs(p.values(ends, 0.0, false)[0] - 0.3) < 1e-15);
+}

@@ -949,8 +949,9 @@ int trace_best(const Common& c, const std::string& scenario_file, std::uint64_t 
   std::cout << describe_session(session) << "seed      " << seed << "\n\n";
   std::cout << fmt::format("{}'s best play ({}): {} against the policy's {}\n", side, objective,
                            value(b.at("best").get<double>()), value(b.at("policy").get<double>()));
-  std::cout << "one run drawn through it (exact mode): each step's losses, and at each of " << side
-            << "'s decisions every option's value, the best first\n";
+  std::cout << "one run drawn through it (exact mode): what each step lost, damaged or repaired, "
+               "and at each of "
+            << side << "'s decisions every option's value, the best first\n";
   int shown = 0;
   for (const auto& step : b.at("walk").at("steps")) {
     std::string changed;

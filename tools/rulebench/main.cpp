@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
       trace
           ->add_option("--best", trace_best,
                        "one run (drawn with --seed) of SIDE's best play (exact mode, "
-                       "docs/exact.md): each step's losses, and at each of SIDE's decisions "
-                       "every option's value")
+                       "docs/exact.md): what each step lost, damaged or repaired, and at "
+                       "each of SIDE's decisions every option's value")
           ->type_name("SIDE");
   trace
       ->add_option("--objective", trace_objective,

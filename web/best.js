@@ -189,6 +189,9 @@
       box.append(ul);
     }
     if (!b.settled) box.append(el("p", { class: "message", text: `The values did not settle in ${b.iterations} sweeps: the best play is the last sweep's.` }));
+    if (b.same_game === false)
+      box.append(el("p", { class: "message", id: "best-other-game", text: `Not a best response to the policy's game: with ${words(b.side)}'s decisions as choices, ` +
+        `its policy's own options give ${value(b.policy_in_graph, metric)}, not ${value(b.policy, metric)}: some rule acts otherwise when ${words(b.side)} chooses than when its policy does.` }));
     box.append(oddsTable(result, def));
     if (b.decisions) {
       const who = b.side === "both" ? words(def.sides[0]) : words(b.side);

@@ -446,6 +446,8 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
   r.value = r.pair_values[0];
   r.iterations = s.sweeps;
   r.settled = s.settled;
+  if (sides.size() == 1)
+    r.policy_in_graph = s.values(sides[0], -1, nullptr, nullptr, o.max_sweeps, rewards)[0];
   if (o.want_decisions) {
     // the first side's first decisions, with its best response's values to the other's pair
     const std::vector<double> V =

@@ -67,6 +67,11 @@ struct BestPlay {
   bool rounds_settled = true;
   std::vector<double> round_values;
   std::vector<double> pair_values;
+  // one side: its value in this graph with every choice at the policy's own option (each
+  // decision's first). It is the policy's odds unless a rule acts otherwise when the side
+  // chooses than when its policy does (a hook that reads ctx:by_policy): then the graph is not
+  // the policy's game, and its best play no best response to that game
+  double policy_in_graph = 0;
   // the first side's first decisions (want_decisions)
   std::vector<BestDecision> decisions;
   // trace --best (want_walk): one run drawn through the best play, step by step: the node it

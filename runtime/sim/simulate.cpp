@@ -738,6 +738,7 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
                       {"choice_nodes", r.best->choice_nodes},
                       {"iterations", r.best->iterations},
                       {"settled", r.best->settled}};
+    if (o.best_second == kNoSym) j["best_play"]["policy_in_graph"] = r.best->policy_in_graph;
     if (o.best_second != kNoSym)
       j["best_play"].update({{"rounds", r.best->rounds},
                              {"rounds_settled", r.best->rounds_settled},
@@ -995,6 +996,15 @@ nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::strin
     j["best"]["rounds"] = play.at("rounds");
     j["best"]["rounds_settled"] = play.at("rounds_settled");
     j["best"]["round_values"] = play.at("round_values");
+  }
+  if (!both) {
+    // the graph of choices with the policy's own options must be the policy's game: where it is
+    // not, a rule acts otherwise when the side chooses (a hook that reads ctx:by_policy), and
+    // the best play is a best response to another game
+    const double in_graph = play.at("policy_in_graph").get<double>();
+    const bool same = std::abs(in_graph - p) <= 1e-9 * std::max(1.0, std::abs(p));
+    j["best"]["policy_in_graph"] = in_graph;
+    j["best"]["same_game"] = same;
   }
   if (play.contains("decisions")) j["best"]["decisions"] = play.at("decisions");
   if (play.contains("walk")) j["best"]["walk"] = play.at("walk");

@@ -160,6 +160,27 @@ TEST_CASE("best play: a hit_order that already plays best gains nothing",
     CHECK(std::abs(r.at(key).get<double>() - r.at("policy").at(key).get<double>()) < 1e-12);
 }
 
+TEST_CASE("best play: its graph with the policy's own options is the policy's game, or it says not",
+          "[best_play][exact_mode]") {
+  // the same game: the defender's graph of choices, every choice at the policy's option, gives
+  // the policy's odds (and the best play is at least that)
+  {
+    const nlohmann::json x =
+        best_report("tests/fixtures/exact/best_play_cruiser_first.toml", "defender").at("best");
+    CHECK(x.at("same_game").get<bool>());
+    CHECK(std::abs(x.at("policy_in_graph").get<double>() - x.at("policy").get<double>()) < 1e-9);
+    CHECK(x.at("best").get<double>() >= x.at("policy").get<double>() - 1e-12);
+  }
+  // Non-Euclidean Shielding (TI4 technology) cancels its second hit per Sustain Damage only where
+  // the policy assigns (the hook reads ctx:by_policy): with the attacker's hits as choices, its
+  // policy's options no longer win every time, and the report says it is another game
+  const nlohmann::json x =
+      best_report("tests/ti4battle/scenarios/letnev_nes_duranium.toml", "attacker").at("best");
+  CHECK(std::abs(x.at("policy").get<double>() - 1.0) < 1e-12);
+  CHECK(x.at("policy_in_graph").get<double>() < 0.99);
+  CHECK_FALSE(x.at("same_game").get<bool>());
+}
+
 TEST_CASE("best play: each side's best response keeps its cruisers before its carrier",
           "[best_play][exact_mode]") {
   for (const bool attacker : {true, false}) {

@@ -709,6 +709,13 @@ void print_best(const nlohmann::json& b, const std::string& side, const std::str
         "play's; {} states where it decides)\n",
         side, goal, value(b["best"].get<double>()), value(b["policy"].get<double>()),
         gain(b["gain"].get<double>()), b["choice_nodes"].get<std::size_t>());
+    if (b.contains("same_game") && !b["same_game"].get<bool>())
+      std::cout << fmt::format(
+          "warning: not a best response to the policy's game: with {0}'s decisions as choices, "
+          "its policy's own options give {1}, not the policy's {2}: some rule acts otherwise when "
+          "{0} chooses than when its policy does (a hook that reads ctx:by_policy; "
+          "docs/exact.md, \"Best play and rules that read the policy\")\n",
+          side, value(b["policy_in_graph"].get<double>()), value(b["policy"].get<double>()));
   } else {
     const std::size_t rounds = b["rounds"].get<std::size_t>();
     std::cout << fmt::format("both sides' best responses in turn ({}): {} after {} round{}; ", goal,

@@ -89,8 +89,8 @@ struct CombatProcess {
   // (the rolls and moves are their owner's)
   std::size_t bytes() const {
     return sizeof(*this) + rounds.size() * sizeof(Round) +
-           (local.size() + local_end.size() + order.size() + row_of.size() +
-            state_rows.size() + 2 * row_moves.size()) *
+           (local.size() + local_end.size() + order.size() + row_of.size() + state_rows.size() +
+            2 * row_moves.size()) *
                sizeof(std::uint32_t);
   }
 };

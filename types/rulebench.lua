@@ -2102,19 +2102,20 @@ function Ctx:roll_units(player, location, spec) end
 ---@return integer
 function Ctx:roll_hits(player, location, spec) end
 
----Casualties by scripted answer or policy: returns how many units were destroyed and how many sustained damage. The units lost leave together, then the destroyed windows open.
+---Casualties by scripted answer, best play or policy: returns how many units were destroyed and how many sustained damage. sustain_cancels (default 1): the hits each Sustain Damage cancels in this assignment. The units lost leave together, then the destroyed windows open.
 ---@param player Entity
 ---@param location Entity
 ---@param hits integer
 ---@param spec table
 ---@param order? string[]
 ---@param sustain "first"|"last"|"never"|nil
+---@param sustain_cancels? integer
 ---@return integer, integer
-function Ctx:assign_hits(player, location, hits, spec, order, sustain) end
+function Ctx:assign_hits(player, location, hits, spec, order, sustain, sustain_cancels) end
 
 ---Hits assigned by several players at once: each chooses (as ctx:assign_hits) against the same board; then the sustained windows, every unit lost leaves together, and the destroyed windows open. Returns the totals destroyed and sustained.
 ---@param location Entity
----@param assignments {player: Entity, hits: integer, spec: table, order: string[]?, sustain: string?}[]
+---@param assignments {player: Entity, hits: integer, spec: table, order: string[]?, sustain: string?, sustain_cancels: integer?}[]
 ---@return integer, integer
 function Ctx:assign_hits_each(location, assignments) end
 

@@ -35,6 +35,7 @@ bool named(const State& s, EntityId e) {
 struct Kind {
   std::vector<int> units;
   bool can = false;  // its units are undamaged and can sustain
+  int cancels = 1;   // the hits one Sustain Damage of its units cancels
 };
 
 std::vector<Kind> kinds_of(const State& s, const Casualties& queue, bool interchangeable) {
@@ -48,12 +49,13 @@ std::vector<Kind> kinds_of(const State& s, const Casualties& queue, bool interch
         const EntityId first = queue.entity(kinds[j].units.front());  // compared with
         const Entity& v = s.at(first);
         if (u.type == v.type && u.record == v.record && u.attr == v.attr &&
-            queue.can_sustain(i) == kinds[j].can && !named(s, first)) {
+            queue.can_sustain(i) == kinds[j].can && queue.cancels(i) == kinds[j].cancels &&
+            !named(s, first)) {
           k = j;
           break;
         }
       }
-    if (k == kinds.size()) kinds.push_back({{}, queue.can_sustain(i)});
+    if (k == kinds.size()) kinds.push_back({{}, queue.can_sustain(i), queue.cancels(i)});
     kinds[k].units.push_back(i);
   }
   return kinds;
@@ -114,6 +116,7 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
       if (target < 0) break;
       q.take(s, target, sustain);
       fate[static_cast<std::size_t>(target)] |= sustain ? 1 : 2;
+      if (sustain) h -= q.cancels(target) - 1;  // the hits it cancels besides this one
     }
     for (int i = 0; i < queue.size(); ++i)
       s.at(queue.entity(i)) = saved[static_cast<std::size_t>(i)];
@@ -124,7 +127,8 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
   }
   // every other outcome: a search over partial assignments as counts (two orders that reach the
   // same counts have the same futures: their units are alike), each casualty one of: lose an
-  // untouched unit of a kind, sustain one (if its kind can), lose one that sustained
+  // untouched unit of a kind, sustain one (if its kind can; it takes the hits its Sustain Damage
+  // cancels, as many as are left), lose one that sustained
   std::vector<Counts> found{policy};
   CountsSet seen(kinds), visited(kinds);
   seen.insert(policy);
@@ -144,7 +148,7 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
       if (untouched > 0) {
         any = true;
         ++lost, self(self, left - 1), --lost;
-        if (kinds[k].can) ++sus, self(self, left - 1), --sus;
+        if (kinds[k].can) ++sus, self(self, std::max(0, left - kinds[k].cancels)), --sus;
       }
       if (sus > 0) {
         any = true;
@@ -186,6 +190,7 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
   const EntityId player = out.player, location = out.location;
   const std::string& decision = spec.decision;
   queue.build(env, s, player, location, spec, order);
+  if (out.sustain_cancels > 1) queue.cancel_at_least(out.sustain_cancels);
 
   // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
   std::vector<std::string> script;
@@ -268,6 +273,7 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
     }
     const EntityId e = queue.entity(target);
     queue.take(s, target, sustain);
+    if (sustain) hits -= queue.cancels(target) - 1;  // besides this one (the loop's --hits)
     (sustain ? out.sustaining : out.lost).push_back(e);
     if (summarise)
       summary += (summary.empty() ? "" : ",") + std::string(sustain ? "sustain:" : "") +

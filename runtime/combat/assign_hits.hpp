@@ -22,6 +22,7 @@ struct Assignment {
   EntityId player = kNoEntity;
   EntityId location = kNoEntity;
   const CasualtySpec* spec = nullptr;
+  int sustain_cancels = 1;  // the hits each Sustain Damage cancels at least (an ability's)
   std::vector<EntityId> lost, sustaining;
 };
 
@@ -35,7 +36,8 @@ using AskCasualty = std::function<std::size_t(const std::vector<std::string>& ch
 // outcomes rather than casualty by casualty. Alike units (same record and attributes, none of
 // them named by anything in the state) form a kind; an outcome says, for each kind, how many of
 // its units sustain, are lost, or sustain and are then lost (any unit may take a hit; an
-// undamaged unit that can may sustain; each takes one hit, as a casualty does). Units of a kind are
+// undamaged unit that can may sustain; each takes one hit, as a casualty does, and a Sustain
+// Damage as many as its unit cancels). Units of a kind are
 // interchangeable, so each outcome is one option, not one per order or per unit: `choose(n)`
 // returns the index of the chosen one of n, 0 being the policy's own. Without `interchangeable`
 // (the ruleset does not promise it, State::canonicalise) every unit is a kind of its own.

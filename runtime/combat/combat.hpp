@@ -149,6 +149,11 @@ class Casualties {
              std::span<const int> cancelling = {});
   // A new assignment begins: "sustained in this assignment" starts empty again.
   void begin_assignment() { ++assignment_; }
+  // Each Sustain Damage in this assignment cancels at least `n` hits (an ability of the player's
+  // that says so for the assignment; build starts again from the modifiers).
+  void cancel_at_least(int n) {
+    for (Unit& u : units_) u.cancels = u.cancels < n ? n : u.cancels;
+  }
 
   // Indices into the queue (-1: none), for the unit of type `type` (kNoSym: any) that:
   int next_loss(Sym type) const;     // the order loses next

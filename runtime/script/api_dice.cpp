@@ -983,6 +983,14 @@ Sustain sustain_at(lua_State* L, int idx) {
 
 using combat::Assignment;
 
+// The hits each Sustain Damage cancels in an assignment (an ability's; 1 when none), at idx.
+int sustain_cancels_at(lua_State* L, int idx) {
+  if (lua_isnoneornil(L, idx)) return 1;
+  const lua_Integer n = luaL_checkinteger(L, idx);
+  if (n < 1 || n > 100) luaL_error(L, "sustain_cancels %d is not from 1 to 100", int(n));
+  return static_cast<int>(n);
+}
+
 // Phase 1 (combat/assign_hits.hpp): the scripted answer waiting for this decision, the person at
 // the terminal, else the policy; the trace records the decision.
 void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
@@ -1064,6 +1072,7 @@ int l_assign_hits(lua_State* L) {
   const int hits = static_cast<int>(luaL_checkinteger(L, 4));
   a.spec = &casualty_spec_at(L, 5);
   const std::vector<Sym>& order = order_at(L, 6);
+  a.sustain_cancels = sustain_cancels_at(L, 8);
   choose_casualties(I, s, a, hits, order, sustain_at(L, 7));
   const int destroyed = static_cast<int>(a.lost.size());
   const int sustained = static_cast<int>(a.sustaining.size());
@@ -1104,6 +1113,8 @@ int l_assign_hits_each(lua_State* L) {
     const std::vector<Sym>& order = order_at(L, lua_gettop(L));
     lua_getfield(L, t, "sustain");
     const Sustain mode = sustain_at(L, lua_gettop(L));
+    lua_getfield(L, t, "sustain_cancels");
+    a.sustain_cancels = sustain_cancels_at(L, lua_gettop(L));
     if (hits > 0) choose_casualties(I, s, a, hits, order, mode);
     destroyed += static_cast<int>(a.lost.size());
     sustained += static_cast<int>(a.sustaining.size());

@@ -115,13 +115,15 @@ constexpr ApiFunction kFunctions[] = {
      "The roll ctx:roll_units makes, when no script reads its dice: only the number of hits."},
     {"ctx", "assign_hits",
      "player: Entity, location: Entity, hits: integer, spec: table, order: string[]?, sustain: "
-     "\"first\"|\"last\"|\"never\"|nil",
+     "\"first\"|\"last\"|\"never\"|nil, sustain_cancels: integer?",
      "integer, integer",
-     "Casualties by scripted answer or policy: returns how many units were destroyed and how many "
-     "sustained damage. The units lost leave together, then the destroyed windows open."},
+     "Casualties by scripted answer, best play or policy: returns how many units were destroyed "
+     "and how many sustained damage. sustain_cancels (default 1): the hits each Sustain Damage "
+     "cancels in this assignment. The units lost leave together, then the destroyed windows "
+     "open."},
     {"ctx", "assign_hits_each",
      "location: Entity, assignments: {player: Entity, hits: integer, spec: table, order: "
-     "string[]?, sustain: string?}[]",
+     "string[]?, sustain: string?, sustain_cancels: integer?}[]",
      "integer, integer",
      "Hits assigned by several players at once: each chooses (as ctx:assign_hits) against the "
      "same board; then the sustained windows, every unit lost leaves together, and the destroyed "

@@ -155,7 +155,7 @@ function M.bombardment(ctx, st)
   for _, planet in ipairs(targets) do
     local n = hits[planet] or 0
     if n > 0 then
-      local args = { player = p, planet = planet, hits = n }
+      local args = { player = p, planet = planet, hits = n, sustain_cancels = {} }
       open(ctx, st, "invasion.assign_bombardment_hits", args)
       n = math.max(0, args.hits)
       -- hits destroy ground forces on that planet: those of the first other player there in turn
@@ -163,7 +163,7 @@ function M.bombardment(ctx, st)
       local q = others_on(ctx, st, p, planet)[1]
       if n > 0 and q then
         local before = ctx:count(q, planet, "ground_force")
-        ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, ground_order(ctx, q), ctx:policy(q).sustain)
+        ctx:assign_hits(q, planet, n, BOMBARDMENT_HITS, ground_order(ctx, q), ctx:policy(q).sustain, args.sustain_cancels[q])
         lost = lost + before - ctx:count(q, planet, "ground_force")
       end
     end
@@ -285,11 +285,12 @@ function M.space_cannon_defense(ctx, st)
           if open(ctx, st, "invasion.after_space_cannon_defense_roll", { player = q, pool = pool, purpose = "space_cannon_defense" }) > 0 then
             hits = pool:hits()
           end
-          local args = { player = q, target = p, planet = planet, hits = { [p] = hits } }
+          local args = { player = q, target = p, planet = planet, hits = { [p] = hits }, sustain_cancels = {} }
           if open(ctx, st, "invasion.assign_space_cannon_defense_hits", args) > 0 then hits = math.max(0, args.hits[p]) end
           if hits > 0 then
             local forces = ctx:count(p, planet, "ground_force")
-            ctx:assign_hits(p, planet, hits, SPACE_CANNON_DEFENSE_HITS, ground_order(ctx, p), ctx:policy(p).sustain)
+            ctx:assign_hits(p, planet, hits, SPACE_CANNON_DEFENSE_HITS, ground_order(ctx, p), ctx:policy(p).sustain,
+              args.sustain_cancels[p])
             lost = lost + forces - ctx:count(p, planet, "ground_force")
           end
         end
@@ -424,14 +425,17 @@ local function ground_combat(ctx, st, planet, a, d, resume)
     -- Make Combat Rolls: the active player first (only their hits when no script sees the dice)
     local hits_a, hits_d = roll_dice(ctx, st, planet, a, d)
     -- Assign Hits
-    local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a } }
+    local hargs = { planet = planet, hits = { [a] = hits_d, [d] = hits_a }, sustain_cancels = {} }
     if open(ctx, st, "invasion.assign_ground_hits", hargs) > 0 then
       hits_d, hits_a = math.max(0, hargs.hits[a]), math.max(0, hargs.hits[d])
     end
     -- each player assigns against the board the rolls left; the units destroyed leave together
+    -- (sustain_cancels: an ability that makes a Sustain Damage cancel more hits, Non-Euclidean Shielding)
     ctx:assign_hits_each(planet, {
-      { player = a, hits = hits_d, spec = GROUND_HITS, order = pa.hit_order, sustain = pa.sustain },
-      { player = d, hits = hits_a, spec = GROUND_HITS, order = pd.hit_order, sustain = pd.sustain },
+      { player = a, hits = hits_d, spec = GROUND_HITS, order = pa.hit_order, sustain = pa.sustain,
+        sustain_cancels = hargs.sustain_cancels[a] },
+      { player = d, hits = hits_a, spec = GROUND_HITS, order = pd.hit_order, sustain = pd.sustain,
+        sustain_cancels = hargs.sustain_cancels[d] },
     })
     ongoing = has_forces(ctx, a, planet) and has_forces(ctx, d, planet)
     if ongoing then

@@ -295,18 +295,22 @@ end
 -- hits on each side are assigned.
 local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked, spec_a, spec_d)
   spec_a, spec_d = spec_a or spec, spec_d or spec
+  -- sustain_cancels: the hits each Sustain Damage of a player cancels, when an ability makes it
+  -- more than 1 (Non-Euclidean Shielding)
+  local cancels_a, cancels_d
   if hooked then
-    local args = { hits = { [a] = hits_on_a, [d] = hits_on_d }, purpose = spec.decision }
+    local args = { hits = { [a] = hits_on_a, [d] = hits_on_d }, purpose = spec.decision, sustain_cancels = {} }
     ctx:open("space_combat.assign_hits", args)
     hits_on_a, hits_on_d = math.max(0, args.hits[a]), math.max(0, args.hits[d])
+    cancels_a, cancels_d = args.sustain_cancels[a], args.sustain_cancels[d]
   end
   local sustain_a = spec_a == AFB_HITS and "never" or pa.sustain
   local sustain_d = spec_d == AFB_HITS and "never" or pd.sustain
   -- 6: each player assigns against the board as the rolls left it; the units destroyed leave
   -- together, then the windows after a loss open
   return (ctx:assign_hits_each(sys, {
-    { player = a, hits = hits_on_a, spec = spec_a, order = pa.hit_order, sustain = sustain_a },
-    { player = d, hits = hits_on_d, spec = spec_d, order = pd.hit_order, sustain = sustain_d },
+    { player = a, hits = hits_on_a, spec = spec_a, order = pa.hit_order, sustain = sustain_a, sustain_cancels = cancels_a },
+    { player = d, hits = hits_on_d, spec = spec_d, order = pd.hit_order, sustain = sustain_d, sustain_cancels = cancels_d },
   }))
 end
 

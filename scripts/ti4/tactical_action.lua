@@ -1116,15 +1116,17 @@ function M.space_cannon_offense(ctx, st)
           end
           hits = hits + h
         end
+        local cancels  -- the hits each Sustain Damage cancels, when an ability says (Non-Euclidean Shielding)
         if hooked_assign then
-          local args = { player = p, target = target, hits = { [target] = hits } }
+          local args = { player = p, target = target, hits = { [target] = hits }, sustain_cancels = {} }
           ctx:open("tactical_action.assign_space_cannon_hits", args)
           hits = math.max(0, args.hits[target])
+          cancels = args.sustain_cancels[target]
         end
         if hits > 0 then
           local tp = ctx:policy(target)
           local before = ctx:count(target, sys, "ship")
-          ctx:assign_hits(target, sys, hits, SPACE_CANNON_HITS, tp.hit_order, tp.sustain)
+          ctx:assign_hits(target, sys, hits, SPACE_CANNON_HITS, tp.hit_order, tp.sustain, cancels)
           if target == active then lost = lost + before - ctx:count(target, sys, "ship") end
           M.check_capacity(ctx, st, target, sys)
         end

@@ -171,14 +171,103 @@ TEST_CASE("best play: its graph with the policy's own options is the policy's ga
     CHECK(std::abs(x.at("policy_in_graph").get<double>() - x.at("policy").get<double>()) < 1e-9);
     CHECK(x.at("best").get<double>() >= x.at("policy").get<double>() - 1e-12);
   }
-  // Non-Euclidean Shielding (TI4 technology) cancels its second hit per Sustain Damage only where
-  // the policy assigns (the hook reads ctx:by_policy): with the attacker's hits as choices, its
-  // policy's options no longer win every time, and the report says it is another game
+  // a shield that cancels 1 hit a round only where the policy assigns (policy_only_shield/, a
+  // hook that reads ctx:by_policy): with the defender's hits as choices it loses the shield, its
+  // policy's options no longer give the policy's odds, and the report says it is another game
+  {
+    const std::filesystem::path root = RB_SOURCE_DIR;
+    SessionOptions so;
+    so.root = root;
+    so.search = {root / "tests" / "fixtures" / "exact"};
+    const Session session =
+        open_session(read_scenario(root / "tests/fixtures/exact/best_play_policy_only.toml"), so);
+    const nlohmann::json x =
+        Simulation(session).exact_best(ExactRunOptions{}, "defender", "win").at("best");
+    CHECK(x.at("policy_in_graph").get<double>() < x.at("policy").get<double>() - 0.1);
+    CHECK_FALSE(x.at("same_game").get<bool>());
+  }
+}
+
+namespace {
+
+// Non-Euclidean Shielding (Letnev): each Sustain Damage cancels 2 hits. A Letnev attacker with
+// dreadnoughts (5, Sustain Damage) and destroyers (9) against cruisers (7), the attacker playing
+// best: for each number of hits it takes, every way its units can take them (lose a destroyer, a
+// damaged or an undamaged dreadnought: 1 hit; an undamaged dreadnought sustains: 2 hits, or the 1
+// left), the best of them. The state: undamaged and damaged dreadnoughts, destroyers, cruisers.
+// The distribution of the hits of dice that hit with these chances.
+std::vector<double> hits_of(const std::vector<double>& chances) {
+  std::vector<double> dist{1.0};
+  for (const double p : chances) {
+    std::vector<double> next(dist.size() + 1, 0.0);
+    for (std::size_t i = 0; i < dist.size(); ++i)
+      next[i] += dist[i] * (1 - p), next[i + 1] += dist[i] * p;
+    dist = next;
+  }
+  return dist;
+}
+
+struct ShieldedSolver {
+  int cancels = 2;  // the hits a Sustain Damage cancels (1: without the technology)
+  std::map<std::array<int, 4>, double> memo;
+
+  // the states (healthy, damaged, destroyers) `left` hits can leave
+  void outcomes(std::array<int, 3> u, int left, std::set<std::array<int, 3>>& out) {
+    const auto [h, m, e] = u;
+    if (left == 0 || h + m + e == 0) {
+      out.insert(u);
+      return;
+    }
+    if (e > 0) outcomes({h, m, e - 1}, left - 1, out);
+    if (m > 0) outcomes({h, m - 1, e}, left - 1, out);
+    if (h > 0) outcomes({h - 1, m, e}, left - 1, out);
+    if (h > 0) outcomes({h - 1, m + 1, e}, std::max(0, left - cancels), out);
+  }
+
+  double win(const std::array<int, 4>& s) {  // P(the attacker wins)
+    const auto [h, m, e, c] = s;
+    if (h + m + e == 0) return 0;
+    if (c == 0) return 1;
+    if (auto it = memo.find(s); it != memo.end()) return it->second;
+    std::vector<double> dice(static_cast<std::size_t>(h + m), 0.6);
+    dice.insert(dice.end(), static_cast<std::size_t>(e), 0.2);
+    const std::vector<double> ha = hits_of(dice),
+                              hd = hits_of(std::vector<double>(static_cast<std::size_t>(c), 0.4));
+    const double stay = ha[0] * hd[0];
+    double v = 0;
+    for (std::size_t i = 0; i < ha.size(); ++i)
+      for (std::size_t j = 0; j < hd.size(); ++j) {
+        if (i == 0 && j == 0) continue;
+        std::set<std::array<int, 3>> out;
+        outcomes({h, m, e}, static_cast<int>(j), out);
+        double best = 0;
+        for (const auto& [h2, m2, e2] : out)
+          best = std::max(best, win({h2, m2, e2, std::max(0, c - static_cast<int>(i))}));
+        v += ha[i] * hd[j] * best;
+      }
+    return memo[s] = v / (1 - stay);
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "best play: Non-Euclidean Shielding's Sustain Damage cancels 2 hits when the side chooses",
+    "[best_play][exact_mode]") {
+  // 2 Letnev dreadnoughts and a destroyer with the technology against 4 cruisers
+  const double with = ShieldedSolver{2, {}}.win({2, 0, 1, 4});
+  const double without = ShieldedSolver{1, {}}.win({2, 0, 1, 4});
+  REQUIRE(with > without + 0.05);  // the technology matters here
   const nlohmann::json x =
+      best_report("tests/fixtures/exact/best_play_nes.toml", "attacker").at("best");
+  CHECK(std::abs(x.at("best").get<double>() - with) < 1e-9);
+  CHECK(x.at("same_game").get<bool>());
+  CHECK(x.at("best").get<double>() >= x.at("policy").get<double>() - 1e-12);
+  // the battle the issue found: a policy that wins every time, and best play that does too
+  const nlohmann::json y =
       best_report("tests/ti4battle/scenarios/letnev_nes_duranium.toml", "attacker").at("best");
-  CHECK(std::abs(x.at("policy").get<double>() - 1.0) < 1e-12);
-  CHECK(x.at("policy_in_graph").get<double>() < 0.99);
-  CHECK_FALSE(x.at("same_game").get<bool>());
+  CHECK(std::abs(y.at("best").get<double>() - 1.0) < 1e-12);
+  CHECK(y.at("same_game").get<bool>());
 }
 
 TEST_CASE("best play: each side's best response keeps its cruisers before its carrier",

@@ -58,12 +58,12 @@ hook {
     end
     local pool = ctx:roll(player, "d10", 3, { purpose = "space_cannon", unit = station, threshold = 5 })
     ctx:open("tactical_action.after_space_cannon_roll", { player = player, pool = pool, purpose = "space_cannon" })
-    local h = { player = player, target = target, hits = { [target] = pool:hits() } }
+    local h = { player = player, target = target, hits = { [target] = pool:hits() }, sustain_cancels = {} }
     ctx:open("tactical_action.assign_space_cannon_hits", h)
     local hits = math.max(0, h.hits[target])
     if hits > 0 then
       local tp = ctx:policy(target)
-      ctx:assign_hits(target, sys, hits, HITS, tp.hit_order, tp.sustain)
+      ctx:assign_hits(target, sys, hits, HITS, tp.hit_order, tp.sustain, h.sustain_cancels[target])
       check_capacity(ctx, target, sys)
     end
   end,

@@ -77,128 +77,66 @@ hook {
 
 -- ------------------------------------------------------------------ Non-Euclidean Shielding
 
--- Non-Euclidean Shielding: each Sustain Damage of a Letnev unit cancels 2 hits rather than 1. The
--- hits are assigned by the runtime's casualty policy (ctx:assign_hits), which lets each Sustain
--- Damage cancel 1 hit. So before an assignment the hook works out the policy's sequence of
--- casualties (each hit: a unit sustains, or a unit is lost, by the player's hit order and sustain
--- policy, as ctx:assign_hits chooses them) and counts how many of them the hits pay for when each
--- Sustain Damage takes 2: the assignment is then given that many hits, and makes the same choices.
--- Under sustain "first" every undamaged unit that can sustains before anything is lost; under
--- "last" units are lost in the hit order, and when it reaches a type that can sustain, every
--- undamaged unit of it sustains first (a unit immune to Direct Hit sustains before anything is
--- lost, as under "first", in space combat); under "never" nothing sustains and nothing is
--- cancelled. Scripted answers replace the policy: then nothing is cancelled here.
+-- Non-Euclidean Shielding: each Sustain Damage of a Letnev unit cancels 2 hits rather than 1.
+-- Before each assignment of hits where one of the player's units may sustain, the hook tells the
+-- assignment so (args.sustain_cancels[player] = 2; the procedure passes it to ctx:assign_hits),
+-- whoever then chooses the casualties: the policy, a scripted answer, best play or the person at
+-- the terminal. The runtime's assignment lets each Sustain Damage take 2 hits (1 when only 1 is
+-- left); hits left once every unit is lost cancel nothing. In the rounds the runtime runs in C++
+-- the modifier non_euclidean_shielding_space (letnev.toml) does the same.
 
--- The casualties `hits` hits would cause among `units` ({rank, can, first}), as a list of
--- "sustain" / "loss", at most until every unit is lost.
-local function casualties(units, hits, mode)
-  local seq = {}
-  local alive = #units
-  for _ = 1, hits do
-    if alive == 0 then break end
-    local low
-    for _, u in ipairs(units) do
-      if u.alive and (not low or u.rank < low) then low = u.rank end
-    end
-    local sus
-    for _, u in ipairs(units) do
-      if u.alive and u.can then
-        if mode == "first" and (not sus or u.rank < sus.rank) then sus = u end
-        if mode == "last" and u.first and (not sus or not sus.first or u.rank < sus.rank) then sus = u end
-        if mode == "last" and not sus and u.rank == low then sus = u end
-      end
-    end
-    if sus then
-      sus.can = false
-      seq[#seq + 1] = "sustain"
-    else
-      for _, u in ipairs(units) do  -- a unit of the lowest rank that cannot sustain any more
-        if u.alive and u.rank == low and not u.can then u.alive = false; break end
-      end
-      alive = alive - 1
-      seq[#seq + 1] = "loss"
-    end
-  end
-  return seq
-end
-
--- How many of `hits` the Sustain Damages cancel when each cancels 2: the second hit of each unit
--- that sustains. The hits left once every unit is lost are not counted: they destroy nothing
--- either way, and Non-Euclidean Shielding did not cancel them.
-local function hits_cancelled(ctx, player, location, eligible, order, sustain_first, hits)
-  local mode = ctx:policy(player).sustain
-  if hits <= 0 or mode == "never" then return 0 end
-  local units, rank_of = {}, {}
-  for i, t in ipairs(order) do rank_of[t] = rank_of[t] or i end
-  for _, u in ipairs(ctx:units(player, location, eligible)) do
-    units[#units + 1] = { rank = rank_of[ctx:type(u)] or #order + 1, alive = true,
-      can = ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged"),
-      first = sustain_first and ctx:get(u, "direct_hit_immune") or false }
-  end
-  local paid, cancelled = 0, 0
-  for _, c in ipairs(casualties(units, hits, mode)) do
-    if paid >= hits then break end
-    paid = paid + 1
-    if c == "sustain" and paid < hits then paid, cancelled = paid + 1, cancelled + 1 end
-  end
-  return cancelled
-end
-
-local GROUND_ORDER = { "infantry", "mech" }  -- invasion.lua's order for ground forces
-
--- one hook per assignment where a unit may sustain: window, how it finds the player's hits and
--- units; `decision` is the assignment's decision (a scripted answer to it replaces the policy)
+-- one hook per assignment where a unit may sustain: its window, and the player's hits there, the
+-- location and the units that can take them
 local NES = {
-  { id = "non_euclidean_shielding", window = "space_combat.assign_hits", decision = "space_combat.assign_hits",
+  { id = "non_euclidean_shielding", window = "space_combat.assign_hits",
     where = function(ctx, player, args)
       if args.purpose ~= "space_combat.assign_hits" then return nil end
-      return args.hits[player], ctx:role("active_system"), "ship", ctx:policy(player).hit_order, true
-    end,
-    set = function(_, player, args, n) args.hits[player] = n end },
-  { id = "non_euclidean_shielding_ground", window = "invasion.assign_ground_hits", decision = "invasion.assign_ground_hits",
-    where = function(_, player, args) return args.hits[player], args.planet, "ground_force", GROUND_ORDER, false end,
-    set = function(_, player, args, n) args.hits[player] = n end },
+      return args.hits[player], ctx:role("active_system"), "ship"
+    end },
+  { id = "non_euclidean_shielding_ground", window = "invasion.assign_ground_hits",
+    where = function(_, player, args) return args.hits[player], args.planet, "ground_force" end },
   { id = "non_euclidean_shielding_space_cannon", window = "tactical_action.assign_space_cannon_hits",
-    decision = "tactical_action.assign_space_cannon_hits",
     where = function(ctx, player, args)
       if args.target ~= player then return nil end
-      return args.hits[player], ctx:role("active_system"), "ship", ctx:policy(player).hit_order, false
-    end,
-    set = function(_, player, args, n) args.hits[player] = n end },
+      return args.hits[player], ctx:role("active_system"), "ship"
+    end },
   { id = "non_euclidean_shielding_space_cannon_defense", window = "invasion.assign_space_cannon_defense_hits",
-    decision = "invasion.assign_space_cannon_defense_hits",
     where = function(_, player, args)
       if args.target ~= player then return nil end
-      return args.hits[player], args.planet, "ground_force", GROUND_ORDER, false
-    end,
-    set = function(_, player, args, n) args.hits[player] = n end },
+      return args.hits[player], args.planet, "ground_force"
+    end },
   { id = "non_euclidean_shielding_bombardment", window = "invasion.assign_bombardment_hits",
-    decision = "invasion.assign_bombardment_hits",
     where = function(ctx, player, args)
       if args.player == player or ctx:count(player, args.planet, "ground_force") == 0 then return nil end
-      return args.hits, args.planet, "ground_force", GROUND_ORDER, false
-    end,
-    set = function(_, _, args, n) args.hits = n end },
+      return args.hits, args.planet, "ground_force"
+    end },
 }
 
-for _, w in ipairs(NES) do
-  local function cancelled(ctx, player, args)
-    local hits, location, eligible, order, first = w.where(ctx, player, args)
-    if not hits or hits <= 0 or not ctx:by_policy(player, w.decision) then return 0, hits end
-    return hits_cancelled(ctx, player, location, eligible, order, first, hits), hits
+-- whether one of the player's units at `location` that can take the hits can sustain
+local function can_sustain(ctx, player, location, eligible)
+  for _, u in ipairs(ctx:units(player, location, eligible)) do
+    if ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged") then return true end
   end
+  return false
+end
+
+for _, w in ipairs(NES) do
   hook {
     id = w.id,
     window = w.window,
     source = "technology/non_euclidean_shielding",
     priority = -10,  -- after the player's other hooks that cancel hits (Shields Holding)
-    condition = function(ctx, player, _, args) return (cancelled(ctx, player, args)) > 0 end,
+    condition = function(ctx, player, _, args)
+      local hits, location, eligible = w.where(ctx, player, args)
+      return hits ~= nil and hits > 0 and can_sustain(ctx, player, location, eligible)
+    end,
     apply = function(ctx, player, _, args)
-      local n, hits = cancelled(ctx, player, args)
-      w.set(ctx, player, args, hits - n)
+      -- (a window opened without the table by other content: set, and its assignment may not read it)
+      args.sustain_cancels = args.sustain_cancels or {}
+      args.sustain_cancels[player] = 2
       if ctx:tracing() then
-        ctx:event("non_euclidean_shielding:" .. ctx:name(player) .. ":" .. n,
-          ctx:name(player) .. "'s Sustain Damage cancels 2 hits each: " .. n .. " more hit(s) cancelled")
+        ctx:event("non_euclidean_shielding:" .. ctx:name(player),
+          ctx:name(player) .. "'s Sustain Damage cancels 2 hits each in this assignment")
       end
     end,
   }

@@ -425,8 +425,13 @@ Ruleset load_ruleset(const fs::path& dir) {
       rep.ci95 = f.strings(rt, "ci95");
       // best play's objectives: wins = { SIDE = "OUTCOME" }, draws = ["OUTCOME", ...]
       const std::string where = "report." + std::string(k.str());
+      // (an outcome, or a key of `probabilities`: a 0/1 metric, for a report without outcomes)
       auto outcome_named = [&](const std::string& o) {
-        return std::find(rep.outcomes.begin(), rep.outcomes.end(), o) != rep.outcomes.end();
+        if (std::find(rep.outcomes.begin(), rep.outcomes.end(), o) != rep.outcomes.end())
+          return true;
+        for (const auto& [key, metric] : rep.probabilities)
+          if (key == o) return true;
+        return false;
       };
       rep.wins = string_pairs(f, rt, "wins");
       for (const auto& [side, outcome] : rep.wins) {
@@ -434,12 +439,14 @@ Ruleset load_ruleset(const fs::path& dir) {
         if (std::find(rep.sides.begin(), rep.sides.end(), side) == rep.sides.end())
           f.fail(at, where + ".wins: '" + side + "' is not one of its sides");
         if (!outcome_named(outcome))
-          f.fail(at, where + ".wins." + side + ": '" + outcome + "' is not one of its outcomes");
+          f.fail(at, where + ".wins." + side + ": '" + outcome +
+                         "' is not one of its outcomes or keys of its probabilities");
       }
       rep.draws = f.strings(rt, "draws");
       for (const std::string& o : rep.draws)
         if (!outcome_named(o))
-          f.fail(*rt.get("draws"), where + ".draws: '" + o + "' is not one of its outcomes");
+          f.fail(*rt.get("draws"), where + ".draws: '" + o +
+                                       "' is not one of its outcomes or keys of its probabilities");
       // only_when_any = ["ongoing"]: outcomes (or probabilities' keys) shown only when not 0
       rep.only_when_any = f.strings(rt, "only_when_any");
       for (const std::string& o : rep.only_when_any)

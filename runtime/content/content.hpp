@@ -74,7 +74,8 @@ struct ReportDef {
   std::vector<std::string> sides;  // roles whose survivors are counted
   std::vector<std::string> ci95;   // means that also get a 95% interval
   // best play (simulate --exact --best SIDE): the outcome that is each side's win, and the
-  // outcomes that are neither side's win nor loss (the objective not_lose counts them)
+  // outcomes that are neither side's win nor loss (the objective not_lose counts them); each may
+  // be a key of `probabilities` instead (its 0/1 metric: a report without outcomes)
   std::vector<std::pair<std::string, std::string>> wins;  // side -> outcome
   std::vector<std::string> draws;
   // outcomes (or probabilities' keys) the terminal and the page show only when some run ends in

@@ -36,6 +36,16 @@ std::uint32_t draw_at(const ExactTreeLeaf& l, std::size_t d) {
   return d < l.draws.size() ? l.draws[d] : kNone;
 }
 
+// The words of the choice leaf `l` draws at `d` (BestOptions::label), 0: none.
+std::uint32_t label_at(const BestOptions& o, std::uint32_t node, const ExactTreeLeaf& l,
+                       std::size_t d) {
+  if (!o.label) return 0;
+  std::vector<std::uint32_t> prefix(l.draws.begin(),
+                                    l.draws.begin() + static_cast<std::ptrdiff_t>(d));
+  for (std::uint32_t& x : prefix) x &= ~kFlags;
+  return o.label(node, prefix);
+}
+
 bool is_choice(std::uint32_t v) {
   return v != kNone && (v & ExactTreeLeaf::kChoice) != 0;
 }
@@ -488,6 +498,7 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
               BestDecision* into = row;
               if (!row && mine_here) {
                 here.node = v;
+                here.label = label_at(o, v, leaves[lo], d);
                 into = &here;
               }
               for (std::size_t i = lo; i < hi;) {
@@ -596,6 +607,7 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
             if (owner == 0) {
               BestDecision here;
               here.node = v;
+              here.label = label_at(o, v, leaves[lo], d);
               for (const auto& [i, j] : groups) {
                 const double c = chance(i, j, d + 1);
                 here.options.push_back({{draw_at(leaves[i], d) & ~kFlags},

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -42,7 +43,9 @@ struct BestObjective {
 // indices) with their values, best first.
 struct BestDecision {
   std::uint32_t node = 0;  // the chain's node whose step decides
-  double p = 0;            // the chance, from that node, of the draws that lead to the decision
+  // the decision's words (BestOptions::label: 1 + an index into the caller's table; 0: none)
+  std::uint32_t label = 0;
+  double p = 0;  // the chance, from that node, of the draws that lead to the decision
   struct Option {
     std::vector<std::uint32_t> picks;  // the option index of each choice in the row
     double value = 0;
@@ -85,6 +88,9 @@ struct BestPlay {
   };
   std::vector<WalkStep> walk;
   std::string walk_outcome;
+  // the words BestDecision::label indexes (1 + the index): a decision's name, then its options
+  // in the choice's order (the policy's first); filled by the caller that kept them
+  std::vector<std::vector<std::string>> labels;
   // the combats' decision processes (BestOptions::processes): how often one was valued, and how
   // often its last answer was given back (ProcessValues)
   std::size_t process_valued = 0, process_reused = 0;
@@ -123,6 +129,9 @@ struct BestOptions {
   bool want_decisions = false;
   bool want_walk = false;
   std::uint64_t walk_seed = 1;  // the walk's draws
+  // the words of the choice a node's step draws after `prefix` (its draws before it, without
+  // flags): 1 + an index into the caller's table, 0 when none were kept; empty: none
+  std::function<std::uint32_t(std::uint32_t node, std::span<const std::uint32_t> prefix)> label;
   // the combats solved as decision processes, by index (ExactTree::process), one side playing
   // best (the first); null: none
   std::vector<const CombatProcess*> processes;

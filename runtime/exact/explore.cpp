@@ -24,6 +24,7 @@ void explore(ExactChain& chain, int steps, const ExploreOptions& o, const StepRu
       continue;
     }
     node.expanded = true;
+    if (o.expanding) *o.expanding = v;
     path.clear();
     std::uint64_t branches = 0;
     ExactTree tree;  // best play: this node's leaves, kept when one of them made a choice

@@ -93,6 +93,8 @@ struct ExploreOptions {
   // kinds whose alike entities are exchanged in every node's state (State::canonicalise), so
   // that runs which differ only in which alike unit took the hit meet in one node
   std::vector<Sym> interchangeable;
+  // set to the node whose step runs next (best play's words for a choice: Exact::choose)
+  std::uint32_t* expanding = nullptr;
   // what the steps keep besides the chain (their own caches), counted against max_bytes
   const std::size_t* other_bytes = nullptr;
   // best play: the trees of the nodes whose step made choices are filed here

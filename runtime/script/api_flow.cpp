@@ -155,8 +155,17 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
   // settings; in best play (the exact mode) the best side's decision is a choice among the
   // options instead, drawn from the step's path with the policy's own option first
   auto chosen = [&](int i, std::string why) {
-    const int k =
-        exact ? exact->choose(player, static_cast<std::uint32_t>(n), dice.exact_path()) : -1;
+    // (best play's words for the choice: the decision, then its options in the choice's order)
+    std::vector<std::string> words;
+    if (exact && exact->labels_wanted && i >= 1 && i <= static_cast<int>(labels.size())) {
+      words.push_back(decision);
+      words.push_back(labels[static_cast<std::size_t>(i - 1)]);
+      for (int k = 1; k < static_cast<int>(labels.size()); ++k)
+        words.push_back(labels[static_cast<std::size_t>((k < i ? k : k + 1) - 1)]);
+    }
+    const int k = exact ? exact->choose(player, static_cast<std::uint32_t>(n), dice.exact_path(),
+                                        words.empty() ? nullptr : &words)
+                        : -1;
     if (k >= 0) {
       i = k == 0 ? i : (k < i ? k : k + 1);
       why = "best play";
@@ -866,6 +875,10 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
   for (const std::string& k : I.rules.interchangeable) eo.interchangeable.push_back(sym(k));
   X.trees.clear();
   if (X.best.any()) eo.trees = &X.trees;
+  // best play's words for its choices, where a walk or the first decisions will show them
+  X.labels_wanted = X.best.any() && (X.options.best_walk || X.options.best_decisions);
+  X.labels.clear(), X.label_at.clear();
+  eo.expanding = &X.expanding;
   ExploreStats stats;
   explore(
       chain, n, eo,
@@ -898,7 +911,14 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
     bo.want_walk = X.options.best_walk;
     bo.walk_seed = X.options.best_walk_seed;
     for (const auto& p : X.processes) bo.processes.push_back(p->ok ? &p->process : nullptr);
+    if (X.labels_wanted)
+      bo.label = [&X](std::uint32_t node, std::span<const std::uint32_t> prefix) -> std::uint32_t {
+        const auto it = X.label_at.find(Engine::Impl::Exact::label_key(node, prefix));
+        return it == X.label_at.end() ? 0 : it->second;
+      };
     X.best_result = best_play(chain, X.trees, n, sides, bo);
+    X.best_result->labels = std::move(X.labels);
+    X.label_at.clear();
     X.trees.clear();
   }
   X.solution = chain.solve(n);

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -213,12 +214,40 @@ struct Engine::Impl {
     // Draws one of n options as a best side's choice: an index in [0, n), the path's next
     // draw, recorded as a choice of that side; -1 when no choice is being explored here (the
     // policy decides: no best side, the player is not one, or the draws are not the step's own)
-    int choose(EntityId player, std::uint32_t n, ExactPath* active) {
+    // `words` (kept when `labels_wanted`): the decision and its options in the choice's order
+    // (the policy's first), for trace --best and the table of first decisions
+    int choose(EntityId player, std::uint32_t n, ExactPath* active,
+               const std::vector<std::string>* words = nullptr) {
       if (!(best == player) || done || !path || active != path || n < 2) return -1;
       const auto at = static_cast<std::uint32_t>(path->used());
+      if (words && labels_wanted) label_choice(at, *words);
       const std::uint32_t k = path->draw(n);
       choices.push_back({at, n, player == best.second ? 1 : 0});
       return static_cast<int>(k);
+    }
+    // best play's words for its choices (BestOptions::label): the node being expanded, and by
+    // (node, the draws before the choice) 1 + an index into `labels`
+    bool labels_wanted = false;
+    std::uint32_t expanding = 0;
+    std::vector<std::vector<std::string>> labels;
+    std::unordered_map<std::uint64_t, std::uint32_t> label_at;
+    static std::uint64_t label_key(std::uint32_t node, std::span<const std::uint32_t> prefix) {
+      std::uint64_t h = 0xcbf29ce484222325ull ^ node;
+      for (std::uint32_t x : prefix) h = (h ^ x) * 0x100000001b3ull;
+      return (h ^ prefix.size()) * 0x100000001b3ull;
+    }
+    void label_choice(std::uint32_t at, const std::vector<std::string>& words) {
+      std::vector<std::uint32_t> prefix(at);
+      for (std::uint32_t i = 0; i < at; ++i) prefix[i] = path->value(i);
+      const std::uint64_t key = label_key(expanding, prefix);
+      if (label_at.count(key) || label_at.size() >= 1'000'000) return;
+      std::uint32_t id = 0;
+      while (id < labels.size() && labels[id] != words) ++id;
+      if (id == labels.size()) {
+        if (labels.size() >= 4096) return;
+        labels.push_back(words);
+      }
+      label_at.emplace(key, id + 1);
     }
     // ctx:exchange_fire's rounds, by the state and spec they start from: a chain of rounds
     // (exact/fire_chain.hpp: `ends`), or one round run in C++ (`round`: the states it leaves)

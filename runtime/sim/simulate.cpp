@@ -575,13 +575,13 @@ std::pair<std::string, int> describe_option(const std::vector<Counted>& counted,
 }
 
 // Each option of decision `d` described (describe_option), and told apart where two options that
-// lead to different states would get the same words.
-std::vector<std::pair<std::string, int>> describe_options(const BestDecision& d,
-                                                          const std::vector<State>& states,
-                                                          const std::vector<Counted>& counted,
-                                                          const std::string& side,
-                                                          const std::vector<AttributeDef>& attrs,
-                                                          const std::vector<int>& damaged) {
+// lead to different states would get the same words. An option of one choice that changes no
+// counted unit (commit ground forces, use an ability) is named by the decision's own words when
+// the exploration kept them (`labels`, BestPlay::labels): "invasion.commit_ground_forces: 2".
+std::vector<std::pair<std::string, int>> describe_options(
+    const BestDecision& d, const std::vector<State>& states, const std::vector<Counted>& counted,
+    const std::string& side, const std::vector<AttributeDef>& attrs,
+    const std::vector<int>& damaged, const std::vector<std::vector<std::string>>& labels) {
   std::vector<std::pair<std::string, int>> out;
   for (const BestDecision::Option& op : d.options)
     out.push_back(describe_option(counted, side, states[d.node], states[op.to], damaged));
@@ -593,6 +593,13 @@ std::vector<std::pair<std::string, int>> describe_options(const BestDecision& d,
     for (std::size_t i = 0; i < out.size(); ++i)
       out[i] =
           describe_option(counted, side, states[d.node], states[d.options[i].to], damaged, &attrs);
+  if (d.label > 0 && d.label <= labels.size()) {
+    const std::vector<std::string>& w = labels[d.label - 1];
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (out[i].first == "nothing" && d.options[i].picks.size() == 1 &&
+          d.options[i].picks[0] + 1 < w.size())
+        out[i].first = w[0] + ": " + w[d.options[i].picks[0] + 1];
+  }
   return out;
 }
 
@@ -622,7 +629,7 @@ nlohmann::json decisions_table(const BestPlay& b, const std::vector<State>& stat
     std::vector<std::string> whats;
     std::map<std::string, double> best_of;  // two rows of choices may do the same
     int hits = 0;
-    const auto described = describe_options(d, states, counted, side, attrs, damaged);
+    const auto described = describe_options(d, states, counted, side, attrs, damaged, b.labels);
     for (std::size_t i = 0; i < d.options.size(); ++i) {
       const BestDecision::Option& op = d.options[i];
       const auto& [what, h] = described[i];
@@ -693,7 +700,7 @@ nlohmann::json walk_json(const BestPlay& b, const std::vector<State>& states,
     for (std::size_t k = 0; k < w.decisions.size(); ++k) {
       const BestDecision& d = w.decisions[k];
       json options = json::array();
-      const auto described = describe_options(d, states, counted, side, attrs, damaged);
+      const auto described = describe_options(d, states, counted, side, attrs, damaged, b.labels);
       for (std::size_t i = 0; i < d.options.size(); ++i) {
         const BestDecision::Option& op = d.options[i];
         // (an option that changes no counted unit, such as a token spent, by its index)
@@ -912,12 +919,19 @@ BestObjective Simulation::best_objective(
   for (std::size_t i = 0; i < report_.outcomes.size(); ++i)
     if (std::find(counted.begin(), counted.end(), report_.outcomes[i]) != counted.end())
       b.outcomes[i] = 1;
+  // a key of the report's probabilities (its 0/1 metric): the metric's expectation, its chance
+  std::vector<std::string> keys;
+  for (const auto& [key, metric] : report_.probabilities)
+    if (std::find(counted.begin(), counted.end(), key) != counted.end())
+      b.metrics.emplace_back(sym(metric), 1.0), keys.push_back(key);
   if (of_report)
-    *of_report = [outcomes = report_.outcomes, values = b.outcomes](const nlohmann::json& r) {
+    *of_report = [outcomes = report_.outcomes, values = b.outcomes, keys](const nlohmann::json& r) {
       double v = 0;
       for (std::size_t i = 0; i < outcomes.size(); ++i)
         if (values[i] > 0 && r.contains(outcomes[i]))
           v += values[i] * r.at(outcomes[i]).get<double>();
+      for (const std::string& k : keys)
+        if (r.contains(k)) v += r.at(k).get<double>();
       return v;
     };
   return b;

@@ -620,6 +620,8 @@ function M.report(ctx, st)
     if i <= 3 then
       local controlled = ctx:owner(planet) == p
       ctx:metric("planet_" .. i .. "_controlled", controlled and 1 or 0)
+      -- (a ground combat's report: the defender keeps the planet, best play's defender win)
+      if i == 1 then ctx:metric("planet_1_not_controlled", controlled and 0 or 1) end
       if won ~= nil then ctx:metric("planet_" .. i .. "_controlled_and_won", (controlled and won) and 1 or 0) end
       -- the last ground combat fought there, by the active player's view of it
       local r = ctx:counter(planet, "ground_combat_result")

@@ -984,3 +984,124 @@ TEST_CASE("best play: a round's next state is named by each side's units and the
   CHECK(names.find({after, cd, rest, 0}) == RoundNames::kNone);
   CHECK(names.find({ca, names.own(t, d), rest, 0}) == RoundNames::kNone);
 }
+
+namespace {
+
+// A TI4 ground combat (tests/fixtures/exact/best_play_ground.toml): each side's ground forces as
+// (its mech: 2 undamaged, 1 damaged, 0 none; its infantry). Mechs hit on 6, infantry on 8; a
+// mech has Sustain Damage. The side playing best chooses, for the hits it takes, any outcome (lose
+// an infantry, damage the mech, lose it); the defender's policy damages its mech, then loses
+// infantry, then the mech; the attacker's (in the fixture) loses its mech first and never
+// sustains. The attacker takes the planet when it has ground forces left and the defender none.
+using Forces = std::pair<int, int>;
+
+struct GroundSolver {
+  bool best_attacker = true;
+  std::map<std::pair<Forces, Forces>, double> memo;
+
+  static void outcomes(Forces u, int left, std::set<Forces>& out) {
+    const auto [m, i] = u;
+    if (left == 0 || (m == 0 && i == 0)) {
+      out.insert(u);
+      return;
+    }
+    if (i > 0) outcomes({m, i - 1}, left - 1, out);
+    if (m == 2) outcomes({1, i}, left - 1, out);
+    if (m > 0) outcomes({0, i}, left - 1, out);
+  }
+  static Forces defender_policy(Forces u, int hits) {
+    for (; hits > 0 && (u.first > 0 || u.second > 0); --hits)
+      u.first == 2 ? u.first = 1 : u.second > 0 ? --u.second : u.first = 0;
+    return u;
+  }
+  static Forces attacker_policy(Forces u, int hits) {
+    for (; hits > 0 && (u.first > 0 || u.second > 0); --hits)
+      u.first > 0 ? u.first = 0 : --u.second;
+    return u;
+  }
+  static std::vector<double> roll(Forces u) {
+    std::vector<double> dice(static_cast<std::size_t>(u.second), 0.3);
+    if (u.first > 0) dice.push_back(0.5);
+    return hits_of(dice);
+  }
+
+  double value(Forces a, Forces d) {  // the best side's chance of its win
+    const bool has_a = a.first + a.second > 0, has_d = d.first + d.second > 0;
+    if (!has_a || !has_d) return (has_a && !has_d) == best_attacker ? 1 : 0;
+    if (auto it = memo.find({a, d}); it != memo.end()) return it->second;
+    const std::vector<double> ha = roll(a), hd = roll(d);
+    double v = 0;
+    for (std::size_t i = 0; i < ha.size(); ++i)
+      for (std::size_t j = 0; j < hd.size(); ++j) {
+        if (i == 0 && j == 0) continue;
+        std::set<Forces> out;
+        double best = 0;
+        if (best_attacker) {
+          const Forces d2 = defender_policy(d, static_cast<int>(i));
+          outcomes(a, static_cast<int>(j), out);
+          for (const Forces& a2 : out) best = std::max(best, value(a2, d2));
+        } else {
+          const Forces a2 = attacker_policy(a, static_cast<int>(j));
+          outcomes(d, static_cast<int>(i), out);
+          for (const Forces& d2 : out) best = std::max(best, value(a2, d2));
+        }
+        v += ha[i] * hd[j] * best;
+      }
+    return memo[{a, d}] = v / (1 - ha[0] * hd[0]);
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "best play in a ground combat: the attacker plays to take the planet, the defender to keep it",
+    "[best_play][exact_mode]") {
+  // a mech and 2 infantry against 3 infantry; the attacker's policy wastes its mech
+  const double attacker = GroundSolver{true, {}}.value({2, 2}, {0, 3});
+  const double defender = GroundSolver{false, {}}.value({2, 2}, {0, 3});
+  const nlohmann::json a = best_report("tests/fixtures/exact/best_play_ground.toml", "attacker");
+  CHECK(std::abs(a.at("best").at("best").get<double>() - attacker) < 1e-9);
+  CHECK(a.at("best").at("gain_points").get<double>() > 20);  // its Sustain Damage, its mech kept
+  CHECK(a.at("best").at("same_game").get<bool>());
+  // the report's chance of taking the planet is the best play's
+  CHECK(std::abs(a.at("attacker_takes_the_planet").get<double>() - attacker) < 1e-9);
+  const nlohmann::json d =
+      best_report("tests/fixtures/exact/best_play_ground.toml", "defender").at("best");
+  CHECK(std::abs(d.at("best").get<double>() - defender) < 1e-9);
+  // with the attacker's policy the defender's infantry have nothing to choose: keeping the
+  // planet is the attacker's policy's chance of not taking it
+  CHECK(std::abs(d.at("policy").get<double>() + a.at("best").at("policy").get<double>() - 1) <
+        1e-9);
+}
+
+TEST_CASE("best play: a choice that changes no unit is named by its decision's words",
+          "[best_play][exact_mode]") {
+  // Proxima Targeting VI (Thunder's Edge): the attacker's first decision is how many infantry
+  // to commit (it changes no unit in that step), then whether to bombard with it each round
+  const std::string scenario = "tests/ti4battle/scenarios/proxima_bombards_both.toml";
+  const nlohmann::json r = best_json(scenario, "attacker", "win", true);
+  const nlohmann::json& rows = r.at("best").at("decisions");
+  REQUIRE(rows.size() == 1);
+  const nlohmann::json& options = rows[0].at("options");
+  REQUIRE(options.size() == 4);  // 3, 2, 1 or no infantry
+  CHECK(options[0].at("option") == "invasion.commit_ground_forces: infantry:3");
+  CHECK(options[3].at("option") == "invasion.commit_ground_forces: infantry:0");
+  CHECK(options[3].at("value").get<double>() == 0);  // nobody lands: the planet is not taken
+  // on a walk, declining the bombardment (the policy's option is to use it) has its words too
+  const std::filesystem::path root = RB_SOURCE_DIR;
+  SessionOptions so;
+  so.root = root;
+  const Session session = open_session(read_scenario(root / scenario), so);
+  bool declined = false;
+  for (std::uint64_t seed = 1; seed <= 4 && !declined; ++seed) {
+    ExactRunOptions o;
+    o.best_walk = true;
+    o.best_walk_seed = seed;
+    const nlohmann::json w = Simulation(session).exact_best(o, "attacker", "win");
+    for (const auto& step : w.at("best").at("walk").at("steps"))
+      for (const auto& d : step.at("decisions"))
+        for (const auto& op : d.at("options"))
+          declined = declined || op.at("option") == "use:proxima_targeting_vi_bombardment: no";
+  }
+  CHECK(declined);
+}

@@ -605,12 +605,15 @@ function M.report(ctx, st)
     if vp ~= 0 then ctx:metric(side .. "_victory_points", vp) end
   end
   -- the space combat won: a defender had ships in the active system and only the active
-  -- player's are left (not written without a defender: then nothing is conditional on it)
+  -- player's are left (not written without a defender: then nothing is conditional on it);
+  -- lost: only the defender's are left. Either may come of Space Cannon Offense alone (no
+  -- combat then): best play's wins in the tactical action
   local won
   local d = ctx:role("defender")
   if d and d ~= p then
     won = ctx:count(p, sys, "ship") > 0 and not lib.other_ships(ctx, p, sys)
     ctx:metric("space_combat_won", won and 1 or 0)
+    ctx:metric("space_combat_lost", (ctx:count(p, sys, "ship") == 0 and ctx:count(d, sys, "ship") > 0) and 1 or 0)
   end
   local mine, theirs = 0, 0
   local RESULTS = { "won", "lost", "both_destroyed" }

@@ -1105,3 +1105,45 @@ TEST_CASE("best play: a choice that changes no unit is named by its decision's w
   }
   CHECK(declined);
 }
+
+namespace {
+
+// Destroyers (9) against destroyers, no retreat: the chance that only the first side's are left.
+double destroyers_win(int a, int b, std::map<std::pair<int, int>, double>& memo) {
+  if (b == 0) return a > 0 ? 1 : 0;
+  if (a == 0) return 0;
+  if (auto it = memo.find({a, b}); it != memo.end()) return it->second;
+  const std::vector<double> ha = hits_of(std::vector<double>(static_cast<std::size_t>(a), 0.2)),
+                            hb = hits_of(std::vector<double>(static_cast<std::size_t>(b), 0.2));
+  double v = 0;
+  for (std::size_t i = 0; i < ha.size(); ++i)
+    for (std::size_t j = 0; j < hb.size(); ++j)
+      if (i + j > 0)
+        v += ha[i] * hb[j] *
+             destroyers_win(std::max(0, a - static_cast<int>(j)),
+                            std::max(0, b - static_cast<int>(i)), memo);
+  return memo[{a, b}] = v / (1 - ha[0] * hb[0]);
+}
+
+}  // namespace
+
+TEST_CASE("best play in a tactical action: a system cleared by Space Cannon Offense is a win",
+          "[best_play][exact_mode]") {
+  // 2 destroyers and a PDS (6) whose owner holds Strike Wing Ambuscade (1 more die for it)
+  // against 2 destroyers: the extra die may destroy both before any space combat (no_combat).
+  // The attacker's win is the action's (only its ships are left), so the die is worth using.
+  std::map<std::pair<int, int>, double> memo;
+  const std::vector<double> sco = hits_of({0.5, 0.5});  // the PDS's die and the extra one
+  double with = 0;
+  for (std::size_t k = 0; k < sco.size(); ++k)
+    with += sco[k] * destroyers_win(2, 2 - static_cast<int>(k), memo);
+  const std::vector<double> one = hits_of({0.5});
+  double without = 0;
+  for (std::size_t k = 0; k < one.size(); ++k)
+    without += one[k] * destroyers_win(2, 2 - static_cast<int>(k), memo);
+  REQUIRE(with > without + 0.1);
+  const nlohmann::json x =
+      best_report("tests/ti4battle/scenarios/strike_wing_ambuscade.toml", "attacker").at("best");
+  CHECK(std::abs(x.at("best").get<double>() - with) < 1e-9);
+  CHECK(std::abs(x.at("policy").get<double>() - with) < 1e-9);  // the policy plays the note
+}

@@ -1080,7 +1080,10 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
   // (takes made before point into the parts' pool: made again here)
   if (!cache) out.entities.clear();
   EntityPool& pool = cache ? cache->entities : out.entities;
-  const State start = s;
+  // the state as it was (s is changed while a side's takes are made, and given back): copied
+  // only when some side's takes are made here, not found in the cache
+  State start;
+  bool copied = false;
   collect_modifier_records(env, scratch.modifier_records);
   try {
     for (int i = 0; i < 2; ++i) {
@@ -1106,15 +1109,18 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       out.side[i].kept = nullptr;
       // the side's own entities (its units, itself) and the rows: its takes, if made before
       std::uint64_t key = 0;
-      std::vector<std::pair<EntityId, Entity>> own;
+      auto owns = [&](std::size_t e) {
+        return s.entities[e].owner == player || static_cast<EntityId>(e) == player;
+      };
       if (cache) {
         key = 0xcbf29ce484222325ull;
         auto mix = [&key](std::uint64_t v) { key = (key ^ v) * 0x100000001b3ull; };
         mix(static_cast<std::uint64_t>(player));
+        std::size_t count = 0;
         for (std::size_t e = 0; e < s.entities.size(); ++e) {
+          if (!owns(e)) continue;
           const Entity& u = s.entities[e];
-          if (u.owner != player && static_cast<EntityId>(e) != player) continue;
-          own.emplace_back(static_cast<EntityId>(e), u);
+          ++count;
           mix(e), mix(static_cast<std::uint64_t>(u.location));
           mix(static_cast<std::uint64_t>(u.record));
           for (std::int32_t v : u.attr) mix(static_cast<std::uint32_t>(v));
@@ -1124,10 +1130,15 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           const RoundPartsCache::Entry& c = cache->entries[lo->second];
           // (rows for as many hits as the other side can roll, or more)
           const std::size_t rows = out.side[1 - i].roll.size();
-          if (c.player != player || c.own.size() != own.size() || c.takes.size() < rows) continue;
+          if (c.player != player || c.own.size() != count || c.takes.size() < rows) continue;
           bool same = true;
-          for (std::size_t k = 0; k < own.size() && same; ++k)
-            same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
+          std::size_t k = 0;
+          for (std::size_t e = 0; e < s.entities.size() && same; ++e) {
+            if (!owns(e)) continue;
+            same = c.own[k].first == static_cast<EntityId>(e) &&
+                   same_entity(c.own[k].second, s.entities[e]);
+            ++k;
+          }
           if (same) {
             out.side[i].kept = &c.takes;
             found = true;
@@ -1135,6 +1146,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
         }
         if (found) continue;
       }
+      if (!copied) start = s, copied = true;
       takes.assign(out.side[1 - i].roll.size(), {});
       takes[0].push_back({{}, {}, fires_now(side), 0});
       // the first take of each id: (hits, option)
@@ -1197,15 +1209,18 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           row.shrink_to_fit();
           for (RoundParts::Take& t : row) t.changed.shrink_to_fit();
         }
+        std::vector<std::pair<EntityId, Entity>> own;
+        for (std::size_t e = 0; e < s.entities.size(); ++e)
+          if (owns(e)) own.emplace_back(static_cast<EntityId>(e), s.entities[e]);
         cache->entries.push_back({player, std::move(own), std::move(takes)});
         out.side[i].kept = &cache->entries.back().takes;
       }
     }
   } catch (const CombatError&) {
-    s = start;
+    if (copied) s = start;
     return false;  // the round run by exchange_fire raises it
   }
-  s = start;
+  if (copied) s = start;
   return true;
 }
 

@@ -189,7 +189,11 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
   const CasualtySpec& spec = *out.spec;
   const EntityId player = out.player, location = out.location;
   const std::string& decision = spec.decision;
-  queue.build(env, s, player, location, spec, order);
+  CasualtyChoice result;
+  // a declared modifier of the player's that makes every Sustain Damage cancel more hits
+  // (sustain_cancels, no purpose), whoever chooses; an ability's own for this assignment on top
+  assignment_cancelling(env, s, player, result.cancelling);
+  queue.build(env, s, player, location, spec, order, result.cancelling);
   if (out.sustain_cancels > 1) queue.cancel_at_least(out.sustain_cancels);
 
   // a scripted answer ("sustain:dreadnought,cruiser") overrides the policy, item by item
@@ -207,7 +211,6 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
     }
     if (script.empty()) script.push_back("");
   }
-  CasualtyChoice result;
   std::string& summary = result.summary;
   if (whole && whole->choose && !answer) {
     // best play: one choice among the distinct outcomes, the policy's first

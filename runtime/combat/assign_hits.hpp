@@ -66,6 +66,8 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
 struct CasualtyChoice {
   std::string summary;         // "sustain:dreadnought,cruiser" (when asked to summarise)
   bool not_by_policy = false;  // a scripted answer or the person chose
+  // the player's live modifiers that made a Sustain Damage cancel more hits (assignment_cancelling)
+  std::vector<int> cancelling;
 };
 
 // Phase 1: the player chooses the units that take `hits`. `answer` (null: none) is the scripted

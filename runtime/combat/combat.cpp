@@ -410,6 +410,19 @@ bool modifier_applies(const Env& env, const State& s, int mi, EntityId player, S
                        purpose);
 }
 
+bool unit_fits_modifier(const State& s, const ModifierDef& m, const Entity& u) {
+  return modifier_fits_unit(s, m, u);
+}
+
+void assignment_cancelling(const Env& env, const State& s, EntityId player, std::vector<int>& out) {
+  out.clear();
+  const auto& mods = env.content->modifiers;
+  for (std::size_t mi = 0; mi < mods.size(); ++mi)
+    if (mods[mi].sustain_cancels > 1 && mods[mi].purpose == kNoSym &&
+        modifier_live(env, s, static_cast<int>(mi), mods[mi], player, kNoSym))
+      out.push_back(static_cast<int>(mi));
+}
+
 bool has_round_effects(const Env& env, const State& s, EntityId player, const RollSpec& spec,
                        std::span<const int> declined, bool spend_chained) {
   const auto& mods = env.content->modifiers;

@@ -128,6 +128,13 @@ bool directs_hits(const Env& env, const State& s, EntityId player, EntityId loca
 // its role, activated).
 bool modifier_applies(const Env& env, const State& s, int mi, EntityId player, Sym purpose);
 
+// The live modifiers of `player` that make a Sustain Damage cancel more hits in every assignment
+// of hits (sustain_cancels and no purpose: ctx:assign_hits, ctx:assign_hits_each and the rounds
+// of every purpose), in `out` (cleared first).
+void assignment_cancelling(const Env& env, const State& s, EntityId player, std::vector<int>& out);
+// Whether unit `u` is one a declared modifier applies to (its units, location, present).
+bool unit_fits_modifier(const State& s, const ModifierDef& m, const Entity& u);
+
 // A modifier with spend counts while the player has some of its counter and has not declined it;
 // one with repair = sustained while the player can pay its cost and has not declined it. With
 // spend_chained, a modifier whose only round effect is spend, or a repair = sustained with pay,

@@ -1030,6 +1030,22 @@ void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
     I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + chose.summary,
                  name + " assigns hits: " + chose.summary + " (" + reason + ")");
   }
+  // a declared modifier made a unit's Sustain Damage here cancel more hits
+  if (tracing)
+    for (int k : chose.cancelling) {
+      const ModifierDef& m = I.content->modifiers[static_cast<std::size_t>(k)];
+      std::string units;
+      for (EntityId e : out.sustaining)
+        if (combat::unit_fits_modifier(s, m, s.at(e)))
+          units += (units.empty() ? "" : ", ") + std::string(sym_name(s.at(e).type));
+      if (units.empty()) continue;
+      const std::string name = I.name_of(player);
+      // (its id without the pack's prefix, as a hook's event names its hook)
+      const std::string id = m.id.substr(m.id.find(':') + 1);
+      I.trace->add(EventKind::change, "modifier:" + id + ":" + name,
+                   name + ": each Sustain Damage (" + units + ") cancels " +
+                       std::to_string(m.sustain_cancels) + " hits (" + m.name + ")");
+    }
 }
 
 // Phase 2, once every player has chosen: the windows after a unit sustains damage (each player in

@@ -430,7 +430,7 @@ local function ground_combat(ctx, st, planet, a, d, resume)
       hits_d, hits_a = math.max(0, hargs.hits[a]), math.max(0, hargs.hits[d])
     end
     -- each player assigns against the board the rolls left; the units destroyed leave together
-    -- (sustain_cancels: an ability that makes a Sustain Damage cancel more hits, Non-Euclidean Shielding)
+    -- (sustain_cancels: a hook's ability that makes a Sustain Damage cancel more hits here)
     ctx:assign_hits_each(planet, {
       { player = a, hits = hits_d, spec = GROUND_HITS, order = pa.hit_order, sustain = pa.sustain,
         sustain_cancels = hargs.sustain_cancels[a] },

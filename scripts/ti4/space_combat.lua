@@ -295,8 +295,8 @@ end
 -- hits on each side are assigned.
 local function assign(ctx, a, d, pa, pd, sys, hits_on_a, hits_on_d, spec, hooked, spec_a, spec_d)
   spec_a, spec_d = spec_a or spec, spec_d or spec
-  -- sustain_cancels: the hits each Sustain Damage of a player cancels, when an ability makes it
-  -- more than 1 (Non-Euclidean Shielding)
+  -- sustain_cancels: the hits each Sustain Damage of a player cancels in this assignment, when a
+  -- hook's ability makes it more than 1 (a declared modifier, Non-Euclidean Shielding, needs none)
   local cancels_a, cancels_d
   if hooked then
     local args = { hits = { [a] = hits_on_a, [d] = hits_on_d }, purpose = spec.decision, sustain_cancels = {} }

@@ -77,70 +77,9 @@ hook {
 
 -- ------------------------------------------------------------------ Non-Euclidean Shielding
 
--- Non-Euclidean Shielding: each Sustain Damage of a Letnev unit cancels 2 hits rather than 1.
--- Before each assignment of hits where one of the player's units may sustain, the hook tells the
--- assignment so (args.sustain_cancels[player] = 2; the procedure passes it to ctx:assign_hits),
--- whoever then chooses the casualties: the policy, a scripted answer, best play or the person at
--- the terminal. The runtime's assignment lets each Sustain Damage take 2 hits (1 when only 1 is
--- left); hits left once every unit is lost cancel nothing. In the rounds the runtime runs in C++
--- the modifier non_euclidean_shielding_space (letnev.toml) does the same.
-
--- one hook per assignment where a unit may sustain: its window, and the player's hits there, the
--- location and the units that can take them
-local NES = {
-  { id = "non_euclidean_shielding", window = "space_combat.assign_hits",
-    where = function(ctx, player, args)
-      if args.purpose ~= "space_combat.assign_hits" then return nil end
-      return args.hits[player], ctx:role("active_system"), "ship"
-    end },
-  { id = "non_euclidean_shielding_ground", window = "invasion.assign_ground_hits",
-    where = function(_, player, args) return args.hits[player], args.planet, "ground_force" end },
-  { id = "non_euclidean_shielding_space_cannon", window = "tactical_action.assign_space_cannon_hits",
-    where = function(ctx, player, args)
-      if args.target ~= player then return nil end
-      return args.hits[player], ctx:role("active_system"), "ship"
-    end },
-  { id = "non_euclidean_shielding_space_cannon_defense", window = "invasion.assign_space_cannon_defense_hits",
-    where = function(_, player, args)
-      if args.target ~= player then return nil end
-      return args.hits[player], args.planet, "ground_force"
-    end },
-  { id = "non_euclidean_shielding_bombardment", window = "invasion.assign_bombardment_hits",
-    where = function(ctx, player, args)
-      if args.player == player or ctx:count(player, args.planet, "ground_force") == 0 then return nil end
-      return args.hits, args.planet, "ground_force"
-    end },
-}
-
--- whether one of the player's units at `location` that can take the hits can sustain
-local function can_sustain(ctx, player, location, eligible)
-  for _, u in ipairs(ctx:units(player, location, eligible)) do
-    if ctx:get(u, "sustain_damage") and not ctx:get(u, "damaged") then return true end
-  end
-  return false
-end
-
-for _, w in ipairs(NES) do
-  hook {
-    id = w.id,
-    window = w.window,
-    source = "technology/non_euclidean_shielding",
-    priority = -10,  -- after the player's other hooks that cancel hits (Shields Holding)
-    condition = function(ctx, player, _, args)
-      local hits, location, eligible = w.where(ctx, player, args)
-      return hits ~= nil and hits > 0 and can_sustain(ctx, player, location, eligible)
-    end,
-    apply = function(ctx, player, _, args)
-      -- (a window opened without the table by other content: set, and its assignment may not read it)
-      args.sustain_cancels = args.sustain_cancels or {}
-      args.sustain_cancels[player] = 2
-      if ctx:tracing() then
-        ctx:event("non_euclidean_shielding:" .. ctx:name(player),
-          ctx:name(player) .. "'s Sustain Damage cancels 2 hits each in this assignment")
-      end
-    end,
-  }
-end
+-- Non-Euclidean Shielding is data (the modifier non_euclidean_shielding, letnev.toml): the runtime
+-- makes each Sustain Damage of the player's units cancel 2 hits in every assignment of hits, by
+-- the procedures or by any other content, whoever chooses the casualties.
 
 -- ------------------------------------------------------------------ Dunlain Reaper (mech)
 

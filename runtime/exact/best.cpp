@@ -627,6 +627,7 @@ BestPlay best_play(ExactChain& chain, const std::vector<ExactTree>& trees, int s
     }
     r.walk_outcome = chain.at(v).writes.outcome_name;
   }
+  if (o.want_values && sides.size() == 1) r.values = V0;
   // every choice fixed at its pair's option: the node's edges are the leaves it keeps
   std::vector<std::size_t> keep;
   for (std::size_t t = 0; t < trees.size(); ++t) {

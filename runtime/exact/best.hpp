@@ -94,6 +94,8 @@ struct BestPlay {
   // the combats' decision processes (BestOptions::processes): how often one was valued, and how
   // often its last answer was given back (ProcessValues)
   std::size_t process_valued = 0, process_reused = 0;
+  // want_values: every node's value for the first side (its best response), by node
+  std::vector<double> values;
 };
 
 // A combat's decision process valued for best play, its last answer kept: asked again with the
@@ -129,6 +131,7 @@ struct BestOptions {
   bool want_decisions = false;
   bool want_walk = false;
   std::uint64_t walk_seed = 1;  // the walk's draws
+  bool want_values = false;     // BestPlay::values (one side)
   // the words of the choice a node's step draws after `prefix` (its draws before it, without
   // flags): 1 + an index into the caller's table, 0 when none were kept; empty: none
   std::function<std::uint32_t(std::uint32_t node, std::span<const std::uint32_t> prefix)> label;

@@ -27,9 +27,15 @@ std::uint64_t ExactWrites::hash() const {
   return h;
 }
 
+namespace {
+std::uint64_t node_hash(int step, const State& state, const ExactWrites& writes) {
+  return state.hash() ^ (writes.hash() * 0x9E3779B97F4A7C15ull) ^
+         (static_cast<std::uint64_t>(step) * 0xC2B2AE3D27D4EB4Full);
+}
+}  // namespace
+
 std::uint32_t ExactChain::node(int step, const State& state, const ExactWrites& writes) {
-  const std::uint64_t h = state.hash() ^ (writes.hash() * 0x9E3779B97F4A7C15ull) ^
-                          (static_cast<std::uint64_t>(step) * 0xC2B2AE3D27D4EB4Full);
+  const std::uint64_t h = node_hash(step, state, writes);
   auto [lo, hi] = by_hash_.equal_range(h);
   for (auto it = lo; it != hi; ++it) {
     const ExactNode& n = *nodes_[it->second];
@@ -47,6 +53,16 @@ std::uint32_t ExactChain::node(int step, const State& state, const ExactWrites& 
   const auto i = static_cast<std::uint32_t>(nodes_.size() - 1);
   by_hash_.emplace(h, i);
   return i;
+}
+
+std::int64_t ExactChain::find(int step, const State& state, const ExactWrites& writes) const {
+  const std::uint64_t h = node_hash(step, state, writes);
+  auto [lo, hi] = by_hash_.equal_range(h);
+  for (auto it = lo; it != hi; ++it) {
+    const ExactNode& n = *nodes_[it->second];
+    if (n.step == step && n.writes == writes && n.state == state) return it->second;
+  }
+  return -1;
 }
 
 void ExactChain::add_edge(std::uint32_t from, ExactEdge edge) {

@@ -52,6 +52,8 @@ class ExactChain {
  public:
   // The node (step, state, writes), found or added; its index. The root is the first node added.
   std::uint32_t node(int step, const State& state, const ExactWrites& writes);
+  // The node (step, state, writes) if the chain has it, else -1.
+  std::int64_t find(int step, const State& state, const ExactWrites& writes) const;
   ExactNode& at(std::uint32_t i) { return *nodes_[i]; }
   const ExactNode& at(std::uint32_t i) const { return *nodes_[i]; }
   std::size_t size() const { return nodes_.size(); }

@@ -1008,10 +1008,19 @@ void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
       return prompt_choice(std::cin, std::cerr, I.name_of(player),
                            std::string(decision) + " (" + std::to_string(left) + " left)", choices);
     };
-  } else if (I.exact && I.exact->best == player) {
-    // best play: one choice among the assignment's distinct outcomes, the policy's first
+  } else if ((I.exact && I.exact->best == player) || I.best_picking(player)) {
+    // best play: one choice among the assignment's distinct outcomes, the policy's first (with
+    // fixed dice, in a run: the exact mode's pick; while it finds them, each option's words)
     whole.choose = [&](std::size_t n) {
-      const int k = I.exact->choose(player, static_cast<std::uint32_t>(n), I.dice.exact_path());
+      std::vector<std::string> words;
+      if (I.exact && I.exact->forcing && whole.outcomes) {
+        words.push_back(decision);
+        for (const combat::AssignmentOutcome& o : *whole.outcomes)
+          words.push_back(o.summary.empty() ? "nothing" : o.summary);
+      }
+      const int k = I.exact ? I.exact->choose(player, static_cast<std::uint32_t>(n),
+                                              I.dice.exact_path(), words.empty() ? nullptr : &words)
+                            : I.take_best_pick(player, static_cast<std::uint32_t>(n));
       return k < 0 ? std::size_t{0} : static_cast<std::size_t>(k);
     };
     const auto& kinds = I.rules.interchangeable;
@@ -1025,8 +1034,9 @@ void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
     const std::string name = I.name_of(player);
     const std::string reason = !chose.not_by_policy
                                    ? "policy: hit_order, sustain " + std::string(mode_name)
-                               : I.options.interactive ? "asked at the terminal"
-                                                       : "scripted";
+                               : I.options.interactive             ? "asked at the terminal"
+                               : I.best_picking(player) && !answer ? "best play"
+                                                                   : "scripted";
     I.trace->add(EventKind::decision, "decision:" + name + ":" + decision + ":" + chose.summary,
                  name + " assigns hits: " + chose.summary + " (" + reason + ")");
   }
@@ -2019,7 +2029,9 @@ int l_exchange_fire(lua_State* L) {
   const bool asked = I.options.interactive && isatty(STDIN_FILENO);
   // best play: the best side's hits are its choices, which the procedure's own round asks
   const bool best = I.exact && (I.exact->best == a || I.exact->best == d) && I.exact->best >= 0;
-  if (!I.options.exchange_fire || I.tracing() || scripted || asked) return hand_back();
+  // best play with fixed dice: the procedure's round takes the exact mode's picks
+  const bool picking = I.best_picking(a) || I.best_picking(d);
+  if (!I.options.exchange_fire || I.tracing() || scripted || asked || picking) return hand_back();
   // a replaced hook whose modifier cannot do all of its work here runs in the procedure's round
   if (!x.covered_hooks.empty() && !replaced_hooks_covered(I, s, x, location)) return hand_back();
   if (best) {
@@ -2086,8 +2098,9 @@ int l_exchange_fire(lua_State* L) {
   // best play solves, exact/process.hpp); the step goes on from that end
   if (best && I.options.best_process && I.options.round_parts &&
       I.exact->best.second == kNoEntity && !I.exact->options.best_decisions &&
-      !I.exact->options.best_walk && I.exact->path && I.dice.exact_path() == I.exact->path &&
-      I.exact->path->used() == 0 && I.exact->choices.empty()) {
+      !I.exact->options.best_walk && !I.exact->options.best_forced_walk && I.exact->path &&
+      I.dice.exact_path() == I.exact->path && I.exact->path->used() == 0 &&
+      I.exact->choices.empty()) {
     std::uint64_t args = 0xcbf29ce484222325ull;
     for (std::uint64_t v :
          {static_cast<std::uint64_t>(location), static_cast<std::uint64_t>(a),

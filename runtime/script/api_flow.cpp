@@ -157,15 +157,17 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
   auto chosen = [&](int i, std::string why) {
     // (best play's words for the choice: the decision, then its options in the choice's order)
     std::vector<std::string> words;
-    if (exact && exact->labels_wanted && i >= 1 && i <= static_cast<int>(labels.size())) {
+    if (exact && (exact->labels_wanted || exact->forcing) && i >= 1 &&
+        i <= static_cast<int>(labels.size())) {
       words.push_back(decision);
       words.push_back(labels[static_cast<std::size_t>(i - 1)]);
       for (int k = 1; k < static_cast<int>(labels.size()); ++k)
         words.push_back(labels[static_cast<std::size_t>((k < i ? k : k + 1) - 1)]);
     }
+    // (best play with fixed dice: the exact mode's pick for this decision, RunOptions::best_picks)
     const int k = exact ? exact->choose(player, static_cast<std::uint32_t>(n), dice.exact_path(),
                                         words.empty() ? nullptr : &words)
-                        : -1;
+                        : take_best_pick(player, static_cast<std::uint32_t>(n));
     if (k >= 0) {
       i = k == 0 ? i : (k < i ? k : k + 1);
       why = "best play";
@@ -509,7 +511,8 @@ int l_by_policy(lua_State* L) {
                         I.run_options->answers->has(I.name_of(player), decision);
   const bool asked = I.options.interactive && isatty(STDIN_FILENO);
   // best play: every decision of the best side is a choice (ctx:decide draws it)
-  const bool best = I.exact && I.exact->best == player && !I.exact->done;
+  const bool best =
+      (I.exact && I.exact->best == player && !I.exact->done) || I.best_picking(player);
   lua_pushboolean(L, !scripted && !asked && !best);
   return 1;
 }
@@ -797,7 +800,7 @@ ExactLeaf run_exact_step_in_lua(lua_State* L, Engine::Impl& I, int list, int ste
   X.choices.clear();
   X.round_draw = {};
   I.memo_writes = &X.writes;
-  I.dice.start_exact(&path);
+  if (!X.forcing) I.dice.start_exact(&path);  // (forcing: the dice are forced, the path chooses)
   X.path = &path;
   ExactLeaf leaf;
   if (list > 0) {
@@ -855,6 +858,106 @@ ExactLeaf leaf_of_writes(Engine::Impl::Exact& X) {
   return leaf;
 }
 
+// Best play with fixed dice (ExactRunOptions::best_forced_walk), once best play has valued every
+// node (`V`, the first side's): the run the forced dice make. From the start, each node's step
+// runs with the dice left once for every sequence of the side's choices in it (the path holds
+// the choices alone, walked like an odometer); a run is worth what it adds (the objective's
+// weights) plus the value of the node it ends in, and the one of highest value is taken (ties:
+// the first, whose options are the lowest: the policy's). A die of the step after one of the
+// side's decisions would make its value see that die: an error. The picks, with every option's
+// value (the best the runs that take it reach), go to X.picks.
+void forced_walk(lua_State* L, Engine::Impl& I, int list, int n, const ExactChain& chain,
+                 const std::vector<double>& V, const BestObjective& objective,
+                 const std::vector<Sym>& interchangeable) {
+  Engine::Impl::Exact& X = *I.exact;
+  const std::vector<DiceStream::Forced>& dice = X.options.best_forced;
+  struct Off {
+    Engine::Impl::Exact& X;
+    DiceStream& d;
+    ~Off() { X.forcing = false, X.forced_dice = nullptr, d.force({}, false); }
+  } off{X, I.dice};
+  struct Run {
+    std::vector<std::uint32_t> picks;
+    std::vector<std::vector<std::string>> words;
+    std::size_t used = 0;
+    std::uint32_t to = 0;
+    double value = 0;
+  };
+  std::size_t at = 0;  // forced dice used so far
+  std::uint32_t v = 0;
+  for (std::size_t walked = 0; walked < 100'000; ++walked) {
+    const ExactNode& node = chain.at(v);
+    if (node.step >= n) return;
+    const std::string where = "best play with fixed dice, step " + std::to_string(node.step + 1);
+    std::vector<Run> runs;
+    ExactPath path;
+    path.clear();
+    do {
+      path.rewind();
+      State work = node.state;
+      I.dice.force({dice.begin() + static_cast<std::ptrdiff_t>(at), dice.end()}, true);
+      X.forcing = true, X.forced_dice = &I.dice;
+      X.pick_dice.clear(), X.pick_words.clear();
+      const ExactLeaf leaf = run_exact_step_in_lua(L, I, list, node.step, path, work);
+      X.forcing = false;
+      if (path.size() != leaf.choices.size())
+        throw ScriptError(where +
+                          ": the step drew something besides the dice and the side's "
+                          "choices (math.random): fixed dice cannot say what it drew");
+      Run r;
+      for (std::size_t i = 0; i < path.size(); ++i) r.picks.push_back(path.value(i));
+      r.words = X.pick_words;
+      r.used = I.dice.forced_used();
+      if (!X.pick_dice.empty() && r.used > X.pick_dice.front()) {
+        const auto& w = X.pick_words.front();
+        throw ScriptError(where + ": a die is rolled after the side's decision" +
+                          (w.empty() ? std::string() : " '" + w.front() + "'") +
+                          " in the same step, so its options' values would see that die; fixed "
+                          "dice value decisions that come after the dice of their step");
+      }
+      ExactWrites w = node.writes;
+      for (const auto& [m, value] : leaf.sets) w.set(m, value);
+      if (leaf.outcome >= 0) w.outcome = leaf.outcome, w.outcome_name = leaf.outcome_name;
+      work.canonicalise(interchangeable);
+      const std::int64_t to = chain.find(leaf.next_step, work, w);
+      if (to < 0 || static_cast<std::size_t>(to) >= V.size())
+        throw ScriptError(where +
+                          ": the forced dice lead to a state the exact mode did not "
+                          "reach (or left unexpanded, below --prune)");
+      r.to = static_cast<std::uint32_t>(to);
+      r.value = V[r.to];
+      for (const auto& [m, weight] : objective.metrics)
+        for (const auto& [a, value] : leaf.adds)
+          if (a == m) r.value += weight * value;
+      runs.push_back(std::move(r));
+    } while (path.advance());
+    std::size_t b = 0;
+    for (std::size_t i = 1; i < runs.size(); ++i)
+      if (runs[i].value > runs[b].value + 1e-12) b = i;
+    const Run& best = runs[b];
+    for (std::size_t j = 0; j < best.picks.size(); ++j) {
+      RunOptions::BestPicks::Pick p;
+      p.k = best.picks[j];
+      if (j < best.words.size() && !best.words[j].empty()) {
+        p.decision = best.words[j].front();
+        p.options.assign(best.words[j].begin() + 1, best.words[j].end());
+      }
+      // each option's value: the best of the runs that make the same choices before it
+      for (const Run& r : runs) {
+        if (r.picks.size() <= j ||
+            !std::equal(r.picks.begin(), r.picks.begin() + j, best.picks.begin()))
+          continue;
+        const std::uint32_t k = r.picks[j];
+        if (p.values.size() <= k) p.values.resize(k + 1, -1e300);
+        p.values[k] = std::max(p.values[k], r.value);
+      }
+      X.picks.push_back(std::move(p));
+    }
+    at += best.used;
+    v = best.to;
+  }
+}
+
 // The exact mode over `n` steps (list at stack index `list`, 0: the procedure as one step),
 // from the current state and what the run has written so far: the chain and its solution.
 void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
@@ -910,6 +1013,7 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
     bo.want_decisions = X.options.best_decisions;
     bo.want_walk = X.options.best_walk;
     bo.walk_seed = X.options.best_walk_seed;
+    bo.want_values = X.options.best_forced_walk;
     for (const auto& p : X.processes) bo.processes.push_back(p->ok ? &p->process : nullptr);
     if (X.labels_wanted)
       bo.label = [&X](std::uint32_t node, std::span<const std::uint32_t> prefix) -> std::uint32_t {
@@ -917,6 +1021,12 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
         return it == X.label_at.end() ? 0 : it->second;
       };
     X.best_result = best_play(chain, X.trees, n, sides, bo);
+    if (X.options.best_forced_walk) {
+      if (X.best.second != kNoEntity)
+        throw UsageError("best play with fixed dice is for one side (not both)");
+      forced_walk(L, I, list, n, chain, X.best_result->values, sides[0], eo.interchangeable);
+      X.best_result->values.clear();
+    }
     X.best_result->labels = std::move(X.labels);
     X.label_at.clear();
     X.trees.clear();

@@ -3,8 +3,10 @@
 #include <time.h>
 #include <cctype>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "base/error.hpp"
@@ -813,6 +816,41 @@ void Engine::Impl::begin_run() {
   if (spec_index.size() > kSpecCacheKeep) reset_specs();
 }
 
+int Engine::Impl::take_best_pick(EntityId player, std::uint32_t n) {
+  if (!best_picking(player) || n < 2) return -1;
+  const auto& picks = run_options->best_picks->picks;
+  if (best_pick_next >= picks.size())
+    throw ScriptError("best play with fixed dice: " + name_of(player) +
+                      " has more decisions in this run than in the exact mode's (" +
+                      std::to_string(picks.size()) + ")");
+  const RunOptions::BestPicks::Pick& p = picks[best_pick_next++];
+  if (p.k >= n)
+    throw ScriptError("best play with fixed dice: decision " + std::to_string(best_pick_next) +
+                      " of " + name_of(player) + " has " + std::to_string(n) +
+                      " options here, fewer than in the exact mode's run");
+  if (tracing()) {
+    auto word = [&](std::size_t i) {
+      return i < p.options.size() ? p.options[i] : "option " + std::to_string(i + 1);
+    };
+    // every option's value, the best first (equal ones in the exact mode's order)
+    std::vector<std::size_t> order(p.values.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::round(p.values[a] * 1e10) > std::round(p.values[b] * 1e10);
+    });
+    std::string values;
+    for (std::size_t i : order)
+      values += (values.empty() ? "" : ", ") + word(i) + ": " +
+                (run_options->best_picks->percent ? fmt::format("{:.4f}%", 100 * p.values[i])
+                                                  : fmt::format("{:.6f}", p.values[i]));
+    const std::string name = name_of(player);
+    trace->add(
+        EventKind::decision, "best:" + name + ":" + p.decision + ":" + word(p.k),
+        name + "'s best play (" + p.decision + "): " + values + " (takes " + word(p.k) + ")");
+  }
+  return static_cast<int>(p.k);
+}
+
 void Engine::Impl::forget_memos() {
   reads_no_state.clear();
   for (const auto& m : steps_memos)
@@ -1016,6 +1054,7 @@ void Engine::run(std::string_view procedure, State& state, const RunOptions& opt
                !I.options.check_state;
   if (!options.forced.empty() || options.strict_dice)
     I.dice.force(options.forced, options.strict_dice);
+  I.best_pick_next = 0;
   result.clear();
   // the time limit of this run, kept by the watchdog
   TimeLimit limit(I);
@@ -1123,6 +1162,7 @@ ExactResult Engine::run_exact(std::string_view procedure, const State& start,
   r.cycles = X.solution.sets;
   r.largest_cycle = X.solution.largest_set;
   r.best = X.best_result;
+  r.best_picks = std::move(X.picks);
   if (r.best) {
     // the first decisions' states, by index into decision_states; their chance from the start
     std::unordered_map<std::uint32_t, std::uint32_t> index;

@@ -59,6 +59,21 @@ struct RunOptions {
   ScriptedAnswers* answers = nullptr;      // consumed in order (reset by the caller)
   std::vector<DiceStream::Forced> forced;  // forced dice, consumed in order
   bool strict_dice = false;                // error when the run rolls past the forced dice
+  // Best play with fixed dice (a rules test's [play]): the decisions of the player with this
+  // role take these options, in order (ExactResult::best_picks, found by the exact mode with
+  // the same forced dice); null: none
+  struct BestPicks {
+    Sym role = kNoSym;
+    struct Pick {
+      std::uint32_t k = 0;               // the option, as the exact mode indexes it (policy first)
+      std::string decision;              // its words: the decision
+      std::vector<std::string> options;  // and its options in that order
+      std::vector<double> values;        // each option's value
+    };
+    std::vector<Pick> picks;
+    bool percent = true;  // the values are chances (else a metric's expectation)
+  };
+  const BestPicks* best_picks = nullptr;
 };
 
 struct RunResult {
@@ -91,6 +106,11 @@ struct ExactRunOptions {
   bool best_decisions = false;  // the first side's first decisions (BestPlay::decisions)
   bool best_walk = false;       // one run drawn through the best play (BestPlay::walk)
   std::uint64_t best_walk_seed = 1;
+  // Best play with fixed dice: the run these dice make, the best side taking at each decision
+  // the option of highest value (ExactResult::best_picks). A decision is valued by the node its
+  // step ends in, so no die of its step may come after it (an error says so).
+  bool best_forced_walk = false;
+  std::vector<DiceStream::Forced> best_forced;
 };
 struct ExactResult {
   struct Final {
@@ -110,6 +130,8 @@ struct ExactResult {
   // a decision's `to` (and a walk step's nodes) is an index into decision_states
   std::optional<BestPlay> best;
   std::vector<State> decision_states;  // the states the first decisions start from and lead to
+  // best_forced_walk: the best side's decisions in the run the forced dice make, in order
+  std::vector<RunOptions::BestPicks::Pick> best_picks;
 };
 
 class Engine {

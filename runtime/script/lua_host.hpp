@@ -148,6 +148,16 @@ struct Engine::Impl {
   Trace* trace = nullptr;
   RunResult* result = nullptr;
   const RunOptions* run_options = nullptr;
+  // best play with fixed dice (RunOptions::best_picks): the next pick to take
+  std::size_t best_pick_next = 0;
+  // Whether `player`'s decisions take best_picks in this run.
+  bool best_picking(EntityId player) const {
+    return run_options && run_options->best_picks && state && player != kNoEntity &&
+           state->role(run_options->best_picks->role) == player;
+  }
+  // The next of best_picks for a decision of `player` among n options (traced with every
+  // option's value): -1 when the player's decisions do not take them
+  int take_best_pick(EntityId player, std::uint32_t n);
   bool memo_run = false;
   std::vector<std::pair<std::string, std::string>>
       labels;  // ctx:label, set by setup  // this run may use the step memo (ctx:steps; see run())
@@ -211,6 +221,15 @@ struct Engine::Impl {
     std::vector<ExactLeaf::Choice> choices;
     std::vector<ExactTree> trees;
     std::optional<BestPlay> best_result;
+    // best play with fixed dice (ExactRunOptions::best_forced_walk): while `forcing`, a step
+    // runs with the forced dice and its path holds the side's choices alone; for each choice,
+    // the forced dice used before it and its words (decision, options in the choice's order);
+    // the walk's picks
+    bool forcing = false;
+    const DiceStream* forced_dice = nullptr;
+    std::vector<std::size_t> pick_dice;
+    std::vector<std::vector<std::string>> pick_words;
+    std::vector<RunOptions::BestPicks::Pick> picks;
     // Draws one of n options as a best side's choice: an index in [0, n), the path's next
     // draw, recorded as a choice of that side; -1 when no choice is being explored here (the
     // policy decides: no best side, the player is not one, or the draws are not the step's own)
@@ -218,9 +237,15 @@ struct Engine::Impl {
     // (the policy's first), for trace --best and the table of first decisions
     int choose(EntityId player, std::uint32_t n, ExactPath* active,
                const std::vector<std::string>* words = nullptr) {
-      if (!(best == player) || done || !path || active != path || n < 2) return -1;
+      // (forcing: the dice are forced, not drawn from the path; the path holds the choices)
+      if (!(best == player) || done || !path || (active != path && !(forcing && !active)) || n < 2)
+        return -1;
       const auto at = static_cast<std::uint32_t>(path->used());
       if (words && labels_wanted) label_choice(at, *words);
+      if (forcing) {
+        pick_dice.push_back(forced_dice ? forced_dice->forced_used() : 0);
+        pick_words.push_back(words ? *words : std::vector<std::string>{});
+      }
       const std::uint32_t k = path->draw(n);
       choices.push_back({at, n, player == best.second ? 1 : 0});
       return static_cast<int>(k);

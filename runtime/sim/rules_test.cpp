@@ -9,6 +9,8 @@
 #include "content/keys.hpp"
 #include "content/toml_read.hpp"
 #include "dice/dice.hpp"
+#include "exact/explore.hpp"
+#include "sim/simulate.hpp"
 #include "trace/trace.hpp"
 
 namespace rb {
@@ -111,7 +113,14 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   } else {
     f.fail(t, "a rules test needs a scenario: a [scenario] table or scenario = \"file.toml\"");
   }
-  reject_best_play(scenario, "a rules test");
+  // [play] SIDE = "best": the side's decisions are its best play's, given the fixed dice before
+  // each (one side; docs/exact.md, "Best play with fixed dice")
+  const std::string best_side = best_play_of(scenario);
+  if (best_side == "both")
+    throw ContentError(scenario.file, scenario.best_sides.front().second,
+                       "[play]: a rules test plays one side's best play with fixed dice, not "
+                       "both sides'");
+  const std::string best_objective = scenario.best_objective;
   SessionOptions so = options;
   for (const auto& p : f.strings(t, "packs")) so.extra_packs.push_back(p);
 
@@ -173,6 +182,7 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   std::string error;
   std::unique_ptr<Table> table;
   std::optional<Session> session;
+  RunOptions::BestPicks best_picks;
   const ScriptedAnswers fresh_answers = answers;  // for the runs again
   // the state guard: a run must leave what scripts could keep as it found it
   EngineOptions engine_options;
@@ -180,6 +190,16 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
   try {
     session = open_session(std::move(scenario), so);
     table = std::make_unique<Table>(*session, engine_options);
+    if (!best_side.empty()) {
+      // the exact mode finds the side's picks in the run the dice make; the runs below take them
+      try {
+        best_picks = Simulation(*session).best_picks({}, best_side, best_objective, run.forced);
+      } catch (const ExactLimit& e) {
+        throw UsageError(std::string("best play with fixed dice: the exact mode stopped: ") +
+                         e.what());
+      }
+      run.best_picks = &best_picks;
+    }
     state = table->start;
     table->engine.run(session->procedure, state, run, result);
   } catch (const Error& e) {

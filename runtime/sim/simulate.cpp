@@ -1026,6 +1026,26 @@ nlohmann::json Simulation::exact_best(const ExactRunOptions& o, const std::strin
   return j;
 }
 
+RunOptions::BestPicks Simulation::best_picks(const ExactRunOptions& o, const std::string& side,
+                                             const std::string& objective,
+                                             const std::vector<DiceStream::Forced>& forced) const {
+  if (std::find(report_.sides.begin(), report_.sides.end(), side) == report_.sides.end())
+    throw UsageError("best play with fixed dice: '" + side + "' is not a side of the report of '" +
+                     session_.procedure + "'");
+  ExactRunOptions bo = o;
+  bo.best = sym(side);
+  bo.best_objective = best_objective(side, objective, false, nullptr);
+  bo.best_forced_walk = true;
+  bo.best_forced = forced;
+  Table table(session_, {});
+  ExactResult r = table.engine.run_exact(session_.procedure, table.start, bo);
+  RunOptions::BestPicks picks;
+  picks.role = sym(side);
+  picks.picks = std::move(r.best_picks);
+  picks.percent = objective.rfind("metric:", 0) != 0;
+  return picks;
+}
+
 namespace {
 constexpr double kZ95 = 1.959963984540054;
 std::uint64_t nonzero_runs(const std::map<long long, std::uint64_t>& h) {

@@ -90,6 +90,12 @@ class Simulation {
   // declares no win for `side`, or no such mean.
   nlohmann::json exact_best(const ExactRunOptions& o, const std::string& side,
                             const std::string& objective, bool decisions = false) const;
+  // Best play with fixed dice (a rules test's [play]): the decisions of `side` (one side) in the
+  // run the forced dice make, each the option of highest value for `objective` given the dice
+  // before it (ExactRunOptions::best_forced_walk), for RunOptions::best_picks.
+  RunOptions::BestPicks best_picks(const ExactRunOptions& o, const std::string& side,
+                                   const std::string& objective,
+                                   const std::vector<DiceStream::Forced>& forced) const;
   // The scenario's [play] (best_play_of) checked against the report: a ContentError at its line
   // for a side the report does not have, "both" with a report of other than two sides, or an
   // objective the report cannot give.

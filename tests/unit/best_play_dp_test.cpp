@@ -779,4 +779,44 @@ units = { cruiser = 3 }
   const nlohmann::json& row = decision_row(r, 3 * 0.4 * 0.6 * 0.6);  // one of 3 cruisers hits
   check_row(row, one);
   CHECK(row.at("options").at(0).at("option") == "damage 1 dreadnought");
+
+  // With fixed dice (content/ti4-base/tests/best_play.toml: round 1, the attacker misses and one
+  // cruiser hits; round 2, the attacker's 3 hits end it): best play's pick and each option's
+  // value given those dice are the program's values of the fleets each option leaves
+  SessionOptions so;
+  so.root = kRoot;
+  const Session session = open_session(written_scenario(R"(ruleset = "ti4"
+procedure = "space_combat"
+[attacker]
+policy = { sustain = "last" }
+units = { dreadnought = 1, fighter = 2 }
+[defender]
+units = { cruiser = 3 }
+)"),
+                                       so);
+  std::vector<DiceStream::Forced> dice;
+  for (int v : {1, 1, 1, 7, 1, 1, 5, 9, 9, 1, 1, 1}) {
+    DiceStream::Forced f;
+    f.value = v;
+    dice.push_back(f);
+  }
+  const RunOptions::BestPicks picks = Simulation(session).best_picks({}, "attacker", "win", dice);
+  REQUIRE(picks.picks.size() == 1);  // round 2's hits are the defender's; nothing else to choose
+  const RunOptions::BestPicks::Pick& pick = picks.picks[0];
+  REQUIRE(pick.options.size() == 3);
+  REQUIRE(pick.values.size() == 3);
+  CHECK(pick.decision == "space_combat.assign_hits");
+  CHECK(pick.options[0] == "fighter");  // the policy's own option first
+  CHECK(pick.options[pick.k] == "sustain:dreadnought");
+  const std::map<std::string, dp::Fleet> left{{"sustain:dreadnought", sustained},
+                                              {"fighter", fighter_lost},
+                                              {"dreadnought", fleet({{kFighter, 2}})}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO(pick.options[i]);
+    REQUIRE(left.count(pick.options[i]));
+    const double want_value = best.at(left.at(pick.options[i]), d);
+    REQUIRE(want_value >= 0);
+    CHECK(pick.values[i] == Approx(want_value).margin(1e-9));
+  }
+  CHECK(pick.values[pick.k] > pick.values[0] + 0.05);  // 43.55% against 36.84%
 }

@@ -216,9 +216,9 @@ CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, As
     // best play: one choice among the distinct outcomes, the policy's first
     const std::vector<AssignmentOutcome> outcomes =
         assignment_outcomes(s, queue, hits, mode, whole->interchangeable);
-    whole->outcomes = &outcomes;
+    whole->outcomes = &outcomes, whole->queue = &queue;
     const std::size_t k = whole->choose(outcomes.size());
-    whole->outcomes = nullptr;
+    whole->outcomes = nullptr, whole->queue = nullptr;
     const AssignmentOutcome& o = outcomes[k < outcomes.size() ? k : 0];
     for (const auto& [i, sustain] : o.takes) {
       queue.take(s, i, sustain);

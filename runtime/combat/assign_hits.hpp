@@ -48,8 +48,10 @@ struct AskOutcome {
   // the outcomes by number of hits, kept by the caller while the units that take them start
   // from the same state (best play's rounds from one state: ctx:exchange_fire); null: none kept
   std::vector<std::vector<AssignmentOutcome>>* by_hits = nullptr;
-  // the outcomes choose() picks among (set by choose_casualties before it asks: their words)
+  // the outcomes choose() picks among, and the queue their takes index (set by
+  // choose_casualties before it asks, the state as it was before the assignment: their words)
   mutable const std::vector<AssignmentOutcome>* outcomes = nullptr;
+  mutable const Casualties* queue = nullptr;
 };
 
 // One outcome of an assignment: its summary ("sustain:dreadnought,carrier") and what it does,

@@ -991,6 +991,39 @@ int sustain_cancels_at(lua_State* L, int idx) {
   return static_cast<int>(n);
 }
 
+// A hit assignment's options in words that do not depend on the order of the units (best play
+// with fixed dice finds its picks from a canonical state and the run takes them by their words):
+// the decision, then each option's casualties, sorted: "sustain:TYPE" for a Sustain Damage, and a
+// loss as "TYPE", "sustained:TYPE" (a unit that sustained in this assignment) or "damaged:TYPE"
+// (one damaged before it). `s` is the state before the assignment.
+std::vector<std::string> outcome_words(const State& s, const combat::Casualties& queue,
+                                       const std::vector<combat::AssignmentOutcome>& outcomes,
+                                       const char* decision, int damaged) {
+  std::vector<std::string> words{decision};
+  std::vector<std::string> items;
+  for (const combat::AssignmentOutcome& o : outcomes) {
+    items.clear();
+    for (std::size_t t = 0; t < o.takes.size(); ++t) {
+      const auto [i, sustain] = o.takes[t];
+      const Entity& u = s.at(queue.entity(i));
+      const std::string type(sym_name(u.type));
+      bool sustained = false;
+      for (std::size_t e = 0; e < t && !sustain; ++e)
+        sustained = sustained || (o.takes[e].first == i && o.takes[e].second);
+      const bool was_damaged = damaged >= 0 && u.attr[static_cast<std::size_t>(damaged)] != 0;
+      items.push_back(sustain       ? "sustain:" + type
+                      : sustained   ? "sustained:" + type
+                      : was_damaged ? "damaged:" + type
+                                    : type);
+    }
+    std::sort(items.begin(), items.end());
+    std::string w;
+    for (const std::string& x : items) w += (w.empty() ? "" : ",") + x;
+    words.push_back(w.empty() ? "nothing" : w);
+  }
+  return words;
+}
+
 // Phase 1 (combat/assign_hits.hpp): the scripted answer waiting for this decision, the person at
 // the terminal, else the policy; the trace records the decision.
 void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
@@ -1013,14 +1046,13 @@ void choose_casualties(Engine::Impl& I, State& s, Assignment& out, int hits,
     // fixed dice, in a run: the exact mode's pick; while it finds them, each option's words)
     whole.choose = [&](std::size_t n) {
       std::vector<std::string> words;
-      if (I.exact && I.exact->forcing && whole.outcomes) {
-        words.push_back(decision);
-        for (const combat::AssignmentOutcome& o : *whole.outcomes)
-          words.push_back(o.summary.empty() ? "nothing" : o.summary);
-      }
+      if (((I.exact && I.exact->forcing) || I.best_picking(player)) && whole.outcomes &&
+          whole.queue)
+        words = outcome_words(s, *whole.queue, *whole.outcomes, decision, out.spec->damaged);
       const int k = I.exact ? I.exact->choose(player, static_cast<std::uint32_t>(n),
                                               I.dice.exact_path(), words.empty() ? nullptr : &words)
-                            : I.take_best_pick(player, static_cast<std::uint32_t>(n));
+                            : I.take_best_pick(player, static_cast<std::uint32_t>(n),
+                                               words.empty() ? nullptr : &words);
       return k < 0 ? std::size_t{0} : static_cast<std::size_t>(k);
     };
     const auto& kinds = I.rules.interchangeable;

@@ -157,7 +157,7 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
   auto chosen = [&](int i, std::string why) {
     // (best play's words for the choice: the decision, then its options in the choice's order)
     std::vector<std::string> words;
-    if (exact && (exact->labels_wanted || exact->forcing) && i >= 1 &&
+    if (((exact && (exact->labels_wanted || exact->forcing)) || best_picking(player)) && i >= 1 &&
         i <= static_cast<int>(labels.size())) {
       words.push_back(decision);
       words.push_back(labels[static_cast<std::size_t>(i - 1)]);
@@ -167,7 +167,8 @@ std::string Engine::Impl::decide(EntityId player, const std::string& decision, i
     // (best play with fixed dice: the exact mode's pick for this decision, RunOptions::best_picks)
     const int k = exact ? exact->choose(player, static_cast<std::uint32_t>(n), dice.exact_path(),
                                         words.empty() ? nullptr : &words)
-                        : take_best_pick(player, static_cast<std::uint32_t>(n));
+                        : take_best_pick(player, static_cast<std::uint32_t>(n),
+                                         words.empty() ? nullptr : &words);
     if (k >= 0) {
       i = k == 0 ? i : (k < i ? k : k + 1);
       why = "best play";

@@ -816,7 +816,8 @@ void Engine::Impl::begin_run() {
   if (spec_index.size() > kSpecCacheKeep) reset_specs();
 }
 
-int Engine::Impl::take_best_pick(EntityId player, std::uint32_t n) {
+int Engine::Impl::take_best_pick(EntityId player, std::uint32_t n,
+                                 const std::vector<std::string>* words) {
   if (!best_picking(player) || n < 2) return -1;
   const auto& picks = run_options->best_picks->picks;
   if (best_pick_next >= picks.size())
@@ -824,10 +825,23 @@ int Engine::Impl::take_best_pick(EntityId player, std::uint32_t n) {
                       " has more decisions in this run than in the exact mode's (" +
                       std::to_string(picks.size()) + ")");
   const RunOptions::BestPicks::Pick& p = picks[best_pick_next++];
-  if (p.k >= n)
-    throw ScriptError("best play with fixed dice: decision " + std::to_string(best_pick_next) +
-                      " of " + name_of(player) + " has " + std::to_string(n) +
-                      " options here, fewer than in the exact mode's run");
+  const std::string what = "best play with fixed dice: decision " + std::to_string(best_pick_next) +
+                           " of " + name_of(player);
+  if (p.k >= n || p.values.size() != n)
+    throw ScriptError(what + " has " + std::to_string(n) + " options here, " +
+                      std::to_string(p.values.size()) + " in the exact mode's run");
+  std::uint32_t k = p.k;
+  if (words && words->size() == n + 1 && p.k < p.options.size()) {
+    // the option with the pick's words, here
+    k = n;
+    std::uint32_t same = 0;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if ((*words)[i + 1] == p.options[p.k]) k = i, ++same;
+    if (k == n) throw ScriptError(what + ": no option here is '" + p.options[p.k] + "'");
+    if (same > 1)
+      throw ScriptError(what + ": " + std::to_string(same) + " options here are '" +
+                        p.options[p.k] + "' (units of one type that differ otherwise)");
+  }
   if (tracing()) {
     auto word = [&](std::size_t i) {
       return i < p.options.size() ? p.options[i] : "option " + std::to_string(i + 1);
@@ -848,7 +862,7 @@ int Engine::Impl::take_best_pick(EntityId player, std::uint32_t n) {
         EventKind::decision, "best:" + name + ":" + p.decision + ":" + word(p.k),
         name + "'s best play (" + p.decision + "): " + values + " (takes " + word(p.k) + ")");
   }
-  return static_cast<int>(p.k);
+  return static_cast<int>(k);
 }
 
 void Engine::Impl::forget_memos() {

@@ -156,8 +156,10 @@ struct Engine::Impl {
            state->role(run_options->best_picks->role) == player;
   }
   // The next of best_picks for a decision of `player` among n options (traced with every
-  // option's value): -1 when the player's decisions do not take them
-  int take_best_pick(EntityId player, std::uint32_t n);
+  // option's value): -1 when the player's decisions do not take them. `words` (the decision,
+  // then its n options in the choice's order): the pick is the option with the pick's words
+  // (the exact mode chose from a canonical state, whose units may be in another order)
+  int take_best_pick(EntityId player, std::uint32_t n, const std::vector<std::string>* words);
   bool memo_run = false;
   std::vector<std::pair<std::string, std::string>>
       labels;  // ctx:label, set by setup  // this run may use the step memo (ctx:steps; see run())

@@ -659,6 +659,34 @@ units = { dreadnought = 2 }
       CHECK(want.best > want.policy + 0.4);  // 54.56% against 3.96%
     else
       CHECK(want.best == Approx(want.policy).margin(1e-12));
+
+    // With fixed dice (content/ti4-base/tests/best_play.toml): round 1, the attacker misses and
+    // the defender hits twice; round 2, the same. Round 1's pick and each option's value given
+    // those dice are the program's values of the fleets each leaves (the repair made)
+    SessionOptions so;
+    so.root = kRoot;
+    const Session session = open_session(written_scenario(scenario), so);
+    std::vector<DiceStream::Forced> dice;
+    for (int v : {1, 1, 5, 5, 1, 5, 5}) {
+      DiceStream::Forced f;
+      f.value = v;
+      dice.push_back(f);
+    }
+    const RunOptions::BestPicks picks = Simulation(session).best_picks({}, "attacker", "win", dice);
+    REQUIRE(picks.picks.size() == 2);  // round 2: 2 hits on one dreadnought, 2 ways to lose it
+    const RunOptions::BestPicks::Pick& pick = picks.picks[0];
+    REQUIRE(pick.options.size() == 3);
+    REQUIRE(pick.values.size() == 3);
+    const std::map<std::string, double> want_values{
+        {"sustain:dreadnought,sustained:dreadnought", best.at(one_whole, d)},
+        {"damaged:dreadnought,sustain:dreadnought", best.at(one_damaged, d)},
+        {"damaged:dreadnought,dreadnought", 0.0}};
+    for (std::size_t i = 0; i < 3; ++i) {
+      INFO(pick.options[i]);
+      REQUIRE(want_values.count(pick.options[i]));
+      CHECK(pick.values[i] == Approx(want_values.at(pick.options[i])).margin(1e-9));
+    }
+    CHECK(pick.options[pick.k] == "sustain:dreadnought,sustained:dreadnought");
   }
 }
 

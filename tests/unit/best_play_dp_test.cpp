@@ -414,6 +414,22 @@ nlohmann::json best_report(Scenario scenario, const std::string& side,
   return Simulation(session).exact_best(ExactRunOptions{}, side, objective, decisions);
 }
 
+// Best play with fixed dice (a rules test's [play]): `side`'s picks in the run these d10 results
+// make (Simulation::best_picks).
+RunOptions::BestPicks fixed_dice_picks(const std::string& scenario, const std::string& side,
+                                       std::initializer_list<int> values) {
+  SessionOptions so;
+  so.root = kRoot;
+  const Session session = open_session(written_scenario(scenario), so);
+  std::vector<DiceStream::Forced> dice;
+  for (int v : values) {
+    DiceStream::Forced f;
+    f.value = v;
+    dice.push_back(f);
+  }
+  return Simulation(session).best_picks({}, side, "win", dice);
+}
+
 // The dynamic program's values for `side`: its policy's, and its best response's.
 struct Values {
   double policy = 0, best = 0;
@@ -663,16 +679,8 @@ units = { dreadnought = 2 }
     // With fixed dice (content/ti4-base/tests/best_play.toml): round 1, the attacker misses and
     // the defender hits twice; round 2, the same. Round 1's pick and each option's value given
     // those dice are the program's values of the fleets each leaves (the repair made)
-    SessionOptions so;
-    so.root = kRoot;
-    const Session session = open_session(written_scenario(scenario), so);
-    std::vector<DiceStream::Forced> dice;
-    for (int v : {1, 1, 5, 5, 1, 5, 5}) {
-      DiceStream::Forced f;
-      f.value = v;
-      dice.push_back(f);
-    }
-    const RunOptions::BestPicks picks = Simulation(session).best_picks({}, "attacker", "win", dice);
+    const RunOptions::BestPicks picks =
+        fixed_dice_picks(scenario, "attacker", {1, 1, 5, 5, 1, 5, 5});
     REQUIRE(picks.picks.size() == 2);  // round 2: 2 hits on one dreadnought, 2 ways to lose it
     const RunOptions::BestPicks::Pick& pick = picks.picks[0];
     REQUIRE(pick.options.size() == 3);
@@ -794,15 +802,15 @@ TEST_CASE(
   CHECK(one.at(sustained) > one.at(fighter_lost) + 0.03);
   CHECK(dp::policy_take(attacker, a, 1) == fighter_lost);
 
-  const nlohmann::json r = best_report(written_scenario(R"(ruleset = "ti4"
+  const std::string text = R"(ruleset = "ti4"
 procedure = "space_combat"
 [attacker]
 policy = { sustain = "last" }
 units = { dreadnought = 1, fighter = 2 }
 [defender]
 units = { cruiser = 3 }
-)"),
-                                       "attacker", "win", true);
+)";
+  const nlohmann::json r = best_report(written_scenario(text), "attacker", "win", true);
   check_values(r, want);
   const nlohmann::json& row = decision_row(r, 3 * 0.4 * 0.6 * 0.6);  // one of 3 cruisers hits
   check_row(row, one);
@@ -811,24 +819,8 @@ units = { cruiser = 3 }
   // With fixed dice (content/ti4-base/tests/best_play.toml: round 1, the attacker misses and one
   // cruiser hits; round 2, the attacker's 3 hits end it): best play's pick and each option's
   // value given those dice are the program's values of the fleets each option leaves
-  SessionOptions so;
-  so.root = kRoot;
-  const Session session = open_session(written_scenario(R"(ruleset = "ti4"
-procedure = "space_combat"
-[attacker]
-policy = { sustain = "last" }
-units = { dreadnought = 1, fighter = 2 }
-[defender]
-units = { cruiser = 3 }
-)"),
-                                       so);
-  std::vector<DiceStream::Forced> dice;
-  for (int v : {1, 1, 1, 7, 1, 1, 5, 9, 9, 1, 1, 1}) {
-    DiceStream::Forced f;
-    f.value = v;
-    dice.push_back(f);
-  }
-  const RunOptions::BestPicks picks = Simulation(session).best_picks({}, "attacker", "win", dice);
+  const RunOptions::BestPicks picks =
+      fixed_dice_picks(text, "attacker", {1, 1, 1, 7, 1, 1, 5, 9, 9, 1, 1, 1});
   REQUIRE(picks.picks.size() == 1);  // round 2's hits are the defender's; nothing else to choose
   const RunOptions::BestPicks::Pick& pick = picks.picks[0];
   REQUIRE(pick.options.size() == 3);

@@ -859,17 +859,57 @@ ExactLeaf leaf_of_writes(Engine::Impl::Exact& X) {
   return leaf;
 }
 
+// The value of a node's tree of draws below depth `d` for leaves [lo, hi) (they share their
+// draws before d): a chance draw weighs its groups by their chance, a choice of the first side
+// takes its best group, a leaf is worth what it adds (the objective's weights) plus its node's
+// value `V`. (Best play with fixed dice, for a decision before its step's dice.)
+double tree_value(const std::vector<ExactTreeLeaf>& leaves, std::size_t lo, std::size_t hi,
+                  std::size_t d, const std::vector<double>& V, const BestObjective& objective) {
+  constexpr std::uint32_t kFlags =
+      ExactTreeLeaf::kChoice | ExactTreeLeaf::kSecond | ExactTreeLeaf::kProcess;
+  if (hi - lo == 1 && leaves[lo].draws.size() <= d) {
+    const ExactTreeLeaf& l = leaves[lo];
+    double v = l.to < V.size() ? V[l.to] : 0;
+    for (const auto& [m, weight] : objective.metrics)
+      for (const auto& [k, value] : l.adds)
+        if (k == m) v += weight * value;
+    return v;
+  }
+  const bool choice = (leaves[lo].draws[d] & ExactTreeLeaf::kChoice) &&
+                      !(leaves[lo].draws[d] & ExactTreeLeaf::kSecond);
+  double best = -1e300, sum = 0, weight = 0;
+  for (std::size_t i = lo; i < hi;) {
+    std::size_t j = i + 1;
+    while (j < hi && leaves[j].draws.size() > d &&
+           (leaves[j].draws[d] & ~kFlags) == (leaves[i].draws[d] & ~kFlags))
+      ++j;
+    const double v = tree_value(leaves, i, j, d + 1, V, objective);
+    if (choice) {
+      best = std::max(best, v);
+    } else {
+      double p = 0;
+      for (std::size_t k = i; k < j; ++k) p += leaves[k].p;
+      sum += p * v, weight += p;
+    }
+    i = j;
+  }
+  return choice ? best : (weight > 0 ? sum / weight : 0);
+}
+
 // Best play with fixed dice (ExactRunOptions::best_forced_walk), once best play has valued every
 // node (`V`, the first side's): the run the forced dice make. From the start, each node's step
 // runs with the dice left once for every sequence of the side's choices in it (the path holds
-// the choices alone, walked like an odometer); a run is worth what it adds (the objective's
-// weights) plus the value of the node it ends in, and the one of highest value is taken (ties:
-// the first, whose options are the lowest: the policy's). A die of the step after one of the
-// side's decisions would make its value see that die: an error. The picks, with every option's
-// value (the best the runs that take it reach), go to X.picks.
+// the choices alone, walked like an odometer), each run worth what it adds (the objective's
+// weights) plus the value of the node it ends in. The side's decisions in the step are taken in
+// turn, each the option of highest value (ties: the lowest, the policy's): a decision after which
+// the step rolls no die is worth the best run that takes it; one before any die of its step is
+// worth its expectation over those dice, from the node's tree of draws (`trees`, kept by the
+// exploration from the same state); one with dice on both sides is an error (the dice do not
+// say which of the tree's draws came before it). The picks, with every option's value, go to
+// X.picks.
 void forced_walk(lua_State* L, Engine::Impl& I, int list, int n, const ExactChain& chain,
                  const std::vector<double>& V, const BestObjective& objective,
-                 const std::vector<Sym>& interchangeable) {
+                 const std::vector<Sym>& interchangeable, const std::vector<ExactTree>& trees) {
   Engine::Impl::Exact& X = *I.exact;
   const std::vector<DiceStream::Forced>& dice = X.options.best_forced;
   struct Off {
@@ -879,11 +919,16 @@ void forced_walk(lua_State* L, Engine::Impl& I, int list, int n, const ExactChai
   } off{X, I.dice};
   struct Run {
     std::vector<std::uint32_t> picks;
+    std::vector<std::size_t> dice_before;  // by pick: the step's dice rolled before it
     std::vector<std::vector<std::string>> words;
     std::size_t used = 0;
     std::uint32_t to = 0;
     double value = 0;
   };
+  std::unordered_map<std::uint32_t, std::size_t> tree_of;
+  for (std::size_t t = 0; t < trees.size(); ++t) tree_of.emplace(trees[t].node, t);
+  constexpr std::uint32_t kFlags =
+      ExactTreeLeaf::kChoice | ExactTreeLeaf::kSecond | ExactTreeLeaf::kProcess;
   std::size_t at = 0;  // forced dice used so far
   std::uint32_t v = 0;
   for (std::size_t walked = 0; walked < 100'000; ++walked) {
@@ -907,15 +952,9 @@ void forced_walk(lua_State* L, Engine::Impl& I, int list, int n, const ExactChai
                           "choices (math.random): fixed dice cannot say what it drew");
       Run r;
       for (std::size_t i = 0; i < path.size(); ++i) r.picks.push_back(path.value(i));
+      r.dice_before = X.pick_dice;
       r.words = X.pick_words;
       r.used = I.dice.forced_used();
-      if (!X.pick_dice.empty() && r.used > X.pick_dice.front()) {
-        const auto& w = X.pick_words.front();
-        throw ScriptError(where + ": a die is rolled after the side's decision" +
-                          (w.empty() ? std::string() : " '" + w.front() + "'") +
-                          " in the same step, so its options' values would see that die; fixed "
-                          "dice value decisions that come after the dice of their step");
-      }
       ExactWrites w = node.writes;
       for (const auto& [m, value] : leaf.sets) w.set(m, value);
       if (leaf.outcome >= 0) w.outcome = leaf.outcome, w.outcome_name = leaf.outcome_name;
@@ -932,30 +971,82 @@ void forced_walk(lua_State* L, Engine::Impl& I, int list, int n, const ExactChai
           if (a == m) r.value += weight * value;
       runs.push_back(std::move(r));
     } while (path.advance());
-    std::size_t b = 0;
-    for (std::size_t i = 1; i < runs.size(); ++i)
-      if (runs[i].value > runs[b].value + 1e-12) b = i;
-    const Run& best = runs[b];
-    for (std::size_t j = 0; j < best.picks.size(); ++j) {
+    // the side's decisions in turn: `taken` the picks so far
+    std::vector<std::uint32_t> taken;
+    auto follows = [&](const Run& r) {
+      return r.picks.size() >= taken.size() &&
+             std::equal(taken.begin(), taken.end(), r.picks.begin());
+    };
+    for (;;) {
+      const std::size_t j = taken.size();
+      const Run* first = nullptr;
+      bool dice_after = false;
+      for (const Run& r : runs)
+        if (follows(r) && r.picks.size() > j) {
+          if (!first) first = &r;
+          dice_after = dice_after || r.used > r.dice_before[j];
+        }
+      if (!first) break;
       RunOptions::BestPicks::Pick p;
-      p.k = best.picks[j];
-      if (j < best.words.size() && !best.words[j].empty()) {
-        p.decision = best.words[j].front();
-        p.options.assign(best.words[j].begin() + 1, best.words[j].end());
+      if (j < first->words.size() && !first->words[j].empty()) {
+        p.decision = first->words[j].front();
+        p.options.assign(first->words[j].begin() + 1, first->words[j].end());
       }
-      // each option's value: the best of the runs that make the same choices before it
-      for (const Run& r : runs) {
-        if (r.picks.size() <= j ||
-            !std::equal(r.picks.begin(), r.picks.begin() + j, best.picks.begin()))
-          continue;
-        const std::uint32_t k = r.picks[j];
-        if (p.values.size() <= k) p.values.resize(k + 1, -1e300);
-        p.values[k] = std::max(p.values[k], r.value);
+      const std::string what = p.decision.empty() ? std::string() : " '" + p.decision + "'";
+      if (!dice_after) {
+        // each option's value: the best run that takes it
+        for (const Run& r : runs) {
+          if (!follows(r) || r.picks.size() <= j) continue;
+          const std::uint32_t k = r.picks[j];
+          if (p.values.size() <= k) p.values.resize(k + 1, -1e300);
+          p.values[k] = std::max(p.values[k], r.value);
+        }
+      } else {
+        if (first->dice_before[j] > 0)
+          throw ScriptError(where + ": the side's decision" + what +
+                            " comes after some of its step's dice and before others, so the "
+                            "fixed dice cannot say which of the step's draws led to it (fixed "
+                            "dice value a decision after all the dice of its step, or before "
+                            "any)");
+        // before any die of the step: its expectation over them, from the node's tree (its
+        // leaves whose draws begin with the picks so far, all choices)
+        const auto t = tree_of.find(v);
+        if (t == tree_of.end()) throw ScriptError(where + ": no tree of draws for the decision");
+        const std::vector<ExactTreeLeaf>& leaves = trees[t->second].leaves;
+        auto leads = [&](const ExactTreeLeaf& l) {
+          if (l.draws.size() <= j) return false;
+          for (std::size_t i = 0; i <= j; ++i)
+            if (!(l.draws[i] & ExactTreeLeaf::kChoice)) return false;
+          for (std::size_t i = 0; i < j; ++i)
+            if ((l.draws[i] & ~kFlags) != taken[i]) return false;
+          return true;
+        };
+        for (std::size_t i = 0; i < leaves.size();) {
+          if (!leads(leaves[i])) {
+            ++i;
+            continue;
+          }
+          const std::uint32_t k = leaves[i].draws[j] & ~kFlags;
+          std::size_t e = i + 1;
+          while (e < leaves.size() && leads(leaves[e]) && (leaves[e].draws[j] & ~kFlags) == k) ++e;
+          if (p.values.size() <= k) p.values.resize(k + 1, -1e300);
+          p.values[k] = tree_value(leaves, i, e, j + 1, V, objective);
+          i = e;
+        }
       }
+      std::uint32_t k = 0;
+      for (std::uint32_t i = 1; i < p.values.size(); ++i)
+        if (p.values[i] > p.values[k] + 1e-12) k = i;
+      p.k = k;
+      taken.push_back(k);
       X.picks.push_back(std::move(p));
     }
-    at += best.used;
-    v = best.to;
+    const Run* done = nullptr;
+    for (const Run& r : runs)
+      if (r.picks == taken) done = &r;
+    if (!done) throw ScriptError(where + ": no run took the picks");
+    at += done->used;
+    v = done->to;
   }
 }
 
@@ -1025,7 +1116,8 @@ void explore_exact(lua_State* L, Engine::Impl& I, int list, int n) {
     if (X.options.best_forced_walk) {
       if (X.best.second != kNoEntity)
         throw UsageError("best play with fixed dice is for one side (not both)");
-      forced_walk(L, I, list, n, chain, X.best_result->values, sides[0], eo.interchangeable);
+      forced_walk(L, I, list, n, chain, X.best_result->values, sides[0], eo.interchangeable,
+                  X.trees);
       X.best_result->values.clear();
     }
     X.best_result->labels = std::move(X.labels);

@@ -193,7 +193,9 @@ RulesTestResult run_one(const TomlFile& f, const toml::table& t, const toml::tab
     if (!best_side.empty()) {
       // the exact mode finds the side's picks in the run the dice make; the runs below take them
       try {
-        best_picks = Simulation(*session).best_picks({}, best_side, best_objective, run.forced);
+        ExactRunOptions eo;
+        eo.seconds = 60;  // (a battle too big for the exact mode stops in a minute, not ten)
+        best_picks = Simulation(*session).best_picks(eo, best_side, best_objective, run.forced);
       } catch (const ExactLimit& e) {
         throw UsageError(std::string("best play with fixed dice: the exact mode stopped: ") +
                          e.what());

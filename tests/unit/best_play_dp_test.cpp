@@ -417,7 +417,8 @@ nlohmann::json best_report(Scenario scenario, const std::string& side,
 // Best play with fixed dice (a rules test's [play]): `side`'s picks in the run these d10 results
 // make (Simulation::best_picks).
 RunOptions::BestPicks fixed_dice_picks(const std::string& scenario, const std::string& side,
-                                       std::initializer_list<int> values) {
+                                       std::initializer_list<int> values,
+                                       const std::string& objective = "win") {
   SessionOptions so;
   so.root = kRoot;
   const Session session = open_session(written_scenario(scenario), so);
@@ -427,7 +428,7 @@ RunOptions::BestPicks fixed_dice_picks(const std::string& scenario, const std::s
     f.value = v;
     dice.push_back(f);
   }
-  return Simulation(session).best_picks({}, side, "win", dice);
+  return Simulation(session).best_picks({}, side, objective, dice);
 }
 
 // The dynamic program's values for `side`: its policy's, and its best response's.
@@ -839,4 +840,37 @@ units = { cruiser = 3 }
     CHECK(pick.values[i] == Approx(want_value).margin(1e-9));
   }
   CHECK(pick.values[pick.k] > pick.values[0] + 0.05);  // 43.55% against 36.84%
+}
+
+TEST_CASE(
+    "best play with fixed dice: a retreat announced before the round's dice is valued over them",
+    "[best_play_dp][exact_mode]") {
+  // content/ti4-base/tests/best_play.toml: a cruiser against 2 dreadnoughts, a system to retreat
+  // to; the defender maximises the attacker's resources lost minus its own (in half resources:
+  // the cruiser 4). Announcing in round 1 loses the cruiser unless both dreadnoughts (hits on 5)
+  // miss; not announcing, then announcing in round 2 (the cruiser's hit only damages a
+  // dreadnought, which rolls the same): the same, and again if it survives.
+  const double both_miss = 0.4 * 0.4;
+  const double yes = -4 * (1 - both_miss);
+  const double no = yes + both_miss * yes;
+  const RunOptions::BestPicks picks =
+      fixed_dice_picks(R"(ruleset = "ti4"
+procedure = "space_combat"
+[attacker]
+units = { dreadnought = 2 }
+[defender]
+units = { cruiser = 1 }
+[system]
+adjacent = [{ id = "home", defender = { carrier = 1 } }]
+)",
+                       "defender", {1, 1, 1}, "metric:-half_resources_margin");
+  REQUIRE(picks.picks.size() == 1);  // (the retreat's destination: one system, no choice)
+  const RunOptions::BestPicks::Pick& pick = picks.picks[0];
+  CHECK(pick.decision == "space_combat.announce_retreat");
+  REQUIRE(pick.options.size() == 2);
+  CHECK(pick.options[0] == "no");  // the policy's (retreat never) first
+  CHECK(pick.options[pick.k] == "yes");
+  CHECK(pick.values[0] == Approx(no).margin(1e-12));
+  CHECK(pick.values[1] == Approx(yes).margin(1e-12));
+  CHECK_FALSE(picks.percent);
 }

@@ -874,7 +874,8 @@ nlohmann::json Simulation::exact(const ExactRunOptions& o, const EngineOptions& 
 }
 
 // A side's objective (docs/exact.md, "Best play"): "win", "not_lose", or "metric:NAME" (a mean
-// of the report, by its key or its metric: its expectation) maximised; "metric:-NAME" minimised.
+// or a probability of the report, by its key or its metric: its expectation) maximised;
+// "metric:-NAME" minimised.
 // `negate`: the other side of a game where the first maximises the metric. `of_report` gets how to
 // read the objective's value off a report.
 BestObjective Simulation::best_objective(
@@ -885,15 +886,18 @@ BestObjective Simulation::best_objective(
     std::string name = objective.substr(7);
     double sign = negate ? -1 : 1;
     if (!name.empty() && name[0] == '-') sign = -sign, name = name.substr(1);
+    // a mean, or a probability (its 0/1 metric's expectation: the chance, such as taking a
+    // planet in a tactical action)
     std::string key, metric, keys;
-    for (const auto& [k, m] : report_.means) {
-      keys += (keys.empty() ? "" : ", ") + k;
-      if (k == name || m == name) key = k, metric = m;
-    }
+    for (const auto* table : {&report_.means, &report_.probabilities})
+      for (const auto& [k, m] : *table) {
+        keys += (keys.empty() ? "" : ", ") + k;
+        if (key.empty() && (k == name || m == name)) key = k, metric = m;
+      }
     if (key.empty())
       throw UsageError("--objective '" + objective + "': the report of '" + session_.procedure +
-                       "' has no mean '" + name + "'" +
-                       (keys.empty() ? " (it has none)" : " (its means: " + keys + ")"));
+                       "' has no mean or probability '" + name + "'" +
+                       (keys.empty() ? " (it has none)" : " (it has: " + keys + ")"));
     b.metrics.emplace_back(sym(metric), sign);
     if (of_report)
       *of_report = [key, sign](const nlohmann::json& r) {
@@ -1042,7 +1046,10 @@ RunOptions::BestPicks Simulation::best_picks(const ExactRunOptions& o, const std
   RunOptions::BestPicks picks;
   picks.role = sym(side);
   picks.picks = std::move(r.best_picks);
+  // chances in %: a win objective, or a metric objective on a probability of the report
   picks.percent = objective.rfind("metric:", 0) != 0;
+  for (const auto& [key, metric] : report_.probabilities)
+    if (objective == "metric:" + key || objective == "metric:" + metric) picks.percent = true;
   return picks;
 }
 

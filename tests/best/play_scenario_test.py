@@ -98,7 +98,7 @@ def main():
                 ("bad_objective.toml", '[play]\ndefender = "best"\nobjective = "winning"\n',
                  ':12: [play] objective is one of "win", "not_lose", "metric:NAME", "metric:-NAME", not \'winning\''),
                 ("bad_metric.toml", '[play]\ndefender = "best"\nobjective = "metric:nosuch"\n',
-                 ":12: [play] objective: 'metric:nosuch': the report of 'space_combat' has no mean 'nosuch'"),
+                 ":12: [play] objective: 'metric:nosuch': the report of 'space_combat' has no mean or probability 'nosuch'"),
                 ("no_side.toml", '[play]\nobjective = "win"\n', ':11: [play] objective: no side plays "best"')]:
             path = write(name, FLEETS + "\n" + text)
             r = run("simulate", path)

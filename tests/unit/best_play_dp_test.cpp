@@ -55,6 +55,7 @@
 #include "sim/simulate.hpp"
 
 using namespace rb;
+using rb::testing::fixed_dice_picks;
 
 namespace {
 
@@ -414,23 +415,6 @@ nlohmann::json best_report(Scenario scenario, const std::string& side,
   return Simulation(session).exact_best(ExactRunOptions{}, side, objective, decisions);
 }
 
-// Best play with fixed dice (a rules test's [play]): `side`'s picks in the run these d10 results
-// make (Simulation::best_picks).
-RunOptions::BestPicks fixed_dice_picks(const std::string& scenario, const std::string& side,
-                                       std::initializer_list<int> values,
-                                       const std::string& objective = "win") {
-  SessionOptions so;
-  so.root = kRoot;
-  const Session session = open_session(written_scenario(scenario), so);
-  std::vector<DiceStream::Forced> dice;
-  for (int v : values) {
-    DiceStream::Forced f;
-    f.value = v;
-    dice.push_back(f);
-  }
-  return Simulation(session).best_picks({}, side, objective, dice);
-}
-
 // The dynamic program's values for `side`: its policy's, and its best response's.
 struct Values {
   double policy = 0, best = 0;
@@ -681,7 +665,7 @@ units = { dreadnought = 2 }
     // the defender hits twice; round 2, the same. Round 1's pick and each option's value given
     // those dice are the program's values of the fleets each leaves (the repair made)
     const RunOptions::BestPicks picks =
-        fixed_dice_picks(scenario, "attacker", {1, 1, 5, 5, 1, 5, 5});
+        fixed_dice_picks(written_scenario(scenario), "attacker", {1, 1, 5, 5, 1, 5, 5});
     REQUIRE(picks.picks.size() == 2);  // round 2: 2 hits on one dreadnought, 2 ways to lose it
     const RunOptions::BestPicks::Pick& pick = picks.picks[0];
     REQUIRE(pick.options.size() == 3);
@@ -821,7 +805,7 @@ units = { cruiser = 3 }
   // cruiser hits; round 2, the attacker's 3 hits end it): best play's pick and each option's
   // value given those dice are the program's values of the fleets each option leaves
   const RunOptions::BestPicks picks =
-      fixed_dice_picks(text, "attacker", {1, 1, 1, 7, 1, 1, 5, 9, 9, 1, 1, 1});
+      fixed_dice_picks(written_scenario(text), "attacker", {1, 1, 1, 7, 1, 1, 5, 9, 9, 1, 1, 1});
   REQUIRE(picks.picks.size() == 1);  // round 2's hits are the defender's; nothing else to choose
   const RunOptions::BestPicks::Pick& pick = picks.picks[0];
   REQUIRE(pick.options.size() == 3);
@@ -854,7 +838,7 @@ TEST_CASE(
   const double yes = -4 * (1 - both_miss);
   const double no = yes + both_miss * yes;
   const RunOptions::BestPicks picks =
-      fixed_dice_picks(R"(ruleset = "ti4"
+      fixed_dice_picks(written_scenario(R"(ruleset = "ti4"
 procedure = "space_combat"
 [attacker]
 units = { dreadnought = 2 }
@@ -862,7 +846,7 @@ units = { dreadnought = 2 }
 units = { cruiser = 1 }
 [system]
 adjacent = [{ id = "home", defender = { carrier = 1 } }]
-)",
+)"),
                        "defender", {1, 1, 1}, "metric:-half_resources_margin");
   REQUIRE(picks.picks.size() == 1);  // (the retreat's destination: one system, no choice)
   const RunOptions::BestPicks::Pick& pick = picks.picks[0];

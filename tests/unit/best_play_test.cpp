@@ -20,11 +20,13 @@
 
 #include "base/error.hpp"
 #include "exact/round_names.hpp"
+#include "fixtures.hpp"
 #include "sim/bench.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulate.hpp"
 
 using namespace rb;
+using rb::testing::fixed_dice_picks;
 
 namespace {
 
@@ -1072,6 +1074,40 @@ TEST_CASE(
   // planet is the attacker's policy's chance of not taking it
   CHECK(std::abs(d.at("policy").get<double>() + a.at("best").at("policy").get<double>() - 1) <
         1e-9);
+}
+
+TEST_CASE(
+    "best play with fixed dice: after Space Cannon Defense, the ground forces' values are the "
+    "ground combat's",
+    "[best_play][exact_mode]") {
+  // content/ti4-base/tests/best_play.toml: a mech and 2 infantry land on a planet with 3 infantry
+  // and a PDS, the attacker playing to take the planet (its policy: mech first, never sustain).
+  // Committing them all is worth the Space Cannon Defense die (a hit on 6) and then the ground
+  // combat; its one hit leaves, by the option: the mech damaged, an infantry lost, the mech lost
+  GroundSolver g{true, {}};
+  const double sustained = g.value({1, 2}, {0, 3}), infantry = g.value({2, 1}, {0, 3});
+  const double mech = g.value({0, 2}, {0, 3});
+  const double commit = 0.5 * std::max({sustained, infantry, mech}) + 0.5 * g.value({2, 2}, {0, 3});
+  const RunOptions::BestPicks picks = fixed_dice_picks(
+      read_scenario(std::filesystem::path(RB_SOURCE_DIR) /
+                    "tests/fixtures/exact/best_play_invasion.toml"),
+      "attacker", {1, 6, 1, 1, 1, 1, 1, 1, 6, 8, 8, 1, 1, 1}, "metric:planet_1_controlled");
+  REQUIRE(picks.picks.size() == 3);  // the infantry, the mech, the hit
+  CHECK(picks.percent);
+  const RunOptions::BestPicks::Pick &all = picks.picks[0], &hit = picks.picks[2];
+  CHECK(all.options[all.k] == "infantry:2");
+  CHECK(all.values[all.k] == Approx(commit).margin(1e-9));
+  CHECK(picks.picks[1].values[picks.picks[1].k] == Approx(commit).margin(1e-9));
+  REQUIRE(hit.options.size() == 3);
+  const std::map<std::string, double> want{
+      {"sustain:mech", sustained}, {"infantry", infantry}, {"mech", mech}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO(hit.options[i]);
+    REQUIRE(want.count(hit.options[i]));
+    CHECK(hit.values[i] == Approx(want.at(hit.options[i])).margin(1e-9));
+  }
+  CHECK(hit.options[0] == "mech");  // the policy's
+  CHECK(hit.options[hit.k] == "sustain:mech");
 }
 
 TEST_CASE("best play: a choice that changes no unit is named by its decision's words",

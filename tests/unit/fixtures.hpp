@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -84,6 +85,22 @@ inline nlohmann::json exact_report(const std::string& scenario) {
   const SessionOptions so = repo_session_options();
   const Session session = open_session(read_scenario(so.root / scenario), so);
   return Simulation(session).exact(ExactRunOptions{});
+}
+
+// Best play with fixed dice (a rules test's [play]): `side`'s picks in the run these d10 results
+// make (Simulation::best_picks), the scenario's packs the repository's.
+inline RunOptions::BestPicks fixed_dice_picks(Scenario scenario, const std::string& side,
+                                              std::initializer_list<int> values,
+                                              const std::string& objective = "win") {
+  const SessionOptions so = repo_session_options();
+  const Session session = open_session(std::move(scenario), so);
+  std::vector<DiceStream::Forced> dice;
+  for (int v : values) {
+    DiceStream::Forced f;
+    f.value = v;
+    dice.push_back(f);
+  }
+  return Simulation(session).best_picks({}, side, objective, dice);
 }
 
 }  // namespace rb::testing

@@ -30,17 +30,24 @@
 
   // ---------------------------------------------------------------- the choices
 
-  // The objectives the report allows: win and not lose when it declares wins (and draws), and each
-  // of its means, to make most or least of.
+  // The objectives the report allows: win and not lose when it declares wins (and draws), each of
+  // its means, to make most or least of, and each of its chances that is no side's win (taking a
+  // planet in a tactical action), to make best or least.
   function objectives(def) {
     const out = [];
-    if (def && Object.keys(def.wins || {}).length) {
+    const wins = Object.values((def && def.wins) || {});
+    if (wins.length) {
       out.push({ value: "win", text: "to win" });
       if ((def.draws || []).length) out.push({ value: "not_lose", text: "not to lose (win or draw)" });
     }
     for (const { key } of (def && def.means) || []) {
       out.push({ value: `metric:${key}`, text: `the most ${words(key)} (expected)` });
       out.push({ value: `metric:-${key}`, text: `the least ${words(key)} (expected)` });
+    }
+    for (const { key } of (def && def.probabilities) || []) {
+      if (wins.includes(key)) continue;
+      out.push({ value: `metric:${key}`, text: `the best chance of ${words(key)}` });
+      out.push({ value: `metric:-${key}`, text: `the least chance of ${words(key)}` });
     }
     return out;
   }
@@ -104,9 +111,16 @@
     return g > 1e-12 ? "gain up" : g < -1e-12 ? "gain down" : "gain";
   }
 
-  function objectiveWords(o) {
+  // Whether objective `o` is the chance of one of the report's probabilities, made best (shown
+  // as a chance, in %)
+  function chanceObjective(o, def) {
+    return o.startsWith("metric:") && !o.startsWith("metric:-") &&
+      ((def && def.probabilities) || []).some(({ key, metric }) => o.slice(7) === key || o.slice(7) === metric);
+  }
+
+  function objectiveWords(o, def) {
     return o === "win" ? "to win" : o === "not_lose" ? "not to lose" : o.startsWith("metric:-") ? `for the least ${words(o.slice(8))}`
-      : `for the most ${words(o.slice(7))}`;
+      : chanceObjective(o, def) ? `for the best chance of ${words(o.slice(7))}` : `for the most ${words(o.slice(7))}`;
   }
 
   // The outcomes (or, without outcomes, the probabilities and means) with the policy's value, the
@@ -168,8 +182,8 @@
   function draw(result) {
     const def = report() || {};
     const b = result.best;
-    const metric = b.objective.startsWith("metric:");
-    const goal = objectiveWords(b.objective);
+    const metric = b.objective.startsWith("metric:") && !chanceObjective(b.objective, def);
+    const goal = objectiveWords(b.objective, def);
     const box = $("best-result");
     box.classList.remove("stale");
     box.replaceChildren();

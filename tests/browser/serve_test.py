@@ -567,6 +567,17 @@ def best_view(check, driver, wait, args, work):
     check(ran == "done" and want and float(head.get_attribute("data-gain")) == want["gain"] and
           f"{want['best']:.4f}" in head.text and table == [(d["hits"], d["margin"]) for d in want["decisions"]] and table,
           f"best: a ground combat's best play for the defender's ground forces is --best's: {head.text!r}, {table}")
+    # a chance of the report that is no side's win is an objective too, shown in %
+    check("metric:ground_combat_lost" in objectives and "metric:attacker_takes_the_planet" not in objectives,
+          f"best: the report's chances other than the wins are objectives ({objectives})")
+    Select(css("#best-objective")).select_by_value("metric:ground_combat_lost")
+    ran = run_best()
+    r = cli(args, "simulate", page_file("best_ground.toml"), "--exact", "--best", "defender", "--objective",
+            "metric:ground_combat_lost", "--json")
+    want = json.loads(r.stdout)["best"] if r.returncode == 0 else {}
+    head = css("#best-head")
+    check(ran == "done" and want and f"{100 * want['best']:.2f}%" in head.text and "best chance of" in head.text,
+          f"best: the defender's best chance of winning the ground combat is --best's, in %: {head.text!r}")
     css('#best-sides input[value="defender"]').click()
 
 

@@ -796,7 +796,8 @@ TEST_CASE("serve: best play's bad requests are 400s naming the field; past a bou
   bad({{"best", "attacker"}, {"exact", true}, {"objective", "lose"}},
       "objective: 'lose' is not one of: win, not_lose, metric:NAME, metric:-NAME");
   bad({{"best", "attacker"}, {"exact", true}, {"objective", "metric:nosuch"}},
-      "objective: 'metric:nosuch': the report of 'space_combat' has no mean or probability 'nosuch'");
+      "objective: 'metric:nosuch': the report of 'space_combat' has no mean or probability "
+      "'nosuch'");
   bad({{"best", "attacker"}, {"exact", true}, {"objective", 1}}, "objective: 1 is not one of");
   bad({{"exact", true}, {"objective", "win"}}, "objective: a setting of best play; give best too");
   bad({{"exact", true}, {"decisions", true}}, "decisions: a setting of best play; give best too");

@@ -867,7 +867,7 @@ double tree_value(const std::vector<ExactTreeLeaf>& leaves, std::size_t lo, std:
                   std::size_t d, const std::vector<double>& V, const BestObjective& objective) {
   constexpr std::uint32_t kFlags =
       ExactTreeLeaf::kChoice | ExactTreeLeaf::kSecond | ExactTreeLeaf::kProcess;
-  if (hi - lo == 1 && leaves[lo].draws.size() <= d) {
+  if (leaves[lo].draws.size() <= d) {  // (a step draws the same way after the same draws: one)
     const ExactTreeLeaf& l = leaves[lo];
     double v = l.to < V.size() ? V[l.to] : 0;
     for (const auto& [m, weight] : objective.metrics)

@@ -1098,14 +1098,34 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
   State start;
   bool copied = false;
   collect_modifier_records(env, scratch.modifier_records);
+  // the caller's names of the sides' own entities and the rest: a roll and takes kept by name
+  const bool named = cache && cache->rest_name != RoundPartsCache::kNoName &&
+                     cache->own_name[0] != RoundPartsCache::kNoName &&
+                     cache->own_name[1] != RoundPartsCache::kNoName;
+  auto roll_name = [&](int i) {
+    return std::uint64_t{cache->own_name[i]} << 32 | cache->rest_name;
+  };
+  bool built[2] = {false, false};  // the side's scratch built from s (build_side, side_rollers)
+  auto build = [&](int i) {
+    Side& side = scratch.side[i];
+    const EntityId player = i == 0 ? x.a : x.d;
+    build_side(env, s, x, player, side);
+    side_rollers(env, s, x, player, side, scratch);
+    built[i] = true;
+    return !(side.directing >= 0 || side.effects || side.spending >= 0);
+  };
   try {
     for (int i = 0; i < 2; ++i) {
-      Side& side = scratch.side[i];
-      const EntityId player = i == 0 ? x.a : x.d;
-      build_side(env, s, x, player, side);
-      side_rollers(env, s, x, player, side, scratch);
-      if (side.directing >= 0 || side.effects || side.spending >= 0) return false;
-      hit_distribution(env.die_type(x.roll->die), side.rollers, out.side[i].roll);
+      if (named) {
+        const auto it = cache->roll_by_name.find(roll_name(i));
+        if (it != cache->roll_by_name.end()) {
+          out.side[i].roll = it->second;
+          continue;
+        }
+      }
+      if (!build(i)) return false;
+      hit_distribution(env.die_type(x.roll->die), scratch.side[i].rollers, out.side[i].roll);
+      if (named) cache->roll_by_name.emplace(roll_name(i), out.side[i].roll);
     }
     auto fires_now = [&](const Side& side) {
       for (EntityId e : side.fire)
@@ -1125,6 +1145,19 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       auto owns = [&](std::size_t e) {
         return s.entities[e].owner == player || static_cast<EntityId>(e) == player;
       };
+      if (named) {
+        // (rows for as many hits as the other side can roll, or more)
+        const auto it = cache->entry_by_name.find(cache->own_name[i]);
+        if (it != cache->entry_by_name.end() &&
+            cache->entries[it->second].takes.size() >= out.side[1 - i].roll.size()) {
+          out.side[i].kept = &cache->entries[it->second].takes;
+          continue;
+        }
+      }
+      if (!built[i] && !build(i)) {
+        if (copied) s = start;
+        return false;
+      }
       if (cache) {
         key = 0xcbf29ce484222325ull;
         auto mix = [&key](std::uint64_t v) { key = (key ^ v) * 0x100000001b3ull; };
@@ -1154,6 +1187,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           }
           if (same) {
             out.side[i].kept = &c.takes;
+            if (named) cache->entry_by_name[cache->own_name[i]] = lo->second;
             found = true;
           }
         }
@@ -1225,6 +1259,7 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
         std::vector<std::pair<EntityId, Entity>> own;
         for (std::size_t e = 0; e < s.entities.size(); ++e)
           if (owns(e)) own.emplace_back(static_cast<EntityId>(e), s.entities[e]);
+        if (named) cache->entry_by_name[cache->own_name[i]] = cache->entries.size();
         cache->entries.push_back({player, std::move(own), std::move(takes)});
         out.side[i].kept = &cache->entries.back().takes;
       }

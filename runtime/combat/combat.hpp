@@ -426,6 +426,17 @@ struct RoundPartsCache {
   std::unordered_multimap<std::uint64_t, std::size_t> at;
   std::deque<Entry> entries;  // (a RoundParts points at an entry's takes: kept in place)
   EntityPool entities;        // the entries' takes' entities
+  // The caller's names for the state of the next call (kNoName: none): each side's own entities
+  // (the player and the units it owns) and the rest of the state, numbered so that equal numbers
+  // are equal entities (best play's RoundNames). A side's roll reads its own entities and the
+  // rest alone (its units, the modifiers its records and the roles, active modifiers and
+  // locations give it), and its takes its own entities alone, so both are kept by those names
+  // and found without reading the state. Set before each call.
+  static constexpr std::uint32_t kNoName = 0xFFFFFFFFu;
+  std::uint32_t own_name[2] = {kNoName, kNoName};
+  std::uint32_t rest_name = kNoName;
+  std::unordered_map<std::uint64_t, std::vector<double>> roll_by_name;  // (own, rest) -> roll
+  std::unordered_map<std::uint32_t, std::size_t> entry_by_name;         // own -> entries index
 };
 bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host,
                  ExchangeScratch& scratch, RoundParts& out, RoundPartsCache* cache = nullptr);

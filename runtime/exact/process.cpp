@@ -105,6 +105,18 @@ std::uint32_t RoundNames::rest(const State& s, EntityId a, EntityId d) {
   return index;
 }
 
+bool RoundNames::rest_is(std::uint32_t r, const State& s, EntityId a, EntityId d) const {
+  const State& rest = rests_[r];
+  if (rest.entities.size() != s.entities.size()) return false;
+  static const Entity blank{};
+  for (std::size_t e = 0; e < s.entities.size(); ++e) {
+    const Entity& u = s.entities[e];
+    const bool own = mine(u, static_cast<EntityId>(e), a) || mine(u, static_cast<EntityId>(e), d);
+    if (std::memcmp(&rest.entities[e], own ? &blank : &u, sizeof(Entity)) != 0) return false;
+  }
+  return s.same_but_entities(rest);
+}
+
 void RoundNames::build(const Key& k, State& out) const {
   out = rests_[k.rest];
   for (const std::uint32_t c : {k.a, k.d})

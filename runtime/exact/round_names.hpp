@@ -39,6 +39,9 @@ class RoundNames {
   bool holds(std::uint32_t c, const State& s) const;
   // The rest of `s` beside the configurations of `a` and `d` (its index, made if new).
   std::uint32_t rest(const State& s, EntityId a, EntityId d);
+  // Whether the rest of `s` beside a's and d's configurations is rest r (compared, not interned:
+  // no copy, no hash).
+  bool rest_is(std::uint32_t r, const State& s, EntityId a, EntityId d) const;
   // Configuration c after the take made for `hits` taken, option `option` (made once): its
   // changed entities as the take left them, its lost ones in reinforcements (as
   // ExchangeHost::destroy leaves them). kNone when the take changes an entity that is not c's or

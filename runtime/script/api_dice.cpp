@@ -1623,15 +1623,19 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   for (int w : spec.windows)
     if (I.window_live_unreplaced(w)) return false;
   combat::RoundParts& parts = g.parts;
-  if (!combat::round_parts(combat_env(I), work, x, host, I.scratch_exchange, parts, &g.takes))
-    return false;
+  if (x.a != g.a || x.d != g.d) return false;
+  // the state's names: its sides' rolls and takes kept by them (combat::RoundPartsCache)
+  g.takes.own_name[0] = me.a, g.takes.own_name[1] = me.d, g.takes.rest_name = me.rest;
+  const bool in_parts =
+      combat::round_parts(combat_env(I), work, x, host, I.scratch_exchange, parts, &g.takes);
+  g.takes.own_name[0] = g.takes.own_name[1] = g.takes.rest_name = combat::RoundPartsCache::kNoName;
+  if (!in_parts) return false;
   Engine::Impl::Exact::Rounds::Round round;
   round.first = static_cast<std::uint32_t>(g.rolls.size());
   const std::size_t moves_first = g.moves.size();
   // the state's name (exact/process.hpp, RoundNames): each side's own units and the rest; a
   // next state is named by the sides' units after their takes and the rest after the round, and
   // built only when that name is new
-  if (x.a != g.a || x.d != g.d) return false;
   const std::uint32_t cfg_a = me.a, cfg_d = me.d, rest = me.rest;
   State& t = g.scratch;
   const auto& ra = parts.side[0].roll;
@@ -1692,13 +1696,15 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
               combat::put_round_parts(parts, t, x, host, ha, hd, oa, od);
           if (r != (end ? combat::ExchangeResult::over : combat::ExchangeResult::round_done))
             return false;
-          // the state built is the one its name says (before its canonical order)
-          const std::uint32_t rest_after = names.rest(t, x.a, x.d);
-          if (!end && names.next_rest[rest] == RoundNames::kNone)
-            names.next_rest[rest] = key.rest = rest_after;
-          if (rest_after != key.rest || !names.holds(key.a, t) || !names.holds(key.d, t))
+          // the state built is the one its name says (before its canonical order): its rest
+          // compared with the name's (interned the first time a round goes on from `rest`)
+          if (key.rest == RoundNames::kNone) {
+            names.next_rest[rest] = key.rest = names.rest(t, x.a, x.d);
+          } else if (!names.rest_is(key.rest, t, x.a, x.d)) {
             return false;
-          t.canonicalise(g.kinds);
+          }
+          if (!names.holds(key.a, t) || !names.holds(key.d, t)) return false;
+          const bool exchanged = t.canonicalise(g.kinds);
           if (end) {
             const std::uint64_t h = t.hash();
             to = static_cast<std::uint32_t>(g.ends.size());
@@ -1713,9 +1719,12 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
               X.fire_bytes += t.bytes();
             }
           } else {
-            // a round's state is kept by its canonical name
-            const RoundNames::Key name{names.own(t, x.a), names.own(t, x.d),
-                                       names.rest(t, x.a, x.d), 0};
+            // a round's state is kept by its canonical name (the name it was built from when
+            // its canonical order exchanged nothing)
+            const RoundNames::Key name = exchanged
+                                             ? RoundNames::Key{names.own(t, x.a), names.own(t, x.d),
+                                                               names.rest(t, x.a, x.d), 0}
+                                             : key;
             auto [it, added] =
                 g.state_at.emplace(name, static_cast<std::uint32_t>(g.states.size()));
             if (added) {

@@ -175,13 +175,17 @@ void add_vector(Hasher& h, const std::vector<T>& v) {
 }  // namespace
 
 bool State::operator==(const State& o) const {
-  return same_bytes(entities, o.entities) && same_bytes(counters, o.counters) &&
-         same_bytes(links, o.links) && same_bytes(modifiers, o.modifiers) && roles == o.roles &&
-         turn_order == o.turn_order && board == o.board;
+  return same_bytes(entities, o.entities) && same_but_entities(o);
 }
 
-void State::canonicalise(std::span<const Sym> kinds) {
-  if (kinds.empty()) return;
+bool State::same_but_entities(const State& o) const {
+  return same_bytes(counters, o.counters) && same_bytes(links, o.links) &&
+         same_bytes(modifiers, o.modifiers) && roles == o.roles && turn_order == o.turn_order &&
+         board == o.board;
+}
+
+bool State::canonicalise(std::span<const Sym> kinds) {
+  if (kinds.empty()) return false;
   const std::size_t n = entities.size();
   thread_local std::vector<char> pinned;
   thread_local std::vector<EntityId> ids;
@@ -220,7 +224,7 @@ void State::canonicalise(std::span<const Sym> kinds) {
       *it = e;
     }
   }
-  if (sorted) return;
+  if (sorted) return false;
   ids.clear();
   for (std::size_t i = 0; i < n; ++i)
     if (std::find(kinds.begin(), kinds.end(), entities[i].kind) != kinds.end())
@@ -238,6 +242,7 @@ void State::canonicalise(std::span<const Sym> kinds) {
   for (EntityId e : turn_order) pin(e);
   for (const Board::Cell& c : board.cells()) pin(c.entity);
   std::erase_if(ids, [&](EntityId e) { return pinned[static_cast<std::size_t>(e)] != 0; });
+  bool exchanged = false;
   for (std::size_t lo = 0; lo < ids.size();) {
     std::size_t hi = lo + 1;
     while (hi < ids.size() && group(ids[hi]) == group(ids[lo])) ++hi;
@@ -248,11 +253,16 @@ void State::canonicalise(std::span<const Sym> kinds) {
       std::sort(values.begin(), values.end(), [&](const Content& a, const Content& b) {
         return less(a.first, a.second.data(), b.first, b.second.data());
       });
-      for (std::size_t k = lo; k < hi; ++k)
-        at(ids[k]).location = values[k - lo].first, at(ids[k]).attr = values[k - lo].second;
+      for (std::size_t k = lo; k < hi; ++k) {
+        Entity& e = at(ids[k]);
+        if (e.location == values[k - lo].first && e.attr == values[k - lo].second) continue;
+        e.location = values[k - lo].first, e.attr = values[k - lo].second;
+        exchanged = true;
+      }
     }
     lo = hi;
   }
+  return exchanged;
 }
 
 std::uint64_t State::hash() const {

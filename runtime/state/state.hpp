@@ -122,11 +122,14 @@ class State {
   // attributes come in sorted order. Two states that differ only in which of such alike entities
   // holds which value become equal. Sound only where no value (an attribute, a counter's value)
   // holds such an entity's number: the ruleset says so (ruleset.toml `interchangeable`).
-  void canonicalise(std::span<const Sym> kinds);
+  // Returns whether it exchanged anything (false: the state was in canonical order already).
+  bool canonicalise(std::span<const Sym> kinds);
 
   // Two states are equal when every entity, counter, link, modifier, role, the turn order and
   // the board are (in the same order: a state is compared as stored). hash() agrees with ==.
   bool operator==(const State& o) const;
+  // Whether everything but the entities is equal (as == compares it).
+  bool same_but_entities(const State& o) const;
   std::uint64_t hash() const;
   // Bytes held by this value (the memo of ctx:steps counts what it keeps).
   std::size_t bytes() const;

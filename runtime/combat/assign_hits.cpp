@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unordered_set>
 #include <utility>
 
 namespace rb::combat {
@@ -85,14 +84,37 @@ class CountsSet {
     if (!packed_) return all_.insert(c).second;
     std::uint64_t key = 0;
     for (std::size_t j = 0; j < c.size(); ++j) key += c[j] * mult_[j];
-    return keys_.insert(key).second;
+    // open addressing over a power of two slots, at most half used (a key is below 2^63: the
+    // empty slot's value is none)
+    if (2 * (used_ + 1) > slots_.size()) {
+      std::vector<std::uint64_t> old(slots_.empty() ? 64 : 2 * slots_.size(), kEmpty);
+      old.swap(slots_);
+      for (std::uint64_t k : old)
+        if (k != kEmpty) put(k);
+    }
+    if (!put(key)) return false;
+    ++used_;
+    return true;
   }
-  std::size_t size() const { return packed_ ? keys_.size() : all_.size(); }
+  std::size_t size() const { return packed_ ? used_ : all_.size(); }
 
  private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  bool put(std::uint64_t key) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;;
+         i = (i + 1) & mask) {
+      if (slots_[i] == key) return false;
+      if (slots_[i] == kEmpty) {
+        slots_[i] = key;
+        return true;
+      }
+    }
+  }
   bool packed_ = true;
   std::vector<std::uint64_t> mult_;
-  std::unordered_set<std::uint64_t> keys_;
+  std::vector<std::uint64_t> slots_;
+  std::size_t used_ = 0;
   std::set<Counts> all_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <tuple>
 
 #include "base/error.hpp"
@@ -1079,7 +1080,18 @@ const Entity* EntityPool::keep(const Entity& e) {
                           static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.owner)),
                           static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.location))})
     h = (h ^ v) * 0x100000001b3ull;
-  for (std::int32_t v : e.attr) h = (h ^ static_cast<std::uint32_t>(v)) * 0x100000001b3ull;
+  // the attributes two at a time in two lanes (one chain of a multiply per attribute was most of
+  // the time keeping took; equal hashes are compared whole)
+  static_assert(kMaxAttributes % 4 == 0);
+  std::uint64_t h1 = 0x9E3779B97F4A7C15ull, h2 = 0xC2B2AE3D27D4EB4Full;
+  for (std::size_t k = 0; k < kMaxAttributes; k += 4) {
+    std::uint64_t w1 = 0, w2 = 0;
+    std::memcpy(&w1, &e.attr[k], sizeof w1);
+    std::memcpy(&w2, &e.attr[k + 2], sizeof w2);
+    h1 = (h1 ^ w1) * 0xBF58476D1CE4E5B9ull, h2 = (h2 ^ w2) * 0x94D049BB133111EBull;
+  }
+  h = (h ^ (h1 ^ (h1 >> 31))) * 0x100000001b3ull;
+  h = (h ^ (h2 ^ (h2 >> 29))) * 0x100000001b3ull;
   for (auto [lo, hi] = at_.equal_range(h); lo != hi; ++lo)
     if (same_entity(*lo->second, e)) return lo->second;
   const Entity* kept = &kept_.emplace_back(e);
@@ -1198,15 +1210,21 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       takes[0].push_back({{}, {}, fires_now(side), 0});
       // the first take of each id: (hits, option)
       std::vector<std::pair<std::size_t, std::size_t>> distinct{{0, 0}};
+      // (the pool keeps equal entities once: equal takes point at the same ones)
       auto same_take = [](const RoundParts::Take& p, const RoundParts::Take& q) {
-        if (p.fires != q.fires || p.lost != q.lost || p.changed.size() != q.changed.size())
-          return false;
-        for (std::size_t c = 0; c < p.changed.size(); ++c)
-          if (p.changed[c].first != q.changed[c].first ||
-              !same_entity(*p.changed[c].second, *q.changed[c].second))
-            return false;
-        return true;
+        return p.fires == q.fires && p.lost == q.lost && p.changed == q.changed;
       };
+      auto take_hash = [](const RoundParts::Take& t) {
+        std::uint64_t h = 0xcbf29ce484222325ull ^ (t.fires ? 1u : 0u);
+        auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+        for (EntityId e : t.lost) mix(static_cast<std::uint32_t>(e));
+        mix(0xFFFFFFFFull);
+        for (const auto& [e, u] : t.changed)
+          mix(static_cast<std::uint32_t>(e)), mix(reinterpret_cast<std::uintptr_t>(u));
+        return h;
+      };
+      std::unordered_multimap<std::uint64_t, std::uint32_t> distinct_at;  // hash -> id
+      distinct_at.emplace(take_hash(takes[0][0]), 0);
       // the outcomes of an assignment of k hits, made once for every option of the row (the
       // side's units start from `start` at each: the caller's outcomes if it keeps them)
       std::vector<std::vector<AssignmentOutcome>> outcomes;
@@ -1230,24 +1248,34 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           RoundParts::Take t;
           t.lost = scratch.lost;
           t.fires = fires_now(side);
+          // nothing but those entities changed (no entity made, nothing else)
+          if (s.entities.size() != start.entities.size()) {
+            s = start;
+            return false;
+          }
           for (std::size_t e = 0; e < s.entities.size(); ++e)
             if (!same_entity(s.entities[e], start.entities[e])) {
               t.changed.emplace_back(static_cast<EntityId>(e), pool.keep(s.entities[e]));
               s.entities[e] = start.entities[e];
             }
-          // nothing but those entities changed
-          if (!(s == start)) {
+          if (!s.same_but_entities(start)) {
             s = start;
             return false;
           }
           t.id = static_cast<std::uint32_t>(distinct.size());
-          for (std::size_t j = 0; j < distinct.size(); ++j)
-            if (same_take(takes[distinct[j].first][distinct[j].second], t)) {
-              t.id = static_cast<std::uint32_t>(j);
+          const std::uint64_t h = take_hash(t);
+          for (auto [lo, hi] = distinct_at.equal_range(h); lo != hi; ++lo) {
+            const auto [dk, dno] = distinct[lo->second];
+            if (same_take(takes[dk][dno], t)) {
+              t.id = lo->second;
               break;
             }
+          }
           takes[k].push_back(std::move(t));
-          if (takes[k].back().id == distinct.size()) distinct.emplace_back(k, takes[k].size() - 1);
+          if (takes[k].back().id == distinct.size()) {
+            distinct_at.emplace(h, static_cast<std::uint32_t>(distinct.size()));
+            distinct.emplace_back(k, takes[k].size() - 1);
+          }
         }
       }
       if (cache) {

@@ -61,7 +61,11 @@ std::uint32_t RoundNames::intern(EntityId player, Own&& own) {
   }
   const auto index = static_cast<std::uint32_t>(configs_.size());
   bytes_ += sizeof(Config) + own.size() * sizeof(own[0]) + 32;
-  configs_.push_back({player, std::move(own), {}});
+  std::vector<EntityId> named;
+  for (const auto& [e, u] : own) named.push_back(u.owner), named.push_back(u.location);
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  configs_.push_back({player, std::move(own), {}, kNone, std::move(named)});
   config_at_.emplace(h, index);
   return index;
 }
@@ -99,6 +103,17 @@ std::uint32_t RoundNames::rest(const State& s, EntityId a, EntityId d) {
     if (rests_[lo->second] == r) return lo->second;
   const auto index = static_cast<std::uint32_t>(rests_.size());
   bytes_ += r.bytes() + 32;
+  std::vector<EntityId> named;  // what could pin an entity (State::canonicalise)
+  for (const Entity& u : r.entities) named.push_back(u.owner), named.push_back(u.location);
+  for (const Counter& c : r.counters) named.push_back(c.target);
+  for (const Link& l : r.links) named.push_back(l.a), named.push_back(l.b);
+  for (const ActiveModifier& m : r.modifiers) named.push_back(m.player);
+  for (const auto& role : r.roles) named.push_back(role.second);
+  for (EntityId e : r.turn_order) named.push_back(e);
+  for (const Board::Cell& c : r.board.cells()) named.push_back(c.entity);
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  rest_names_.push_back(std::move(named));
   rests_.push_back(r);
   rest_at_.emplace(h, index);
   next_rest.push_back(kNone);
@@ -115,6 +130,75 @@ bool RoundNames::rest_is(std::uint32_t r, const State& s, EntityId a, EntityId d
     if (std::memcmp(&rest.entities[e], own ? &blank : &u, sizeof(Entity)) != 0) return false;
   }
   return s.same_but_entities(rest);
+}
+
+bool RoundNames::names_unit(const std::vector<EntityId>& named) const {
+  for (EntityId e : named)
+    if (std::binary_search(units_.begin(), units_.end(), e)) return true;
+  return false;
+}
+
+bool RoundNames::clean(std::uint32_t r, std::uint32_t a, std::uint32_t d) {
+  if (unit_sides_[0] == kNoEntity) {
+    for (int i = 0; i < 2; ++i) {
+      const Config& c = configs_[i == 0 ? a : d];
+      unit_sides_[i] = c.player, unit_counts_[i] = c.own.size();
+      for (const auto& [e, u] : c.own)
+        if (e != c.player) units_.push_back(e);
+    }
+    std::sort(units_.begin(), units_.end());
+  }
+  for (int i = 0; i < 2; ++i) {
+    // (a configuration of another side, or with other entities: its units are not units_)
+    Config& c = configs_[i == 0 ? a : d];
+    if (c.player != unit_sides_[i] || c.own.size() != unit_counts_[i]) return false;
+    if (c.clean < 0) c.clean = names_unit(c.names) ? 0 : 1;
+    if (c.clean == 0) return false;
+  }
+  if (rest_clean_.size() <= r) rest_clean_.resize(static_cast<std::size_t>(r) + 1, -1);
+  if (rest_clean_[r] < 0) rest_clean_[r] = names_unit(rest_names_[r]) ? 0 : 1;
+  return rest_clean_[r] == 1;
+}
+
+std::uint32_t RoundNames::canonical(std::uint32_t c, std::span<const Sym> kinds) {
+  if (configs_[c].canonical != kNone) return configs_[c].canonical;
+  Own own = configs_[c].own;  // (in entity order)
+  // State::canonicalise on these entities alone: those of one kind, type, record and owner
+  // exchange their locations and attributes so that those come in sorted order
+  auto less = [](const Entity& x, const Entity& y) {
+    if (x.location != y.location) return x.location < y.location;
+    return std::memcmp(x.attr.data(), y.attr.data(), sizeof x.attr) < 0;
+  };
+  std::vector<char> done(own.size(), 0);
+  std::vector<std::size_t> group;
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    const Entity& u = own[i].second;
+    if (done[i] || own[i].first == configs_[c].player ||
+        std::find(kinds.begin(), kinds.end(), u.kind) == kinds.end())
+      continue;
+    group.clear();
+    for (std::size_t j = i; j < own.size(); ++j) {
+      const Entity& v = own[j].second;
+      if (done[j] || v.kind != u.kind || v.type != u.type || v.record != u.record ||
+          v.owner != u.owner || own[j].first == configs_[c].player)
+        continue;
+      done[j] = 1;
+      group.push_back(j);
+    }
+    if (group.size() < 2) continue;
+    std::vector<Entity> sorted;
+    for (std::size_t j : group) sorted.push_back(own[j].second);
+    std::sort(sorted.begin(), sorted.end(), less);
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      Entity& v = own[group[k]].second;
+      v.location = sorted[k].location, v.attr = sorted[k].attr;
+    }
+  }
+  const EntityId player = configs_[c].player;
+  const std::uint32_t to = intern(player, std::move(own));
+  configs_[c].canonical = to;
+  configs_[to].canonical = to;
+  return to;
 }
 
 void RoundNames::build(const Key& k, State& out) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -48,6 +49,16 @@ class RoundNames {
   // gives one away (the caller then keeps the whole states).
   std::uint32_t after(std::uint32_t c, std::size_t hits, std::size_t option,
                       const combat::RoundParts::Take& take);
+  // Configuration c in canonical order (State::canonicalise's, among its entities of `kinds`:
+  // alike units exchange their locations and attributes so that those come sorted), made once.
+  // It is the state's canonical order only where nothing pins those units (clean()).
+  std::uint32_t canonical(std::uint32_t c, std::span<const Sym> kinds);
+  // Whether nothing in rest r, configuration a or configuration d names a unit of either side
+  // (an owner, a location, a counter's target, a link, a modifier, a role, the turn order, the
+  // board): then the canonical order exchanges alike units of a side within its configuration
+  // alone, and a state named by two canonical configurations and a canonical rest is canonical.
+  // (Each flag is found once: a side's configurations hold the same entities, its own.)
+  bool clean(std::uint32_t r, std::uint32_t a, std::uint32_t d);
   // The rest after a round that goes on, by the rest before (kNone: not known yet; the caller
   // sets it from the first state it builds, and checks it on the next ones).
   std::vector<std::uint32_t> next_rest;
@@ -79,7 +90,19 @@ class RoundNames {
     EntityId player = kNoEntity;
     Own own;
     std::vector<std::vector<std::uint32_t>> after;  // by hits, by option (kNone: not made)
+    std::uint32_t canonical = kNone;                // (canonical(): kNone: not made)
+    std::vector<EntityId> names;  // the entities its units' owners and locations name, sorted
+    std::int8_t clean = -1;       // names no unit of either side (-1: not known yet)
   };
+  // whether a sorted list of entities names a unit of either side (units_)
+  bool names_unit(const std::vector<EntityId>& named) const;
+  std::vector<std::vector<EntityId>> rest_names_;  // by rest: the entities it names, sorted
+  std::vector<std::int8_t> rest_clean_;            // by rest (-1: not known yet)
+  // the two sides' units (their configurations' entities but the players), sorted; the sides
+  // they are of (set by the first clean())
+  std::vector<EntityId> units_;
+  EntityId unit_sides_[2] = {kNoEntity, kNoEntity};
+  std::size_t unit_counts_[2] = {0, 0};
   std::uint32_t intern(EntityId player, Own&& own);
   std::vector<Config> configs_;
   std::unordered_multimap<std::uint64_t, std::uint32_t> config_at_;

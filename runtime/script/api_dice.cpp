@@ -1647,13 +1647,22 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
   const std::vector<double>& roll_o = parts.side[other].roll;  // o's hits: b's rows
   const std::uint32_t cfg_b = best == 0 ? cfg_a : cfg_d, cfg_o = best == 0 ? cfg_d : cfg_a;
   auto& other_after = g.other_after;
+  auto& other_raw = g.other_raw;
   auto& row_to = g.row_to;
+  // where nothing names a unit of either side, a side's configuration after its take is named in
+  // canonical order (RoundNames::canonical): the next state's name is then its canonical name,
+  // and the state is built only once for all the takes that differ only in which of alike units
+  // took the hits
+  const bool canon = !g.kinds.empty() && names.clean(rest, cfg_a, cfg_d);
+  auto named = [&](std::uint32_t c) { return canon ? names.canonical(c, g.kinds) : c; };
   other_after.assign(roll_b.size(), RoundNames::kNone);
+  other_raw.assign(roll_b.size(), RoundNames::kNone);
   for (std::size_t h = 0; h < roll_b.size(); ++h) {
     if (!(roll_b[h] > 0)) continue;
     if (parts.side[other].row(h).size() != 1) return false;
-    other_after[h] = names.after(cfg_o, h, 0, parts.side[other].row(h)[0]);
-    if (other_after[h] == RoundNames::kNone) return false;
+    other_raw[h] = names.after(cfg_o, h, 0, parts.side[other].row(h)[0]);
+    if (other_raw[h] == RoundNames::kNone) return false;
+    other_after[h] = named(other_raw[h]);
   }
   // where each roll leads: a row of moves, one per option of b, kept once for every state whose
   // roll has b take the same hits from the same configuration while o ends in the same one
@@ -1679,12 +1688,18 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
       const auto row_first = static_cast<std::uint32_t>(g.moves.size());
       for (std::size_t o = 0; o < options.size(); ++o) {
         const combat::RoundParts::Take& take_b = options[o];
-        const std::uint32_t after_b = names.after(cfg_b, hb, o, take_b);
-        if (after_b == RoundNames::kNone) return false;
+        const std::uint32_t raw_b = names.after(cfg_b, hb, o, take_b);
+        if (raw_b == RoundNames::kNone) return false;
+        const std::uint32_t after_b = named(raw_b);
+        const std::uint32_t raw_a = best == 0 ? raw_b : other_raw[ho];
+        const std::uint32_t raw_d = best == 0 ? other_raw[ho] : raw_b;
         const bool end = !(take_b.fires && take_o.fires);  // (put_round_parts: over)
         RoundNames::Key key{best == 0 ? after_b : other_after[ho],
                             best == 0 ? other_after[ho] : after_b,
                             end ? rest : names.next_rest[rest], end ? 1u : 0u};
+        // (the next state's units named: the canonical order needs it clean too)
+        if (canon && key.rest != RoundNames::kNone && !names.clean(key.rest, raw_a, raw_d))
+          return false;
         auto to = key.rest == RoundNames::kNone ? RoundNames::kNone : names.find(key, best);
         if (to == RoundNames::kNone) {
           const std::uint32_t ha = static_cast<std::uint32_t>(best == 0 ? ho : hb);
@@ -1700,10 +1715,11 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
           // compared with the name's (interned the first time a round goes on from `rest`)
           if (key.rest == RoundNames::kNone) {
             names.next_rest[rest] = key.rest = names.rest(t, x.a, x.d);
+            if (canon && !names.clean(key.rest, raw_a, raw_d)) return false;
           } else if (!names.rest_is(key.rest, t, x.a, x.d)) {
             return false;
           }
-          if (!names.holds(key.a, t) || !names.holds(key.d, t)) return false;
+          if (!names.holds(raw_a, t) || !names.holds(raw_d, t)) return false;
           const bool exchanged = t.canonicalise(g.kinds);
           if (end) {
             const std::uint64_t h = t.hash();
@@ -1719,12 +1735,16 @@ bool expand_round(Engine::Impl& I, Engine::Impl::Exact::Rounds& g, std::uint32_t
               X.fire_bytes += t.bytes();
             }
           } else {
-            // a round's state is kept by its canonical name (the name it was built from when
-            // its canonical order exchanged nothing)
-            const RoundNames::Key name = exchanged
-                                             ? RoundNames::Key{names.own(t, x.a), names.own(t, x.d),
-                                                               names.rest(t, x.a, x.d), 0}
-                                             : key;
+            // a round's state is kept by its canonical name: the name it was looked up by when
+            // that is the state in canonical order (its configurations canonical, or nothing
+            // exchanged), else the one its canonical order gives
+            const bool as_named = canon ? names.holds(key.a, t) && names.holds(key.d, t) &&
+                                              (!exchanged || names.rest_is(key.rest, t, x.a, x.d))
+                                        : !exchanged;
+            const RoundNames::Key name = as_named
+                                             ? key
+                                             : RoundNames::Key{names.own(t, x.a), names.own(t, x.d),
+                                                               names.rest(t, x.a, x.d), 0};
             auto [it, added] =
                 g.state_at.emplace(name, static_cast<std::uint32_t>(g.states.size()));
             if (added) {

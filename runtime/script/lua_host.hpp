@@ -440,9 +440,9 @@ struct Engine::Impl {
       RoundNames names;  // the states' names: a next state is built only when its name is new
       combat::RoundParts parts;  // (scratch)
       State scratch;
-      // (expand_round's scratch: the other side's configuration after each take, the row each
-      // roll reads)
-      std::vector<std::uint32_t> other_after;
+      // (expand_round's scratch: the other side's configuration after each take, as named and as
+      // the take left it, the row each roll reads)
+      std::vector<std::uint32_t> other_after, other_raw;
       std::vector<std::pair<std::uint32_t, std::uint32_t>> row_to;  // by (ho, hb): its row
     };
     std::vector<std::unique_ptr<Rounds>> rounds;

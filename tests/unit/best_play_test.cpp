@@ -987,6 +987,58 @@ TEST_CASE("best play: a round's next state is named by each side's units and the
   CHECK(names.find({ca, names.own(t, d), rest, 0}) == RoundNames::kNone);
 }
 
+TEST_CASE("best play: a configuration in canonical order, used only where nothing names a unit",
+          "[best_play][exact_mode]") {
+  // A side's configuration after a take is named in canonical order (RoundNames::canonical: its
+  // alike units exchange locations and attributes so that they come sorted, as
+  // State::canonicalise orders them), which is the whole state's canonical order only where
+  // nothing names a unit of either side (RoundNames::clean): a counter on a unit, a link, a unit
+  // carried by another pins it, and then the configuration is named as the take left it.
+  const Sym unit = sym("unit"), cruiser = sym("cruiser"), destroyer = sym("destroyer");
+  const std::vector<Sym> kinds{unit};
+  State s;
+  const EntityId system = s.add({sym("system"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  const EntityId a = s.add({sym("player"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  const EntityId d = s.add({sym("player"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  Entity ship{unit, cruiser, 3, a, system, {}};
+  const EntityId a1 = s.add(ship), a2 = s.add(ship);
+  Entity small{unit, destroyer, 4, a, system, {}};
+  const EntityId a3 = s.add(small);
+  ship.owner = d;
+  s.add(ship);
+
+  // the first cruiser damaged, the second lost: out of order (a lost unit's location is the
+  // reinforcements, which sorts before the system)
+  State t = s;
+  t.at(a1).attr[0] = 1;
+  t.at(a2).location = kReinforcements;
+  RoundNames names;
+  const std::uint32_t raw = names.own(t, a), cd = names.own(t, d);
+  const std::uint32_t rest = names.rest(t, a, d);
+  const std::uint32_t canon = names.canonical(raw, kinds);
+  State sorted = t;
+  CHECK(sorted.canonicalise(kinds));
+  CHECK(names.holds(canon, sorted));
+  CHECK_FALSE(names.holds(raw, sorted));
+  CHECK(names.canonical(canon, kinds) == canon);  // already in order
+  CHECK(names.clean(rest, raw, cd));
+  // in order already: the same configuration
+  CHECK(names.canonical(names.own(s, a), kinds) == names.own(s, a));
+
+  // a counter on a unit: not clean (the canonical order would keep that unit where it is)
+  State counted = t;
+  counted.set_counter(a1, sym("marked"), 1, kNoSym);
+  RoundNames pinned;
+  const std::uint32_t pa = pinned.own(counted, a), pd = pinned.own(counted, d);
+  CHECK_FALSE(pinned.clean(pinned.rest(counted, a, d), pa, pd));
+  // a unit carried by another (its location a unit of the side): not clean
+  State carried = t;
+  carried.at(a3).location = a1;
+  RoundNames inside;
+  const std::uint32_t ia = inside.own(carried, a), id = inside.own(carried, d);
+  CHECK_FALSE(inside.clean(inside.rest(carried, a, d), ia, id));
+}
+
 namespace {
 
 // A TI4 ground combat (tests/fixtures/exact/best_play_ground.toml): each side's ground forces as

@@ -25,32 +25,39 @@ bool mine(const Entity& u, EntityId e, EntityId player) {
   return u.owner == player || e == player;
 }
 
-std::uint64_t hash_own(EntityId player, const std::vector<std::pair<EntityId, Entity>>& own) {
-  std::uint64_t h = 0xcbf29ce484222325ull ^ static_cast<std::uint32_t>(player);
+// One entity of a configuration hashed: a configuration's hash is the sum of its entities' (each
+// with its number), so that a take's configuration is hashed by what the take changed alone.
+std::uint64_t hash_entity(EntityId e, const Entity& u) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
   auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
   static_assert(kMaxAttributes % 4 == 0);
-  for (const auto& [e, u] : own) {
-    mix(static_cast<std::uint32_t>(e)), mix(static_cast<std::uint32_t>(u.location));
-    mix(static_cast<std::uint32_t>(u.record)), mix(static_cast<std::uint32_t>(u.owner));
-    mix(static_cast<std::uint32_t>(u.kind)), mix(static_cast<std::uint32_t>(u.type));
-    // the attributes two at a time in two lanes (one chain of a multiply per attribute was most
-    // of the time interning took; equal hashes are compared whole, so this only spreads them)
-    std::uint64_t h1 = 0x9E3779B97F4A7C15ull, h2 = 0xC2B2AE3D27D4EB4Full;
-    for (std::size_t k = 0; k < kMaxAttributes; k += 4) {
-      std::uint64_t w1 = 0, w2 = 0;
-      std::memcpy(&w1, &u.attr[k], sizeof w1);
-      std::memcpy(&w2, &u.attr[k + 2], sizeof w2);
-      h1 = (h1 ^ w1) * 0xBF58476D1CE4E5B9ull, h2 = (h2 ^ w2) * 0x94D049BB133111EBull;
-    }
-    mix(h1 ^ (h1 >> 31)), mix(h2 ^ (h2 >> 29));
+  mix(static_cast<std::uint32_t>(e)), mix(static_cast<std::uint32_t>(u.location));
+  mix(static_cast<std::uint32_t>(u.record)), mix(static_cast<std::uint32_t>(u.owner));
+  mix(static_cast<std::uint32_t>(u.kind)), mix(static_cast<std::uint32_t>(u.type));
+  // the attributes two at a time in two lanes (one chain of a multiply per attribute was most
+  // of the time interning took; equal hashes are compared whole, so this only spreads them)
+  std::uint64_t h1 = 0x9E3779B97F4A7C15ull, h2 = 0xC2B2AE3D27D4EB4Full;
+  for (std::size_t k = 0; k < kMaxAttributes; k += 4) {
+    std::uint64_t w1 = 0, w2 = 0;
+    std::memcpy(&w1, &u.attr[k], sizeof w1);
+    std::memcpy(&w2, &u.attr[k + 2], sizeof w2);
+    h1 = (h1 ^ w1) * 0xBF58476D1CE4E5B9ull, h2 = (h2 ^ w2) * 0x94D049BB133111EBull;
   }
-  return h;
+  mix(h1 ^ (h1 >> 31)), mix(h2 ^ (h2 >> 29));
+  return h ^ (h >> 29);
+}
+
+std::uint64_t hash_player(EntityId player) {
+  return (0x632BE59BD9B4E019ull ^ static_cast<std::uint32_t>(player)) * 0x9E3779B97F4A7C15ull;
 }
 
 }  // namespace
 
 std::uint32_t RoundNames::intern(EntityId player, Own&& own) {
-  const std::uint64_t h = hash_own(player, own);
+  std::vector<std::uint64_t> hashes;
+  hashes.reserve(own.size());
+  std::uint64_t h = hash_player(player);
+  for (const auto& [e, u] : own) h += hashes.emplace_back(hash_entity(e, u));
   for (auto [lo, hi] = config_at_.equal_range(h); lo != hi; ++lo) {
     const Config& c = configs_[lo->second];
     if (c.player != player || c.own.size() != own.size()) continue;
@@ -59,13 +66,19 @@ std::uint32_t RoundNames::intern(EntityId player, Own&& own) {
       same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
     if (same) return lo->second;
   }
+  return add_config(player, std::move(own), std::move(hashes), h);
+}
+
+std::uint32_t RoundNames::add_config(EntityId player, Own&& own,
+                                     std::vector<std::uint64_t>&& hashes, std::uint64_t h) {
   const auto index = static_cast<std::uint32_t>(configs_.size());
-  bytes_ += sizeof(Config) + own.size() * sizeof(own[0]) + 32;
+  bytes_ += sizeof(Config) + own.size() * (sizeof(own[0]) + sizeof(std::uint64_t)) + 32;
   std::vector<EntityId> named;
   for (const auto& [e, u] : own) named.push_back(u.owner), named.push_back(u.location);
   std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
-  configs_.push_back({player, std::move(own), {}, kNone, std::move(named)});
+  configs_.push_back(
+      {player, std::move(own), {}, kNone, std::move(named), -1, std::move(hashes), h});
   config_at_.emplace(h, index);
   return index;
 }
@@ -214,25 +227,59 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
     if (hits < by_hits.size() && option < by_hits[hits].size() && by_hits[hits][option] != kNone)
       return by_hits[hits][option];
   }
-  const EntityId player = configs_[c].player;
-  Own own = configs_[c].own;
-  auto at = [&own](EntityId e) -> Entity* {
-    const auto it = std::lower_bound(own.begin(), own.end(), e,
+  const Config& base = configs_[c];
+  const EntityId player = base.player;
+  // what the take changed, by position in the configuration (its entities as the take left them,
+  // a lost one in reinforcements, as ExchangeHost::destroy leaves it), in that order
+  auto position = [&base](EntityId e) -> std::size_t {
+    const auto it = std::lower_bound(base.own.begin(), base.own.end(), e,
                                      [](const auto& p, EntityId x) { return p.first < x; });
-    return it != own.end() && it->first == e ? &it->second : nullptr;
+    return it != base.own.end() && it->first == e ? static_cast<std::size_t>(it - base.own.begin())
+                                                  : base.own.size();
   };
+  std::vector<std::pair<std::size_t, Entity>>& changed = after_scratch_;
+  changed.clear();
   for (const auto& [e, u] : take.changed) {
-    Entity* mine_now = at(e);
-    if (!mine_now || !mine(*u, e, player)) return kNone;
-    *mine_now = *u;
+    const std::size_t k = position(e);
+    if (k == base.own.size() || !mine(*u, e, player)) return kNone;
+    changed.emplace_back(k, *u);
   }
   for (EntityId e : take.lost) {
-    Entity* u = at(e);
-    if (!u) return kNone;
-    u->location = kReinforcements;
+    const std::size_t k = position(e);
+    if (k == base.own.size()) return kNone;
+    auto it = std::find_if(changed.begin(), changed.end(),
+                           [k](const auto& p) { return p.first == k; });
+    if (it == changed.end()) it = changed.emplace(changed.end(), k, base.own[k].second);
+    it->second.location = kReinforcements;
   }
-  const std::uint32_t to = intern(player, std::move(own));
-  auto& by_hits = configs_[c].after;  // (intern may have moved configs_)
+  std::sort(changed.begin(), changed.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  // its hash: the configuration's, each changed entity's hash exchanged for its new one
+  std::uint64_t h = base.hash;
+  for (const auto& [k, u] : changed) h += hash_entity(base.own[k].first, u) - base.hashes[k];
+  std::uint32_t to = kNone;
+  for (auto [lo, hi] = config_at_.equal_range(h); lo != hi && to == kNone; ++lo) {
+    const Config& other = configs_[lo->second];
+    if (other.player != player || other.own.size() != base.own.size()) continue;
+    bool same = true;
+    std::size_t next = 0;  // the next changed entity
+    for (std::size_t k = 0; k < base.own.size() && same; ++k) {
+      const Entity* u = &base.own[k].second;
+      if (next < changed.size() && changed[next].first == k) u = &changed[next++].second;
+      same = other.own[k].first == base.own[k].first && same_entity(other.own[k].second, *u);
+    }
+    if (same) to = lo->second;
+  }
+  if (to == kNone) {
+    Own own = base.own;
+    std::vector<std::uint64_t> hashes = base.hashes;
+    for (const auto& [k, u] : changed) {
+      own[k].second = u;
+      hashes[k] = hash_entity(own[k].first, u);
+    }
+    to = add_config(player, std::move(own), std::move(hashes), h);
+  }
+  auto& by_hits = configs_[c].after;  // (add_config may have moved configs_)
   if (by_hits.size() <= hits) by_hits.resize(hits + 1);
   if (by_hits[hits].size() <= option) by_hits[hits].resize(option + 1, kNone);
   by_hits[hits][option] = to;

@@ -93,7 +93,12 @@ class RoundNames {
     std::uint32_t canonical = kNone;                // (canonical(): kNone: not made)
     std::vector<EntityId> names;  // the entities its units' owners and locations name, sorted
     std::int8_t clean = -1;       // names no unit of either side (-1: not known yet)
+    std::vector<std::uint64_t> hashes;  // each entity's (by position), and the configuration's
+    std::uint64_t hash = 0;
   };
+  std::uint32_t add_config(EntityId player, Own&& own, std::vector<std::uint64_t>&& hashes,
+                           std::uint64_t h);
+  std::vector<std::pair<std::size_t, Entity>> after_scratch_;
   // whether a sorted list of entities names a unit of either side (units_)
   bool names_unit(const std::vector<EntityId>& named) const;
   std::vector<std::vector<EntityId>> rest_names_;  // by rest: the entities it names, sorted

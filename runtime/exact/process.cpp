@@ -247,8 +247,8 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
   for (EntityId e : take.lost) {
     const std::size_t k = position(e);
     if (k == base.own.size()) return kNone;
-    auto it = std::find_if(changed.begin(), changed.end(),
-                           [k](const auto& p) { return p.first == k; });
+    auto it =
+        std::find_if(changed.begin(), changed.end(), [k](const auto& p) { return p.first == k; });
     if (it == changed.end()) it = changed.emplace(changed.end(), k, base.own[k].second);
     it->second.location = kReinforcements;
   }

@@ -1073,25 +1073,7 @@ bool same_entity(const Entity& x, const Entity& y) {
 }  // namespace
 
 const Entity* EntityPool::keep(const Entity& e) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::uint64_t v : {static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.kind)),
-                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.type)),
-                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.record)),
-                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.owner)),
-                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.location))})
-    h = (h ^ v) * 0x100000001b3ull;
-  // the attributes two at a time in two lanes (one chain of a multiply per attribute was most of
-  // the time keeping took; equal hashes are compared whole)
-  static_assert(kMaxAttributes % 4 == 0);
-  std::uint64_t h1 = 0x9E3779B97F4A7C15ull, h2 = 0xC2B2AE3D27D4EB4Full;
-  for (std::size_t k = 0; k < kMaxAttributes; k += 4) {
-    std::uint64_t w1 = 0, w2 = 0;
-    std::memcpy(&w1, &e.attr[k], sizeof w1);
-    std::memcpy(&w2, &e.attr[k + 2], sizeof w2);
-    h1 = (h1 ^ w1) * 0xBF58476D1CE4E5B9ull, h2 = (h2 ^ w2) * 0x94D049BB133111EBull;
-  }
-  h = (h ^ (h1 ^ (h1 >> 31))) * 0x100000001b3ull;
-  h = (h ^ (h2 ^ (h2 >> 29))) * 0x100000001b3ull;
+  const std::uint64_t h = entity_hash(e, 0);
   for (auto [lo, hi] = at_.equal_range(h); lo != hi; ++lo)
     if (same_entity(*lo->second, e)) return lo->second;
   const Entity* kept = &kept_.emplace_back(e);

@@ -28,23 +28,7 @@ bool mine(const Entity& u, EntityId e, EntityId player) {
 // One entity of a configuration hashed: a configuration's hash is the sum of its entities' (each
 // with its number), so that a take's configuration is hashed by what the take changed alone.
 std::uint64_t hash_entity(EntityId e, const Entity& u) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
-  static_assert(kMaxAttributes % 4 == 0);
-  mix(static_cast<std::uint32_t>(e)), mix(static_cast<std::uint32_t>(u.location));
-  mix(static_cast<std::uint32_t>(u.record)), mix(static_cast<std::uint32_t>(u.owner));
-  mix(static_cast<std::uint32_t>(u.kind)), mix(static_cast<std::uint32_t>(u.type));
-  // the attributes two at a time in two lanes (one chain of a multiply per attribute was most
-  // of the time interning took; equal hashes are compared whole, so this only spreads them)
-  std::uint64_t h1 = 0x9E3779B97F4A7C15ull, h2 = 0xC2B2AE3D27D4EB4Full;
-  for (std::size_t k = 0; k < kMaxAttributes; k += 4) {
-    std::uint64_t w1 = 0, w2 = 0;
-    std::memcpy(&w1, &u.attr[k], sizeof w1);
-    std::memcpy(&w2, &u.attr[k + 2], sizeof w2);
-    h1 = (h1 ^ w1) * 0xBF58476D1CE4E5B9ull, h2 = (h2 ^ w2) * 0x94D049BB133111EBull;
-  }
-  mix(h1 ^ (h1 >> 31)), mix(h2 ^ (h2 >> 29));
-  return h ^ (h >> 29);
+  return entity_hash(u, static_cast<std::uint32_t>(e));
 }
 
 std::uint64_t hash_player(EntityId player) {

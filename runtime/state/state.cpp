@@ -174,6 +174,26 @@ void add_vector(Hasher& h, const std::vector<T>& v) {
 
 }  // namespace
 
+std::uint64_t entity_hash(const Entity& u, std::uint64_t seed) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  mix(seed), mix(static_cast<std::uint32_t>(u.kind)), mix(static_cast<std::uint32_t>(u.type));
+  mix(static_cast<std::uint32_t>(u.record)), mix(static_cast<std::uint32_t>(u.owner));
+  mix(static_cast<std::uint32_t>(u.location));
+  // the attributes two at a time in two lanes (one chain of a multiply per attribute was most of
+  // the time such tables took)
+  static_assert(kMaxAttributes % 4 == 0);
+  std::uint64_t h1 = 0x9E3779B97F4A7C15ull, h2 = 0xC2B2AE3D27D4EB4Full;
+  for (std::size_t k = 0; k < kMaxAttributes; k += 4) {
+    std::uint64_t w1 = 0, w2 = 0;
+    std::memcpy(&w1, &u.attr[k], sizeof w1);
+    std::memcpy(&w2, &u.attr[k + 2], sizeof w2);
+    h1 = (h1 ^ w1) * 0xBF58476D1CE4E5B9ull, h2 = (h2 ^ w2) * 0x94D049BB133111EBull;
+  }
+  mix(h1 ^ (h1 >> 31)), mix(h2 ^ (h2 >> 29));
+  return h ^ (h >> 29);
+}
+
 bool State::operator==(const State& o) const {
   return same_bytes(entities, o.entities) && same_but_entities(o);
 }

@@ -36,6 +36,10 @@ struct Entity {
   std::array<std::int32_t, kMaxAttributes> attr{};  // slots declared by the ruleset
 };
 
+// An entity's hash (its fields and attributes; `seed` spreads it, a number it stands for, say):
+// for tables that compare equal hashes whole.
+std::uint64_t entity_hash(const Entity& u, std::uint64_t seed);
+
 struct Counter {
   EntityId target;
   Sym key;

@@ -120,74 +120,44 @@ class CountsSet {
 
 }  // namespace
 
-std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& queue, int hits,
-                                                   Sustain mode, bool interchangeable) {
-  const std::vector<Kind> kinds = kinds_of(s, queue, interchangeable);
-  const std::size_t n = kinds.size();
-  // the policy's outcome: its casualties one by one on a copy of the queue (as the loop of
-  // choose_casualties takes them), each unit's fate by its queue index
-  Counts policy(3 * n, 0);
-  {
-    Casualties q = queue;
-    std::vector<Entity> saved;  // what taking changes, put back after
-    for (int i = 0; i < queue.size(); ++i) saved.push_back(s.at(queue.entity(i)));
-    std::vector<int> fate(static_cast<std::size_t>(queue.size()), 0);  // 1 sustained, 2 lost
-    for (int h = hits; h > 0; --h) {
-      bool sustain = false;
-      const int target = q.policy_target(mode, sustain);
-      if (target < 0) break;
-      q.take(s, target, sustain);
-      fate[static_cast<std::size_t>(target)] |= sustain ? 1 : 2;
-      if (sustain) h -= q.cancels(target) - 1;  // the hits it cancels besides this one
-    }
-    for (int i = 0; i < queue.size(); ++i)
-      s.at(queue.entity(i)) = saved[static_cast<std::size_t>(i)];
-    for (std::size_t k = 0; k < n; ++k)
-      for (int i : kinds[k].units)
-        if (const int f = fate[static_cast<std::size_t>(i)])
-          ++policy[3 * k + static_cast<std::size_t>(f - 1)];
+namespace {
+
+// The policy's outcome of `hits` as counts: its casualties one by one on a copy of the queue (as
+// the loop of choose_casualties takes them), each unit's fate by its queue index.
+Counts policy_counts(State& s, const Casualties& queue, const std::vector<Kind>& kinds, int hits,
+                     Sustain mode) {
+  Counts policy(3 * kinds.size(), 0);
+  Casualties q = queue;
+  std::vector<Entity> saved;  // what taking changes, put back after
+  for (int i = 0; i < queue.size(); ++i) saved.push_back(s.at(queue.entity(i)));
+  std::vector<int> fate(static_cast<std::size_t>(queue.size()), 0);  // 1 sustained, 2 lost
+  for (int h = hits; h > 0; --h) {
+    bool sustain = false;
+    const int target = q.policy_target(mode, sustain);
+    if (target < 0) break;
+    q.take(s, target, sustain);
+    fate[static_cast<std::size_t>(target)] |= sustain ? 1 : 2;
+    if (sustain) h -= q.cancels(target) - 1;  // the hits it cancels besides this one
   }
-  // every other outcome: a search over partial assignments as counts (two orders that reach the
-  // same counts have the same futures: their units are alike), each casualty one of: lose an
-  // untouched unit of a kind, sustain one (if its kind can; it takes the hits its Sustain Damage
-  // cancels, as many as are left), lose one that sustained
-  std::vector<Counts> found{policy};
-  CountsSet seen(kinds), visited(kinds);
-  seen.insert(policy);
-  Counts c(3 * n, 0);
-  auto search = [&](auto& self, int left) -> void {
-    if (!visited.insert(c)) return;
-    if (visited.size() > kMaxOutcomes) {
-      std::string what = "best play: a hit assignment has more than ";
-      what += std::to_string(kMaxOutcomes);
-      what += " partial outcomes to search";
-      throw CombatError(what);
-    }
-    bool any = false;
-    for (std::size_t k = 0; k < n && left > 0; ++k) {
-      std::uint16_t &sus = c[3 * k], &lost = c[3 * k + 1], &both = c[3 * k + 2];
-      const auto untouched = static_cast<int>(kinds[k].units.size()) - sus - lost - both;
-      if (untouched > 0) {
-        any = true;
-        ++lost, self(self, left - 1), --lost;
-        if (kinds[k].can) ++sus, self(self, std::max(0, left - kinds[k].cancels)), --sus;
-      }
-      if (sus > 0) {
-        any = true;
-        --sus, ++both, self(self, left - 1), ++sus, --both;
-      }
-    }
-    if (!any && seen.insert(c)) found.push_back(c);
-  };
-  search(search, hits);
-  // each outcome's casualties: the kind's first units sustain and are lost, the next sustain,
-  // the next are lost (they are alike); sustains first
+  for (int i = 0; i < queue.size(); ++i) s.at(queue.entity(i)) = saved[static_cast<std::size_t>(i)];
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    for (int i : kinds[k].units)
+      if (const int f = fate[static_cast<std::size_t>(i)])
+        ++policy[3 * k + static_cast<std::size_t>(f - 1)];
+  return policy;
+}
+
+// Each outcome's casualties: the kind's first units sustain and are lost, the next sustain, the
+// next are lost (they are alike); sustains first.
+std::vector<AssignmentOutcome> outcomes_of(const std::vector<Counts>& found,
+                                           const std::vector<Kind>& kinds,
+                                           const Casualties& queue) {
   std::vector<AssignmentOutcome> out;
   out.reserve(found.size());
   for (const Counts& f : found) {
     AssignmentOutcome& o = out.emplace_back();
     std::vector<int> losses;
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
       const std::vector<int>& u = kinds[k].units;
       const std::size_t both = f[3 * k + 2], sus = f[3 * k], lost = f[3 * k + 1];
       for (std::size_t j = 0; j < both + sus; ++j) o.takes.emplace_back(u[j], true);
@@ -202,6 +172,105 @@ std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& q
     }
   }
   return out;
+}
+
+// A partial assignment's moves, each one casualty, in the search's order: lose an untouched unit
+// of a kind, sustain one (if its kind can; it takes the hits its Sustain Damage cancels, as many
+// as are left), lose one that sustained. `step(hits it takes)` is called for each (the counts
+// changed, put back after); returns whether there was any.
+template <class Step>
+bool each_move(Counts& c, const std::vector<Kind>& kinds, int left, Step&& step) {
+  bool any = false;
+  for (std::size_t k = 0; k < kinds.size() && left > 0; ++k) {
+    std::uint16_t &sus = c[3 * k], &lost = c[3 * k + 1], &both = c[3 * k + 2];
+    const auto untouched = static_cast<int>(kinds[k].units.size()) - sus - lost - both;
+    if (untouched > 0) {
+      any = true;
+      ++lost, step(1), --lost;
+      if (kinds[k].can) ++sus, step(kinds[k].cancels), --sus;
+    }
+    if (sus > 0) {
+      any = true;
+      --sus, ++both, step(1), ++sus, --both;
+    }
+  }
+  return any;
+}
+
+[[noreturn]] void too_many_outcomes() {
+  std::string what = "best play: a hit assignment has more than ";
+  what += std::to_string(kMaxOutcomes);
+  what += " partial outcomes to search";
+  throw CombatError(what);
+}
+
+}  // namespace
+
+std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& queue, int hits,
+                                                   Sustain mode, bool interchangeable) {
+  const std::vector<Kind> kinds = kinds_of(s, queue, interchangeable);
+  const Counts policy = policy_counts(s, queue, kinds, hits, mode);
+  // every other outcome: a search over partial assignments as counts (two orders that reach the
+  // same counts have the same futures: their units are alike)
+  std::vector<Counts> found{policy};
+  CountsSet seen(kinds), visited(kinds);
+  seen.insert(policy);
+  Counts c(3 * kinds.size(), 0);
+  auto search = [&](auto& self, int left) -> void {
+    if (!visited.insert(c)) return;
+    if (visited.size() > kMaxOutcomes) too_many_outcomes();
+    const bool any =
+        each_move(c, kinds, left, [&](int taken) { self(self, std::max(0, left - taken)); });
+    if (!any && seen.insert(c)) found.push_back(c);
+  };
+  search(search, hits);
+  return outcomes_of(found, kinds, queue);
+}
+
+bool assignment_outcomes_upto(State& s, const Casualties& queue, int most, Sustain mode,
+                              bool interchangeable,
+                              std::vector<std::vector<AssignmentOutcome>>& by_hits) {
+  const std::vector<Kind> kinds = kinds_of(s, queue, interchangeable);
+  for (const Kind& k : kinds)
+    if (k.cancels != 1) return false;  // (a Sustain Damage that cancels more: hit by hit)
+  // One search for `most` hits. Each casualty takes one hit, so a partial assignment's hits are
+  // its depth, and the search for fewer hits k visits the same partial assignments in the same
+  // order up to depth k (its outcomes are those of depth k and those before with no casualty
+  // left to take), so that it is read from this one.
+  struct Visit {
+    Counts c;
+    int hits = 0;
+    bool any = false;  // a casualty left to take
+  };
+  std::vector<Visit> visits;
+  CountsSet visited(kinds);
+  Counts c(3 * kinds.size(), 0);
+  bool over = false;
+  auto search = [&](auto& self, int hits) -> void {
+    if (over || !visited.insert(c)) return;
+    if (visited.size() > kMaxOutcomes) {
+      over = true;
+      return;
+    }
+    const std::size_t at = visits.size();
+    visits.push_back({c, hits, false});
+    if (hits == most) return;
+    visits[at].any = each_move(c, kinds, most - hits, [&](int) { self(self, hits + 1); });
+  };
+  search(search, 0);
+  if (over) return false;  // (each number of hits searched apart: the bound is each one's)
+  if (by_hits.size() < static_cast<std::size_t>(most) + 1)
+    by_hits.resize(static_cast<std::size_t>(most) + 1);
+  std::vector<Counts> found;
+  for (int k = 1; k <= most; ++k) {
+    if (!by_hits[static_cast<std::size_t>(k)].empty()) continue;
+    const Counts policy = policy_counts(s, queue, kinds, k, mode);
+    found.assign(1, policy);
+    for (const Visit& v : visits)
+      if ((v.hits == k || (v.hits < k && !v.any)) && v.c != policy) found.push_back(v.c);
+    by_hits[static_cast<std::size_t>(k)] = outcomes_of(found, kinds, queue);
+  }
+  return true;
 }
 
 CasualtyChoice choose_casualties(const Env& env, State& s, Casualties& queue, Assignment& out,

@@ -66,6 +66,13 @@ struct AssignmentOutcome {
 // policy's casualties are found, and put back.)
 std::vector<AssignmentOutcome> assignment_outcomes(State& s, const Casualties& queue, int hits,
                                                    Sustain mode, bool interchangeable);
+// The same for every number of hits from 1 to `most` at once, each into by_hits[hits] (made
+// where empty): the outcomes and their order are assignment_outcomes'. False (nothing made) where
+// a Sustain Damage cancels more than one hit or the search passes its bound: the caller asks
+// assignment_outcomes for each number of hits.
+bool assignment_outcomes_upto(State& s, const Casualties& queue, int most, Sustain mode,
+                              bool interchangeable,
+                              std::vector<std::vector<AssignmentOutcome>>& by_hits);
 
 struct CasualtyChoice {
   std::string summary;         // "sustain:dreadnought,cruiser" (when asked to summarise)

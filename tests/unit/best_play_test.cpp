@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "combat/assign_hits.hpp"
+#include "content/content.hpp"
 #include "exact/round_names.hpp"
 #include "fixtures.hpp"
 #include "sim/bench.hpp"
@@ -1037,6 +1039,61 @@ TEST_CASE("best play: a configuration in canonical order, used only where nothin
   RoundNames inside;
   const std::uint32_t ia = inside.own(carried, a), id = inside.own(carried, d);
   CHECK_FALSE(inside.clean(inside.rest(carried, a, d), ia, id));
+}
+
+TEST_CASE("best play: every number of hits's assignment outcomes from one search",
+          "[best_play][exact_mode]") {
+  // assignment_outcomes_upto reads every number of hits's outcomes from one search (each
+  // casualty takes one hit, so the search for k hits is the one for more, cut at depth k): the
+  // same outcomes in the same order as a search for each number, whatever the sustain policy;
+  // where a Sustain Damage cancels more than one hit it declines (the caller searches each).
+  using namespace combat;
+  const Sym unit = sym("unit");
+  Content content;
+  const Env env{&content, nullptr, nullptr, unit};
+  State s;
+  const EntityId system = s.add({sym("system"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  const EntityId player = s.add({sym("player"), kNoSym, -1, kNoEntity, kNoEntity, {}});
+  // slot 0: can sustain, slot 1: damaged
+  auto add = [&](const char* type, int can, int damaged, int n) {
+    for (int i = 0; i < n; ++i) s.add({unit, sym(type), 1, player, system, {can, damaged}});
+  };
+  add("dreadnought", 1, 0, 2);
+  add("dreadnought", 1, 1, 1);
+  add("cruiser", 0, 0, 2);
+  add("fighter", 0, 0, 3);
+  CasualtySpec spec;
+  spec.can_sustain = 0, spec.damaged = 1;
+  const std::vector<Sym> order{sym("fighter"), sym("cruiser"), sym("dreadnought")};
+  const State before = s;
+  for (const Sustain mode : {Sustain::first, Sustain::last, Sustain::never}) {
+    INFO(kSustainNames[static_cast<int>(mode)]);
+    Casualties queue;
+    queue.build(env, s, player, system, spec, order);
+    queue.begin_assignment();
+    std::vector<std::vector<AssignmentOutcome>> by_hits;
+    const int most = 12;  // (more than the units can take: every unit lost)
+    REQUIRE(assignment_outcomes_upto(s, queue, most, mode, true, by_hits));
+    CHECK(s == before);
+    REQUIRE(by_hits.size() == static_cast<std::size_t>(most) + 1);
+    for (int k = 1; k <= most; ++k) {
+      INFO(k << " hits");
+      const std::vector<AssignmentOutcome> each = assignment_outcomes(s, queue, k, mode, true);
+      const std::vector<AssignmentOutcome>& one = by_hits[static_cast<std::size_t>(k)];
+      REQUIRE(one.size() == each.size());
+      for (std::size_t o = 0; o < each.size(); ++o) {
+        CHECK(one[o].summary == each[o].summary);
+        CHECK(one[o].takes == each[o].takes);
+      }
+    }
+    CHECK(by_hits[2].size() > 3);  // (a choice: several outcomes)
+    // a Sustain Damage that cancels two hits: declined, nothing made
+    Casualties twice = queue;
+    twice.cancel_at_least(2);
+    std::vector<std::vector<AssignmentOutcome>> none;
+    CHECK_FALSE(assignment_outcomes_upto(s, twice, most, mode, true, none));
+    CHECK(none.empty());
+  }
 }
 
 namespace {

@@ -1210,20 +1210,22 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       // the outcomes of an assignment of k hits, made once for every option of the row (the
       // side's units start from `start` at each: the caller's outcomes if it keeps them)
       std::vector<std::vector<AssignmentOutcome>> outcomes;
+      // the side's casualty queue from `start`, built once: each take starts from a copy
+      side.queue.build(env, s, player, x.location, *x.hits, order, side.cancelling);
+      const Casualties queue = side.queue;
       if (whole && whole->choose && takes.size() > 1) {
         // every number of hits's outcomes from one search, where it can (else each is searched
         // when its row is made)
-        side.queue.build(env, s, player, x.location, *x.hits, order, side.cancelling);
         side.queue.begin_assignment();
         assignment_outcomes_upto(s, side.queue, static_cast<int>(takes.size()) - 1, mode,
                                  whole->interchangeable,
                                  whole->by_hits ? *whole->by_hits : outcomes);
-        side.queue_stale = true;
       }
       for (std::size_t k = 1; k < takes.size(); ++k) {
         std::size_t n = 1;
         for (std::size_t o = 0; o < n; ++o) {
-          side.queue_stale = side.directed_stale = true;
+          side.queue = queue;
+          side.queue_stale = false, side.directed_stale = true;
           Exchange y = x;
           AskOutcome forced;
           if (whole && whole->choose) {

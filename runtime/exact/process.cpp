@@ -42,15 +42,34 @@ std::uint32_t RoundNames::intern(EntityId player, Own&& own) {
   hashes.reserve(own.size());
   std::uint64_t h = hash_player(player);
   for (const auto& [e, u] : own) h += hashes.emplace_back(hash_entity(e, u));
-  for (auto [lo, hi] = config_at_.equal_range(h); lo != hi; ++lo) {
-    const Config& c = configs_[lo->second];
-    if (c.player != player || c.own.size() != own.size()) continue;
+  std::uint32_t found = kNone;
+  configs_with(h, [&](std::uint32_t i) {
+    const Config& c = configs_[i];
+    if (c.player != player || c.own.size() != own.size()) return false;
     bool same = true;
     for (std::size_t k = 0; k < own.size() && same; ++k)
       same = c.own[k].first == own[k].first && same_entity(c.own[k].second, own[k].second);
-    if (same) return lo->second;
-  }
+    if (same) found = i;
+    return same;
+  });
+  if (found != kNone) return found;
   return add_config(player, std::move(own), std::move(hashes), h);
+}
+
+void RoundNames::file_config(std::uint64_t h, std::uint32_t config) {
+  if (2 * (configs_used_ + 1) > config_at_.size()) {
+    std::vector<ConfigSlot> old(config_at_.empty() ? 64 : 2 * config_at_.size());
+    old.swap(config_at_);
+    bytes_ += (config_at_.size() - old.size()) * sizeof(ConfigSlot);
+    configs_used_ = 0;
+    for (const ConfigSlot& slot : old)
+      if (slot.config != kNone) file_config(slot.hash, slot.config);
+  }
+  const std::size_t mask = config_at_.size() - 1;
+  std::size_t i = static_cast<std::size_t>(h ^ (h >> 32)) & mask;
+  while (config_at_[i].config != kNone) i = (i + 1) & mask;
+  config_at_[i] = {h, config};
+  ++configs_used_;
 }
 
 std::uint32_t RoundNames::add_config(EntityId player, Own&& own,
@@ -63,7 +82,7 @@ std::uint32_t RoundNames::add_config(EntityId player, Own&& own,
   named.erase(std::unique(named.begin(), named.end()), named.end());
   configs_.push_back(
       {player, std::move(own), {}, kNone, std::move(named), -1, std::move(hashes), h});
-  config_at_.emplace(h, index);
+  file_config(h, index);
   return index;
 }
 
@@ -242,9 +261,9 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
   std::uint64_t h = base.hash;
   for (const auto& [k, u] : changed) h += hash_entity(base.own[k].first, u) - base.hashes[k];
   std::uint32_t to = kNone;
-  for (auto [lo, hi] = config_at_.equal_range(h); lo != hi && to == kNone; ++lo) {
-    const Config& other = configs_[lo->second];
-    if (other.player != player || other.own.size() != base.own.size()) continue;
+  configs_with(h, [&](std::uint32_t i) {
+    const Config& other = configs_[i];
+    if (other.player != player || other.own.size() != base.own.size()) return false;
     bool same = true;
     std::size_t next = 0;  // the next changed entity
     for (std::size_t k = 0; k < base.own.size() && same; ++k) {
@@ -252,8 +271,9 @@ std::uint32_t RoundNames::after(std::uint32_t c, std::size_t hits, std::size_t o
       if (next < changed.size() && changed[next].first == k) u = &changed[next++].second;
       same = other.own[k].first == base.own[k].first && same_entity(other.own[k].second, *u);
     }
-    if (same) to = lo->second;
-  }
+    if (same) to = i;
+    return same;
+  });
   if (to == kNone) {
     Own own = base.own;
     std::vector<std::uint64_t> hashes = base.hashes;

@@ -91,8 +91,8 @@ class RoundNames {
     Own own;
     std::vector<std::vector<std::uint32_t>> after;  // by hits, by option (kNone: not made)
     std::uint32_t canonical = kNone;                // (canonical(): kNone: not made)
-    std::vector<EntityId> names;  // the entities its units' owners and locations name, sorted
-    std::int8_t clean = -1;       // names no unit of either side (-1: not known yet)
+    std::vector<EntityId> names;        // the entities its units' owners and locations name, sorted
+    std::int8_t clean = -1;             // names no unit of either side (-1: not known yet)
     std::vector<std::uint64_t> hashes;  // each entity's (by position), and the configuration's
     std::uint64_t hash = 0;
   };
@@ -110,7 +110,26 @@ class RoundNames {
   std::size_t unit_counts_[2] = {0, 0};
   std::uint32_t intern(EntityId player, Own&& own);
   std::vector<Config> configs_;
-  std::unordered_multimap<std::uint64_t, std::uint32_t> config_at_;
+  // the configurations by hash: open addressing (a power of two slots, at most half used), the
+  // configurations of one hash found in the slots after it until an empty one
+  struct ConfigSlot {
+    std::uint64_t hash = 0;
+    std::uint32_t config = kNone;  // kNone: empty
+  };
+  std::vector<ConfigSlot> config_at_;
+  std::size_t configs_used_ = 0;
+  // Calls f(config) for each configuration filed under hash h until f returns true.
+  template <class F>
+  void configs_with(std::uint64_t h, F&& f) const {
+    if (config_at_.empty()) return;
+    const std::size_t mask = config_at_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(h ^ (h >> 32)) & mask;; i = (i + 1) & mask) {
+      const ConfigSlot& slot = config_at_[i];
+      if (slot.config == kNone) return;
+      if (slot.hash == h && f(slot.config)) return;
+    }
+  }
+  void file_config(std::uint64_t h, std::uint32_t config);
   std::vector<State> rests_;
   std::unordered_multimap<std::uint64_t, std::uint32_t> rest_at_;
   // the names filed, by side `by`'s configuration: (the other side's configuration, the rest and

@@ -154,7 +154,7 @@ bool RoundNames::names_unit(const std::vector<EntityId>& named) const {
   return false;
 }
 
-bool RoundNames::clean(std::uint32_t r, std::uint32_t a, std::uint32_t d) {
+bool RoundNames::find_clean(std::uint32_t r, std::uint32_t a, std::uint32_t d) {
   if (unit_sides_[0] == kNoEntity) {
     for (int i = 0; i < 2; ++i) {
       const Config& c = configs_[i == 0 ? a : d];

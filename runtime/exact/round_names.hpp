@@ -58,7 +58,14 @@ class RoundNames {
   // board): then the canonical order exchanges alike units of a side within its configuration
   // alone, and a state named by two canonical configurations and a canonical rest is canonical.
   // (Each flag is found once: a side's configurations hold the same entities, its own.)
-  bool clean(std::uint32_t r, std::uint32_t a, std::uint32_t d);
+  bool clean(std::uint32_t r, std::uint32_t a, std::uint32_t d) {
+    // (the flags already found: asked for every move)
+    if (r < rest_clean_.size() && rest_clean_[r] == 1 && configs_[a].clean == 1 &&
+        configs_[d].clean == 1 && configs_[a].player == unit_sides_[0] &&
+        configs_[d].player == unit_sides_[1])
+      return true;
+    return find_clean(r, a, d);
+  }
   // The rest after a round that goes on, by the rest before (kNone: not known yet; the caller
   // sets it from the first state it builds, and checks it on the next ones).
   std::vector<std::uint32_t> next_rest;
@@ -130,6 +137,7 @@ class RoundNames {
     }
   }
   void file_config(std::uint64_t h, std::uint32_t config);
+  bool find_clean(std::uint32_t r, std::uint32_t a, std::uint32_t d);
   std::vector<State> rests_;
   std::unordered_multimap<std::uint64_t, std::uint32_t> rest_at_;
   // the names filed, by side `by`'s configuration: (the other side's configuration, the rest and

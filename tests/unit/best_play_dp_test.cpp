@@ -546,7 +546,7 @@ TEST_CASE("best play against a dynamic program: (c)'s policy is the plain exact 
   CHECK(std::abs(plain.at("attacker_win").get<double>() - want) < 1e-9);
 }
 
-TEST_CASE("best play against a dynamic program: (c), the attacker (about 5 s in the runtime)",
+TEST_CASE("best play against a dynamic program: (c), the attacker (about 2 s in the runtime)",
           "[best_play_dp][best_play_c][exact_mode]") {
   const dp::Side policy;
   const auto t0 = std::chrono::steady_clock::now();

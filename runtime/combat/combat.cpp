@@ -1135,10 +1135,6 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       auto& takes = out.side[i].takes;
       out.side[i].kept = nullptr;
       // the side's own entities (its units, itself) and the rows: its takes, if made before
-      std::uint64_t key = 0;
-      auto owns = [&](std::size_t e) {
-        return s.entities[e].owner == player || static_cast<EntityId>(e) == player;
-      };
       if (named) {
         // (rows for as many hits as the other side can roll, or more)
         const auto it = cache->entry_by_name.find(cache->own_name[i]);
@@ -1151,41 +1147,6 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
       if (!built[i] && !build(i)) {
         if (copied) s = start;
         return false;
-      }
-      if (cache) {
-        key = 0xcbf29ce484222325ull;
-        auto mix = [&key](std::uint64_t v) { key = (key ^ v) * 0x100000001b3ull; };
-        mix(static_cast<std::uint64_t>(player));
-        std::size_t count = 0;
-        for (std::size_t e = 0; e < s.entities.size(); ++e) {
-          if (!owns(e)) continue;
-          const Entity& u = s.entities[e];
-          ++count;
-          mix(e), mix(static_cast<std::uint64_t>(u.location));
-          mix(static_cast<std::uint64_t>(u.record));
-          for (std::int32_t v : u.attr) mix(static_cast<std::uint32_t>(v));
-        }
-        bool found = false;
-        for (auto [lo, hi] = cache->at.equal_range(key); lo != hi && !found; ++lo) {
-          const RoundPartsCache::Entry& c = cache->entries[lo->second];
-          // (rows for as many hits as the other side can roll, or more)
-          const std::size_t rows = out.side[1 - i].roll.size();
-          if (c.player != player || c.own.size() != count || c.takes.size() < rows) continue;
-          bool same = true;
-          std::size_t k = 0;
-          for (std::size_t e = 0; e < s.entities.size() && same; ++e) {
-            if (!owns(e)) continue;
-            same = c.own[k].first == static_cast<EntityId>(e) &&
-                   same_entity(c.own[k].second, s.entities[e]);
-            ++k;
-          }
-          if (same) {
-            out.side[i].kept = &c.takes;
-            if (named) cache->entry_by_name[cache->own_name[i]] = lo->second;
-            found = true;
-          }
-        }
-        if (found) continue;
       }
       if (!copied) start = s, copied = true;
       takes.assign(out.side[1 - i].roll.size(), {});
@@ -1272,17 +1233,13 @@ bool round_parts(const Env& env, State& s, const Exchange& x, ExchangeHost& host
           }
         }
       }
-      if (cache) {
-        cache->at.emplace(key, cache->entries.size());
+      if (named) {
         for (auto& row : takes) {  // (kept for the run)
           row.shrink_to_fit();
           for (RoundParts::Take& t : row) t.changed.shrink_to_fit();
         }
-        std::vector<std::pair<EntityId, Entity>> own;
-        for (std::size_t e = 0; e < s.entities.size(); ++e)
-          if (owns(e)) own.emplace_back(static_cast<EntityId>(e), s.entities[e]);
-        if (named) cache->entry_by_name[cache->own_name[i]] = cache->entries.size();
-        cache->entries.push_back({player, std::move(own), std::move(takes)});
+        cache->entry_by_name[cache->own_name[i]] = cache->entries.size();
+        cache->entries.push_back({std::move(takes)});
         out.side[i].kept = &cache->entries.back().takes;
       }
     }

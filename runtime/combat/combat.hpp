@@ -415,23 +415,20 @@ struct RoundParts {
 // put in parts (it would hand back, a roll fails, an assignment changes more than entities):
 // the caller runs the round (exchange_fire).
 // `cache` (best play's decision process, which makes the parts of many states of one combat): a
-// side's takes read and change its own entities alone, so they are kept by those entities (the
-// ones it owns, and itself) and the rows they are made for, and made once.
+// side's roll and takes are kept by the caller's names of the state (below) and the rows they are
+// made for, and made once.
 struct RoundPartsCache {
   struct Entry {
-    EntityId player = kNoEntity;
-    std::vector<std::pair<EntityId, Entity>> own;
     std::vector<std::vector<RoundParts::Take>> takes;
   };
-  std::unordered_multimap<std::uint64_t, std::size_t> at;
   std::deque<Entry> entries;  // (a RoundParts points at an entry's takes: kept in place)
   EntityPool entities;        // the entries' takes' entities
-  // The caller's names for the state of the next call (kNoName: none): each side's own entities
-  // (the player and the units it owns) and the rest of the state, numbered so that equal numbers
-  // are equal entities (best play's RoundNames). A side's roll reads its own entities and the
-  // rest alone (its units, the modifiers its records and the roles, active modifiers and
-  // locations give it), and its takes its own entities alone, so both are kept by those names
-  // and found without reading the state. Set before each call.
+  // The caller's names for the state of the next call (kNoName: none, and nothing is kept): each
+  // side's own entities (the player and the units it owns) and the rest of the state, numbered so
+  // that equal numbers are equal entities (best play's RoundNames). A side's roll reads its own
+  // entities and the rest alone (its units, the modifiers its records and the roles, active
+  // modifiers and locations give it), and its takes its own entities alone, so both are kept by
+  // those names and found without reading the state. Set before each call.
   static constexpr std::uint32_t kNoName = 0xFFFFFFFFu;
   std::uint32_t own_name[2] = {kNoName, kNoName};
   std::uint32_t rest_name = kNoName;

@@ -120,13 +120,7 @@ std::uint32_t RoundNames::rest(const State& s, EntityId a, EntityId d) {
   const auto index = static_cast<std::uint32_t>(rests_.size());
   bytes_ += r.bytes() + 32;
   std::vector<EntityId> named;  // what could pin an entity (State::canonicalise)
-  for (const Entity& u : r.entities) named.push_back(u.owner), named.push_back(u.location);
-  for (const Counter& c : r.counters) named.push_back(c.target);
-  for (const Link& l : r.links) named.push_back(l.a), named.push_back(l.b);
-  for (const ActiveModifier& m : r.modifiers) named.push_back(m.player);
-  for (const auto& role : r.roles) named.push_back(role.second);
-  for (EntityId e : r.turn_order) named.push_back(e);
-  for (const Board::Cell& c : r.board.cells()) named.push_back(c.entity);
+  r.each_named([&named](EntityId e) { named.push_back(e); });
   std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
   rest_names_.push_back(std::move(named));
@@ -182,8 +176,7 @@ std::uint32_t RoundNames::canonical(std::uint32_t c, std::span<const Sym> kinds)
   // State::canonicalise on these entities alone: those of one kind, type, record and owner
   // exchange their locations and attributes so that those come in sorted order
   auto less = [](const Entity& x, const Entity& y) {
-    if (x.location != y.location) return x.location < y.location;
-    return std::memcmp(x.attr.data(), y.attr.data(), sizeof x.attr) < 0;
+    return canonical_before(x.location, x.attr.data(), y.location, y.attr.data());
   };
   std::vector<char> done(own.size(), 0);
   std::vector<std::size_t> group;

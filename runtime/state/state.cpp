@@ -214,13 +214,9 @@ bool State::canonicalise(std::span<const Sym> kinds) {
     const Entity& e = at(i);
     return std::tie(e.kind, e.type, e.record, e.owner);
   };
-  // alike entities are ordered by what they hold: their location, then their attributes as
-  // bytes (any fixed total order gives one canonical state; memcmp is the cheap one)
+  // alike entities are ordered by what they hold (canonical_before)
   using Content = std::pair<EntityId, std::array<std::int32_t, kMaxAttributes>>;
-  auto less = [](EntityId la, const std::int32_t* a, EntityId lb, const std::int32_t* b) {
-    if (la != lb) return la < lb;
-    return std::memcmp(a, b, sizeof(std::int32_t) * kMaxAttributes) < 0;
-  };
+  const auto less = canonical_before;
   auto by_group = [&] {  // alike entities together, each group in the order of its numbers
     std::stable_sort(ids.begin(), ids.end(),
                      [&](EntityId a, EntityId b) { return group(a) < group(b); });
@@ -254,13 +250,7 @@ bool State::canonicalise(std::span<const Sym> kinds) {
   auto pin = [&](EntityId e) {
     if (valid(e)) pinned[static_cast<std::size_t>(e)] = 1;
   };
-  for (const Entity& e : entities) pin(e.owner), pin(e.location);
-  for (const Counter& c : counters) pin(c.target);
-  for (const Link& l : links) pin(l.a), pin(l.b);
-  for (const ActiveModifier& m : modifiers) pin(m.player);
-  for (const auto& r : roles) pin(r.second);
-  for (EntityId e : turn_order) pin(e);
-  for (const Board::Cell& c : board.cells()) pin(c.entity);
+  each_named(pin);
   std::erase_if(ids, [&](EntityId e) { return pinned[static_cast<std::size_t>(e)] != 0; });
   bool exchanged = false;
   for (std::size_t lo = 0; lo < ids.size();) {

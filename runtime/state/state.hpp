@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -35,6 +36,14 @@ struct Entity {
   EntityId location = kNoEntity;
   std::array<std::int32_t, kMaxAttributes> attr{};  // slots declared by the ruleset
 };
+
+// The canonical order of alike entities' contents (State::canonicalise): by location, then by
+// attributes as bytes (any fixed total order gives one canonical state; memcmp is the cheap one).
+inline bool canonical_before(EntityId la, const std::int32_t* a, EntityId lb,
+                             const std::int32_t* b) {
+  if (la != lb) return la < lb;
+  return std::memcmp(a, b, sizeof(std::int32_t) * kMaxAttributes) < 0;
+}
 
 // An entity's hash (its fields and attributes; `seed` spreads it, a number it stands for, say):
 // for tables that compare equal hashes whole.
@@ -128,6 +137,19 @@ class State {
   // holds such an entity's number: the ruleset says so (ruleset.toml `interchangeable`).
   // Returns whether it exchanged anything (false: the state was in canonical order already).
   bool canonicalise(std::span<const Sym> kinds);
+  // Calls f(e) for every entity something names (an entity's owner or location, a counter's
+  // target, a link's ends, a modifier's player, a role, the turn order, a board cell): what pins
+  // an entity in the canonical order. An entity may come more than once.
+  template <class F>
+  void each_named(F&& f) const {
+    for (const Entity& e : entities) f(e.owner), f(e.location);
+    for (const Counter& c : counters) f(c.target);
+    for (const Link& l : links) f(l.a), f(l.b);
+    for (const ActiveModifier& m : modifiers) f(m.player);
+    for (const auto& r : roles) f(r.second);
+    for (EntityId e : turn_order) f(e);
+    for (const Board::Cell& c : board.cells()) f(c.entity);
+  }
 
   // Two states are equal when every entity, counter, link, modifier, role, the turn order and
   // the board are (in the same order: a state is compared as stored). hash() agrees with ==.
